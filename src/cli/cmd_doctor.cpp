@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/simulate.hpp"
+#include "cli/topology_input.hpp"
+#include "policy/doctor.hpp"
+#include "report/doctor_render.hpp"
+#include "sources/host/host_facts_reader.hpp"
+#include "util/dynamic_library.hpp"
+#include "util/subprocess.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+policy::PartStatus library_status(const char* what, const std::vector<std::string>& candidates) {
+    auto lib = util::DynamicLibrary::open_first(candidates);
+    return policy::PartStatus{.what = what, .found = lib.has_value(),
+                              .detail = lib ? lib->path() : lib.error().message};
+}
+
+policy::PartStatus smi_status(const Invocation& inv) {
+    auto path = util::find_program(inv.seams.nvidia_smi,
+                                   inv.env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
+    return policy::PartStatus{.what = "nvidia-smi", .found = path.has_value(),
+                              .detail = path ? *path : path.error().message};
+}
+
+policy::DoctorInput gather(const Invocation& inv) {
+    policy::DoctorInput input;
+    input.parts.push_back(library_status("NVML library", inv.seams.nvml_libraries));
+    input.parts.push_back(library_status("CUDA driver library", {inv.seams.cuda_library}));
+    input.parts.push_back(smi_status(inv));
+    input.host = sources::host::read_host_facts(sources::host::HostRoot(inv.seams.host_root));
+    const bool any = input.parts[0].found || input.parts[2].found;
+    if (any) {
+        input.discovery = discover(inv, "auto", false);
+    }
+    const auto machines = builtin_machines(locate_simulation_parts());
+    const std::string preferred = "pcie-rtx6000ada-2x-iommu";
+    if (std::find(machines.begin(), machines.end(), preferred) != machines.end()) {
+        input.simulate_hint = preferred;
+    } else if (!machines.empty()) {
+        input.simulate_hint = machines.front();
+    }
+    return input;
+}
+
+int run_doctor(const Invocation& inv) {
+    const auto input = gather(inv);
+    const auto report = policy::diagnose(input);
+    if (inv.output.json) {
+        fmt::print(inv.output.out, "{}\n", report::doctor_to_json(input, report).dump(2));
+    } else {
+        fmt::print(inv.output.out, "{}", report::doctor_to_text(input, report, inv.output.color));
+    }
+    return policy::exit_status(report.verdict);
+}
+
+}  // namespace
+
+Command add_doctor_command(CLI::App& app) {
+    CLI::App* sub = app.add_subcommand("doctor", "every layer's answer per pair, the root cause and the remedy");
+    sub->footer("Exit status: 0 healthy, 1 problems, 2 inconclusive (e.g. no NVIDIA driver).\n"
+                "Demo without a GPU: peergate --simulate pcie-rtx6000ada-2x-iommu doctor");
+    return Command{sub, [](const Invocation& inv) { return run_doctor(inv); }};
+}
+
+}  // namespace peergate::cli

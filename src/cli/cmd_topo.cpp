@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate topo: the interconnect matrix, NVLink islands, NUMA/CPU affinity.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/topology_input.hpp"
+#include "report/topology_json.hpp"
+#include "report/topology_text.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+struct TopoOptions {
+    std::string source = "auto";
+    bool crosscheck = false;
+    std::string from;
+};
+
+int run_topo(const Invocation& inv, const TopoOptions& options) {
+    auto discovery = options.from.empty()
+                         ? discover(inv, options.source, options.crosscheck)
+                         : read_topology_file(options.from);
+    if (inv.output.json) {
+        fmt::print(inv.output.out, "{}\n", report::topology_to_json(discovery).dump(2));
+    } else {
+        const auto text = report::topology_to_text(
+            discovery, report::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});
+        fmt::print(discovery.topology ? inv.output.out : inv.output.err, "{}", text);
+    }
+    return discovery.topology ? kExitOk : kExitError;
+}
+
+}  // namespace
+
+Command add_topo_command(CLI::App& app) {
+    auto options = std::make_shared<TopoOptions>();
+    CLI::App* sub = app.add_subcommand("topo", "the interconnect matrix, NVLink islands and NUMA affinity");
+    sub->add_option("--source", options->source, "which tier answers: auto (NVML, else nvidia-smi), nvml, smi")
+        ->check(CLI::IsMember({"auto", "nvml", "smi"}));
+    sub->add_flag("--crosscheck", options->crosscheck,
+                  "run NVML and nvidia-smi and report where they disagree (env PEERGATE_TOPO_CROSSCHECK=1)");
+    sub->add_option("--from", options->from,
+                    "read a saved 'nvidia-smi topo -m' text or a machine file instead of asking the host");
+    sub->footer("Exit status: 0 readable, 2 unreadable (the reason is on stderr or in \"reason\").");
+    return Command{sub, [options](const Invocation& inv) { return run_topo(inv, *options); }};
+}
+
+}  // namespace peergate::cli

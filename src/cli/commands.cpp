@@ -1,0 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/commands.hpp"
+
+namespace peergate::cli {
+
+std::vector<Command> add_all_commands(CLI::App& app) {
+    return {
+        add_topo_command(app),
+        add_doctor_command(app),
+    };
+}
+
+}  // namespace peergate::cli

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// The command table: each command adds its subcommand and returns how to run it.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <vector>
+
+#include "cli/invocation.hpp"
+
+namespace peergate::cli {
+
+using CommandRunner = std::function<int(const Invocation&)>;
+
+struct Command {
+    CLI::App* app = nullptr;
+    CommandRunner run;
+};
+
+// One per command file (cli/cmd_<name>.cpp).
+Command add_topo_command(CLI::App& app);
+Command add_doctor_command(CLI::App& app);
+
+// Every command, in the order `--help` lists them.
+std::vector<Command> add_all_commands(CLI::App& app);
+
+}  // namespace peergate::cli

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// --simulate NAME|FILE: points the seams at the simulated NVML, CUDA driver and
+// nvidia-smi, all driven by one machine file, so the real code paths run without a GPU.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/invocation.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::cli {
+
+// Where the installed (or built) parts live, relative to the running binary. The build
+// tree mirrors the install tree: bin/, lib/peergate/, libexec/peergate/, share/peergate/.
+struct SimulationParts {
+    std::string machines_dir;  // share/peergate/machines
+    std::string nvml_library;  // lib/peergate/libpeergate_sim_nvml.so
+    std::string cuda_library;  // lib/peergate/libpeergate_sim_cuda.so
+    std::string nvidia_smi;    // libexec/peergate/peergate-sim-nvidia-smi
+};
+
+// Locates the parts next to /proc/self/exe.
+SimulationParts locate_simulation_parts();
+
+// Names of the built-in machines (files in machines_dir), sorted.
+std::vector<std::string> builtin_machines(const SimulationParts& parts);
+
+// Resolves NAME (a built-in machine) or FILE (a machine file path) and points
+// inv.seams at the simulated parts; inv.env gains PEERGATE_SIM_MACHINE.
+util::Expected<void> apply_simulation(const std::string& name_or_file, Invocation& inv);
+
+}  // namespace peergate::cli

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where a command's topology comes from: the tiers on this host, or a saved file.
+#pragma once
+
+#include <string>
+
+#include "cli/invocation.hpp"
+#include "model/discovery.hpp"
+
+namespace peergate::cli {
+
+// Runs the tiers with `source` ("auto", "nvml", "smi"); the cross-check is on when asked
+// or when PEERGATE_TOPO_CROSSCHECK=1 (alias UNSLOTH_P2P_TOPO_CROSSCHECK=1).
+model::Discovery discover(const Invocation& inv, const std::string& source, bool crosscheck);
+
+// Reads a saved `nvidia-smi topo -m` text or a machine file (peergate.machine/v1).
+model::Discovery read_topology_file(const std::string& path);
+
+}  // namespace peergate::cli

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+// The interconnect between the GPUs of one host: who they are and the path class of
+// every ordered pair, with where that answer came from.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "model/gpu.hpp"
+#include "model/link_label.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::model {
+
+// Which tier answered. Contract values of peergate.topology/v1 "source".
+enum class TopologySource { nvml, nvidia_smi, file, simulated, none };
+
+// "nvml", "nvidia-smi", "file", "simulated", "none".
+std::string_view to_string(TopologySource source);
+
+struct Topology {
+    std::vector<Gpu> gpus;                       // by position; gpus[p].index is the smi index
+    std::vector<std::vector<LinkLabel>> matrix;  // matrix[p][q]: path from position p to q
+    TopologySource source = TopologySource::none;
+    std::string provenance;                      // what exactly was read (command, file, library)
+
+    std::size_t size() const { return gpus.size(); }
+
+    // Position of the GPU with nvidia-smi index `index`, if present.
+    std::optional<std::size_t> position_of(int index) const;
+
+    // Label between the GPUs with nvidia-smi indices a and b; nullopt if either is absent.
+    std::optional<LinkLabel> label(int a, int b) const;
+
+    // Connected components of the NV# graph (singletons included), each sorted by
+    // index, ordered by smallest member. Indices are nvidia-smi indices.
+    std::vector<std::vector<int>> nvlink_islands() const;
+
+    // True when every off-diagonal pair is NV#: any permutation of ids is then safe.
+    bool uniformly_nvlinked() const;
+
+    // Ordered pairs (a, b), a != b, whose label is NV#, in index order.
+    std::vector<std::pair<int, int>> nvlinked_pairs() const;
+
+    friend bool operator==(const Topology&, const Topology&) = default;
+};
+
+// Checks what every tier's matrix must satisfy: square and as large as the GPU list,
+// X on the diagonal and only there, no unknown label, symmetric, unique indices.
+// The error names the check that failed and the pair.
+util::Expected<void> check_matrix(const Topology& topology);
+
+}  // namespace peergate::model

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate.doctor/v1 and the doctor's text report.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "policy/doctor.hpp"
+
+namespace peergate::report {
+
+nlohmann::ordered_json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport& report);
+
+std::string doctor_to_text(const policy::DoctorInput& input, const policy::DoctorReport& report, bool color);
+
+// One finding as JSON (shared with other documents that carry findings).
+nlohmann::ordered_json finding_to_json(const model::Finding& finding);
+
+}  // namespace peergate::report

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/topology_json.hpp"
+
+namespace peergate::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <typename T>
+Json optional_or_null(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json string_or_null(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
+
+Json pairs_to_json(const std::vector<std::pair<int, int>>& pairs) {
+    Json out = Json::array();
+    for (const auto& [a, b] : pairs) {
+        out.push_back(Json::array({a, b}));
+    }
+    return out;
+}
+
+Json attempts_to_json(const model::Discovery& discovery) {
+    Json out = Json::array();
+    for (const auto& attempt : discovery.attempts) {
+        out.push_back(Json{{"tier", attempt.tier},
+                           {"answered", attempt.topology.has_value()},
+                           {"reason", string_or_null(attempt.reason)}});
+    }
+    return out;
+}
+
+}  // namespace
+
+Json gpus_to_json(const model::Topology& topology) {
+    Json gpus = Json::array();
+    for (const auto& gpu : topology.gpus) {
+        gpus.push_back(Json{{"index", gpu.index},
+                            {"name", string_or_null(gpu.name)},
+                            {"pci_bus_id", gpu.pci ? Json(gpu.pci->to_nvml()) : Json(nullptr)},
+                            {"uuid", string_or_null(gpu.uuid)},
+                            {"numa_node", optional_or_null(gpu.numa_node)},
+                            {"cpu_affinity", string_or_null(gpu.cpu_affinity)}});
+    }
+    return gpus;
+}
+
+Json matrix_to_json(const model::Topology& topology) {
+    Json matrix = Json::array();
+    for (const auto& row : topology.matrix) {
+        Json cells = Json::array();
+        for (const auto& label : row) {
+            cells.push_back(label.to_token());
+        }
+        matrix.push_back(std::move(cells));
+    }
+    return matrix;
+}
+
+Json topology_to_json(const model::Discovery& discovery) {
+    const auto& topology = discovery.topology;
+    Json doc;
+    doc["schema"] = "peergate.topology/v1";
+    doc["readable"] = topology.has_value();
+    doc["source"] = topology ? std::string(model::to_string(topology->source)) : std::string("none");
+    doc["reason"] = topology ? Json(nullptr) : Json(discovery.reason);
+    doc["gpus"] = topology ? gpus_to_json(*topology) : Json::array();
+    doc["matrix"] = topology ? matrix_to_json(*topology) : Json::array();
+    Json islands = Json::array();
+    if (topology) {
+        for (const auto& island : topology->nvlink_islands()) {
+            islands.push_back(island);
+        }
+    }
+    doc["nvlink_islands"] = islands;
+    doc["provenance"] = topology ? string_or_null(topology->provenance) : Json(nullptr);
+    doc["tiers"] = attempts_to_json(discovery);
+    if (discovery.crosscheck) {
+        doc["crosscheck"] = Json{{"agree", discovery.crosscheck->agree()},
+                                 {"nvml_only", pairs_to_json(discovery.crosscheck->nvml_only)},
+                                 {"smi_only", pairs_to_json(discovery.crosscheck->smi_only)}};
+    }
+    return doc;
+}
+
+}  // namespace peergate::report

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/topology_text.hpp"
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+
+namespace peergate::report {
+
+namespace {
+
+constexpr const char* kGreen = "\x1b[32m";
+constexpr const char* kYellow = "\x1b[33m";
+constexpr const char* kRed = "\x1b[31m";
+constexpr const char* kReset = "\x1b[0m";
+
+std::string paint(const model::LinkLabel& label, bool color) {
+    const std::string token = label.kind == model::LinkKind::self ? " X " : label.to_token();
+    const std::string cell = fmt::format("{:<6}", token);
+    if (!color || label.kind == model::LinkKind::self) {
+        return cell;
+    }
+    const char* tint = label.is_nvlink() ? kGreen
+                       : label.kind <= model::LinkKind::phb ? kYellow
+                                                            : kRed;
+    return std::string(tint) + cell + kReset;
+}
+
+void append_matrix(std::string& out, const model::Topology& t, bool color) {
+    out += fmt::format("{:<6}", "");
+    for (const auto& gpu : t.gpus) {
+        out += fmt::format("{:<6}", fmt::format("GPU{}", gpu.index));
+    }
+    out += fmt::format("{:<14}{}\n", "CPU Affinity", "NUMA");
+    for (std::size_t p = 0; p < t.size(); ++p) {
+        out += fmt::format("{:<6}", fmt::format("GPU{}", t.gpus[p].index));
+        for (std::size_t q = 0; q < t.size(); ++q) {
+            out += paint(t.matrix[p][q], color);
+        }
+        const auto& gpu = t.gpus[p];
+        out += fmt::format("{:<14}{}\n", gpu.cpu_affinity.empty() ? "N/A" : gpu.cpu_affinity,
+                           gpu.numa_node ? std::to_string(*gpu.numa_node) : "N/A");
+    }
+}
+
+void append_gpus(std::string& out, const model::Topology& t) {
+    for (const auto& gpu : t.gpus) {
+        if (gpu.name.empty() && !gpu.pci) {
+            continue;
+        }
+        out += fmt::format("  GPU{}  {}  {}  {}\n", gpu.index, gpu.pci ? gpu.pci->to_nvml() : "?",
+                           gpu.name.empty() ? "?" : gpu.name, gpu.uuid);
+    }
+}
+
+std::string islands_text(const model::Topology& t) {
+    std::vector<std::string> parts;
+    for (const auto& island : t.nvlink_islands()) {
+        parts.push_back("{" + fmt::format("{}", fmt::join(island, ",")) + "}");
+    }
+    return util::join(parts, " ");
+}
+
+}  // namespace
+
+std::string topology_to_text(const model::Discovery& discovery, const TextStyle& style) {
+    std::string out;
+    if (style.verbose) {
+        for (const auto& attempt : discovery.attempts) {
+            out += fmt::format("tier {}: {}\n", attempt.tier,
+                               attempt.topology ? "answered" : "no verdict: " + attempt.reason);
+        }
+    }
+    if (!discovery.topology) {
+        out += "interconnect matrix unreadable: " + discovery.reason + "\n";
+        return out;
+    }
+    const auto& t = *discovery.topology;
+    out += fmt::format("source: {} ({})\n", model::to_string(t.source), t.provenance);
+    append_matrix(out, t, style.color);
+    append_gpus(out, t);
+    out += "NVLink islands: " + islands_text(t) + "\n";
+    if (discovery.crosscheck) {
+        const auto& check = *discovery.crosscheck;
+        out += check.agree() ? "cross-check: NVML and nvidia-smi topo -m agree\n"
+                             : fmt::format("cross-check: DISAGREE; NVLinked per NVML only: {}; per topo -m "
+                                           "only: {}; using topo -m\n",
+                                           check.nvml_only.size(), check.smi_only.size());
+    }
+    return out;
+}
+
+}  // namespace peergate::report

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sources/discovery/topology_tiers.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+#include "sources/smi/smi_runner.hpp"
+
+namespace peergate::sources {
+
+namespace {
+
+constexpr const char* kNoMatrix =
+    "neither NVML nor nvidia-smi topo -m gave a usable interconnect matrix";
+
+TierAttempt try_smi(const util::Seams& seams, const util::EnvMap& env, const DiscoveryRequest& request) {
+    TierAttempt attempt{.tier = "nvidia-smi"};
+    auto topology = smi::smi_topology(seams.nvidia_smi, env, request.smi_timeout);
+    if (topology) {
+        attempt.topology = std::move(*topology);
+    } else {
+        attempt.reason = topology.error().message;
+    }
+    return attempt;
+}
+
+// NVML tier: not wired yet in this build; answers no verdict so the smi tier decides.
+TierAttempt try_nvml(const util::Seams& /*seams*/, const DiscoveryRequest& /*request*/) {
+    return TierAttempt{.tier = "nvml", .topology = std::nullopt,
+                       .reason = "the NVML tier is not available in this build"};
+}
+
+std::vector<std::pair<int, int>> unordered_nvlinks(const model::Topology& topology) {
+    std::vector<std::pair<int, int>> pairs;
+    for (const auto& [a, b] : topology.nvlinked_pairs()) {
+        if (a < b) {
+            pairs.emplace_back(a, b);
+        }
+    }
+    return pairs;
+}
+
+}  // namespace
+
+CrossCheck compare_tiers(const model::Topology& nvml, const model::Topology& smi) {
+    const auto from_nvml = unordered_nvlinks(nvml);
+    const auto from_smi = unordered_nvlinks(smi);
+    CrossCheck check;
+    std::set_difference(from_nvml.begin(), from_nvml.end(), from_smi.begin(), from_smi.end(),
+                        std::back_inserter(check.nvml_only));
+    std::set_difference(from_smi.begin(), from_smi.end(), from_nvml.begin(), from_nvml.end(),
+                        std::back_inserter(check.smi_only));
+    return check;
+}
+
+Discovery discover_topology(const util::Seams& seams, const util::EnvMap& env,
+                            const DiscoveryRequest& request) {
+    Discovery discovery;
+    const bool want_nvml = request.tier != TierChoice::smi;
+    const bool want_smi = request.tier != TierChoice::nvml;
+    if (want_nvml) {
+        discovery.attempts.push_back(try_nvml(seams, request));
+    }
+    const bool nvml_answered = want_nvml && discovery.attempts.back().topology.has_value();
+    if (want_smi && (!nvml_answered || request.crosscheck)) {
+        discovery.attempts.push_back(try_smi(seams, env, request));
+    }
+    const TierAttempt* nvml = want_nvml ? &discovery.attempts.front() : nullptr;
+    const TierAttempt* smi = want_smi && discovery.attempts.back().tier == "nvidia-smi"
+                                 ? &discovery.attempts.back() : nullptr;
+    if (request.crosscheck && nvml && smi && nvml->topology && smi->topology) {
+        discovery.crosscheck = compare_tiers(*nvml->topology, *smi->topology);
+    }
+    // nvidia-smi wins on a cross-check; otherwise the first tier that answered.
+    if (request.crosscheck && smi && smi->topology) {
+        discovery.topology = smi->topology;
+    } else if (nvml && nvml->topology) {
+        discovery.topology = nvml->topology;
+    } else if (smi && smi->topology) {
+        discovery.topology = smi->topology;
+    } else {
+        discovery.reason = kNoMatrix;
+    }
+    return discovery;
+}
+
+}  // namespace peergate::sources

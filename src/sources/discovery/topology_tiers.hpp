@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0
+// The topology tiers of GATE-SPEC.md §3: NVML, else nvidia-smi topo -m, else none.
+// Fails closed: a tier that cannot give a whole, consistent matrix gives no verdict.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/discovery.hpp"
+#include "util/env_map.hpp"
+#include "util/seams.hpp"
+
+namespace peergate::sources {
+
+enum class TierChoice { automatic, nvml, smi };
+
+struct DiscoveryRequest {
+    TierChoice tier = TierChoice::automatic;
+    bool crosscheck = false;                          // run both, prefer topo -m on disagreement
+    std::chrono::milliseconds nvml_watchdog{10'000};  // NVML calls cannot be cancelled
+    std::chrono::milliseconds smi_timeout{10'000};
+};
+
+using model::CrossCheck;
+using model::Discovery;
+using model::TierAttempt;
+
+// Runs the tiers against the seams. Never throws and never blocks past the watchdog
+// and timeout; an unreadable host yields a Discovery without topology and a reason.
+Discovery discover_topology(const util::Seams& seams, const util::EnvMap& env,
+                            const DiscoveryRequest& request);
+
+// NVLinked pairs of each tier compared (unordered pairs, a < b).
+CrossCheck compare_tiers(const model::Topology& nvml, const model::Topology& smi);
+
+}  // namespace peergate::sources

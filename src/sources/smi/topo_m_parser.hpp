@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+// Pure readers of nvidia-smi's text: `topo -m` and `--query-gpu=... --format=csv,noheader`.
+// Text in, values out; running the tool is smi_runner's job.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "model/gpu.hpp"
+#include "model/topology.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::sources::smi {
+
+// Reads `nvidia-smi topo -m` output by the rules of GATE-SPEC.md §3 tier 2: ANSI escapes
+// stripped, stop at "Legend", header = first line whose leading GPU<n> run has >= 2 entries,
+// data rows start with GPU<n>, NIC rows/columns ignored, CPU/NUMA affinity read.
+// Any shortfall (short row, missing row, no header, bad diagonal, asymmetry, unknown token)
+// is an error naming the failed check: never a guess from the rows that did arrive.
+// The result has source nvidia_smi and empty provenance; gpus carry index, numa_node and
+// cpu_affinity only (names and bus ids come from the --query-gpu reader).
+util::Expected<model::Topology> parse_topo_m(std::string_view text);
+
+// Reads `nvidia-smi --query-gpu=index,name,pci.bus_id,uuid --format=csv,noheader`.
+util::Expected<std::vector<model::Gpu>> parse_query_gpu(std::string_view text);
+
+}  // namespace peergate::sources::smi
