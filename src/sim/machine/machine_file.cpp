@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/machine/machine_file.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+#include "model/topology.hpp"
+#include "util/atomic_file.hpp"
+
+namespace peergate::sim {
+
+namespace {
+
+using Json = nlohmann::json;
+using OJson = nlohmann::ordered_json;
+
+constexpr const char* kSchema = "peergate.machine/v1";
+
+util::Unexpected invalid(const std::string& message) {
+    return util::unexpected(util::ErrorCode::invalid_input, "machine file: " + message);
+}
+
+template <typename T>
+T get_or(const Json& j, const char* key, T fallback) {
+    return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
+}
+
+util::Expected<model::PciAddress> pci_field(const Json& j, const std::string& where) {
+    if (!j.is_string()) {
+        return invalid(where + ": a PCI bus id string is required");
+    }
+    auto pci = model::PciAddress::parse(j.get<std::string>());
+    if (!pci) {
+        return invalid(where + ": " + pci.error().message);
+    }
+    return pci;
+}
+
+util::Expected<MachineNvlink> parse_nvlink(const Json& j, const std::string& where) {
+    MachineNvlink link;
+    link.link = get_or(j, "link", 0);
+    link.active = get_or(j, "active", true);
+    link.remote_type = get_or<std::string>(j, "remote_type", "gpu");
+    if (link.remote_type != "gpu" && link.remote_type != "switch") {
+        return invalid(where + ".remote_type: '" + link.remote_type + "' is not gpu or switch");
+    }
+    if (j.contains("remote_pci")) {
+        auto pci = pci_field(j["remote_pci"], where + ".remote_pci");
+        if (!pci) {
+            return util::unexpected(pci.error());
+        }
+        link.remote_pci = *pci;
+    }
+    return link;
+}
+
+util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
+    const std::string where = fmt::format("gpus[{}]", position);
+    MachineGpu gpu;
+    gpu.index = get_or(j, "index", static_cast<int>(position));
+    gpu.name = get_or<std::string>(j, "name", "");
+    auto pci = pci_field(j.value("pci_bus_id", Json()), where + ".pci_bus_id");
+    if (!pci) {
+        return util::unexpected(pci.error());
+    }
+    gpu.pci = *pci;
+    gpu.uuid = get_or<std::string>(j, "uuid", fmt::format("GPU-sim-{:04d}", position));
+    if (j.contains("numa_node") && !j["numa_node"].is_null()) {
+        gpu.numa_node = j["numa_node"].get<int>();
+    }
+    gpu.cpu_affinity = get_or<std::string>(j, "cpu_affinity", "");
+    gpu.nvlink_slots = get_or(j, "nvlink_slots", 0);
+    gpu.memory_bytes = get_or<std::uint64_t>(j, "memory_bytes", 80ULL << 30U);
+    gpu.cc_major = get_or(j, "cc_major", 9);
+    gpu.cc_minor = get_or(j, "cc_minor", 0);
+    for (std::size_t k = 0; j.contains("nvlinks") && k < j["nvlinks"].size(); ++k) {
+        auto link = parse_nvlink(j["nvlinks"][k], fmt::format("{}.nvlinks[{}]", where, k));
+        if (!link) {
+            return util::unexpected(link.error());
+        }
+        gpu.nvlinks.push_back(*link);
+    }
+    return gpu;
+}
+
+util::Expected<void> parse_matrix(const Json& j, MachineFile& m) {
+    if (!j.is_array() || j.size() != m.gpus.size()) {
+        return invalid(fmt::format("matrix: {} rows are needed, one per GPU", m.gpus.size()));
+    }
+    model::Topology topology;
+    for (const auto& gpu : m.gpus) {
+        topology.gpus.push_back(model::Gpu{.index = gpu.index});
+    }
+    for (std::size_t p = 0; p < j.size(); ++p) {
+        std::vector<model::LinkLabel> row;
+        for (const auto& cell : j[p]) {
+            auto label = model::LinkLabel::parse(cell.is_string() ? cell.get<std::string>() : "");
+            if (!label) {
+                return invalid(fmt::format("matrix[{}]: '{}' is not a topo -m token", p, cell.dump()));
+            }
+            row.push_back(*label);
+        }
+        topology.matrix.push_back(row);
+    }
+    if (auto ok = model::check_matrix(topology); !ok) {
+        return invalid("matrix: " + ok.error().message);
+    }
+    m.matrix = topology.matrix;
+    return {};
+}
+
+util::Expected<void> check_status_matrix(const std::vector<std::vector<std::string>>& statuses,
+                                         std::size_t n, const char* field) {
+    static const std::set<std::string> kTokens{"X", "OK", "CNS", "GNS", "TNS", "DR", "NS", "U"};
+    if (statuses.empty()) {
+        return {};
+    }
+    if (statuses.size() != n) {
+        return invalid(fmt::format("{}: {} rows for {} GPUs", field, statuses.size(), n));
+    }
+    for (std::size_t p = 0; p < n; ++p) {
+        if (statuses[p].size() != n) {
+            return invalid(fmt::format("{}[{}]: {} entries for {} GPUs", field, p, statuses[p].size(), n));
+        }
+        for (const auto& token : statuses[p]) {
+            if (kTokens.count(token) == 0) {
+                return invalid(fmt::format("{}[{}]: '{}' is not one of X OK CNS GNS TNS DR NS U", field, p, token));
+            }
+        }
+    }
+    return {};
+}
+
+util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
+    static const std::set<std::string> kEffects{"fail", "unknown", "hang", "missing", "exit",
+                                                "truncated", "drop", "corrupt"};
+    MachineFault fault;
+    fault.layer = get_or<std::string>(j, "layer", "");
+    fault.call = get_or<std::string>(j, "call", "");
+    fault.effect = get_or<std::string>(j, "effect", "");
+    if (fault.layer != "nvml" && fault.layer != "smi" && fault.layer != "cuda" && fault.layer != "copy") {
+        return invalid(fmt::format("faults[{}].layer: '{}' is not nvml, smi, cuda or copy", k, fault.layer));
+    }
+    if (kEffects.count(fault.effect) == 0) {
+        return invalid(fmt::format("faults[{}].effect: '{}' is not a known effect", k, fault.effect));
+    }
+    fault.code = get_or(j, "code", 0);
+    fault.src = get_or(j, "src", -1);
+    fault.dst = get_or(j, "dst", -1);
+    fault.min_bytes = get_or<std::uint64_t>(j, "min_bytes", 0);
+    fault.min_inflight = get_or(j, "min_inflight", 0);
+    fault.fraction = get_or(j, "fraction", 1.0);
+    if (fault.fraction <= 0.0 || fault.fraction > 1.0) {
+        return invalid(fmt::format("faults[{}].fraction must be in (0, 1]", k));
+    }
+    return fault;
+}
+
+void parse_host(const Json& j, MachineHost& host) {
+    host.iommu = get_or<std::string>(j, "iommu", "off");
+    host.iommu_group_type = get_or<std::string>(j, "iommu_group_type", host.iommu == "translating" ? "DMA-FQ" : "");
+    host.hypervisor = get_or(j, "hypervisor", false);
+    host.kernel_cmdline = get_or<std::string>(j, "kernel_cmdline", "");
+    host.boot_id = get_or<std::string>(j, "boot_id", "00000000-0000-4000-8000-000000000000");
+    host.kernel_log = get_or<std::string>(j, "kernel_log", "");
+}
+
+void parse_bandwidth(const Json& j, MachineBandwidth& bw) {
+    bw.nvlink_gbps_per_link = get_or(j, "nvlink_gbps_per_link", bw.nvlink_gbps_per_link);
+    bw.pcie_gbps = get_or(j, "pcie_gbps", bw.pcie_gbps);
+    bw.host_gbps = get_or(j, "host_gbps", bw.host_gbps);
+    bw.device_gbps = get_or(j, "device_gbps", bw.device_gbps);
+    bw.p2p_gbps = get_or<std::vector<std::vector<double>>>(j, "p2p_gbps", {});
+}
+
+util::Expected<void> parse_gpus(const Json& doc, MachineFile& m) {
+    if (!doc.contains("gpus") || !doc["gpus"].is_array() || doc["gpus"].empty()) {
+        return invalid("gpus: at least one GPU is required");
+    }
+    std::set<int> seen;
+    for (std::size_t p = 0; p < doc["gpus"].size(); ++p) {
+        auto gpu = parse_gpu(doc["gpus"][p], p);
+        if (!gpu) {
+            return util::unexpected(gpu.error());
+        }
+        if (!seen.insert(gpu->index).second) {
+            return invalid(fmt::format("gpus[{}]: index {} appears twice", p, gpu->index));
+        }
+        m.gpus.push_back(*gpu);
+    }
+    return {};
+}
+
+util::Expected<MachineFile> parse_document(const Json& doc) {
+    if (!doc.is_object() || doc.value("schema", "") != kSchema) {
+        return invalid(std::string("\"schema\" must be \"") + kSchema + "\"");
+    }
+    MachineFile m;
+    m.name = doc.value("name", "");
+    m.description = doc.value("description", "");
+    m.driver_version = doc.value("driver_version", m.driver_version);
+    m.cuda_driver_version = doc.value("cuda_driver_version", m.cuda_driver_version);
+    m.nvswitch = doc.value("nvswitch", false);
+    PEERGATE_TRY(parse_gpus(doc, m));
+    PEERGATE_TRY(parse_matrix(doc.value("matrix", Json::array()), m));
+    const Json nvml = doc.value("nvml_p2p", Json::object());
+    m.nvml_p2p_nvlink = get_or<std::vector<std::vector<std::string>>>(nvml, "nvlink", {});
+    m.nvml_p2p_read = get_or<std::vector<std::vector<std::string>>>(nvml, "read", {});
+    m.nvml_p2p_write = get_or<std::vector<std::vector<std::string>>>(nvml, "write", {});
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_nvlink, m.gpus.size(), "nvml_p2p.nvlink"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_read, m.gpus.size(), "nvml_p2p.read"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_write, m.gpus.size(), "nvml_p2p.write"));
+    m.cuda_can_access_peer = get_or<std::vector<std::vector<int>>>(doc, "cuda_can_access_peer", {});
+    parse_host(doc.value("host", Json::object()), m.host);
+    parse_bandwidth(doc.value("bandwidth", Json::object()), m.bandwidth);
+    const Json faults = doc.value("faults", Json::array());
+    for (std::size_t k = 0; k < faults.size(); ++k) {
+        auto fault = parse_fault(faults[k], k);
+        if (!fault) {
+            return util::unexpected(fault.error());
+        }
+        m.faults.push_back(*fault);
+    }
+    const Json recorded = doc.value("recorded", Json::object());
+    m.recorded_topo_m = get_or<std::string>(recorded, "topo_m", "");
+    m.recorded_query_gpu = get_or<std::string>(recorded, "query_gpu", "");
+    return m;
+}
+
+OJson gpu_to_json(const MachineGpu& gpu) {
+    OJson j{{"index", gpu.index}, {"name", gpu.name}, {"pci_bus_id", gpu.pci.to_nvml()}, {"uuid", gpu.uuid},
+            {"numa_node", gpu.numa_node ? OJson(*gpu.numa_node) : OJson(nullptr)},
+            {"cpu_affinity", gpu.cpu_affinity}, {"nvlink_slots", gpu.nvlink_slots},
+            {"memory_bytes", gpu.memory_bytes}, {"cc_major", gpu.cc_major}, {"cc_minor", gpu.cc_minor}};
+    if (!gpu.nvlinks.empty()) {
+        OJson links = OJson::array();
+        for (const auto& link : gpu.nvlinks) {
+            OJson l{{"link", link.link}, {"active", link.active}, {"remote_type", link.remote_type}};
+            if (link.remote_pci) {
+                l["remote_pci"] = link.remote_pci->to_nvml();
+            }
+            links.push_back(l);
+        }
+        j["nvlinks"] = links;
+    }
+    return j;
+}
+
+OJson fault_to_json(const MachineFault& f) {
+    return OJson{{"layer", f.layer}, {"call", f.call}, {"effect", f.effect}, {"code", f.code},
+                 {"src", f.src}, {"dst", f.dst}, {"min_bytes", f.min_bytes},
+                 {"min_inflight", f.min_inflight}, {"fraction", f.fraction}};
+}
+
+}  // namespace
+
+util::Expected<MachineFile> parse_machine(std::string_view json_text) {
+    // nlohmann throws on malformed JSON and on type mismatches; this is its one entry point.
+    try {
+        return parse_document(Json::parse(json_text));
+    } catch (const Json::exception& e) {
+        return invalid(e.what());
+    }
+}
+
+util::Expected<MachineFile> load_machine(const std::string& path) {
+    auto text = util::read_file(path);
+    if (!text) {
+        return util::unexpected(text.error());
+    }
+    auto machine = parse_machine(*text);
+    if (!machine) {
+        return util::unexpected(machine.error().code, path + ": " + machine.error().message);
+    }
+    return machine;
+}
+
+std::string to_json_text(const MachineFile& m) {
+    OJson doc{{"schema", kSchema}, {"name", m.name}, {"description", m.description},
+              {"driver_version", m.driver_version}, {"cuda_driver_version", m.cuda_driver_version},
+              {"nvswitch", m.nvswitch}};
+    OJson gpus = OJson::array();
+    for (const auto& gpu : m.gpus) {
+        gpus.push_back(gpu_to_json(gpu));
+    }
+    doc["gpus"] = gpus;
+    OJson matrix = OJson::array();
+    for (const auto& row : m.matrix) {
+        OJson cells = OJson::array();
+        for (const auto& label : row) {
+            cells.push_back(label.to_token());
+        }
+        matrix.push_back(cells);
+    }
+    doc["matrix"] = matrix;
+    doc["nvml_p2p"] = OJson{{"nvlink", m.nvml_p2p_nvlink}, {"read", m.nvml_p2p_read}, {"write", m.nvml_p2p_write}};
+    doc["cuda_can_access_peer"] = m.cuda_can_access_peer;
+    doc["host"] = OJson{{"iommu", m.host.iommu}, {"iommu_group_type", m.host.iommu_group_type},
+                        {"hypervisor", m.host.hypervisor}, {"kernel_cmdline", m.host.kernel_cmdline},
+                        {"boot_id", m.host.boot_id}, {"kernel_log", m.host.kernel_log}};
+    doc["bandwidth"] = OJson{{"nvlink_gbps_per_link", m.bandwidth.nvlink_gbps_per_link},
+                             {"pcie_gbps", m.bandwidth.pcie_gbps}, {"host_gbps", m.bandwidth.host_gbps},
+                             {"device_gbps", m.bandwidth.device_gbps}, {"p2p_gbps", m.bandwidth.p2p_gbps}};
+    OJson faults = OJson::array();
+    for (const auto& f : m.faults) {
+        faults.push_back(fault_to_json(f));
+    }
+    doc["faults"] = faults;
+    doc["recorded"] = OJson{{"topo_m", m.recorded_topo_m}, {"query_gpu", m.recorded_query_gpu}};
+    return doc.dump(2) + "\n";
+}
+
+std::vector<MachineFault> faults_for(const MachineFile& machine, const std::string& layer, const std::string& call) {
+    std::vector<MachineFault> out;
+    std::copy_if(machine.faults.begin(), machine.faults.end(), std::back_inserter(out),
+                 [&](const MachineFault& f) { return f.layer == layer && (call.empty() || f.call.empty() || f.call == call); });
+    return out;
+}
+
+}  // namespace peergate::sim

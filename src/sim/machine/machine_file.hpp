@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate.machine/v1: one machine described as data. It drives the simulated NVML, CUDA
+// driver and nvidia-smi and the materialised host root, and `peergate gather` writes one
+// from a real host, so every field report becomes a fixture. See docs/machine-file.md.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/link_label.hpp"
+#include "model/pci_address.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::sim {
+
+// One NVLink of a GPU; when a GPU lists none, links are derived from the matrix.
+struct MachineNvlink {
+    int link = 0;
+    bool active = true;
+    std::string remote_type = "gpu";  // "gpu" or "switch" (NVSwitch, PCI class 0x0680)
+    std::optional<model::PciAddress> remote_pci;
+
+    friend bool operator==(const MachineNvlink&, const MachineNvlink&) = default;
+};
+
+struct MachineGpu {
+    int index = 0;
+    std::string name;
+    model::PciAddress pci;
+    std::string uuid;
+    std::optional<int> numa_node;
+    std::string cpu_affinity;         // "0-47,96-143"
+    int nvlink_slots = 0;             // the GPU's own link count (18 on H100, 12 on A100, 0 none)
+    std::uint64_t memory_bytes = 0;
+    int cc_major = 0;
+    int cc_minor = 0;
+    std::vector<MachineNvlink> nvlinks;  // explicit links (gather); empty = derive
+
+    friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
+};
+
+// A fault to inject. `layer` says which simulated part honours it.
+struct MachineFault {
+    std::string layer;   // "nvml", "smi", "cuda", "copy"
+    std::string call;    // nvml/cuda: the entry point ("nvmlDeviceGetP2PStatus"); "" = any
+    std::string effect;  // nvml: fail|unknown|hang; smi: missing|hang|exit|truncated;
+                         // cuda: fail|hang; copy: drop|corrupt
+    int code = 0;        // the error code a failing call returns, the exit status for smi
+    int src = -1;        // copy: source GPU index, -1 any
+    int dst = -1;        // copy: destination GPU index, -1 any
+    std::uint64_t min_bytes = 0;  // copy: only copies of at least this size
+    int min_inflight = 0;         // copy: only while at least this many copies are in flight
+    double fraction = 1.0;        // copy: share of elements affected
+
+    friend bool operator==(const MachineFault&, const MachineFault&) = default;
+};
+
+struct MachineHost {
+    std::string iommu = "off";        // off | identity | translating: how groups are materialised
+    std::string iommu_group_type;     // for translating: "DMA-FQ", "DMA", ...
+    bool hypervisor = false;
+    std::string kernel_cmdline;
+    std::string boot_id;
+    std::string kernel_log;           // dmesg text
+
+    friend bool operator==(const MachineHost&, const MachineHost&) = default;
+};
+
+struct MachineBandwidth {
+    double nvlink_gbps_per_link = 25.0;  // one direction, per link
+    double pcie_gbps = 24.0;             // PCIe P2P, one direction
+    double host_gbps = 24.0;             // device <-> pinned host
+    double device_gbps = 2000.0;         // device-local copy
+    std::vector<std::vector<double>> p2p_gbps;  // optional per-pair override [src][dst]
+
+    friend bool operator==(const MachineBandwidth&, const MachineBandwidth&) = default;
+};
+
+struct MachineFile {
+    std::string name;
+    std::string description;
+    std::string driver_version = "570.86.15";
+    int cuda_driver_version = 12080;        // cuDriverGetVersion
+    std::vector<MachineGpu> gpus;
+    std::vector<std::vector<model::LinkLabel>> matrix;  // same tokens as topo -m
+    bool nvswitch = false;                   // NV# links go through NVSwitches
+    // NVML P2P status per caps index, tokens OK/CNS/GNS/TNS/DR/NS/U; empty = derived
+    // (NVLINK: OK iff NV#, NS otherwise; READ/WRITE: OK everywhere, the capability claim).
+    std::vector<std::vector<std::string>> nvml_p2p_nvlink;
+    std::vector<std::vector<std::string>> nvml_p2p_read;
+    std::vector<std::vector<std::string>> nvml_p2p_write;
+    std::vector<std::vector<int>> cuda_can_access_peer;  // empty = 1 everywhere off-diagonal
+    MachineHost host;
+    MachineBandwidth bandwidth;
+    std::vector<MachineFault> faults;
+    std::string recorded_topo_m;             // gather: the real text, printed verbatim
+    std::string recorded_query_gpu;
+
+    friend bool operator==(const MachineFile&, const MachineFile&) = default;
+};
+
+// Parses and validates a machine file; the error names the field and what is wrong.
+util::Expected<MachineFile> parse_machine(std::string_view json_text);
+
+// Reads and parses a file.
+util::Expected<MachineFile> load_machine(const std::string& path);
+
+// Serialises (pretty JSON, schema first); parse_machine(to_json_text(m)) == m.
+std::string to_json_text(const MachineFile& machine);
+
+// Faults of `layer` (and `call`, when given) in file order.
+std::vector<MachineFault> faults_for(const MachineFile& machine, const std::string& layer,
+                                     const std::string& call = "");
+
+}  // namespace peergate::sim
