@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct TopoMTruth {
     std::vector<std::string> cpu_affinity;  // per GPU; "" when not printed
     std::string reason_contains;            // for unreadable files: the failed check
 };
+
+// Test names and failure messages show the file, not 168 bytes of hex.
+inline void PrintTo(const TopoMTruth& truth, std::ostream* os) { *os << truth.file; }
 
 // X on the diagonal, `token` everywhere else.
 inline TokenGrid uniform_grid(std::size_t n, const std::string& token) {
