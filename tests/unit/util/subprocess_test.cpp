@@ -112,6 +112,17 @@ TEST(Subprocess, HangPastTheTimeoutIsKilledPromptly) {
     EXPECT_EQ(describe_failure(r, timeout), "did not finish within 300 ms and was killed");
 }
 
+TEST(Subprocess, ChildThatClosesItsOutputAndHangsGetsTheTimeoutOnce) {
+    // Reading ends at end of file; reaping must share the same deadline, not start a new one.
+    const auto timeout = 1500ms;
+    const auto start = Clock::now();
+    const auto r = run_ok(shell("exec >&- 2>&-; sleep 60", timeout));
+    const auto elapsed = Clock::now() - start;
+    EXPECT_TRUE(r.timed_out);
+    EXPECT_GE(elapsed, timeout);
+    EXPECT_LT(elapsed, timeout + 1s) << "waited for the timeout twice";
+}
+
 TEST(Subprocess, ChildThatIgnoresSigtermIsKilledAfterTheGrace) {
     Command command = shell("trap '' TERM; echo ready; while :; do sleep 1; done", 300ms);
     command.kill_grace = 200ms;
