@@ -3,13 +3,13 @@
 // synthetic 72-GPU matrix (a GB200 NVL72-sized rack seen as one table), each against a
 // baseline on the same text: splitting it into lines and whitespace tokens, which any
 // reader must do. "parser / tokenizing" is the cost of the rules themselves.
-#include <benchmark/benchmark.h>
-
-#include <string>
-
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <string>
 
 namespace {
 
@@ -36,7 +36,8 @@ std::string synthetic_matrix(int gpus) {
         }
         text += row < gpus / 2 ? "\t0-71\t0\t\tN/A\n" : "\t72-143\t1\t\tN/A\n";
     }
-    text += "\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n";
+    text +=
+        "\nLegend:\n\n  X    = Self\n  NV#  = Connection traversing a bonded set of # NVLinks\n";
     return text;
 }
 
@@ -70,10 +71,21 @@ void run_tokenizer(benchmark::State& state, const std::string& text) {
     set_rates(state, text);
 }
 
-void BM_Parse_8Gpu_Fixture(benchmark::State& state) { run_parser(state, eight_gpu_fixture()); }
-void BM_Tokenize_8Gpu_Fixture(benchmark::State& state) { run_tokenizer(state, eight_gpu_fixture()); }
-void BM_Parse_72Gpu_Synthetic(benchmark::State& state) { run_parser(state, synthetic_matrix(72)); }
-void BM_Tokenize_72Gpu_Synthetic(benchmark::State& state) { run_tokenizer(state, synthetic_matrix(72)); }
+void BM_Parse_8Gpu_Fixture(benchmark::State& state) {
+    run_parser(state, eight_gpu_fixture());
+}
+
+void BM_Tokenize_8Gpu_Fixture(benchmark::State& state) {
+    run_tokenizer(state, eight_gpu_fixture());
+}
+
+void BM_Parse_72Gpu_Synthetic(benchmark::State& state) {
+    run_parser(state, synthetic_matrix(72));
+}
+
+void BM_Tokenize_72Gpu_Synthetic(benchmark::State& state) {
+    run_tokenizer(state, synthetic_matrix(72));
+}
 
 BENCHMARK(BM_Tokenize_8Gpu_Fixture);
 BENCHMARK(BM_Parse_8Gpu_Fixture);

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for the `nvidia-smi --query-gpu=index,name,pci.bus_id,uuid` reader.
+#include "sources/smi/topo_m_parser.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "sources/smi/topo_m_parser.hpp"
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);  // NOLINT: bytes as text
+    const std::string_view text(reinterpret_cast<const char*>(data),
+                                size);  // NOLINT: bytes as text
     const auto gpus = peergate::sources::smi::parse_query_gpu(text);
     if (!gpus) {
         return 0;

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for the `nvidia-smi topo -m` parser. Beyond "no crash", it checks the
 // parser's promise: whatever it accepts is a complete, valid matrix (never a guess).
+#include "model/topology.hpp"
+#include "sources/smi/topo_m_parser.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
-#include "model/topology.hpp"
-#include "sources/smi/topo_m_parser.hpp"
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-    const std::string_view text(reinterpret_cast<const char*>(data), size);  // NOLINT: bytes as text
+    const std::string_view text(reinterpret_cast<const char*>(data),
+                                size);  // NOLINT: bytes as text
     const auto parsed = peergate::sources::smi::parse_topo_m(text);
     if (!parsed) {
         if (parsed.error().message.empty()) {

@@ -2,14 +2,14 @@
 // Reading test fixtures by kind and name, and listing a kind's files.
 #pragma once
 
+#include "util/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include "util/atomic_file.hpp"
 
 namespace peergate::test {
 

@@ -2,6 +2,8 @@
 // Runs the built peergate binary with an explicit environment, as users and CI do.
 #pragma once
 
+#include "util/subprocess.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -9,8 +11,6 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include "util/subprocess.hpp"
 
 namespace peergate::test {
 
@@ -34,7 +34,8 @@ struct PeergateRun {
 };
 
 // `peergate args...` under `env` (clean_env() when not given); fails the test if it cannot start.
-inline PeergateRun run_peergate(const std::vector<std::string>& args, util::EnvMap env = clean_env(),
+inline PeergateRun run_peergate(const std::vector<std::string>& args,
+                                util::EnvMap env = clean_env(),
                                 std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
     util::Command command;
     command.argv = {PEERGATE_BINARY};
@@ -44,7 +45,8 @@ inline PeergateRun run_peergate(const std::vector<std::string>& args, util::EnvM
     const auto start = std::chrono::steady_clock::now();
     auto result = util::run_process(command);
     PeergateRun run;
-    run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now() - start);
     EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
     if (result) {
         run.process = std::move(*result);
@@ -56,10 +58,14 @@ inline PeergateRun run_peergate(const std::vector<std::string>& args, util::EnvM
 // stdout parsed as JSON; fails the test (and returns null) when it is not JSON.
 inline nlohmann::ordered_json stdout_json(const PeergateRun& run) {
     auto doc = nlohmann::ordered_json::parse(run.process.out, nullptr, false);
-    EXPECT_FALSE(doc.is_discarded()) << "stdout is not JSON:\n" << run.process.out << "\nstderr:\n" << run.process.err;
+    EXPECT_FALSE(doc.is_discarded()) << "stdout is not JSON:\n"
+                                     << run.process.out << "\nstderr:\n"
+                                     << run.process.err;
     return doc.is_discarded() ? nlohmann::ordered_json() : doc;
 }
 
-inline std::string script_path(const std::string& name) { return std::string(PEERGATE_TEST_SCRIPTS) + "/" + name; }
+inline std::string script_path(const std::string& name) {
+    return std::string(PEERGATE_TEST_SCRIPTS) + "/" + name;
+}
 
 }  // namespace peergate::test

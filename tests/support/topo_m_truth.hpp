@@ -25,7 +25,9 @@ struct TopoMTruth {
 };
 
 // Test names and failure messages show the file, not 168 bytes of hex.
-inline void PrintTo(const TopoMTruth& truth, std::ostream* os) { *os << truth.file; }
+inline void PrintTo(const TopoMTruth& truth, std::ostream* os) {
+    *os << truth.file;
+}
 
 // X on the diagonal, `token` everywhere else.
 inline TokenGrid uniform_grid(std::size_t n, const std::string& token) {

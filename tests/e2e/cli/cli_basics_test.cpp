@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The command line itself: --version, usage errors, and doctor on a host with no driver.
-#include <gtest/gtest.h>
-
 #include "peergate/version.hpp"
 #include "support/peergate_process.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
@@ -13,17 +13,18 @@ using Json = nlohmann::ordered_json;
 TEST(Cli, VersionPrintsTheVersionAndExitsZero) {
     const auto run = test::run_peergate({"--version"});
     EXPECT_EQ(run.process.exit_code, 0);
-    EXPECT_NE(run.process.out.find(std::string("peergate ") + kVersion), std::string::npos) << run.process.out;
+    EXPECT_NE(run.process.out.find(std::string("peergate ") + kVersion), std::string::npos)
+        << run.process.out;
 }
 
 TEST(Cli, UsageErrorsExitTwo) {
     const std::vector<std::vector<std::string>> cases{
-        {},                                  // no command
-        {"frobnicate"},                      // unknown command
-        {"topo", "--frobnicate"},            // unknown flag
-        {"--frobnicate", "topo"},            // unknown global flag
+        {},                                      // no command
+        {"frobnicate"},                          // unknown command
+        {"topo", "--frobnicate"},                // unknown flag
+        {"--frobnicate", "topo"},                // unknown global flag
         {"topo", "--source", "carrier-pigeon"},  // value outside the set
-        {"topo", "--from"},                  // missing value
+        {"topo", "--from"},                      // missing value
     };
     for (const auto& args : cases) {
         std::string joined;
@@ -44,8 +45,13 @@ TEST(Cli, HelpExitsZero) {
 }
 
 TEST(Doctor, HostWithoutDriverIsInconclusiveAndSaysWhereItLooked) {
-    const auto run = test::run_peergate({"doctor", "--json", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1",
-                                         "--cuda-lib", "/nonexistent/libcuda.so.1", "--nvidia-smi",
+    const auto run = test::run_peergate({"doctor",
+                                         "--json",
+                                         "--nvml-lib",
+                                         "/nonexistent/libnvidia-ml.so.1",
+                                         "--cuda-lib",
+                                         "/nonexistent/libcuda.so.1",
+                                         "--nvidia-smi",
                                          "/nonexistent/nvidia-smi"});
     EXPECT_EQ(run.process.exit_code, 2) << run.process.err;
     const Json doc = test::stdout_json(run);
@@ -56,7 +62,8 @@ TEST(Doctor, HostWithoutDriverIsInconclusiveAndSaysWhereItLooked) {
     const Json& finding = doc["findings"][0];
     EXPECT_EQ(finding["code"], "no_nvidia_driver");
     const std::string message = finding["message"];
-    for (const char* looked : {"/nonexistent/libnvidia-ml.so.1", "/nonexistent/libcuda.so.1",
+    for (const char* looked : {"/nonexistent/libnvidia-ml.so.1",
+                               "/nonexistent/libcuda.so.1",
                                "/nonexistent/nvidia-smi"}) {
         EXPECT_NE(message.find(looked), std::string::npos) << looked << " in: " << message;
     }
@@ -64,8 +71,13 @@ TEST(Doctor, HostWithoutDriverIsInconclusiveAndSaysWhereItLooked) {
 }
 
 TEST(Doctor, TextOnAHostWithoutDriverSaysSoPlainly) {
-    const auto run = test::run_peergate({"doctor", "--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--cuda-lib",
-                                         "/nonexistent/libcuda.so.1", "--nvidia-smi", "/nonexistent/nvidia-smi"});
+    const auto run = test::run_peergate({"doctor",
+                                         "--nvml-lib",
+                                         "/nonexistent/libnvidia-ml.so.1",
+                                         "--cuda-lib",
+                                         "/nonexistent/libcuda.so.1",
+                                         "--nvidia-smi",
+                                         "/nonexistent/nvidia-smi"});
     EXPECT_EQ(run.process.exit_code, 2);
     EXPECT_NE(run.process.out.find("No NVIDIA driver found"), std::string::npos) << run.process.out;
     EXPECT_NE(run.process.out.find("Verdict: inconclusive"), std::string::npos) << run.process.out;

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate topo --from FILE --json` over every real topo -m fixture: the right matrix, the
 // peergate.topology/v1 contract of DESIGN.md, and exit 2 with a reason for every cut-off one.
+#include "support/fixture_files.hpp"
+#include "support/peergate_process.hpp"
+#include "support/topo_m_truth.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
-
-#include "support/fixture_files.hpp"
-#include "support/peergate_process.hpp"
-#include "support/topo_m_truth.hpp"
 
 namespace peergate {
 namespace {
@@ -26,8 +26,8 @@ std::vector<std::string> keys_of(const Json& object) {
 
 // DESIGN.md's fields, in its order, before any field added later.
 void expect_contract_keys(const Json& doc) {
-    const std::vector<std::string> contract{"schema", "readable", "source", "reason",
-                                            "gpus",   "matrix",   "nvlink_islands"};
+    const std::vector<std::string> contract{
+        "schema", "readable", "source", "reason", "gpus", "matrix", "nvlink_islands"};
     auto keys = keys_of(doc);
     ASSERT_GE(keys.size(), contract.size());
     keys.resize(contract.size());
@@ -66,8 +66,9 @@ TEST_P(TopoFromFile, PrintsTheTopologyDocument) {
     for (std::size_t p = 0; p < truth.matrix.size(); ++p) {
         SCOPED_TRACE("gpus[" + std::to_string(p) + "]");
         const Json& gpu = doc["gpus"][p];
-        EXPECT_EQ(keys_of(gpu), (std::vector<std::string>{"index", "name", "pci_bus_id", "uuid", "numa_node",
-                                                          "cpu_affinity"}));
+        EXPECT_EQ(keys_of(gpu),
+                  (std::vector<std::string>{
+                      "index", "name", "pci_bus_id", "uuid", "numa_node", "cpu_affinity"}));
         EXPECT_EQ(gpu["index"], p);
         EXPECT_TRUE(gpu["name"].is_null()) << "a saved topo -m has no names: unknown, not empty";
         EXPECT_TRUE(gpu["pci_bus_id"].is_null());
@@ -77,12 +78,19 @@ TEST_P(TopoFromFile, PrintsTheTopologyDocument) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFixtures, TopoFromFile, ::testing::ValuesIn(test::topo_m_truths()),
+INSTANTIATE_TEST_SUITE_P(AllFixtures,
+                         TopoFromFile,
+                         ::testing::ValuesIn(test::topo_m_truths()),
                          [](const auto& param_info) {
-                             std::string name = param_info.param.file.substr(0, param_info.param.file.size() - 4);
+                             std::string name =
+                                 param_info.param.file.substr(0, param_info.param.file.size() - 4);
                              std::replace_if(
-                                 name.begin(), name.end(),
-                                 [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, '_');
+                                 name.begin(),
+                                 name.end(),
+                                 [](char c) {
+                                     return std::isalnum(static_cast<unsigned char>(c)) == 0;
+                                 },
+                                 '_');
                              return name;
                          });
 

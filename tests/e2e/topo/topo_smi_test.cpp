@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate topo --source smi` against small fake nvidia-smi scripts (tests/scripts): the
 // real run path (no shell, 10 s timeout, killed past it) with every way nvidia-smi fails.
+#include "support/peergate_process.hpp"
+#include "support/topo_m_truth.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
-
-#include "support/peergate_process.hpp"
-#include "support/topo_m_truth.hpp"
 
 namespace peergate {
 namespace {
@@ -18,7 +18,9 @@ test::PeergateRun topo_smi(const std::string& smi) {
     return test::run_peergate({"topo", "--source", "smi", "--nvidia-smi", smi, "--json"});
 }
 
-std::string reason_of(const Json& doc) { return doc["reason"].is_string() ? doc["reason"].get<std::string>() : ""; }
+std::string reason_of(const Json& doc) {
+    return doc["reason"].is_string() ? doc["reason"].get<std::string>() : "";
+}
 
 TEST(TopoSmi, ReadsTheMatrixAndJoinsTheGpuListing) {
     const auto run = topo_smi(test::script_path("fake-smi-bridged-4x.sh"));
@@ -58,7 +60,8 @@ TEST(TopoSmi, DriverMismatchIsUnreadableAndSaysWhatNvidiaSmiSaid) {
     EXPECT_EQ(doc["matrix"], Json::array());
     const std::string reason = reason_of(doc);
     EXPECT_NE(reason.find("exited with status 18"), std::string::npos) << reason;
-    EXPECT_NE(reason.find("Failed to initialize NVML: Driver/library version mismatch"), std::string::npos)
+    EXPECT_NE(reason.find("Failed to initialize NVML: Driver/library version mismatch"),
+              std::string::npos)
         << reason;
 }
 
@@ -88,7 +91,8 @@ TEST(TopoSmi, MissingBinaryIsUnreadableNamingThePath) {
     EXPECT_EQ(run.process.exit_code, 2);
     const Json doc = test::stdout_json(run);
     EXPECT_EQ(doc["readable"], false);
-    EXPECT_NE(reason_of(doc).find("/nonexistent/bin/nvidia-smi"), std::string::npos) << reason_of(doc);
+    EXPECT_NE(reason_of(doc).find("/nonexistent/bin/nvidia-smi"), std::string::npos)
+        << reason_of(doc);
 }
 
 TEST(TopoSmi, NvidiaSmiNotOnPathIsUnreadable) {
@@ -97,7 +101,8 @@ TEST(TopoSmi, NvidiaSmiNotOnPathIsUnreadable) {
     env.set("PATH", "/nonexistent");
     const auto run = test::run_peergate({"topo", "--source", "smi", "--json"}, env);
     EXPECT_EQ(run.process.exit_code, 2);
-    EXPECT_NE(reason_of(test::stdout_json(run)).find("nvidia-smi: not found on PATH"), std::string::npos);
+    EXPECT_NE(reason_of(test::stdout_json(run)).find("nvidia-smi: not found on PATH"),
+              std::string::npos);
 }
 
 TEST(TopoSmi, EnvironmentVariableSelectsTheBinary) {
@@ -111,8 +116,13 @@ TEST(TopoSmi, EnvironmentVariableSelectsTheBinary) {
 TEST(TopoSmi, FlagBeatsTheEnvironmentVariable) {
     auto env = test::clean_env();
     env.set("PEERGATE_NVIDIA_SMI", test::script_path("fake-smi-hang.sh"));
-    const auto run = test::run_peergate(
-        {"topo", "--source", "smi", "--nvidia-smi", test::script_path("fake-smi-bridged-4x.sh"), "--json"}, env);
+    const auto run = test::run_peergate({"topo",
+                                         "--source",
+                                         "smi",
+                                         "--nvidia-smi",
+                                         test::script_path("fake-smi-bridged-4x.sh"),
+                                         "--json"},
+                                        env);
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     EXPECT_LT(run.elapsed, 8s) << "the hanging binary from the environment must not have run";
 }

@@ -2,6 +2,9 @@
 // `peergate topo` text output: colour only on a terminal, and never with NO_COLOR or
 // --no-color. The colour cases run the binary on a pseudo-terminal, so that the "no ESC
 // byte" assertions are not trivially true of a pipe.
+#include "support/fixture_files.hpp"
+#include "support/peergate_process.hpp"
+
 #include <gtest/gtest.h>
 
 #include <poll.h>
@@ -12,9 +15,6 @@
 #include <chrono>
 #include <string>
 #include <vector>
-
-#include "support/fixture_files.hpp"
-#include "support/peergate_process.hpp"
 
 namespace peergate {
 namespace {
@@ -60,7 +60,9 @@ std::vector<std::string> topo_args() {
     return {"topo", "--from", test::fixture_path("topo_m", "unsloth_TOPO_BRIDGED_4X.txt")};
 }
 
-bool has_escape(const std::string& text) { return text.find('\x1b') != std::string::npos; }
+bool has_escape(const std::string& text) {
+    return text.find('\x1b') != std::string::npos;
+}
 
 TEST(TopoText, TerminalGetsColourForNvlinkAndPcie) {
     const std::string out = run_on_tty(topo_args(), test::clean_env());

@@ -1,17 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "model/link_label.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "model/link_label.hpp"
-
 namespace peergate::model {
 namespace {
 
 TEST(LinkLabel, EveryLegendTokenRoundTrips) {
-    for (const std::string token : {"X", "NV1", "NV2", "NV4", "NV8", "NV12", "NV18", "NV1024", "PIX",
-                                    "PXB", "PHB", "NODE", "SYS"}) {
+    for (const std::string token : {"X",
+                                    "NV1",
+                                    "NV2",
+                                    "NV4",
+                                    "NV8",
+                                    "NV12",
+                                    "NV18",
+                                    "NV1024",
+                                    "PIX",
+                                    "PXB",
+                                    "PHB",
+                                    "NODE",
+                                    "SYS"}) {
         SCOPED_TRACE(token);
         const auto label = LinkLabel::parse(token);
         ASSERT_TRUE(label.has_value());
@@ -39,8 +50,22 @@ TEST(LinkLabel, OldSocTokenIsAnAliasOfSys) {
 }
 
 TEST(LinkLabel, RejectsTokensOutsideTheLegend) {
-    for (const std::string token : {"NV0", "NVx", "NV", "NV-1", "NV+1", "NV1025", "NV 2", "nv4", "x", "sys",
-                                    "", "unknown", "N/A", "PIX ", "XX", "NV#"}) {
+    for (const std::string token : {"NV0",
+                                    "NVx",
+                                    "NV",
+                                    "NV-1",
+                                    "NV+1",
+                                    "NV1025",
+                                    "NV 2",
+                                    "nv4",
+                                    "x",
+                                    "sys",
+                                    "",
+                                    "unknown",
+                                    "N/A",
+                                    "PIX ",
+                                    "XX",
+                                    "NV#"}) {
         EXPECT_FALSE(LinkLabel::parse(token).has_value()) << "'" << token << "'";
     }
 }
@@ -52,9 +77,15 @@ TEST(LinkLabel, UnknownPrintsAsUnknown) {
 
 TEST(LinkLabel, OrdersBestFirstWithMoreNvlinksBetter) {
     const std::vector<LinkLabel> best_first{
-        LinkLabel::self(),          LinkLabel::nvlink(18),         LinkLabel::nvlink(12),
-        LinkLabel::nvlink(1),       LinkLabel::of(LinkKind::pix),  LinkLabel::of(LinkKind::pxb),
-        LinkLabel::of(LinkKind::phb), LinkLabel::of(LinkKind::node), LinkLabel::of(LinkKind::sys),
+        LinkLabel::self(),
+        LinkLabel::nvlink(18),
+        LinkLabel::nvlink(12),
+        LinkLabel::nvlink(1),
+        LinkLabel::of(LinkKind::pix),
+        LinkLabel::of(LinkKind::pxb),
+        LinkLabel::of(LinkKind::phb),
+        LinkLabel::of(LinkKind::node),
+        LinkLabel::of(LinkKind::sys),
         LinkLabel{},
     };
     for (std::size_t i = 0; i + 1 < best_first.size(); ++i) {

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
-
 #include "model/pci_address.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::model {
 namespace {
 
 TEST(PciAddress, ParsesTheThreeFormsToTheSameValue) {
     const PciAddress expected{.domain = 0, .bus = 0x1B, .device = 0, .function = 0};
-    for (const char* text : {"00000000:1B:00.0", "0000:1b:00.0", "1B:00.0", "1b:00.0", " 0000:1B:00.0\n"}) {
+    for (const char* text :
+         {"00000000:1B:00.0", "0000:1b:00.0", "1B:00.0", "1b:00.0", " 0000:1B:00.0\n"}) {
         SCOPED_TRACE(text);
         const auto parsed = PciAddress::parse(text);
         ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
@@ -41,6 +42,7 @@ TEST(PciAddress, RejectsWhatIsNotAnAddressSayingWhichPart) {
         const char* text;
         const char* why;
     };
+
     const std::vector<Case> cases{
         {"", "expected [domain:]bus:device.function"},
         {"1B00.0", "expected [domain:]bus:device.function"},

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "model/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "model/topology.hpp"
 
 namespace peergate::model {
 namespace {
@@ -70,9 +70,11 @@ TEST(Topology, EmptyTopologyHasNoIslands) {
 }
 
 TEST(Topology, UniformlyNvlinkedNeedsEveryPairAndTwoGpus) {
-    EXPECT_TRUE(make({{"X", "NV18", "NV18"}, {"NV18", "X", "NV18"}, {"NV18", "NV18", "X"}}).uniformly_nvlinked());
+    EXPECT_TRUE(make({{"X", "NV18", "NV18"}, {"NV18", "X", "NV18"}, {"NV18", "NV18", "X"}})
+                    .uniformly_nvlinked());
     EXPECT_FALSE(make(kBridged).uniformly_nvlinked());
-    EXPECT_FALSE(make({{"X", "NV18", "NV18"}, {"NV18", "X", "NODE"}, {"NV18", "NODE", "X"}}).uniformly_nvlinked());
+    EXPECT_FALSE(make({{"X", "NV18", "NV18"}, {"NV18", "X", "NODE"}, {"NV18", "NODE", "X"}})
+                     .uniformly_nvlinked());
     EXPECT_FALSE(make({{"X"}}).uniformly_nvlinked()) << "one GPU has no pairs to vouch for";
     Topology short_matrix = make(kBridged);
     short_matrix.matrix.pop_back();
@@ -123,10 +125,18 @@ TEST(CheckMatrix, EachFailureNamesItsCheck) {
         {"rows", short_rows, "shape: 3 rows for 4 GPUs"},
         {"row", short_row, "shape: row GPU2 has 3 labels for 4 GPUs"},
         {"unknown", make({{"X", "?"}, {"?", "X"}}), "vocabulary: GPU0 to GPU1 has no known label"},
-        {"diagonal", make({{"X", "NV4"}, {"NV4", "NV4"}}), "diagonal: GPU1 to itself is NV4, not X"},
-        {"self off diagonal", make({{"X", "X"}, {"X", "X"}}), "diagonal: GPU0 to GPU1 is X off the diagonal"},
-        {"symmetry", make({{"X", "NV4"}, {"NV2", "X"}}), "symmetry: GPU0 to GPU1 is NV4 but GPU1 to GPU0 is NV2"},
-        {"symmetry class", make({{"X", "PIX"}, {"SYS", "X"}}), "symmetry: GPU0 to GPU1 is PIX but GPU1 to GPU0 is SYS"},
+        {"diagonal",
+         make({{"X", "NV4"}, {"NV4", "NV4"}}),
+         "diagonal: GPU1 to itself is NV4, not X"},
+        {"self off diagonal",
+         make({{"X", "X"}, {"X", "X"}}),
+         "diagonal: GPU0 to GPU1 is X off the diagonal"},
+        {"symmetry",
+         make({{"X", "NV4"}, {"NV2", "X"}}),
+         "symmetry: GPU0 to GPU1 is NV4 but GPU1 to GPU0 is NV2"},
+        {"symmetry class",
+         make({{"X", "PIX"}, {"SYS", "X"}}),
+         "symmetry: GPU0 to GPU1 is PIX but GPU1 to GPU0 is SYS"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);

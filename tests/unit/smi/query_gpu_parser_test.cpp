@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // nvidia-smi --query-gpu=index,name,pci.bus_id,uuid --format=csv,noheader
-#include <gtest/gtest.h>
-
 #include "sources/smi/topo_m_parser.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::sources::smi {
 namespace {
@@ -48,7 +48,8 @@ TEST(QueryGpuParser, RejectsBadLinesNamingTheLineAndTheProblem) {
         {"0, NVIDIA B200, 00000000:1B:00.0, GPU-a\n1, NVIDIA B200, 1B:zz.0, GPU-b\n",
          "line 2: '1B:zz.0' is not a PCI address"},
         {"0, NVIDIA B200, [N/A], GPU-a\n", "is not a PCI address"},
-        {"0, NVIDIA B200, 00000000:1B:00.0\n", "line 1: 3 fields, expected index,name,pci.bus_id,uuid"},
+        {"0, NVIDIA B200, 00000000:1B:00.0\n",
+         "line 1: 3 fields, expected index,name,pci.bus_id,uuid"},
         {"0, NVIDIA B200, 00000000:1B:00.0, GPU-a, extra\n", "line 1: 5 fields"},
         {"index, name, pci.bus_id, uuid\n", "bad index"},  // a header where none belongs
         {"No devices were found\n", "1 fields"},

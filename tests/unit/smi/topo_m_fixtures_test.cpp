@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every real `nvidia-smi topo -m` fixture, with what tests/fixtures/README.md says it concludes.
+#include "sources/smi/topo_m_parser.hpp"
+#include "support/fixture_files.hpp"
+#include "support/topo_m_truth.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cctype>
 #include <set>
-
-#include "sources/smi/topo_m_parser.hpp"
-#include "support/fixture_files.hpp"
-#include "support/topo_m_truth.hpp"
 
 namespace peergate::sources::smi {
 namespace {
@@ -35,7 +35,8 @@ TEST_P(TopoMFixture, ConcludesWhatTheReadmeSays) {
     if (!truth.readable) {
         ASSERT_FALSE(parsed.has_value()) << "a cut-off matrix must never be read as a verdict";
         EXPECT_EQ(parsed.error().code, util::ErrorCode::invalid_input);
-        EXPECT_NE(parsed.error().message.find("unreadable"), std::string::npos) << parsed.error().message;
+        EXPECT_NE(parsed.error().message.find("unreadable"), std::string::npos)
+            << parsed.error().message;
         EXPECT_NE(parsed.error().message.find(truth.reason_contains), std::string::npos)
             << parsed.error().message;
         return;
@@ -67,12 +68,19 @@ TEST_P(TopoMFixture, ConcludesWhatTheReadmeSays) {
     EXPECT_EQ(t.uniformly_nvlinked(), nv_pairs == n * (n - 1));
 }
 
-INSTANTIATE_TEST_SUITE_P(AllFixtures, TopoMFixture, ::testing::ValuesIn(test::topo_m_truths()),
+INSTANTIATE_TEST_SUITE_P(AllFixtures,
+                         TopoMFixture,
+                         ::testing::ValuesIn(test::topo_m_truths()),
                          [](const auto& param_info) {
-                             std::string name = param_info.param.file.substr(0, param_info.param.file.size() - 4);
-                             std::replace_if(name.begin(), name.end(),
-                                             [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; },
-                                             '_');
+                             std::string name =
+                                 param_info.param.file.substr(0, param_info.param.file.size() - 4);
+                             std::replace_if(
+                                 name.begin(),
+                                 name.end(),
+                                 [](char c) {
+                                     return std::isalnum(static_cast<unsigned char>(c)) == 0;
+                                 },
+                                 '_');
                              return name;
                          });
 
@@ -83,7 +91,8 @@ TEST(TopoMFixtures, EveryFileInTheFixtureFolderHasATruthEntry) {
         covered.insert(truth.file);
     }
     for (const auto& name : test::fixture_names("topo_m")) {
-        EXPECT_TRUE(covered.count(name) == 1) << name << " has no entry in tests/support/topo_m_truth.hpp";
+        EXPECT_TRUE(covered.count(name) == 1)
+            << name << " has no entry in tests/support/topo_m_truth.hpp";
     }
     EXPECT_EQ(covered.size(), test::fixture_names("topo_m").size());
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Hand-made `nvidia-smi topo -m` inputs: every rule of GATE-SPEC.md §3 tier 2 and every
 // stricter check, each failure naming its check. Unreadable is an error, never a guess.
+#include "sources/smi/topo_m_parser.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
 #include <string>
-
-#include "sources/smi/topo_m_parser.hpp"
 
 namespace peergate::sources::smi {
 namespace {
@@ -30,7 +30,8 @@ model::Topology parsed_ok(std::string_view text) {
 }
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
-    for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
+    for (auto pos = text.find(from); pos != std::string::npos;
+         pos = text.find(from, pos + to.size())) {
         text.replace(pos, from.size(), to);
     }
     return text;
@@ -90,18 +91,21 @@ TEST(TopoMParser, MegabyteHeaderOfGpuColumnsIsRefusedBeforeAllocatingTheMatrix) 
 }
 
 TEST(TopoMParser, TenMegabyteRowIsReadForItsLabelsOnly) {
-    const std::string text = "\tGPU0\tGPU1\nGPU0\t X \tNV4\t" + std::string(10U << 20U, '7') + "\nGPU1\tNV4\t X \n";
+    const std::string text =
+        "\tGPU0\tGPU1\nGPU0\t X \tNV4\t" + std::string(10U << 20U, '7') + "\nGPU1\tNV4\t X \n";
     const auto t = parsed_ok(text);
     EXPECT_EQ(*t.label(0, 1), model::LinkLabel::nvlink(4));
 }
 
 TEST(TopoMParser, HeaderOnlyHasNoRows) {
-    EXPECT_NE(error_of("\tGPU0\tGPU1\tCPU Affinity\n").find("a header but no GPU rows"), std::string::npos);
+    EXPECT_NE(error_of("\tGPU0\tGPU1\tCPU Affinity\n").find("a header but no GPU rows"),
+              std::string::npos);
 }
 
 TEST(TopoMParser, SingleGpuHeaderIsNotAHeader) {
     // The spec's header needs a run of at least two GPU<n> columns; one GPU has no pairs.
-    EXPECT_NE(error_of("\tGPU0\tCPU Affinity\nGPU0\t X \t0-7\n").find("no header"), std::string::npos);
+    EXPECT_NE(error_of("\tGPU0\tCPU Affinity\nGPU0\t X \t0-7\n").find("no header"),
+              std::string::npos);
 }
 
 TEST(TopoMParser, DuplicateRowIsUnreadable) {
@@ -138,7 +142,8 @@ TEST(TopoMParser, NvlinkCountMismatchIsAsymmetric) {
 TEST(TopoMParser, UnknownTokenFailsTheVocabularyCheck) {
     for (const std::string bad : {"NV0", "NVx", "nv4", "P2P", "?", "OK", "N/A"}) {
         SCOPED_TRACE(bad);
-        const std::string why = error_of(replace_all(kTwoGpus, "GPU0\t X \tNV4", "GPU0\t X \t" + bad));
+        const std::string why =
+            error_of(replace_all(kTwoGpus, "GPU0\t X \tNV4", "GPU0\t X \t" + bad));
         EXPECT_NE(why.find("vocabulary: GPU0 to GPU1 is '" + bad + "'"), std::string::npos) << why;
     }
 }
@@ -150,13 +155,15 @@ TEST(TopoMParser, NonSelfDiagonalFailsTheDiagonalCheck) {
 
 TEST(TopoMParser, SelfOffTheDiagonalFailsTheDiagonalCheck) {
     const std::string text = "\tGPU0\tGPU1\nGPU0\t X \t X \nGPU1\t X \t X \n";
-    EXPECT_NE(error_of(text).find("diagonal: GPU0 to GPU1 is X off the diagonal"), std::string::npos);
+    EXPECT_NE(error_of(text).find("diagonal: GPU0 to GPU1 is X off the diagonal"),
+              std::string::npos);
 }
 
 TEST(TopoMParser, CrlfLineEndsReadLikeLf) {
     const std::string crlf = replace_all(kTwoGpus, "\n", "\r\n");
     EXPECT_EQ(parsed_ok(crlf), parsed_ok(kTwoGpus));
-    EXPECT_EQ(parsed_ok(crlf).gpus[0].numa_node, 0) << "a trailing CR must not spoil the last column";
+    EXPECT_EQ(parsed_ok(crlf).gpus[0].numa_node, 0)
+        << "a trailing CR must not spoil the last column";
 }
 
 TEST(TopoMParser, TabsAndSpacesReadAlike) {
@@ -167,8 +174,10 @@ TEST(TopoMParser, TabsAndSpacesReadAlike) {
 }
 
 TEST(TopoMParser, AnsiUnderlinedHeaderReadsLikePlain) {
-    const std::string ansi = replace_all(kTwoGpus, "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n",
-                                         "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\x1b[0m\n");
+    const std::string ansi =
+        replace_all(kTwoGpus,
+                    "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\n",
+                    "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\x1b[0m\n");
     ASSERT_NE(ansi, kTwoGpus);
     EXPECT_EQ(parsed_ok(ansi), parsed_ok(kTwoGpus));
 }
@@ -183,7 +192,8 @@ TEST(TopoMParser, NicRowsAndColumnsAreIgnored) {
     const auto t = parsed_ok(text);
     ASSERT_EQ(t.size(), 2U);
     EXPECT_EQ(t.matrix[0].size(), 2U);
-    EXPECT_EQ(t.gpus[0].cpu_affinity, "0-7") << "the NIC labels must be skipped before the affinity";
+    EXPECT_EQ(t.gpus[0].cpu_affinity, "0-7")
+        << "the NIC labels must be skipped before the affinity";
     EXPECT_EQ(t.gpus[1].cpu_affinity, "8-15");
     EXPECT_EQ(t.gpus[1].numa_node, 1);
 }
@@ -251,9 +261,11 @@ TEST(TopoMParser, RowsInAnyOrderFillTheirOwnPositions) {
 }
 
 TEST(TopoMParser, TruncatedRowNamesTheRowAndIsNeverGuessed) {
-    const std::string text = "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV4\tNV4\nGPU1\tNV4\t X \tNV4\nGPU2\tNV4\n";
+    const std::string text =
+        "\tGPU0\tGPU1\tGPU2\nGPU0\t X \tNV4\tNV4\nGPU1\tNV4\t X \tNV4\nGPU2\tNV4\n";
     const std::string why = error_of(text);
-    EXPECT_NE(why.find("row GPU2 has 1 labels for 3 GPU columns (truncated)"), std::string::npos) << why;
+    EXPECT_NE(why.find("row GPU2 has 1 labels for 3 GPU columns (truncated)"), std::string::npos)
+        << why;
 }
 
 TEST(TopoMParser, EveryCutOfAGoodMatrixIsEitherTheWholeAnswerOrUnreadable) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "util/atomic_file.hpp"
 
 namespace peergate::util {
 namespace {
@@ -21,6 +21,7 @@ protected:
         ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
         dir_ = pattern;
     }
+
     void TearDown() override { fs::remove_all(dir_); }
 
     std::vector<std::string> listing() const {
@@ -40,7 +41,9 @@ TEST_F(AtomicFile, WritesANewFileAndLeavesNoTemporary) {
     ASSERT_TRUE(write_file_atomically(path, "{\"a\": 1}\n").has_value());
     EXPECT_EQ(*read_file(path), "{\"a\": 1}\n");
     EXPECT_EQ(listing(), std::vector<std::string>{"out.json"});
+
     struct stat st {};
+
     ASSERT_EQ(::stat(path.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 0777U, 0644U) << "an ordinary document, not mkstemp's 0600";
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // DynamicLibrary against a library every Debian system has: libm.so.6.
-#include <gtest/gtest.h>
-
 #include "util/dynamic_library.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::util {
 namespace {
@@ -30,7 +30,8 @@ TEST(DynamicLibrary, MissingLibraryErrorCarriesThePathAndDlerrorText) {
     EXPECT_EQ(lib.error().code, ErrorCode::not_found);
     const std::string& why = lib.error().message;
     EXPECT_NE(why.find("cannot load /nonexistent/libnvidia-ml.so.1"), std::string::npos) << why;
-    EXPECT_NE(why.find("No such file or directory"), std::string::npos) << "dlerror's text: " << why;
+    EXPECT_NE(why.find("No such file or directory"), std::string::npos)
+        << "dlerror's text: " << why;
 }
 
 TEST(DynamicLibrary, NotALibraryIsAnErrorNotACrash) {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/env_map.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
-
-#include "util/env_map.hpp"
 
 namespace peergate::util {
 namespace {
@@ -36,8 +36,15 @@ TEST(EnvMap, FromNullEnvpIsEmpty) {
 TEST(EnvMap, IsOneMeansExactlyTheStringOne) {
     EnvMap env;
     const std::vector<std::pair<std::string, bool>> cases{
-        {"1", true}, {"0", false}, {"", false}, {"01", false}, {"1 ", false}, {" 1", false},
-        {"true", false}, {"yes", false}, {"11", false},
+        {"1", true},
+        {"0", false},
+        {"", false},
+        {"01", false},
+        {"1 ", false},
+        {" 1", false},
+        {"true", false},
+        {"yes", false},
+        {"11", false},
     };
     for (const auto& [value, expected] : cases) {
         env.set("GGML_CUDA_P2P", value);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/expected.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <string>
-
-#include "util/expected.hpp"
 
 namespace peergate::util {
 namespace {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/strings.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
-
-#include "util/strings.hpp"
 
 namespace peergate::util {
 namespace {
@@ -44,7 +44,8 @@ TEST(Strings, StripAnsiRemovesCsiSequencesOnly) {
     EXPECT_EQ(strip_ansi("\x1b[1;32mNV18\x1b[m X"), "NV18 X");
     EXPECT_EQ(strip_ansi("plain"), "plain");
     EXPECT_EQ(strip_ansi("a\x1b"), "a\x1b") << "a lone ESC is not a sequence";
-    EXPECT_EQ(strip_ansi("a\x1b[12"), "a") << "an unterminated sequence is dropped, never read past";
+    EXPECT_EQ(strip_ansi("a\x1b[12"), "a")
+        << "an unterminated sequence is dropped, never read past";
     EXPECT_EQ(strip_ansi("\x1bXa"), "\x1bXa");
 }
 
@@ -54,6 +55,7 @@ TEST(Strings, ContainsWordMatchesWholeWordsCaseInsensitively) {
         std::string_view needle;
         bool found;
     };
+
     const std::vector<Case> cases{
         {"NVIDIA A100-SXM4-80GB", "a100", true},
         {"NVIDIA RTX A1000 Laptop GPU", "a100", false},

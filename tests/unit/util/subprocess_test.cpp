@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // run_process with real child processes: no shell of ours, explicit environment, a timeout
 // that kills the whole process group, and output collected from both pipes at once.
+#include "util/subprocess.hpp"
+
+#include "util/strings.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
@@ -11,9 +15,6 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
-
-#include "util/strings.hpp"
-#include "util/subprocess.hpp"
 
 namespace peergate::util {
 namespace {
@@ -187,7 +188,8 @@ TEST(Subprocess, EmptyArgvIsInvalid) {
 
 TEST(Subprocess, EightMegabytesOnBothStreamsAtOnceDoNotDeadlock) {
     constexpr std::size_t kSize = 8U << 20U;
-    const auto r = run_ok(shell("head -c 8388608 /dev/zero >&2 & head -c 8388608 /dev/zero; wait", 20s));
+    const auto r =
+        run_ok(shell("head -c 8388608 /dev/zero >&2 & head -c 8388608 /dev/zero; wait", 20s));
     EXPECT_TRUE(r.succeeded()) << describe_failure(r, 20s);
     EXPECT_EQ(r.out.size(), kSize);
     EXPECT_EQ(r.err.size(), kSize);
@@ -198,7 +200,8 @@ TEST(Subprocess, OutputPastTheCapIsDrainedAndDropped) {
     Command command = shell("head -c 1000000 /dev/zero; echo done >&2");
     command.max_output_bytes = 1024;
     const auto r = run_ok(command);
-    EXPECT_TRUE(r.succeeded()) << "the child must not block or get SIGPIPE: " << describe_failure(r, 10s);
+    EXPECT_TRUE(r.succeeded()) << "the child must not block or get SIGPIPE: "
+                               << describe_failure(r, 10s);
     EXPECT_EQ(r.out.size(), 1024U);
     EXPECT_EQ(r.err, "done\n");
     EXPECT_TRUE(r.output_truncated);
