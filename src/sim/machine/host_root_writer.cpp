@@ -90,8 +90,12 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
     for (std::size_t p = 0; p < m.gpus.size(); ++p) {
         const auto& gpu = m.gpus[p];
         const int group = static_cast<int>(p) + 1;
-        if (groups) {
+        // "unknown" (a recorded host whose group types could not be read): groups, no type.
+        if (groups && m.host.iommu != "unknown") {
             PEERGATE_TRY(write_text(root / fmt::format("sys/kernel/iommu_groups/{}/type", group), type + "\n"));
+        } else if (groups) {
+            std::error_code ec;
+            fs::create_directories(root / fmt::format("sys/kernel/iommu_groups/{}", group), ec);
         }
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = gpu.pci,
                                                       .pci_class = gpu_class(gpu),
