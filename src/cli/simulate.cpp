@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <system_error>
 #include <unistd.h>
@@ -65,8 +66,9 @@ std::uint64_t content_hash(std::string_view text) {
 // either wins the rename or finds the finished tree; nobody ever sees half a tree.
 util::Expected<std::string> publish_host_root(const sim::MachineFile& machine, const fs::path& target) {
     std::error_code ec;
-    const fs::path temporary = target.string() + fmt::format(".tmp-{}", ::getpid());
-    fs::remove_all(temporary, ec);
+    // Unique per process and per call, so two writers (processes or threads) never share one.
+    static std::atomic<unsigned> calls{0};
+    const fs::path temporary = target.string() + fmt::format(".tmp-{}-{}", ::getpid(), calls++);
     if (auto written = sim::write_host_root(machine, temporary.string()); !written) {
         fs::remove_all(temporary, ec);
         return util::unexpected(written.error());
