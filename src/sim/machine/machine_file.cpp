@@ -8,6 +8,7 @@
 #include <set>
 
 #include "model/topology.hpp"
+#include "sim/machine/machine_schema.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
@@ -219,6 +220,7 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
     if (!doc.is_object() || doc.value("schema", "") != kSchema) {
         return invalid(std::string("\"schema\" must be \"") + kSchema + "\"");
     }
+    PEERGATE_TRY(check_field_types(doc));
     MachineFile m;
     m.name = doc.value("name", "");
     m.description = doc.value("description", "");

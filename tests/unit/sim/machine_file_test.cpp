@@ -129,6 +129,19 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
         {"bad fraction", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
                              R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 2}]})",
          "faults[0].fraction"},
+        {"numa as text", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "numa_node": "0"}]})",
+         "gpus[0].numa_node: expected an integer or null, got string"},
+        {"host not an object", R"({"schema": "peergate.machine/v1", "host": 3, "gpus": )" + two + "}",
+         "host: expected an object"},
+        {"fault code as text", R"({"schema": "peergate.machine/v1", "faults": [{"layer": "smi", "code": "9"}], "gpus": )" +
+                                   two + "}",
+         "faults[0].code: expected an integer"},
+        {"can-access cell", R"({"schema": "peergate.machine/v1", "cuda_can_access_peer": [[0, "1"]], "gpus": )" + two + "}",
+         "cuda_can_access_peer[0][1]: expected an integer"},
+        {"nvlink active", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "nvlinks": [{"active": 1}]}]})",
+         "gpus[0].nvlinks[0].active: expected true or false"},
+        {"negative memory", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "memory_bytes": -1}]})",
+         "gpus[0].memory_bytes"},
         {"bad nvswitch", R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
                              R"(, "matrix": )" + ok_matrix + "}",
          "nvswitch_pci[0]"},
