@@ -133,8 +133,14 @@ std::vector<model::PciAddress> nvswitch_addresses(const MachineFile& machine) {
         return machine.nvswitch_pci;
     }
     std::vector<model::PciAddress> out;
-    for (std::uint8_t bus = 0xF0; machine.nvswitch && bus < 0xF4; ++bus) {
-        out.push_back(model::PciAddress{.domain = 0, .bus = bus, .device = 0, .function = 0});
+    // Synthetic: four switches from bus C0 up, skipping buses the GPUs use.
+    for (unsigned bus = 0xC0; machine.nvswitch && out.size() < 4 && bus <= 0xFF; ++bus) {
+        const model::PciAddress pci{.domain = 0, .bus = static_cast<std::uint8_t>(bus), .device = 0, .function = 0};
+        const bool taken = std::any_of(machine.gpus.begin(), machine.gpus.end(),
+                                       [&](const MachineGpu& gpu) { return gpu.pci.bus == pci.bus; });
+        if (!taken) {
+            out.push_back(pci);
+        }
     }
     return out;
 }

@@ -40,7 +40,8 @@ std::vector<std::vector<std::string>> p2p_status_matrix(const MachineFile& machi
 int p2p_status_code(const std::string& token);
 
 // PCI addresses of the NVSwitches: `nvswitch_pci` when given, else (nvswitch = true)
-// four derived addresses 0000:F0..F3:00.0; none without NVSwitch.
+// four synthetic addresses 0000:<bus>:00.0 from bus C0 up, skipping buses the GPUs use
+// (the first is 0000:C0:00.0 unless a GPU sits there); none without NVSwitch.
 std::vector<model::PciAddress> nvswitch_addresses(const MachineFile& machine);
 
 // The NVLinks of the GPU at position p. Explicit `nvlinks` win. Derived from the matrix:

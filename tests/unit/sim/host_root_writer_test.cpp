@@ -79,8 +79,11 @@ TEST(HostRootWriter, NoIommuMeansNoGroupsAndNvswitchesAreBridges) {
     ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
     EXPECT_FALSE(fs::exists(scratch.file("root/sys/kernel/iommu_groups")));
     EXPECT_FALSE(fs::exists(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/iommu_group")));
-    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:f0:00.0/class")), "0x068000\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c0:00.0/class")), "0x068000\n");
     EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/class")), "0x030200\n");
+    // GPU5 sits on bus C3: the synthetic switches step over it.
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c3:00.0/class")), "0x030200\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c4:00.0/class")), "0x068000\n");
 }
 
 TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
