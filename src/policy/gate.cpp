@@ -23,7 +23,8 @@ GateDecision verdict_to_decision(const GateFacts& facts, const Verdict& verdict)
     d.reason = verdict.reason;
     d.topology_source = facts.input.topology ? facts.input.topology->source : model::TopologySource::none;
     d.iommu = facts.input.host.iommu;
-    d.warnings = facts.selection.notes;
+    d.warnings = facts.input.notes;
+    d.warnings.insert(d.warnings.end(), facts.selection.notes.begin(), facts.selection.notes.end());
     return d;
 }
 

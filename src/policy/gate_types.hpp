@@ -72,6 +72,8 @@ struct GateInput {
     std::optional<std::vector<model::PciAddress>> child_visible;
     // Failures met while gathering this input (a source that errored): each one vetoes.
     std::vector<std::string> failures;
+    // What the gatherer wants reported with the decision (e.g. tiers that disagree).
+    std::vector<std::string> notes;
 };
 
 // One variable peergate sets, with why.
