@@ -124,16 +124,26 @@ std::optional<Answer> rule_probe_passed(const GateFacts& f) {
     return Answer{true, "probe_passed", "the integrity probe passed on this boot: " + f.input.probe->detail};
 }
 
+// With a matrix the veto names the pair and its label, as every PCIe veto does.
+std::string no_nvlink_text(const GateFacts& f, int id, const std::string& name) {
+    const std::string part = fmt::format("GPU {} ({}) has no NVLink connector", id,
+                                         name.empty() ? "name unknown" : name);
+    for (const int peer : f.selection.ids) {
+        const auto label = peer == id || !f.input.topology ? std::nullopt : f.input.topology->label(id, peer);
+        if (label && !label->is_nvlink()) {
+            return pair_veto(id, peer, *label) + " (" + part + ")";
+        }
+    }
+    return part + " and the matrix shows no NVLink to the other selected GPUs";
+}
+
 std::optional<Answer> rule_nvlink_names(const GateFacts& f) {
     for (const int id : f.selection.ids) {
         const std::string name = f.name_of(id).value_or("");
         if (is_nvlink_capable_name(name) || f.nvlinked_to_selected_peer(id)) {
             continue;
         }
-        return veto("nvlink_name",
-                    fmt::format("GPU {} ({}) has no NVLink connector and the matrix shows no NVLink "
-                                "to the other selected GPUs", id, name.empty() ? "name unknown" : name),
-                    true);
+        return veto("nvlink_name", no_nvlink_text(f, id, name), true);
     }
     return std::nullopt;
 }
