@@ -22,6 +22,7 @@ constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
 
 struct ExecOptions {
     std::string gpus;
+    CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
     std::string profile = "llama.cpp";
     std::vector<std::string> command;
 };
@@ -56,7 +57,9 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
-    auto request = parse_gate_request(options.gpus, options.profile);
+    auto request = parse_gate_request(
+        options.gpus_option->count() > 0 ? std::optional<std::string>(options.gpus) : std::nullopt,
+        options.profile);
     if (!request) {
         print_error(inv.output, request.error().message);
         return kExitError;
@@ -74,7 +77,7 @@ Command add_exec_command(CLI::App& app) {
     auto options = std::make_shared<ExecOptions>();
     CLI::App* sub = app.add_subcommand(
         "exec", "decide, then run CMD with the decided environment (argv untouched, no shell)");
-    sub->add_option("--gpus", options->gpus,
+    options->gpus_option = sub->add_option("--gpus", options->gpus,
                     "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
                     "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
     sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, all");

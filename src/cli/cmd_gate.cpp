@@ -12,12 +12,15 @@ namespace {
 
 struct GateOptions {
     std::string gpus;
+    CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
     std::string profile = "llama.cpp";
     std::string format = "text";
 };
 
 int run_gate(const Invocation& inv, const GateOptions& options) {
-    auto request = parse_gate_request(options.gpus, options.profile);
+    auto request = parse_gate_request(
+        options.gpus_option->count() > 0 ? std::optional<std::string>(options.gpus) : std::nullopt,
+        options.profile);
     if (!request) {
         print_error(inv.output, request.error().message);
         return kExitError;
@@ -40,7 +43,7 @@ Command add_gate_command(CLI::App& app) {
     auto options = std::make_shared<GateOptions>();
     CLI::App* sub = app.add_subcommand(
         "gate", "may P2P flow between these GPUs, and which environment a launch should get");
-    sub->add_option("--gpus", options->gpus,
+    options->gpus_option = sub->add_option("--gpus", options->gpus,
                     "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; default: the GPUs "
                     "the inherited environment exposes");
     sub->add_option("--for", options->profile,

@@ -60,10 +60,11 @@ std::vector<std::string> crosscheck_warnings(const model::Discovery& discovery) 
 
 }  // namespace
 
-util::Expected<GateRequest> parse_gate_request(const std::string& gpus, const std::string& profile) {
+util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>& gpus,
+                                               const std::string& profile) {
     GateRequest request;
-    if (!gpus.empty()) {
-        auto selection = policy::Selection::parse(gpus);
+    if (gpus) {
+        auto selection = policy::Selection::parse(*gpus);
         if (!selection) {
             return util::unexpected(selection.error());
         }

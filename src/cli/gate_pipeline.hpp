@@ -4,6 +4,8 @@
 #pragma once
 
 #include <functional>
+#include <optional>
+#include <string>
 
 #include "policy/gate.hpp"
 #include "util/env_map.hpp"
@@ -17,8 +19,9 @@ struct GateRequest {
     policy::Profile profile = policy::Profile::llama_cpp;
 };
 
-// Parses --gpus (empty: not given) and --for; the error says what was wrong.
-util::Expected<GateRequest> parse_gate_request(const std::string& gpus, const std::string& profile);
+// Parses --gpus (nullopt: not given) and --for; the error says what was wrong.
+util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>& gpus,
+                                               const std::string& profile);
 
 // Reads the topology tiers, the host facts (IOMMU, hypervisor) and the GPU names into a
 // GateInput. A tier that fails is an unreadable topology, not an error.
