@@ -38,8 +38,9 @@ TEST(GatePipeline, MissingNvidiaSmiIsAnUnreadableTopology) {
 }
 
 TEST(GatePipeline, RequestParsing) {
-    EXPECT_TRUE(parse_gate_request("", "llama.cpp").has_value());
-    EXPECT_FALSE(parse_gate_request("", "llama.cpp")->selection.is_explicit());
+    EXPECT_TRUE(parse_gate_request(std::nullopt, "llama.cpp").has_value());
+    EXPECT_FALSE(parse_gate_request(std::nullopt, "llama.cpp")->selection.is_explicit());
+    EXPECT_FALSE(parse_gate_request("", "llama.cpp").has_value());
     EXPECT_EQ(parse_gate_request("0,2", "nccl")->selection, policy::Selection::list({0, 2}));
     EXPECT_FALSE(parse_gate_request("zero", "nccl").has_value());
     EXPECT_FALSE(parse_gate_request("0", "tensorrt").has_value());
