@@ -102,6 +102,27 @@ TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
             set.push_back(item.key());
         }
         EXPECT_EQ(set, c.set);
+
+        // exec gives a real program exactly that: every planned variable, P2P only when allowed.
+        std::vector<std::string> exec_args = {"--simulate", c.machine, "exec"};
+        exec_args.insert(exec_args.end(), c.args.begin(), c.args.end());
+        exec_args.insert(exec_args.end(), {"--", "env"});
+        auto parent = base_env();
+        parent.set("GGML_CUDA_P2P", "0");
+        const auto run = peergate(exec_args, parent);
+        ASSERT_EQ(run.exit_code, 0) << run.err;
+        const auto child = parse_env_output(run.out);
+        EXPECT_EQ(child.count("GGML_CUDA_P2P"), 0U);  // the off value is stripped, the gate says off
+        args.push_back("--json");
+        const auto opted_out = nlohmann::ordered_json::parse(peergate(args, parent).out);
+        EXPECT_EQ(opted_out["unset"], nlohmann::ordered_json::array({"GGML_CUDA_P2P"}));
+        for (const auto& item : opted_out["set"].items()) {
+            const auto it = child.find(item.key());
+            ASSERT_NE(it, child.end()) << item.key();
+            EXPECT_EQ(it->second, item.value().get<std::string>());
+        }
+        const auto clean = parse_env_output(peergate(exec_args).out);
+        EXPECT_EQ(clean.count("GGML_CUDA_P2P"), c.p2p ? 1U : 0U);
     }
 }
 
