@@ -2,8 +2,8 @@
 #include "sim/nvml/sim_nvml_machine.hpp"
 
 #include <algorithm>
-#include <map>
 
+#include "sim/machine/derived.hpp"
 #include "sources/nvml/nvml_abi.hpp"
 #include "util/strings.hpp"
 
@@ -11,62 +11,30 @@ namespace peergate::sim::nvml {
 
 namespace {
 
-std::vector<SimLink> derived_links(const MachineFile& file, std::size_t p) {
-    std::vector<SimLink> links;
-    const auto& row = file.matrix[p];
-    if (file.nvswitch) {
-        int widest = 0;
-        for (const auto& label : row) {
-            widest = label.is_nvlink() ? std::max(widest, label.nvlinks) : widest;
-        }
-        links.assign(static_cast<std::size_t>(widest), SimLink{true, true, default_switch_pci()});
-        return links;
-    }
-    for (std::size_t q = 0; q < row.size(); ++q) {
-        for (int k = 0; row[q].is_nvlink() && k < row[q].nvlinks; ++k) {
-            links.push_back(SimLink{true, false, file.gpus[q].pci});
-        }
-    }
-    return links;
-}
-
-std::vector<SimLink> explicit_links(const MachineGpu& gpu) {
-    std::vector<SimLink> links;
-    for (const auto& link : gpu.nvlinks) {
-        const auto slot = static_cast<std::size_t>(std::max(0, link.link));
-        if (links.size() <= slot) {
-            links.resize(slot + 1, SimLink{false, false, {}});
-        }
-        const bool to_switch = link.remote_type == "switch";
-        links[slot] = SimLink{link.active, to_switch,
-                              link.remote_pci.value_or(to_switch ? default_switch_pci() : model::PciAddress{})};
-    }
-    return links;
-}
-
-int status_token(const std::string& token) {
-    static const std::map<std::string, int> kStatus{
-        {"OK", NVML_P2P_STATUS_OK},
-        {"CNS", NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED},
-        {"GNS", NVML_P2P_STATUS_GPU_NOT_SUPPORTED},
-        {"TNS", NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED},
-        {"DR", NVML_P2P_STATUS_DISABLED_BY_REGKEY},
-        {"NS", NVML_P2P_STATUS_NOT_SUPPORTED},
-        {"U", NVML_P2P_STATUS_UNKNOWN},
-        {"X", NVML_P2P_STATUS_NOT_SUPPORTED}};
-    const auto it = kStatus.find(token);
-    return it == kStatus.end() ? NVML_P2P_STATUS_UNKNOWN : it->second;
+SimLink sim_link(const MachineNvlink& link, const model::PciAddress& any_switch) {
+    const bool to_switch = link.remote_type == "switch";
+    return SimLink{link.active, to_switch,
+                   link.remote_pci.value_or(to_switch ? any_switch : model::PciAddress{})};
 }
 
 }  // namespace
 
-model::PciAddress default_switch_pci() { return model::PciAddress{0, 0xC0, 0, 0}; }
-
 SimMachine derive_machine(MachineFile file) {
     SimMachine machine;
+    const auto switches = nvswitch_addresses(file);
+    const model::PciAddress any_switch =
+        switches.empty() ? model::PciAddress{0, 0xC0, 0, 0} : switches.front();
     for (std::size_t p = 0; p < file.gpus.size(); ++p) {
         SimGpu gpu{.gpu = file.gpus[p], .links = {}};
-        gpu.links = file.gpus[p].nvlinks.empty() ? derived_links(file, p) : explicit_links(file.gpus[p]);
+        // The same links the simulated nvidia-smi and CUDA see (sim/machine/derived.hpp),
+        // placed at their link index; the slots past them are inactive links.
+        for (const auto& link : gpu_nvlinks(file, p)) {
+            const auto slot = static_cast<std::size_t>(std::max(0, link.link));
+            if (gpu.links.size() <= slot) {
+                gpu.links.resize(slot + 1, SimLink{false, false, {}});
+            }
+            gpu.links[slot] = sim_link(link, any_switch);
+        }
         const auto slots = static_cast<std::size_t>(std::max(0, file.gpus[p].nvlink_slots));
         if (gpu.links.size() < slots) {
             gpu.links.resize(slots, SimLink{false, false, {}});
@@ -78,22 +46,10 @@ SimMachine derive_machine(MachineFile file) {
 }
 
 int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q) {
-    const auto& file = machine.file;
-    const auto* given = caps == NVML_P2P_CAPS_INDEX_NVLINK ? &file.nvml_p2p_nvlink
-                        : caps == NVML_P2P_CAPS_INDEX_READ ? &file.nvml_p2p_read
-                        : caps == NVML_P2P_CAPS_INDEX_WRITE ? &file.nvml_p2p_write
-                                                            : nullptr;
-    if (given != nullptr && !given->empty()) {
-        return status_token((*given)[p][q]);
+    if (caps < NVML_P2P_CAPS_INDEX_READ || caps > NVML_P2P_CAPS_INDEX_PROP) {
+        return NVML_P2P_STATUS_UNKNOWN;
     }
-    if (p == q) {
-        return NVML_P2P_STATUS_NOT_SUPPORTED;
-    }
-    const bool nvlinked = file.matrix[p][q].is_nvlink();
-    if (caps == NVML_P2P_CAPS_INDEX_READ || caps == NVML_P2P_CAPS_INDEX_WRITE) {
-        return NVML_P2P_STATUS_OK;
-    }
-    return nvlinked ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+    return p2p_status_code(p2p_status_token(machine.file, static_cast<P2pCaps>(caps), p, q));
 }
 
 int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q) {

@@ -28,16 +28,13 @@ struct SimMachine {
     std::vector<SimGpu> gpus;  // by position, as nvmlDeviceGetHandleByIndex counts them
 };
 
-// The bus id NVSwitch links report as their far end when the file names none.
-model::PciAddress default_switch_pci();
-
-// Derives the links: explicit "nvlinks" when a GPU lists them; otherwise from the matrix,
-// NV<n> to a peer as n links to it, or, on an NVSwitch machine, the row's largest n as
-// switch links. Slots past the active links (nvlink_slots) are inactive links.
+// Derives the links with sim/machine/derived.hpp (explicit "nvlinks" win; otherwise NV<n>
+// to a peer is n links to it, or on an NVSwitch machine the row's largest n go to the
+// switches). Slots past the listed links (nvlink_slots) are inactive links.
 SimMachine derive_machine(MachineFile file);
 
-// nvmlGpuP2PStatus_t value for caps index `caps` from p to q: the file's token when it
-// gives one; otherwise NVLINK is OK iff the matrix says NV#, READ/WRITE are OK.
+// nvmlGpuP2PStatus_t value for caps index `caps` from p to q, as derived.hpp derives the
+// token (explicit nvml_p2p rows win); UNKNOWN for a caps index NVML does not define.
 int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q);
 
 // nvmlGpuTopologyLevel_t value between p and q from the matrix label (an NV# pair has no

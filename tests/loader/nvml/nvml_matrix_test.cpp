@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "loader/nvml/nvml_loader_support.hpp"
+#include "sim/machine/derived.hpp"
 
 namespace peergate {
 namespace {
@@ -168,9 +169,13 @@ TEST(NvmlMatrix, SwitchIsRecognisedByPciClassWhenTheDriverCannotSay) {
     EXPECT_FALSE(run_tier(path).topology) << "without the class, switch links reach no GPU";
 
     const auto root = std::filesystem::path(::testing::TempDir()) / "peergate-nvml-host-root";
-    const auto device = root / "sys/bus/pci/devices/0000:c0:00.0";
-    std::filesystem::create_directories(device);
-    std::ofstream(device / "class") << "0x068000\n";
+    const auto switches = sim::nvswitch_addresses(machine);
+    ASSERT_FALSE(switches.empty());
+    for (const auto& pci : switches) {
+        const auto device = root / "sys/bus/pci/devices" / pci.to_sysfs();
+        std::filesystem::create_directories(device);
+        std::ofstream(device / "class") << "0x068000\n";
+    }
     const auto result = run_tier(path, PEERGATE_SIM_NVML, std::chrono::seconds(10), root.string());
     ASSERT_TRUE(result.topology) << result.topology.error().message;
     EXPECT_EQ(result.topology->matrix[3][6].to_token(), "NV18");
