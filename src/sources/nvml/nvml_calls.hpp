@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "sources/nvml/nvml_session.hpp"
 #include "util/expected.hpp"
