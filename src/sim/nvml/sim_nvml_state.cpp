@@ -39,7 +39,16 @@ std::string_view unversioned(std::string_view name) {
     return at == std::string_view::npos ? name : name.substr(0, at);
 }
 
+// The machine in force, read under the lock (a later init may replace it).
+const SimMachine& current_machine() {
+    const std::lock_guard lock(state().mutex);
+    return *state().machine;
+}
+
 [[noreturn]] void hang_forever() {
+    // Publish what this thread has read so far (a release on the state mutex): the exit
+    // fence below acquires it, so exit-time destructors are ordered after those reads.
+    { const std::lock_guard lock(state().mutex); }
     for (;;) {
         std::this_thread::sleep_for(std::chrono::hours(1));
     }
@@ -65,6 +74,15 @@ FaultAnswer fault_answer(const SimMachine& machine, std::string_view entry_point
     return {};
 }
 
+// Constructed after the first machine is parsed, so destroyed before the parser's own
+// function-local statics: it orders their destruction after every hung thread's reads.
+struct ExitFence {
+    ExitFence() = default;
+    ExitFence(const ExitFence&) = delete;
+    ExitFence& operator=(const ExitFence&) = delete;
+    ~ExitFence() { const std::lock_guard lock(state().mutex); }
+};
+
 }  // namespace
 
 nvmlReturn_t sim_init(const char* entry_point) {
@@ -85,7 +103,8 @@ nvmlReturn_t sim_init(const char* entry_point) {
             s.path = path;
         }
     }
-    const auto answer = fault_answer(*s.machine, entry_point);  // may hang: no lock held
+    static const ExitFence fence;
+    const auto answer = fault_answer(current_machine(), entry_point);  // may hang: no lock held
     if (answer.fail) {
         return answer.code;
     }
@@ -102,7 +121,7 @@ nvmlReturn_t sim_shutdown() {
             return NVML_ERROR_UNINITIALIZED;
         }
     }
-    if (const auto answer = fault_answer(*s.machine, "nvmlShutdown"); answer.fail) {
+    if (const auto answer = fault_answer(current_machine(), "nvmlShutdown"); answer.fail) {
         return answer.code;
     }
     const std::lock_guard lock(s.mutex);
@@ -118,10 +137,10 @@ FaultAnswer enter(const char* entry_point) {
             return FaultAnswer{true, NVML_ERROR_UNINITIALIZED, false};
         }
     }
-    return fault_answer(*s.machine, entry_point);
+    return fault_answer(current_machine(), entry_point);
 }
 
-const SimMachine& machine() { return *state().machine; }
+const SimMachine& machine() { return current_machine(); }
 
 int position_of(nvmlDevice_t device) {
     const auto& gpus = machine().gpus;
