@@ -9,24 +9,13 @@
 
 #include "sim/machine/derived.hpp"
 #include "sim/machine/machine_file.hpp"
-#include "util/atomic_file.hpp"
+#include "support/sim_machines.hpp"
 
 namespace peergate::sim {
 namespace {
 
-const std::vector<std::string> kBuiltins{"bridged-a100-4x",          "dgx1-v100",
-                                         "hgx-b200-8x",              "pcie-rtx6000ada-2x-iommu",
-                                         "rtx4090-8x-pcie",          "single-h200"};
-
-std::string builtin_path(const std::string& name) {
-    return std::string(PEERGATE_SOURCE_DIR) + "/machines/" + name + ".json";
-}
-
-MachineFile load_builtin(const std::string& name) {
-    auto machine = load_machine(builtin_path(name));
-    EXPECT_TRUE(machine.has_value()) << (machine ? "" : machine.error().message);
-    return machine ? *machine : MachineFile{};
-}
+using testing::builtin_machine_names;
+using testing::load_builtin_machine;
 
 TEST(BuiltinMachines, TheDirectoryHoldsExactlyTheDocumentedSix) {
     std::vector<std::string> found;
@@ -34,13 +23,13 @@ TEST(BuiltinMachines, TheDirectoryHoldsExactlyTheDocumentedSix) {
         found.push_back(entry.path().stem().string());
     }
     std::sort(found.begin(), found.end());
-    EXPECT_EQ(found, kBuiltins);
+    EXPECT_EQ(found, builtin_machine_names());
 }
 
 TEST(BuiltinMachines, EachParsesWithItsOwnNameAndADescription) {
-    for (const auto& name : kBuiltins) {
+    for (const auto& name : builtin_machine_names()) {
         SCOPED_TRACE(name);
-        const auto m = load_builtin(name);
+        const auto m = load_builtin_machine(name);
         EXPECT_EQ(m.name, name);
         EXPECT_GT(m.description.size(), 100U);
         EXPECT_EQ(m.matrix.size(), m.gpus.size());
@@ -53,9 +42,9 @@ TEST(BuiltinMachines, EachParsesWithItsOwnNameAndADescription) {
 }
 
 TEST(BuiltinMachines, RoundTripThroughTheWriterIsLossless) {
-    for (const auto& name : kBuiltins) {
+    for (const auto& name : builtin_machine_names()) {
         SCOPED_TRACE(name);
-        const auto m = load_builtin(name);
+        const auto m = load_builtin_machine(name);
         auto again = parse_machine(to_json_text(m));
         ASSERT_TRUE(again.has_value()) << again.error().message;
         EXPECT_EQ(*again, m);
@@ -63,7 +52,7 @@ TEST(BuiltinMachines, RoundTripThroughTheWriterIsLossless) {
 }
 
 TEST(BuiltinMachines, Dgx1IsTheHybridCubeMeshWithSixLinksPerGpu) {
-    const auto m = load_builtin("dgx1-v100");
+    const auto m = load_builtin_machine("dgx1-v100");
     const auto topology = machine_topology(m);
     for (std::size_t p = 0; p < m.gpus.size(); ++p) {
         int links = 0;
@@ -80,13 +69,13 @@ TEST(BuiltinMachines, Dgx1IsTheHybridCubeMeshWithSixLinksPerGpu) {
 }
 
 TEST(BuiltinMachines, BridgedA100HasTwoIslands) {
-    const auto topology = machine_topology(load_builtin("bridged-a100-4x"));
+    const auto topology = machine_topology(load_builtin_machine("bridged-a100-4x"));
     EXPECT_EQ(topology.nvlink_islands(), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
     EXPECT_EQ(topology.label(1, 2)->to_token(), "SYS");
 }
 
 TEST(BuiltinMachines, SilentDropHostDropsUnderLoadOnly) {
-    const auto m = load_builtin("pcie-rtx6000ada-2x-iommu");
+    const auto m = load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     const auto drops = faults_for(m, "copy");
     ASSERT_EQ(drops.size(), 1U);
     EXPECT_EQ(drops[0].effect, "drop");

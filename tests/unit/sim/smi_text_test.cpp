@@ -125,7 +125,8 @@ TEST(SimQueryGpu, HeaderUnitsAndUnknownFields) {
 
 TEST(SimList, OneLinePerGpu) {
     const auto machine = load_builtin_machine("bridged-a100-4x");
-    const auto lines = util::split_lines(render_list(machine));
+    const std::string text = render_list(machine);
+    const auto lines = util::split_lines(text);
     ASSERT_EQ(lines.size(), 4U);
     EXPECT_EQ(lines[2], "GPU 2: NVIDIA A100 80GB PCIe (UUID: " + machine.gpus[2].uuid + ")");
 }
