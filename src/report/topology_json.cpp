@@ -95,6 +95,12 @@ Json topology_to_json(const model::Discovery& discovery) {
         doc["crosscheck"] = Json{{"agree", discovery.crosscheck->agree()},
                                  {"nvml_only", pairs_to_json(discovery.crosscheck->nvml_only)},
                                  {"smi_only", pairs_to_json(discovery.crosscheck->smi_only)}};
+        // Both answers, so a reader sees what each tier said, not only where they differ.
+        for (const auto& attempt : discovery.attempts) {
+            if (attempt.topology && (attempt.tier == "nvml" || attempt.tier == "nvidia-smi")) {
+                doc["crosscheck"][attempt.tier == "nvml" ? "nvml" : "smi"] = matrix_to_json(*attempt.topology);
+            }
+        }
     }
     return doc;
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
+#include "sources/nvml/nvml_tier.hpp"
 #include "sources/smi/smi_runner.hpp"
 
 namespace peergate::sources {
@@ -24,10 +25,18 @@ TierAttempt try_smi(const util::Seams& seams, const util::EnvMap& env, const Dis
     return attempt;
 }
 
-// NVML tier: not wired yet in this build; answers no verdict so the smi tier decides.
-TierAttempt try_nvml(const util::Seams& /*seams*/, const DiscoveryRequest& /*request*/) {
-    return TierAttempt{.tier = "nvml", .topology = std::nullopt,
-                       .reason = "the NVML tier is not available in this build"};
+// NVML tier: the whole matrix or no verdict, behind the watchdog (GATE-SPEC.md §3 tier 1).
+TierAttempt try_nvml(const util::Seams& seams, const DiscoveryRequest& request) {
+    TierAttempt attempt{.tier = "nvml"};
+    auto result = nvml::run_nvml_tier(nvml::NvmlTierOptions{.libraries = seams.nvml_libraries,
+                                                            .host_root = seams.host_root,
+                                                            .watchdog = request.nvml_watchdog});
+    if (result.topology) {
+        attempt.topology = std::move(*result.topology);
+    } else {
+        attempt.reason = result.topology.error().message;
+    }
+    return attempt;
 }
 
 std::vector<std::pair<int, int>> unordered_nvlinks(const model::Topology& topology) {

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/nvml/sim_nvml_machine.hpp"
+
+#include <algorithm>
+
+#include "sim/machine/derived.hpp"
+#include "sources/nvml/nvml_abi.hpp"
+#include "util/strings.hpp"
+
+namespace peergate::sim::nvml {
+
+namespace {
+
+SimLink sim_link(const MachineNvlink& link, const model::PciAddress& any_switch) {
+    const bool to_switch = link.remote_type == "switch";
+    return SimLink{link.active, to_switch,
+                   link.remote_pci.value_or(to_switch ? any_switch : model::PciAddress{})};
+}
+
+}  // namespace
+
+SimMachine derive_machine(MachineFile file) {
+    SimMachine machine;
+    const auto switches = nvswitch_addresses(file);
+    const model::PciAddress any_switch =
+        switches.empty() ? model::PciAddress{0, 0xC0, 0, 0} : switches.front();
+    for (std::size_t p = 0; p < file.gpus.size(); ++p) {
+        SimGpu gpu{.gpu = file.gpus[p], .links = {}};
+        // The same links the simulated nvidia-smi and CUDA see (sim/machine/derived.hpp),
+        // placed at their link index; the slots past them are inactive links.
+        for (const auto& link : gpu_nvlinks(file, p)) {
+            const auto slot = static_cast<std::size_t>(std::max(0, link.link));
+            if (gpu.links.size() <= slot) {
+                gpu.links.resize(slot + 1, SimLink{false, false, {}});
+            }
+            gpu.links[slot] = sim_link(link, any_switch);
+        }
+        const auto slots = static_cast<std::size_t>(std::max(0, file.gpus[p].nvlink_slots));
+        if (gpu.links.size() < slots) {
+            gpu.links.resize(slots, SimLink{false, false, {}});
+        }
+        machine.gpus.push_back(std::move(gpu));
+    }
+    machine.file = std::move(file);
+    return machine;
+}
+
+int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q) {
+    if (caps < NVML_P2P_CAPS_INDEX_READ || caps > NVML_P2P_CAPS_INDEX_PROP) {
+        return NVML_P2P_STATUS_UNKNOWN;
+    }
+    return p2p_status_code(p2p_status_token(machine.file, static_cast<P2pCaps>(caps), p, q));
+}
+
+int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q) {
+    using model::LinkKind;
+    const auto& label = machine.file.matrix[p][q];
+    switch (label.kind) {
+        case LinkKind::self: return NVML_TOPOLOGY_INTERNAL;
+        case LinkKind::pix: return NVML_TOPOLOGY_SINGLE;
+        case LinkKind::pxb: return NVML_TOPOLOGY_MULTIPLE;
+        case LinkKind::phb: return NVML_TOPOLOGY_HOSTBRIDGE;
+        case LinkKind::node: return NVML_TOPOLOGY_NODE;
+        case LinkKind::sys: return NVML_TOPOLOGY_SYSTEM;
+        default: break;
+    }
+    const auto& a = machine.file.gpus[p].numa_node;
+    const auto& b = machine.file.gpus[q].numa_node;
+    return a && b && *a == *b ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM;
+}
+
+std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words) {
+    std::vector<std::uint64_t> out(words, 0);
+    auto set = [&](unsigned cpu) {
+        if (cpu / 64 < words) {
+            out[cpu / 64] |= std::uint64_t{1} << (cpu % 64);
+        }
+    };
+    for (const auto part : util::split(list, ',')) {
+        const auto dash = part.find('-');
+        const auto first = util::parse_int<unsigned>(util::trim(part.substr(0, dash)));
+        const auto last = dash == std::string_view::npos
+                              ? first
+                              : util::parse_int<unsigned>(util::trim(part.substr(dash + 1)));
+        if (!first || !last) {
+            continue;  // a malformed entry adds no CPU
+        }
+        for (unsigned cpu = *first; cpu <= *last && cpu < 64U * words; ++cpu) {
+            set(cpu);
+        }
+    }
+    return out;
+}
+
+}  // namespace peergate::sim::nvml

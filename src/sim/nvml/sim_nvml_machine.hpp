@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the simulated NVML answers, derived once from a peergate.machine/v1 file: the
+// NVLinks of each GPU, the P2P status of each ordered pair and caps index, the common
+// ancestor level, and the affinity bitmasks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine_file.hpp"
+
+namespace peergate::sim::nvml {
+
+struct SimLink {
+    bool active = true;
+    bool to_switch = false;
+    model::PciAddress remote;
+};
+
+struct SimGpu {
+    MachineGpu gpu;
+    std::vector<SimLink> links;  // index = NVLink index; size = the GPU's link slots
+};
+
+struct SimMachine {
+    MachineFile file;
+    std::vector<SimGpu> gpus;  // by position, as nvmlDeviceGetHandleByIndex counts them
+};
+
+// Derives the links with sim/machine/derived.hpp (explicit "nvlinks" win; otherwise NV<n>
+// to a peer is n links to it, or on an NVSwitch machine the row's largest n go to the
+// switches). Slots past the listed links (nvlink_slots) are inactive links.
+SimMachine derive_machine(MachineFile file);
+
+// nvmlGpuP2PStatus_t value for caps index `caps` from p to q, as derived.hpp derives the
+// token (explicit nvml_p2p rows win); UNKNOWN for a caps index NVML does not define.
+int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q);
+
+// nvmlGpuTopologyLevel_t value between p and q from the matrix label (an NV# pair has no
+// PCIe label there: NODE when both GPUs sit on one known NUMA node, else SYSTEM).
+int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q);
+
+// "0-47,96-143" as 64-bit words; `words` long; bits past it are dropped, as NVML does.
+std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words);
+
+}  // namespace peergate::sim::nvml

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// The simulated driver's process state: the machine (loaded at the first nvmlInit from
+// the file named by PEERGATE_SIM_MACHINE), the init reference count, and faults.
+#pragma once
+
+#include "sim/nvml/sim_nvml_machine.hpp"
+#include "sources/nvml/nvml_abi.hpp"
+
+namespace peergate::sim::nvml {
+
+// Loads the machine once and counts one init; the machine's own faults may fail it.
+nvmlReturn_t sim_init(const char* entry_point);
+
+// Undoes one init; UNINITIALIZED when there is none (as the real library answers).
+nvmlReturn_t sim_shutdown();
+
+// What a fault asks of one call.
+struct FaultAnswer {
+    bool fail = false;
+    nvmlReturn_t code = NVML_SUCCESS;
+    bool unknown = false;  // P2P status answers UNKNOWN
+};
+
+// For an entry point of an initialised library: UNINITIALIZED when not initialised,
+// otherwise the first matching "nvml" fault's answer; "hang" blocks here forever.
+FaultAnswer enter(const char* entry_point);
+
+// The loaded machine; only valid after enter() reported no failure.
+const SimMachine& machine();
+
+// Position of the GPU behind a handle, or -1 for a handle we did not give out.
+int position_of(nvmlDevice_t device);
+
+// The handle of the GPU at `position`.
+nvmlDevice_t handle_of(std::size_t position);
+
+}  // namespace peergate::sim::nvml

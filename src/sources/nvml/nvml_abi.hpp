@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// The part of NVML's C ABI that peergate uses, declared here so that the build needs no
+// nvml.h (STYLE.md 22). Only types, constants and layouts; no code.
+//
+// Provenance (checked with the search tools, Nov 2026):
+// - nvmlReturn_t values: NVML API reference "Return values" (cuda.bindings.nvml.Return
+//   mirrors nvmlReturn_t: SUCCESS 0 .. OPERATING_SYSTEM 17; UNKNOWN 999 per nvml.h).
+// - nvmlPciInfo_t (v3 layout, NVML 9.0+): busIdLegacy[16], domain, bus, device, pciDeviceId,
+//   pciSubSystemId, busId[32] (nvml.h; NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16,
+//   NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32). Only the _v3 getter writes busId.
+// - nvmlGpuP2PCapsIndex_t READ 0 WRITE 1 NVLINK 2 ATOMICS 3 PROP 4 (nvml.h enum
+//   nvmlGpuP2PCapsIndex_enum; newer headers deprecate PROP for the alias PCI = 4).
+// - nvmlGpuP2PStatus_t OK 0, CHIPSET_NOT_SUPPORED 1 (sic), GPU_NOT_SUPPORTED 2,
+//   IOH_TOPOLOGY_NOT_SUPPORTED 3, DISABLED_BY_REGKEY 4, NOT_SUPPORTED 5, UNKNOWN 6
+//   (NVML reference, cuda.bindings.nvml.GpuP2PStatus).
+// - nvmlGpuTopologyLevel_t INTERNAL 0, SINGLE 10, MULTIPLE 20, HOSTBRIDGE 30, NODE 40,
+//   SYSTEM 50 (nvml.h enum nvmlGpuLevel_enum; "spaced to allow for future relationships").
+// - nvmlEnableState_t DISABLED 0, ENABLED 1; nvmlIntNvLinkDeviceType_t GPU 0, IBMNPU 1,
+//   SWITCH 2, UNKNOWN 0xFF (nvml.h).
+// - NVML_AFFINITY_SCOPE_NODE 0, SOCKET 1 (NVML reference, "CPU and Memory Affinity").
+// - Buffer sizes: NVML_DEVICE_NAME_V2_BUFFER_SIZE 96, NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
+//   (NVML reference, "Constants").
+// - Signatures below: NVML reference (Device Queries, NvLink, Affinity, Initialization).
+#pragma once
+
+#include <cstddef>
+
+// NOLINTBEGIN(readability-identifier-naming): vendor names keep the vendor's spelling.
+extern "C" {
+
+// C enums are int-sized; a fixed underlying type lets a newer driver's value through
+// unchanged, so that "any value we do not know" stays representable (and fails closed).
+enum nvmlReturn_t : int {
+    NVML_SUCCESS = 0,
+    NVML_ERROR_UNINITIALIZED = 1,
+    NVML_ERROR_INVALID_ARGUMENT = 2,
+    NVML_ERROR_NOT_SUPPORTED = 3,
+    NVML_ERROR_NO_PERMISSION = 4,
+    NVML_ERROR_ALREADY_INITIALIZED = 5,
+    NVML_ERROR_NOT_FOUND = 6,
+    NVML_ERROR_INSUFFICIENT_SIZE = 7,
+    NVML_ERROR_DRIVER_NOT_LOADED = 9,
+    NVML_ERROR_TIMEOUT = 10,
+    NVML_ERROR_LIBRARY_NOT_FOUND = 12,
+    NVML_ERROR_FUNCTION_NOT_FOUND = 13,
+    NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_UNKNOWN = 999,
+};
+
+struct nvmlDevice_st;
+using nvmlDevice_t = nvmlDevice_st*;
+
+constexpr std::size_t NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16;
+constexpr std::size_t NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32;
+constexpr unsigned NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96;
+constexpr unsigned NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96;
+
+// nvmlPciInfo_t as written by nvmlDeviceGetPciInfo_v3 and nvmlDeviceGetNvLinkRemotePciInfo_v2.
+struct nvmlPciInfo_t {
+    char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];  // "0000:1B:00.0", deprecated
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;     // (device id << 16) | vendor id
+    unsigned int pciSubSystemId;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];  // "00000000:1B:00.0"
+};
+static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t v3 is 16 + 5*4 + 32 bytes");
+static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "busId follows the five unsigned ints");
+
+enum nvmlEnableState_t : int { NVML_FEATURE_DISABLED = 0, NVML_FEATURE_ENABLED = 1 };
+
+enum nvmlGpuP2PCapsIndex_t : int {
+    NVML_P2P_CAPS_INDEX_READ = 0,
+    NVML_P2P_CAPS_INDEX_WRITE = 1,
+    NVML_P2P_CAPS_INDEX_NVLINK = 2,
+    NVML_P2P_CAPS_INDEX_ATOMICS = 3,
+    NVML_P2P_CAPS_INDEX_PROP = 4,
+};
+
+enum nvmlGpuP2PStatus_t : int {
+    NVML_P2P_STATUS_OK = 0,
+    NVML_P2P_STATUS_CHIPSET_NOT_SUPPORED = 1,  // NVML's spelling
+    NVML_P2P_STATUS_GPU_NOT_SUPPORTED = 2,
+    NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED = 3,
+    NVML_P2P_STATUS_DISABLED_BY_REGKEY = 4,
+    NVML_P2P_STATUS_NOT_SUPPORTED = 5,
+    NVML_P2P_STATUS_UNKNOWN = 6,
+};
+
+enum nvmlGpuTopologyLevel_t : int {
+    NVML_TOPOLOGY_INTERNAL = 0,
+    NVML_TOPOLOGY_SINGLE = 10,
+    NVML_TOPOLOGY_MULTIPLE = 20,
+    NVML_TOPOLOGY_HOSTBRIDGE = 30,
+    NVML_TOPOLOGY_NODE = 40,
+    NVML_TOPOLOGY_SYSTEM = 50,
+};
+
+enum nvmlIntNvLinkDeviceType_t : int {
+    NVML_NVLINK_DEVICE_TYPE_GPU = 0x00,
+    NVML_NVLINK_DEVICE_TYPE_IBMNPU = 0x01,
+    NVML_NVLINK_DEVICE_TYPE_SWITCH = 0x02,
+    NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xFF,
+};
+
+using nvmlAffinityScope_t = unsigned int;
+constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_NODE = 0;
+constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_SOCKET = 1;
+
+// Entry point types, named after the exported symbols they are bound to.
+using nvmlInit_v2_fn = nvmlReturn_t();
+using nvmlShutdown_fn = nvmlReturn_t();
+using nvmlErrorString_fn = const char*(nvmlReturn_t result);
+using nvmlDeviceGetCount_v2_fn = nvmlReturn_t(unsigned int* deviceCount);
+using nvmlDeviceGetHandleByIndex_v2_fn = nvmlReturn_t(unsigned int index, nvmlDevice_t* device);
+using nvmlDeviceGetPciInfo_v3_fn = nvmlReturn_t(nvmlDevice_t device, nvmlPciInfo_t* pci);
+using nvmlDeviceGetName_fn = nvmlReturn_t(nvmlDevice_t device, char* name, unsigned int length);
+using nvmlDeviceGetUUID_fn = nvmlReturn_t(nvmlDevice_t device, char* uuid, unsigned int length);
+using nvmlDeviceGetNvLinkState_fn = nvmlReturn_t(nvmlDevice_t device, unsigned int link,
+                                                 nvmlEnableState_t* isActive);
+using nvmlDeviceGetNvLinkRemotePciInfo_v2_fn = nvmlReturn_t(nvmlDevice_t device,
+                                                            unsigned int link, nvmlPciInfo_t* pci);
+using nvmlDeviceGetNvLinkRemoteDeviceType_fn =
+    nvmlReturn_t(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType);
+using nvmlDeviceGetP2PStatus_fn = nvmlReturn_t(nvmlDevice_t device1, nvmlDevice_t device2,
+                                               nvmlGpuP2PCapsIndex_t p2pIndex,
+                                               nvmlGpuP2PStatus_t* p2pStatus);
+using nvmlDeviceGetTopologyCommonAncestor_fn =
+    nvmlReturn_t(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t* pathInfo);
+using nvmlDeviceGetMemoryAffinity_fn = nvmlReturn_t(nvmlDevice_t device, unsigned int nodeSetSize,
+                                                    unsigned long* nodeSet,  // NOLINT(google-runtime-int)
+                                                    nvmlAffinityScope_t scope);
+using nvmlDeviceGetCpuAffinity_fn = nvmlReturn_t(nvmlDevice_t device, unsigned int cpuSetSize,
+                                                 unsigned long* cpuSet);  // NOLINT(google-runtime-int)
+
+}  // extern "C"
+// NOLINTEND(readability-identifier-naming)

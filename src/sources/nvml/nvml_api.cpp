@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sources/nvml/nvml_api.hpp"
+
+#include <fmt/format.h>
+
+#include "util/strings.hpp"
+
+namespace peergate::nvml {
+
+namespace {
+
+// Resolves one symbol into `slot`, remembering its name when it is required and absent.
+class Binder {
+public:
+    explicit Binder(const util::DynamicLibrary& library) : library_(library) {}
+
+    template <typename Fn>
+    void required(Fn*& slot, const char* name) {
+        slot = library_.function<Fn>(name);
+        if (slot == nullptr) {
+            missing_.emplace_back(name);
+        }
+    }
+
+    template <typename Fn>
+    void optional(Fn*& slot, const char* name) {
+        slot = library_.function<Fn>(name);
+    }
+
+    const std::vector<std::string>& missing() const { return missing_; }
+
+private:
+    const util::DynamicLibrary& library_;
+    std::vector<std::string> missing_;
+};
+
+}  // namespace
+
+util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library) {
+    NvmlApi api;
+    Binder bind(library);
+    bind.required(api.nvmlInit_v2, "nvmlInit_v2");
+    bind.required(api.nvmlShutdown, "nvmlShutdown");
+    bind.required(api.nvmlErrorString, "nvmlErrorString");
+    bind.required(api.nvmlDeviceGetCount_v2, "nvmlDeviceGetCount_v2");
+    bind.required(api.nvmlDeviceGetHandleByIndex_v2, "nvmlDeviceGetHandleByIndex_v2");
+    bind.required(api.nvmlDeviceGetPciInfo_v3, "nvmlDeviceGetPciInfo_v3");
+    bind.required(api.nvmlDeviceGetName, "nvmlDeviceGetName");
+    bind.required(api.nvmlDeviceGetUUID, "nvmlDeviceGetUUID");
+    bind.required(api.nvmlDeviceGetNvLinkState, "nvmlDeviceGetNvLinkState");
+    bind.required(api.nvmlDeviceGetNvLinkRemotePciInfo_v2, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
+    bind.required(api.nvmlDeviceGetP2PStatus, "nvmlDeviceGetP2PStatus");
+    bind.required(api.nvmlDeviceGetTopologyCommonAncestor, "nvmlDeviceGetTopologyCommonAncestor");
+    bind.optional(api.nvmlDeviceGetNvLinkRemoteDeviceType, "nvmlDeviceGetNvLinkRemoteDeviceType");
+    bind.optional(api.nvmlDeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity");
+    bind.optional(api.nvmlDeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity");
+    if (!bind.missing().empty()) {
+        return util::unexpected(
+            util::ErrorCode::not_found,
+            fmt::format("{} lacks required NVML entry points: {}", library.path(),
+                        util::join(bind.missing(), ", ")));
+    }
+    return api;
+}
+
+std::string describe_nvml_error(const NvmlApi& api, nvmlReturn_t result, const char* call) {
+    const char* text = api.nvmlErrorString != nullptr ? api.nvmlErrorString(result) : nullptr;
+    return fmt::format("{} failed: {} ({})", call, static_cast<int>(result),
+                       text != nullptr ? text : "no description");
+}
+
+}  // namespace peergate::nvml

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tier 1 as one call: load the library, open a session, read the matrix, all on a worker
+// thread behind a watchdog, because NVML calls cannot be cancelled (DRIVER-FACTS.md).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/topology.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::nvml {
+
+struct NvmlTierOptions {
+    std::vector<std::string> libraries{"libnvidia-ml.so.1", "libnvidia-ml.so"};
+    std::string host_root = "/";                 // sysfs for the NVSwitch PCI-class fallback
+    std::chrono::milliseconds watchdog{10'000};  // past it the worker is abandoned
+};
+
+struct NvmlTierResult {
+    util::Expected<model::Topology> topology;  // the error is the "no verdict" reason
+    std::uint64_t calls = 0;                   // NVML calls made (nvmlInit_v2 included)
+};
+
+// Runs the tier on a detached worker and waits at most options.watchdog. Past it the
+// answer is "NVML did not answer within 10 s" (code timeout); the worker and the library
+// it is inside stay alive, abandoned, so the caller and the process can move on.
+NvmlTierResult run_nvml_tier(const NvmlTierOptions& options);
+
+// The same work on the calling thread, without a watchdog (for the worker and benches).
+NvmlTierResult read_nvml_tier(const NvmlTierOptions& options);
+
+}  // namespace peergate::nvml

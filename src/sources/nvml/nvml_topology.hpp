@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tier 1 of GATE-SPEC.md §3: the whole interconnect matrix from NVML, with the same
+// tokens as nvidia-smi topo -m, or no verdict with the reason. Never a partial matrix.
+#pragma once
+
+#include "model/topology.hpp"
+#include "sources/nvml/nvml_calls.hpp"
+
+namespace peergate::nvml {
+
+// How NVML's NVLink P2P status for one ordered pair reads.
+enum class NvlinkStatus { linked, denied };
+
+// Status 0 is linked; 1-5 (chipset/GPU/IOH topology not supported, disabled by regkey,
+// not supported) are definite denials; 6 (UNKNOWN) or any value a newer driver adds is
+// no verdict, as is a failed call.
+util::Expected<NvlinkStatus> nvlink_status(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b);
+
+// The PCIe path class from the common-ancestor level: INTERNAL/SINGLE -> PIX,
+// MULTIPLE -> PXB, HOSTBRIDGE -> PHB, NODE -> NODE, SYSTEM -> SYS; other levels: error.
+util::Expected<model::LinkLabel> pcie_label(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b);
+
+// Reads every GPU and every ordered pair; source nvml, provenance empty (the caller
+// knows the library). Fewer than 2 GPUs, a failed call, an UNKNOWN status or a
+// contradiction (linked with no active link to the peer or a switch) is an error.
+util::Expected<model::Topology> read_nvml_topology(NvmlCalls& nvml);
+
+}  // namespace peergate::nvml
