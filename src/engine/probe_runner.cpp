@@ -45,6 +45,7 @@ private:
         std::vector<Lane> lanes = make_lanes(group);
         if (aborted_) {
             for (auto& lane : lanes) {
+                lane.active = false;
                 lane.skipped = true;
                 lane.cell.detail = kAfterWatchdog;
             }

@@ -64,6 +64,10 @@ struct State {
     CUdeviceptr next_address = 0x00D0'0000'0000ULL;
     std::set<void*> pinned;
     int copies_in_flight = 0;  // peer copies enqueued, not yet run
+    // Per pending copy, the most copies in flight since it was enqueued: a load fault
+    // applies to every copy that shared the bus with enough others, whatever the order
+    // in which their streams are synchronised.
+    std::vector<std::shared_ptr<int>> pending_peaks;
 };
 
 // The process-wide state (the real driver is process-wide too).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Simulated CUDA driver: streams, events, asynchronous copies with injected copy faults,
 // and the probe's PTX kernels recognised by their .entry names and run as C++.
+#include <algorithm>
 #include <cstring>
 
 #include "engine/pattern.hpp"
@@ -239,22 +240,30 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ct
     const bool direct = from_device == to_device || src_ctx->peers.count(to_device) != 0 ||
                         dst_ctx->peers.count(from_device) != 0;
     const int in_flight = ++s.copies_in_flight;
+    auto peak = std::make_shared<int>(in_flight);
+    for (auto& other : s.pending_peaks) {
+        *other = std::max(*other, in_flight);
+    }
+    s.pending_peaks.push_back(peak);
     // Silent drops live on the direct path only: a staged copy goes through host memory.
-    const auto fault = direct && from_device != to_device
-                           ? copy_fault(s, from_device, to_device, bytes, in_flight)
-                           : std::nullopt;
-    enqueue(stream, copy_time_us(s, from_device, to_device, bytes, direct), [&s, dst, src, bytes, fault] {
-        --s.copies_in_flight;
-        std::uint8_t* to = device_bytes(s, dst, bytes);
-        const std::uint8_t* from = device_bytes(s, src, bytes);
-        if (to == nullptr || from == nullptr) {
-            return;  // freed before the stream ran: the real driver would fault
-        }
-        if (fault) {
-            faulty_copy(to, from, bytes, *fault);
-        } else {
-            std::memmove(to, from, bytes);
-        }
-    });
+    const bool faultable = direct && from_device != to_device;
+    enqueue(stream, copy_time_us(s, from_device, to_device, bytes, direct),
+            [&s, dst, src, bytes, peak, faultable, from_device, to_device] {
+                --s.copies_in_flight;
+                auto& peaks = s.pending_peaks;
+                peaks.erase(std::find(peaks.begin(), peaks.end(), peak));
+                std::uint8_t* to = device_bytes(s, dst, bytes);
+                const std::uint8_t* from = device_bytes(s, src, bytes);
+                if (to == nullptr || from == nullptr) {
+                    return;  // freed before the stream ran: the real driver would fault
+                }
+                const auto fault = faultable ? copy_fault(s, from_device, to_device, bytes, *peak)
+                                             : std::nullopt;
+                if (fault) {
+                    faulty_copy(to, from, bytes, *fault);
+                } else {
+                    std::memmove(to, from, bytes);
+                }
+            });
     return CUDA_SUCCESS;
 }
