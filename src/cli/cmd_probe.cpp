@@ -62,7 +62,14 @@ void print_before_sweep(const Invocation& inv, const model::Discovery& discovery
     }
     std::string text = report::topology_to_text(
         discovery, report::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});
-    if (discovery.crosscheck) {
+    if (!discovery.crosscheck) {
+        for (const auto& attempt : discovery.attempts) {
+            if (!attempt.topology) {
+                text += fmt::format("cross-check: not available ({} gave no verdict: {})\n", attempt.tier,
+                                    attempt.reason);
+            }
+        }
+    } else {
         for (const auto& [a, b] : discovery.crosscheck->nvml_only) {
             text += fmt::format("warning: NVML says GPU {} and GPU {} are NVLinked, nvidia-smi topo -m "
                                 "does not: the dangerous direction (P2P would run over PCIe)\n", a, b);

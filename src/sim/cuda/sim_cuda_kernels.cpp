@@ -2,7 +2,7 @@
 // Simulated CUDA driver: asynchronous host copies and memset, modules and kernel launches.
 // The probe's PTX kernels are recognised by their .entry names and run as C++ equivalents.
 #include <cstring>
-#include <span>
+#include <algorithm>
 #include <string_view>
 
 #include "engine/pattern.hpp"
@@ -56,20 +56,21 @@ void run_fill(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t see
 
 void run_verify(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed,
                 CUdeviceptr result) {
-    auto* bytes = device_bytes(s, data, count * 4U);
+    const auto* bytes = device_bytes(s, data, count * 4U);
     auto* out = device_bytes(s, result, 12);
     if (bytes == nullptr || out == nullptr) {
         return;
     }
-    std::vector<std::uint32_t> values(count);
-    std::memcpy(values.data(), bytes, count * 4U);
-    const auto counts = peergate::engine::verify_pattern(values, seed);
     std::uint32_t r[3];
     std::memcpy(r, out, sizeof(r));
-    r[0] += static_cast<std::uint32_t>(counts.dropped);
-    r[1] += static_cast<std::uint32_t>(counts.wrong);
-    if (counts.first_bad_element) {
-        r[2] = std::min(r[2], static_cast<std::uint32_t>(*counts.first_bad_element));
+    for (std::uint64_t i = 0; i < count; ++i) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, bytes + i * 4U, 4U);
+        if (v == peergate::engine::pattern_value(seed, static_cast<std::uint32_t>(i))) {
+            continue;
+        }
+        ++r[v == peergate::engine::kSentinelBits ? 0 : 1];  // the kernel's two atomicAdds
+        r[2] = std::min(r[2], static_cast<std::uint32_t>(i));  // and its atomicMin
     }
     std::memcpy(out, r, sizeof(r));
 }
