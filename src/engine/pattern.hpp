@@ -17,14 +17,14 @@ inline constexpr std::uint32_t kSentinelBits = 0xC0E00000U;
 // What a pattern element becomes if the hash happens to produce the sentinel (float 1.0).
 inline constexpr std::uint32_t kSentinelStandIn = 0x3F800000U;
 
-// Element `index` of the pattern for `seed`. For a fixed index it is a bijection of the
-// seed (multiply-add, xor-shift, odd multiply, xor-shift), so two seeds differ at every
-// element; it never equals the sentinel.
+// Element `index` of the pattern for `seed`: index * 0x9E3779B1 + seed (mod 2^32). The
+// multiplier is odd, so within a buffer every element differs (a copy that lands at the
+// wrong offset is caught), and for a fixed index it is a bijection of the seed (stale data
+// of another cell differs at every element). It never equals the sentinel. Affine on
+// purpose: the host compare vectorises and keeps up with the copy that brought the bytes
+// back (docs/PERFORMANCE.md "## probe"), and the device kernels stay a few instructions.
 constexpr std::uint32_t pattern_value(std::uint32_t seed, std::uint32_t index) {
-    std::uint32_t x = index * 0x9E3779B1U + seed;
-    x ^= x >> 16U;
-    x *= 0x85EBCA6BU;
-    x ^= x >> 13U;
+    const std::uint32_t x = index * 0x9E3779B1U + seed;
     return x == kSentinelBits ? kSentinelStandIn : x;
 }
 
@@ -45,7 +45,12 @@ struct VerifyCounts {
     friend bool operator==(const VerifyCounts&, const VerifyCounts&) = default;
 };
 
-// Compares `data` with the pattern for `seed` on the CPU.
-VerifyCounts verify_pattern(std::span<const std::uint32_t> data, std::uint32_t seed);
+// Compares `data`, elements first_index.. of a buffer, with the pattern for `seed` on the
+// CPU; first_bad_element counts from the start of the buffer.
+VerifyCounts verify_pattern(std::span<const std::uint32_t> data, std::uint32_t seed,
+                            std::uint64_t first_index = 0);
+
+// Adds the counts of a later part of the same buffer.
+void accumulate(VerifyCounts& total, const VerifyCounts& part);
 
 }  // namespace peergate::engine

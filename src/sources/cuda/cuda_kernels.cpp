@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hand-written PTX. The pattern is engine::pattern_value: x = i * 0x9E3779B1 + seed;
-// x ^= x >> 16; x *= 0x85EBCA6B; x ^= x >> 13; the sentinel 0xC0E00000 becomes 0x3F800000.
-// Constants are written as signed 32-bit decimals: -1640531535 = 0x9E3779B1,
-// -2048144789 = 0x85EBCA6B, -1059061760 = 0xC0E00000, 1065353216 = 0x3F800000.
+// Hand-written PTX. The pattern is engine::pattern_value: x = i * 0x9E3779B1 + seed (mod
+// 2^32); the sentinel 0xC0E00000 becomes 0x3F800000. Constants are written as signed 32-bit
+// decimals: -1640531535 = 0x9E3779B1, -1059061760 = 0xC0E00000, 1065353216 = 0x3F800000.
 // Checked with `ptxas -arch=sm_75` of CUDA 13.0 (which no longer targets sm_52 itself).
 #include "sources/cuda/cuda_kernels.hpp"
 
@@ -39,11 +38,6 @@ FILL_LOOP:
     @%p1 bra FILL_DONE;
     cvt.u32.u64 %r6, %rd3;
     mad.lo.s32 %r7, %r6, -1640531535, %r1;
-    shr.u32 %r8, %r7, 16;
-    xor.b32 %r7, %r7, %r8;
-    mul.lo.s32 %r7, %r7, -2048144789;
-    shr.u32 %r8, %r7, 13;
-    xor.b32 %r7, %r7, %r8;
     setp.eq.s32 %p2, %r7, -1059061760;
     selp.b32 %r7, 1065353216, %r7, %p2;
     shl.b64 %rd6, %rd3, 2;
@@ -84,11 +78,6 @@ VERIFY_LOOP:
     @%p1 bra VERIFY_DONE;
     cvt.u32.u64 %r6, %rd3;
     mad.lo.s32 %r7, %r6, -1640531535, %r1;
-    shr.u32 %r8, %r7, 16;
-    xor.b32 %r7, %r7, %r8;
-    mul.lo.s32 %r7, %r7, -2048144789;
-    shr.u32 %r8, %r7, 13;
-    xor.b32 %r7, %r7, %r8;
     setp.eq.s32 %p2, %r7, -1059061760;
     selp.b32 %r7, 1065353216, %r7, %p2;
     shl.b64 %rd6, %rd3, 2;

@@ -111,7 +111,38 @@ TEST(Pattern, VerifyTellsDroppedFromWrongAndFindsTheFirstBadElement) {
     EXPECT_EQ(counts.wrong, 1U);
     EXPECT_EQ(counts.first_bad_element, 700U);
     // Stale data from another seed is wrong everywhere.
-    EXPECT_EQ(engine::verify_pattern(data, 43).wrong + engine::verify_pattern(data, 43).dropped, 1000U);
+    std::vector<std::uint32_t> stale(1000);
+    engine::fill_pattern(stale, 42);
+    EXPECT_EQ(engine::verify_pattern(stale, 43).wrong, 1000U);
+}
+
+TEST(Pattern, TheSentinelStandInElementIsComparedExactly) {
+    // A seed for which element 5 would be the sentinel: it becomes the stand-in instead.
+    const std::uint32_t seed = engine::kSentinelBits - 5U * 0x9E3779B1U;
+    EXPECT_EQ(engine::pattern_value(seed, 5), engine::kSentinelStandIn);
+    std::vector<std::uint32_t> data(10000);
+    engine::fill_pattern(data, seed);
+    EXPECT_TRUE(engine::verify_pattern(data, seed).intact());
+    data[5] = engine::kSentinelBits;
+    const auto counts = engine::verify_pattern(data, seed);
+    EXPECT_EQ(counts.dropped, 1U);
+    EXPECT_EQ(counts.first_bad_element, 5U);
+}
+
+TEST(Pattern, ChunksOfABufferAddUpToTheWholeCompare) {
+    std::vector<std::uint32_t> data(20000);
+    engine::fill_pattern(data, 9);
+    data[12345] = engine::kSentinelBits;
+    data[19999] ^= 4U;
+    engine::VerifyCounts total;
+    for (std::size_t begin = 0; begin < data.size(); begin += 7000) {
+        const std::size_t n = std::min<std::size_t>(7000, data.size() - begin);
+        engine::accumulate(total, engine::verify_pattern(std::span(data).subspan(begin, n), 9, begin));
+    }
+    EXPECT_EQ(total, engine::verify_pattern(data, 9));
+    EXPECT_EQ(total.first_bad_element, 12345U);
+    EXPECT_EQ(total.dropped, 1U);
+    EXPECT_EQ(total.wrong, 1U);
 }
 
 }  // namespace
