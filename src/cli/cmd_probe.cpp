@@ -117,6 +117,9 @@ model::ProbeResult sweep(const Invocation& inv, const CudaSetup& setup, const en
     std::lock_guard lock(shared->mutex);
     auto cells = outcome.finished ? shared->cells
                                   : engine::finish_abandoned_run(plan, shared->cells, outcome.abandoned);
+    for (std::size_t i = shared->cells.size(); i < cells.size() && shared->site; ++i) {
+        cells[i].verify = *shared->site;  // cells the abandoned worker never reached
+    }
     auto result = engine::judge_probe(plan, std::move(cells));
     result.verify = shared->site;
     result.verify_note = shared->verify_note;

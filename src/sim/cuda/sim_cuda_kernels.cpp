@@ -40,11 +40,6 @@ int device_of(CUstream stream) {
     return stream != nullptr ? stream->device : context != nullptr ? context->device : -1;
 }
 
-// Which module a function came from and on which device it was loaded.
-struct SimFunction : CUfunc_st {
-    int device = 0;
-};
-
 void run_fill(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed) {
     if (auto* bytes = device_bytes(s, data, count * 4U)) {
         for (std::uint64_t i = 0; i < count; ++i) {
@@ -155,7 +150,7 @@ PEERGATE_SIM_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* imag
     auto* loaded = new CUmod_st{};
     for (const auto name : {kFill, kVerify}) {
         if (text.find(".entry " + std::string(name) + "(") != std::string_view::npos) {
-            auto fn = std::make_unique<SimFunction>();
+            auto fn = std::make_unique<CUfunc_st>();
             fn->name = std::string(name);
             fn->device = context->device;
             loaded->functions.push_back(std::move(fn));
@@ -199,7 +194,7 @@ PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn, unsigned int gx, unsi
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    const auto* function = static_cast<const SimFunction*>(fn);
+    const CUfunc_st* function = fn;
     if (function == nullptr || params == nullptr || extra != nullptr || gx * gy * gz == 0 ||
         bx * by * bz == 0 || bx * by * bz > 1024 || shared != 0) {
         return CUDA_ERROR_INVALID_VALUE;

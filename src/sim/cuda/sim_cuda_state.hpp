@@ -38,6 +38,7 @@ struct CUevent_st {
 };
 struct CUfunc_st {
     std::string name;
+    int device = 0;  // a module, and its functions, belong to the context it was loaded in
 };
 struct CUmod_st {
     std::vector<std::unique_ptr<CUfunc_st>> functions;

@@ -40,27 +40,18 @@ CudaCopyEngine::~CudaCopyEngine() {
 
 void CudaCopyEngine::leak_everything() noexcept {
     // A copy may still be in flight in a driver that stopped answering: freeing its
-    // buffers could block or let the DMA land in reused memory. The process is short-lived.
-    for (auto& [id, buffer] : buffers_) {
-        buffer.memory.leak();
-    }
-    for (auto& stream : streams_) {
-        stream.stream.leak();
-        stream.start.leak();
-        stream.end.leak();
-    }
-    for (auto& device : devices_) {
-        if (device.module) {
-            device.module->leak();
-        }
-        if (device.result) {
-            device.result->leak();
-        }
-        device.context.leak();
-    }
-    if (staging_) {
-        staging_->leak();
-    }
+    // buffers could block, or let the DMA land in reused memory. So nothing is released;
+    // the resources stay reachable (not leaked) until the short-lived process exits.
+    struct Kept {
+        std::map<engine::BufferId, Buffer> buffers;
+        std::vector<StreamState> streams;
+        std::vector<Device> devices;
+        std::optional<PinnedHostBuffer> staging;
+        std::shared_ptr<CudaDriver> driver;
+    };
+    static auto* kept = new std::vector<std::unique_ptr<Kept>>();  // NOLINT: never destroyed
+    kept->push_back(std::make_unique<Kept>(Kept{std::move(buffers_), std::move(streams_),
+                                                std::move(devices_), std::move(staging_), driver_}));
 }
 
 util::Expected<void> CudaCopyEngine::add_device(int ordinal) {
