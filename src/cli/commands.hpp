@@ -23,6 +23,8 @@ Command add_topo_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
 Command add_gate_command(CLI::App& app);
 Command add_exec_command(CLI::App& app);
+Command add_probe_command(CLI::App& app);
+Command add_bench_command(CLI::App& app);
 Command add_gather_command(CLI::App& app);
 
 // Every command, in the order `--help` lists them.

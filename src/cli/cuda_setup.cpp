@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/cuda_setup.hpp"
+
+#include <fmt/format.h>
+
+#include "sources/cuda/cuda_devices.hpp"
+#include "sources/cuda/watched_run.hpp"
+#include "util/strings.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+using DriverAndDevices = std::pair<std::shared_ptr<sources::cuda::CudaDriver>,
+                                   std::vector<engine::DeviceIdentity>>;
+
+// cuInit and the device queries run under the watchdog too: a hung driver blocks in them.
+util::Expected<DriverAndDevices> open_and_list(const std::string& path,
+                                               std::chrono::milliseconds timeout) {
+    auto shared = std::make_shared<util::Expected<DriverAndDevices>>(
+        util::unexpected(util::ErrorCode::internal, "not run"));
+    const bool finished = sources::cuda::run_within(
+        [shared, path] {
+            auto driver = sources::cuda::open_cuda_driver(path);
+            if (!driver) {
+                *shared = util::unexpected(driver.error());
+                return;
+            }
+            auto devices = sources::cuda::enumerate_devices((*driver)->api);
+            if (!devices) {
+                *shared = util::unexpected(devices.error());
+                return;
+            }
+            *shared = DriverAndDevices{*driver, std::move(*devices)};
+        },
+        timeout);
+    if (!finished) {
+        return util::unexpected(util::ErrorCode::timeout,
+                                fmt::format("watchdog: the CUDA driver did not answer cuInit or the "
+                                            "device queries within {} s",
+                                            std::chrono::duration<double>(timeout).count()));
+    }
+    return std::move(*shared);
+}
+
+}  // namespace
+
+util::Expected<std::vector<int>> parse_gpu_list(const std::string& text) {
+    std::vector<int> ids;
+    if (text.empty() || text == "all") {
+        return ids;
+    }
+    for (const auto part : util::split(text, ',')) {
+        auto id = util::parse_int<int>(util::trim(part));
+        if (!id || *id < 0) {
+            return util::unexpected(util::ErrorCode::invalid_input,
+                                    "--gpus: '" + text + "' is not 'all' or a list like 0,1,3");
+        }
+        ids.push_back(*id);
+    }
+    return ids;
+}
+
+util::Expected<CudaSetup> set_up_cuda(const Invocation& inv, const model::Discovery& discovery,
+                                      const std::vector<int>& selection,
+                                      std::chrono::milliseconds timeout) {
+    auto opened = open_and_list(inv.seams.cuda_library, timeout);
+    if (!opened) {
+        return util::unexpected(opened.error());
+    }
+    std::vector<model::Gpu> known;
+    if (discovery.topology) {
+        known = discovery.topology->gpus;
+    }
+    auto map = engine::map_devices(opened->second, known);
+    if (!map) {
+        return util::unexpected(map.error());
+    }
+    auto selected = engine::select_devices(*map, selection);
+    if (!selected) {
+        return util::unexpected(selected.error());
+    }
+    return CudaSetup{.driver = opened->first, .map = std::move(*map), .selected = std::move(*selected)};
+}
+
+std::vector<int> indices_of(const std::vector<engine::MappedDevice>& devices) {
+    std::vector<int> out;
+    for (const auto& d : devices) {
+        out.push_back(d.index);
+    }
+    return out;
+}
+
+std::vector<int> ordinals_of(const std::vector<engine::MappedDevice>& devices) {
+    std::vector<int> out;
+    for (const auto& d : devices) {
+        out.push_back(d.ordinal);
+    }
+    return out;
+}
+
+}  // namespace peergate::cli

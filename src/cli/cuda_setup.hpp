@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// What probe and bench share: open the CUDA driver (under a watchdog), list its devices,
+// name them by nvidia-smi index (PCI bus id against the topology tiers, else PCI bus
+// order) and pick the selection.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/invocation.hpp"
+#include "engine/device_map.hpp"
+#include "model/discovery.hpp"
+#include "sources/cuda/cuda_api.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::cli {
+
+struct CudaSetup {
+    std::shared_ptr<sources::cuda::CudaDriver> driver;
+    engine::DeviceMap map;
+    std::vector<engine::MappedDevice> selected;  // in selection order
+};
+
+// "all" or "" -> empty (every GPU); "0,1,3" -> {0,1,3}; anything else is a usage error.
+util::Expected<std::vector<int>> parse_gpu_list(const std::string& text);
+
+// Opens the driver at inv.seams.cuda_library, maps its devices with `discovery`'s GPUs
+// and selects `selection` (empty = all). Errors say why the probe cannot run.
+util::Expected<CudaSetup> set_up_cuda(const Invocation& inv, const model::Discovery& discovery,
+                                      const std::vector<int>& selection,
+                                      std::chrono::milliseconds timeout);
+
+// The smi indices of the selection.
+std::vector<int> indices_of(const std::vector<engine::MappedDevice>& devices);
+// Their CUDA ordinals.
+std::vector<int> ordinals_of(const std::vector<engine::MappedDevice>& devices);
+
+}  // namespace peergate::cli

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/probe_cache_io.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <filesystem>
+#include <system_error>
+
+#include "sources/host/host_facts_reader.hpp"
+#include "util/atomic_file.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+constexpr const char* kFileName = "probe.json";
+
+std::string uuid_of(const model::Discovery& discovery, const std::optional<model::PciAddress>& pci) {
+    if (!discovery.topology || !pci) {
+        return "";
+    }
+    for (const auto& gpu : discovery.topology->gpus) {
+        if (gpu.pci && *gpu.pci == *pci) {
+            return gpu.uuid;
+        }
+    }
+    return "";
+}
+
+model::HostFacts host_facts(const Invocation& inv) {
+    return sources::host::read_host_facts(sources::host::HostRoot(inv.seams.host_root));
+}
+
+std::string now_utc() {
+    return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::now()));
+}
+
+}  // namespace
+
+std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag) {
+    if (!flag.empty()) {
+        return flag;
+    }
+    if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
+        return *xdg + "/peergate";
+    }
+    if (auto home = env.get("HOME"); home && !home->empty()) {
+        return *home + "/.cache/peergate";
+    }
+    return "";
+}
+
+model::MachineIdentity identity_of(const CudaSetup& setup, const model::Discovery& discovery,
+                                   const model::HostFacts& host) {
+    model::MachineIdentity id;
+    id.driver_version = fmt::format("cuda {}", setup.driver ? setup.driver->driver_version : 0);
+    for (const auto& device : setup.map.devices) {
+        id.pci_bus_ids.push_back(device.pci ? device.pci->to_nvml() : "");
+        id.gpu_uuids.push_back(uuid_of(discovery, device.pci));
+    }
+    id.iommu = std::string(model::to_string(host.iommu));
+    id.kernel_cmdline = host.kernel_cmdline;
+    id.boot_id = host.boot_id;
+    return id;
+}
+
+void store_probe_result(const Invocation& inv, const std::string& cache_dir, const CudaSetup& setup,
+                        const model::Discovery& discovery, const model::ProbeResult& result) {
+    const std::string dir = probe_cache_dir(inv.env, cache_dir);
+    if (dir.empty()) {
+        return;
+    }
+    const report::ProbeCacheEntry entry{
+        .identity = identity_of(setup, discovery, host_facts(inv)),
+        .result = result,
+        .written_at = now_utc()};
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    auto written = util::write_file_atomically(dir + "/" + kFileName, report::probe_cache_to_text(entry));
+    if (!written && !inv.output.quiet) {
+        fmt::print(inv.output.err, "peergate: verdict cache not written: {}\n", written.error().message);
+    }
+}
+
+report::CacheVerdict consult_probe_cache(const Invocation& inv, const model::Discovery& discovery,
+                                         const std::string& cache_dir) {
+    const std::string dir = probe_cache_dir(inv.env, cache_dir);
+    auto text = dir.empty() ? util::Expected<std::string>(util::unexpected(util::ErrorCode::not_found, "no cache directory"))
+                            : util::read_file(dir + "/" + kFileName);
+    std::optional<report::ProbeCacheEntry> entry;
+    std::string why;
+    if (text) {
+        entry = report::probe_cache_from_text(*text, &why);
+    }
+    auto setup = set_up_cuda(inv, discovery, {}, std::chrono::seconds(10));
+    if (!setup) {
+        return report::CacheVerdict{.valid = false,
+                                    .reason = "cannot identify this machine: " + setup.error().message};
+    }
+    auto verdict = report::judge_cache(entry, identity_of(*setup, discovery, host_facts(inv)));
+    if (!text) {
+        verdict.reason = "no cached probe result (" + text.error().message + ")";
+    } else if (!entry) {
+        verdict.reason = "the cache is unreadable: " + why;
+    }
+    return verdict;
+}
+
+}  // namespace peergate::cli

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// From cells to verdicts: per pair and mode, per pair, for the run, with the exit status
+// and the remedy of GATE-SPEC.md §6. Pure.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/probe_plan.hpp"
+#include "model/probe_result.hpp"
+
+namespace peergate::engine {
+
+// What to do when a pair lost data: GGML_CUDA_P2P, the kernel log, the IOMMU remedy.
+extern const char* const kDataLossRemedy;
+
+// data_lost if any cell dropped or corrupted data, else error, else skipped, else ok.
+model::PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cells);
+
+// The whole result: pairs in ordered-pair order, the outcome and its reason.
+model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCell> cells);
+
+// A result for a probe that could not run at all (no driver, fewer than two GPUs ...).
+model::ProbeResult cannot_run(std::vector<int> gpus, std::string reason);
+
+// 0 pass, 1 fail (data lost), 2 inconclusive.
+int exit_status(const model::ProbeResult& result);
+
+}  // namespace peergate::engine

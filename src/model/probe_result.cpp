@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "model/probe_result.hpp"
+
+namespace peergate::model {
+
+std::string_view to_string(ProbeMode mode) {
+    switch (mode) {
+        case ProbeMode::serial: return "serial";
+        case ProbeMode::bidirectional: return "bidirectional";
+        case ProbeMode::concurrent: return "concurrent";
+    }
+    return "serial";
+}
+
+std::string_view to_string(CellStatus status) {
+    switch (status) {
+        case CellStatus::ok: return "ok";
+        case CellStatus::dropped: return "dropped";
+        case CellStatus::corrupted: return "corrupted";
+        case CellStatus::error: return "error";
+        case CellStatus::skipped: return "skipped";
+    }
+    return "skipped";
+}
+
+std::string_view to_string(PairVerdict verdict) {
+    switch (verdict) {
+        case PairVerdict::ok: return "ok";
+        case PairVerdict::data_lost: return "data_lost";
+        case PairVerdict::error: return "error";
+        case PairVerdict::skipped: return "skipped";
+    }
+    return "skipped";
+}
+
+std::string_view to_string(ProbeOutcome outcome) {
+    switch (outcome) {
+        case ProbeOutcome::pass: return "pass";
+        case ProbeOutcome::fail: return "fail";
+        case ProbeOutcome::inconclusive: return "inconclusive";
+    }
+    return "inconclusive";
+}
+
+std::string_view to_string(CopyPath path) {
+    return path == CopyPath::direct ? "direct" : "staged";
+}
+
+std::string_view to_string(VerifySite site) {
+    return site == VerifySite::device ? "device" : "host";
+}
+
+std::optional<ProbeMode> parse_probe_mode(std::string_view text) {
+    for (const auto mode : {ProbeMode::serial, ProbeMode::bidirectional, ProbeMode::concurrent}) {
+        if (to_string(mode) == text) {
+            return mode;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace peergate::model

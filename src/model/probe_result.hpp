@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the integrity probe found: one cell per (source, destination, size, mode), one
+// verdict per ordered pair, one result for the run (GATE-SPEC.md §6, peergate.probe/v1).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace peergate::model {
+
+// serial: one pair at a time; bidirectional: A->B and B->A at once; concurrent: every
+// selected ordered pair at once, each on its own stream, to load the bus as a long prompt does.
+enum class ProbeMode { serial, bidirectional, concurrent };
+
+enum class CellStatus { ok, dropped, corrupted, error, skipped };
+
+enum class PairVerdict { ok, data_lost, error, skipped };
+
+// pass: every pair intact (exit 0); fail: a pair lost data (exit 1); inconclusive (exit 2).
+enum class ProbeOutcome { pass, fail, inconclusive };
+
+// direct: peer access enabled, the path llama.cpp takes with GGML_CUDA_P2P; staged: the
+// driver refused peer access and stages the copy through host memory.
+enum class CopyPath { direct, staged };
+
+enum class VerifySite { device, host };
+
+std::string_view to_string(ProbeMode mode);
+std::string_view to_string(CellStatus status);
+std::string_view to_string(PairVerdict verdict);
+std::string_view to_string(ProbeOutcome outcome);
+std::string_view to_string(CopyPath path);
+std::string_view to_string(VerifySite site);
+
+// "serial", "bidirectional", "concurrent"; nullopt for anything else.
+std::optional<ProbeMode> parse_probe_mode(std::string_view text);
+
+struct ProbeCell {
+    int src = 0;  // nvidia-smi indices
+    int dst = 0;
+    std::uint64_t size_bytes = 0;
+    ProbeMode mode = ProbeMode::serial;
+    int repeats = 0;  // repeats actually run
+    CellStatus status = CellStatus::skipped;
+    std::uint64_t wrong = 0;    // elements overwritten with wrong data, summed over repeats
+    std::uint64_t dropped = 0;  // elements still holding the sentinel, summed over repeats
+    std::optional<std::uint64_t> first_bad_offset;  // bytes, in the first failing repeat
+    std::optional<double> gbps;                     // 1e9 bytes per second, mean over repeats
+    CopyPath path = CopyPath::direct;
+    VerifySite verify = VerifySite::host;
+    std::string detail;  // why error or skipped
+
+    friend bool operator==(const ProbeCell&, const ProbeCell&) = default;
+};
+
+struct ProbeModeVerdict {
+    ProbeMode mode = ProbeMode::serial;
+    PairVerdict verdict = PairVerdict::skipped;
+
+    friend bool operator==(const ProbeModeVerdict&, const ProbeModeVerdict&) = default;
+};
+
+struct ProbePair {
+    int src = 0;
+    int dst = 0;
+    PairVerdict verdict = PairVerdict::skipped;
+    std::vector<ProbeModeVerdict> modes;  // one per mode run, in run order
+    std::string detail;
+
+    friend bool operator==(const ProbePair&, const ProbePair&) = default;
+};
+
+struct ProbeResult {
+    ProbeOutcome outcome = ProbeOutcome::inconclusive;
+    std::string reason;  // one sentence: why this outcome
+    std::vector<int> gpus;
+    std::vector<ProbeMode> modes;
+    std::vector<ProbeCell> cells;
+    std::vector<ProbePair> pairs;
+    std::optional<VerifySite> verify;  // where comparison ran; nullopt when nothing ran
+    std::string verify_note;           // e.g. why device verification fell back to the host
+    std::string remedy;                // on fail: what to do
+
+    friend bool operator==(const ProbeResult&, const ProbeResult&) = default;
+};
+
+}  // namespace peergate::model

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verdict cache document (peergate.probe_cache/v1): the probe result with the machine
+// identity it was measured on, and what the gate may conclude from it. Pure; the file
+// I/O is in cli/probe_cache_io.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/machine_identity.hpp"
+#include "model/probe_result.hpp"
+
+namespace peergate::report {
+
+struct ProbeCacheEntry {
+    model::MachineIdentity identity;
+    model::ProbeResult result;
+    std::string written_at;  // ISO 8601 UTC, informational only
+};
+
+std::string probe_cache_to_text(const ProbeCacheEntry& entry);
+
+// nullopt with the reason in `error` when the text is not a cache document.
+std::optional<ProbeCacheEntry> probe_cache_from_text(const std::string& text, std::string* error);
+
+// What the cache says for this machine now.
+struct CacheVerdict {
+    bool valid = false;   // written on this machine identity (same boot included)
+    std::string reason;   // why not valid: "no cache", "boot_id, iommu changed", ...
+    // Ordered pairs (nvidia-smi indices) that passed the concurrent mode on the direct
+    // path in the cached run; empty unless valid.
+    std::vector<std::pair<int, int>> concurrent_pass_pairs;
+};
+
+CacheVerdict judge_cache(const std::optional<ProbeCacheEntry>& entry,
+                         const model::MachineIdentity& now);
+
+}  // namespace peergate::report

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/probe_json.hpp"
+
+namespace peergate::report {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+template <typename T>
+OJson or_null(const std::optional<T>& value) {
+    return value ? OJson(*value) : OJson(nullptr);
+}
+
+OJson cell_json(const model::ProbeCell& c) {
+    return OJson{{"src", c.src},
+                 {"dst", c.dst},
+                 {"size_bytes", c.size_bytes},
+                 {"mode", model::to_string(c.mode)},
+                 {"repeats", c.repeats},
+                 {"status", model::to_string(c.status)},
+                 {"wrong", c.wrong},
+                 {"dropped", c.dropped},
+                 {"first_bad_offset", or_null(c.first_bad_offset)},
+                 {"gbps", or_null(c.gbps)},
+                 {"path", model::to_string(c.path)},
+                 {"verify", model::to_string(c.verify)},
+                 {"detail", c.detail.empty() ? OJson(nullptr) : OJson(c.detail)}};
+}
+
+OJson pair_json(const model::ProbePair& p) {
+    OJson modes = OJson::object();
+    for (const auto& m : p.modes) {
+        modes[std::string(model::to_string(m.mode))] = model::to_string(m.verdict);
+    }
+    return OJson{{"src", p.src}, {"dst", p.dst}, {"verdict", model::to_string(p.verdict)},
+                 {"detail", p.detail}, {"modes", modes}};
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> parse_enum(const std::string& text, const Enum (&values)[N]) {
+    for (const auto v : values) {
+        if (model::to_string(v) == text) {
+            return v;
+        }
+    }
+    return std::nullopt;
+}
+
+constexpr model::CellStatus kStatuses[] = {model::CellStatus::ok, model::CellStatus::dropped,
+                                           model::CellStatus::corrupted, model::CellStatus::error,
+                                           model::CellStatus::skipped};
+constexpr model::PairVerdict kVerdicts[] = {model::PairVerdict::ok, model::PairVerdict::data_lost,
+                                            model::PairVerdict::error, model::PairVerdict::skipped};
+constexpr model::ProbeOutcome kOutcomes[] = {model::ProbeOutcome::pass, model::ProbeOutcome::fail,
+                                             model::ProbeOutcome::inconclusive};
+constexpr model::ProbeMode kModes[] = {model::ProbeMode::serial, model::ProbeMode::bidirectional,
+                                       model::ProbeMode::concurrent};
+constexpr model::CopyPath kPaths[] = {model::CopyPath::direct, model::CopyPath::staged};
+constexpr model::VerifySite kSites[] = {model::VerifySite::device, model::VerifySite::host};
+
+model::ProbeCell cell_from(const nlohmann::json& j) {
+    model::ProbeCell c;
+    c.src = j.at("src").get<int>();
+    c.dst = j.at("dst").get<int>();
+    c.size_bytes = j.at("size_bytes").get<std::uint64_t>();
+    c.mode = parse_enum(j.at("mode").get<std::string>(), kModes).value_or(model::ProbeMode::serial);
+    c.repeats = j.at("repeats").get<int>();
+    c.status = parse_enum(j.at("status").get<std::string>(), kStatuses).value_or(model::CellStatus::skipped);
+    c.wrong = j.at("wrong").get<std::uint64_t>();
+    c.dropped = j.at("dropped").get<std::uint64_t>();
+    if (!j.at("first_bad_offset").is_null()) {
+        c.first_bad_offset = j.at("first_bad_offset").get<std::uint64_t>();
+    }
+    if (!j.at("gbps").is_null()) {
+        c.gbps = j.at("gbps").get<double>();
+    }
+    c.path = parse_enum(j.value("path", "direct"), kPaths).value_or(model::CopyPath::direct);
+    c.verify = parse_enum(j.value("verify", "host"), kSites).value_or(model::VerifySite::host);
+    c.detail = j.at("detail").is_null() ? "" : j.at("detail").get<std::string>();
+    return c;
+}
+
+model::ProbePair pair_from(const nlohmann::json& j) {
+    model::ProbePair p;
+    p.src = j.at("src").get<int>();
+    p.dst = j.at("dst").get<int>();
+    p.verdict = parse_enum(j.at("verdict").get<std::string>(), kVerdicts).value_or(model::PairVerdict::skipped);
+    p.detail = j.at("detail").get<std::string>();
+    for (const auto mode : kModes) {
+        const std::string name(model::to_string(mode));
+        if (j.contains("modes") && j["modes"].contains(name)) {
+            p.modes.push_back({mode, parse_enum(j["modes"][name].get<std::string>(), kVerdicts)
+                                         .value_or(model::PairVerdict::skipped)});
+        }
+    }
+    return p;
+}
+
+}  // namespace
+
+nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
+    OJson modes = OJson::array();
+    for (const auto m : r.modes) {
+        modes.push_back(model::to_string(m));
+    }
+    OJson cells = OJson::array();
+    for (const auto& c : r.cells) {
+        cells.push_back(cell_json(c));
+    }
+    OJson pairs = OJson::array();
+    for (const auto& p : r.pairs) {
+        pairs.push_back(pair_json(p));
+    }
+    return OJson{{"schema", "peergate.probe/v1"},
+                 {"result", model::to_string(r.outcome)},
+                 {"reason", r.reason},
+                 {"gpus", r.gpus},
+                 {"modes", modes},
+                 {"verify", r.verify ? OJson(model::to_string(*r.verify)) : OJson(nullptr)},
+                 {"verify_note", r.verify_note.empty() ? OJson(nullptr) : OJson(r.verify_note)},
+                 {"cells", cells},
+                 {"pairs", pairs},
+                 {"remedy", r.remedy.empty() ? OJson(nullptr) : OJson(r.remedy)}};
+}
+
+std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
+    try {
+        if (j.value("schema", "") != "peergate.probe/v1") {
+            return std::nullopt;
+        }
+        model::ProbeResult r;
+        r.outcome = parse_enum(j.at("result").get<std::string>(), kOutcomes)
+                        .value_or(model::ProbeOutcome::inconclusive);
+        r.reason = j.at("reason").get<std::string>();
+        r.gpus = j.at("gpus").get<std::vector<int>>();
+        for (const auto& m : j.at("modes")) {
+            if (auto mode = model::parse_probe_mode(m.get<std::string>())) {
+                r.modes.push_back(*mode);
+            }
+        }
+        if (!j.at("verify").is_null()) {
+            r.verify = parse_enum(j.at("verify").get<std::string>(), kSites);
+        }
+        r.verify_note = j.at("verify_note").is_null() ? "" : j.at("verify_note").get<std::string>();
+        for (const auto& c : j.at("cells")) {
+            r.cells.push_back(cell_from(c));
+        }
+        for (const auto& p : j.at("pairs")) {
+            r.pairs.push_back(pair_from(p));
+        }
+        r.remedy = j.at("remedy").is_null() ? "" : j.at("remedy").get<std::string>();
+        return r;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;  // the one place nlohmann's exceptions are caught for this type
+    }
+}
+
+}  // namespace peergate::report

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/cuda/sim_cuda_state.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+namespace peergate::sim::cuda {
+
+State& state() {
+    static State* s = new State();  // never destroyed: a hung worker may still hold it
+    return *s;
+}
+
+CUctx_st*& current_context() {
+    thread_local CUctx_st* context = nullptr;
+    return context;
+}
+
+std::uint8_t* device_bytes(State& s, CUdeviceptr address, std::size_t bytes, int* device) {
+    auto it = s.allocations.upper_bound(address);
+    if (it == s.allocations.begin()) {
+        return nullptr;
+    }
+    --it;
+    const CUdeviceptr start = it->first;
+    const Allocation& a = it->second;
+    if (address - start > a.bytes || bytes > a.bytes - (address - start)) {
+        return nullptr;
+    }
+    if (device != nullptr) {
+        *device = a.device;
+    }
+    return a.data.get() + (address - start);
+}
+
+int gpu_index(const State& s, int device) {
+    return s.machine.gpus.at(static_cast<std::size_t>(device)).index;
+}
+
+std::optional<MachineFault> cuda_fault(const State& s, const char* call, int device,
+                                       std::uint64_t bytes) {
+    for (const auto& fault : s.machine.faults) {
+        if (fault.layer != "cuda" || (!fault.call.empty() && fault.call != call)) {
+            continue;
+        }
+        if (fault.src >= 0 && (device < 0 || gpu_index(s, device) != fault.src)) {
+            continue;
+        }
+        if (bytes < fault.min_bytes) {
+            continue;
+        }
+        return fault;
+    }
+    return std::nullopt;
+}
+
+CUresult fail_or_hang(const MachineFault& fault) {
+    if (fault.effect == "hang") {
+        // A driver that never answers. Nothing is touched after this point.
+        while (true) {
+            std::this_thread::sleep_for(std::chrono::hours(1));
+        }
+    }
+    return fault.code != 0 ? fault.code : CUDA_ERROR_UNKNOWN;
+}
+
+double copy_time_us(const State& s, int src, int dst, std::size_t bytes, bool direct) {
+    const auto& bw = s.machine.bandwidth;
+    const auto b = static_cast<double>(bytes);
+    auto over = [b](double gbps, double latency_us) { return latency_us + b / (gbps * 1e3); };
+    if (src < 0 || dst < 0) {
+        return over(bw.host_gbps, 10.0);
+    }
+    if (src == dst) {
+        return over(bw.device_gbps, 2.0);
+    }
+    if (!direct) {
+        // The driver stages through host memory: down and up again.
+        return 2.0 * over(bw.host_gbps, 10.0);
+    }
+    const auto p = static_cast<std::size_t>(src);
+    const auto q = static_cast<std::size_t>(dst);
+    if (p < bw.p2p_gbps.size() && q < bw.p2p_gbps[p].size() && bw.p2p_gbps[p][q] > 0.0) {
+        return over(bw.p2p_gbps[p][q], 8.0);
+    }
+    if (p < s.machine.matrix.size() && q < s.machine.matrix[p].size() &&
+        s.machine.matrix[p][q].is_nvlink()) {
+        return over(bw.nvlink_gbps_per_link * s.machine.matrix[p][q].nvlinks, 2.0);
+    }
+    return over(bw.pcie_gbps, 8.0);
+}
+
+}  // namespace peergate::sim::cuda
+
+using namespace peergate::sim::cuda;  // NOLINT
+
+namespace {
+
+// Reads the machine file and applies a cuInit fault, without holding the lock (a hanging
+// cuInit must not block the other threads' calls).
+CUresult load(std::optional<peergate::sim::MachineFile>& out) {
+    const char* path = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT: a driver stand-in
+    if (path == nullptr) {
+        return CUDA_ERROR_NO_DEVICE;
+    }
+    auto machine = peergate::sim::load_machine(path);
+    if (!machine) {
+        return CUDA_ERROR_NO_DEVICE;
+    }
+    for (const auto& fault : machine->faults) {
+        if (fault.layer == "cuda" && fault.call == "cuInit") {
+            return fail_or_hang(fault);
+        }
+    }
+    out = std::move(*machine);
+    return CUDA_SUCCESS;
+}
+
+void install(State& s, peergate::sim::MachineFile machine) {
+    s.machine = std::move(machine);
+    for (std::size_t p = 0; p < s.machine.gpus.size(); ++p) {
+        s.contexts.push_back(std::make_unique<CUctx_st>());
+        s.contexts.back()->device = static_cast<int>(p);
+    }
+    s.allocated_bytes.assign(s.machine.gpus.size(), 0);
+    s.initialised = true;
+}
+
+struct ErrorText {
+    CUresult code;
+    const char* name;
+    const char* text;
+};
+
+constexpr ErrorText kErrors[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_OUT_OF_MEMORY, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {CUDA_ERROR_NOT_INITIALIZED, "CUDA_ERROR_NOT_INITIALIZED", "initialization error"},
+    {CUDA_ERROR_NO_DEVICE, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected"},
+    {CUDA_ERROR_INVALID_DEVICE, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal"},
+    {CUDA_ERROR_INVALID_CONTEXT, "CUDA_ERROR_INVALID_CONTEXT", "invalid device context"},
+    {CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
+     "peer access is not supported between these two devices"},
+    {CUDA_ERROR_INVALID_PTX, "CUDA_ERROR_INVALID_PTX", "a PTX JIT compilation failed"},
+    {CUDA_ERROR_UNSUPPORTED_PTX_VERSION, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+     "the provided PTX was compiled with an unsupported toolchain"},
+    {CUDA_ERROR_INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE", "invalid resource handle"},
+    {CUDA_ERROR_NOT_FOUND, "CUDA_ERROR_NOT_FOUND", "named symbol not found"},
+    {CUDA_ERROR_NOT_READY, "CUDA_ERROR_NOT_READY", "device not ready"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS", "an illegal memory access was encountered"},
+    {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
+     "peer access is already enabled"},
+    {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
+};
+
+}  // namespace
+
+PEERGATE_SIM_EXPORT CUresult cuInit(unsigned int flags) {
+    if (flags != 0) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    State& s = state();
+    {
+        std::lock_guard lock(s.mutex);
+        if (s.initialised) {
+            return CUDA_SUCCESS;
+        }
+    }
+    std::optional<peergate::sim::MachineFile> machine;
+    if (const CUresult status = load(machine); status != CUDA_SUCCESS) {
+        return status;
+    }
+    std::lock_guard lock(s.mutex);
+    if (!s.initialised) {
+        install(s, std::move(*machine));
+    }
+    return CUDA_SUCCESS;
+}
+
+PEERGATE_SIM_EXPORT CUresult cuDriverGetVersion(int* version) {
+    if (version == nullptr) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    State& s = state();
+    std::lock_guard lock(s.mutex);
+    *version = s.initialised ? s.machine.cuda_driver_version : 0;
+    return CUDA_SUCCESS;
+}
+
+PEERGATE_SIM_EXPORT CUresult cuGetErrorName(CUresult error, const char** text) {
+    for (const auto& e : kErrors) {
+        if (e.code == error && text != nullptr) {
+            *text = e.name;
+            return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+PEERGATE_SIM_EXPORT CUresult cuGetErrorString(CUresult error, const char** text) {
+    for (const auto& e : kErrors) {
+        if (e.code == error && text != nullptr) {
+            *text = e.text;
+            return CUDA_SUCCESS;
+        }
+    }
+    return CUDA_ERROR_INVALID_VALUE;
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Apache-2.0
+// The simulated CUDA driver's state: the machine file, host memory standing in for
+// device memory behind opaque device addresses, streams whose work runs when they are
+// synchronised, modelled timings, and the faults the machine file asks for.
+// A stand-in for the real driver, so it reads its environment itself (PEERGATE_SIM_MACHINE).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "sim/machine/machine_file.hpp"
+#include "sources/cuda/cuda_abi.hpp"
+
+// The opaque handle types of cuda_abi.hpp, given bodies here.
+struct CUctx_st {
+    int device = 0;
+    int retained = 0;
+    std::set<int> peers;  // devices this context may access directly
+};
+struct CUstream_st {
+    int device = 0;
+    std::deque<std::function<void()>> work;  // runs when the stream is synchronised
+    double clock_us = 0.0;                   // modelled time of the last enqueued work
+};
+struct CUevent_st {
+    bool recorded = false;
+    bool complete = false;
+    double time_us = 0.0;
+    CUstream_st* stream = nullptr;
+};
+struct CUfunc_st {
+    std::string name;
+    int device = 0;  // a module, and its functions, belong to the context it was loaded in
+};
+struct CUmod_st {
+    std::vector<std::unique_ptr<CUfunc_st>> functions;
+};
+
+namespace peergate::sim::cuda {
+
+using namespace peergate::sources::cuda;  // NOLINT: the CUresult constants
+
+// Device memory: an allocation at an opaque address, never a host address.
+struct Allocation {
+    int device = 0;
+    std::size_t bytes = 0;
+    std::unique_ptr<std::uint8_t[]> data;  // NOLINT: raw storage, uninitialised like cudaMalloc
+};
+
+struct State {
+    std::mutex mutex;
+    bool initialised = false;
+    MachineFile machine;
+    std::vector<std::unique_ptr<CUctx_st>> contexts;  // one primary context per device
+    std::map<CUdeviceptr, Allocation> allocations;    // by start address
+    std::vector<std::uint64_t> allocated_bytes;       // per device
+    CUdeviceptr next_address = 0x00D0'0000'0000ULL;
+    std::set<void*> pinned;
+    int copies_in_flight = 0;  // peer copies enqueued, not yet run
+    // Per pending copy, the most copies in flight since it was enqueued: a load fault
+    // applies to every copy that shared the bus with enough others, whatever the order
+    // in which their streams are synchronised.
+    std::vector<std::shared_ptr<int>> pending_peaks;
+};
+
+// The process-wide state (the real driver is process-wide too).
+State& state();
+
+// The calling thread's current context (cuCtxSetCurrent).
+CUctx_st*& current_context();
+
+// A pointer into device memory: the allocation holding [address, address + bytes).
+std::uint8_t* device_bytes(State& s, CUdeviceptr address, std::size_t bytes, int* device = nullptr);
+
+// The first "cuda" fault for `call` that applies (device filter, min_bytes), if any.
+std::optional<MachineFault> cuda_fault(const State& s, const char* call, int device,
+                                       std::uint64_t bytes);
+
+// Applies a "cuda" fault: never returns for "hang"; the code for "fail".
+CUresult fail_or_hang(const MachineFault& fault);
+
+// Modelled seconds x 1e6 for `bytes` from device src to dst (-1 = pinned host).
+double copy_time_us(const State& s, int src, int dst, std::size_t bytes, bool direct);
+
+// nvidia-smi index of the device at position p.
+int gpu_index(const State& s, int device);
+
+}  // namespace peergate::sim::cuda
+
+#define PEERGATE_SIM_EXPORT extern "C" __attribute__((visibility("default")))

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA devices the driver shows: ordinal, name and PCI bus id (cuDeviceGetPCIBusId
+// prints 0000:1B:00.0, a 4-digit domain: parsed, never compared as text).
+#pragma once
+
+#include <vector>
+
+#include "engine/device_map.hpp"
+#include "sources/cuda/cuda_api.hpp"
+
+namespace peergate::sources::cuda {
+
+util::Expected<std::vector<engine::DeviceIdentity>> enumerate_devices(const CudaApi& api);
+
+// cuDeviceCanAccessPeer for two ordinals; false when the call fails.
+bool can_access_peer(const CudaApi& api, int ordinal, int peer_ordinal);
+
+}  // namespace peergate::sources::cuda

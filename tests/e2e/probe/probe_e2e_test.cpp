@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate probe` and `peergate bench` end to end: the built binary, the real dlopen path,
+// the simulated CUDA driver driven by the machine files in tests/fixtures/machines.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "report/probe_cache.hpp"
+#include "util/atomic_file.hpp"
+#include "util/subprocess.hpp"
+
+namespace peergate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct RunResult {
+    int exit_code = -1;
+    std::string out;
+    std::string err;
+    json doc;
+};
+
+class ProbeE2e : public ::testing::Test {
+protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        cache_home_ = fs::temp_directory_path() /
+                      (std::string("peergate-probe-e2e-") + info->name() + "-" + std::to_string(::getpid()));
+        fs::remove_all(cache_home_);
+        fs::create_directories(cache_home_);
+    }
+    void TearDown() override { fs::remove_all(cache_home_); }
+
+    static std::string machine(const std::string& name) {
+        return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name + ".json";
+    }
+
+    RunResult run(std::vector<std::string> args, bool parse_json = true) const {
+        util::Command command;
+        command.argv = {PEERGATE_BINARY};
+        command.argv.insert(command.argv.end(), args.begin(), args.end());
+        command.env.set("PATH", "/usr/bin:/bin");
+        command.env.set("HOME", cache_home_.string());
+        command.env.set("XDG_CACHE_HOME", (cache_home_ / "xdg").string());
+        command.timeout = std::chrono::seconds(60);
+        auto result = util::run_process(command);
+        EXPECT_TRUE(result.has_value());
+        RunResult r{result->exit_code, result->out, result->err, json()};
+        if (parse_json) {
+            r.doc = json::parse(r.out, nullptr, false);
+            EXPECT_FALSE(r.doc.is_discarded()) << r.out << r.err;
+        }
+        return r;
+    }
+
+    RunResult probe(const std::string& name, std::vector<std::string> extra) const {
+        std::vector<std::string> args{"--simulate", machine(name), "--json", "probe"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return run(args);
+    }
+
+    static const json& pair(const json& doc, int src, int dst) {
+        for (const auto& p : doc["pairs"]) {
+            if (p["src"] == src && p["dst"] == dst) {
+                return p;
+            }
+        }
+        static const json none;
+        ADD_FAILURE() << "no pair " << src << "->" << dst;
+        return none;
+    }
+
+    fs::path cache_home_;
+};
+
+TEST_F(ProbeE2e, IntactMachinePassesWithDeviceVerification) {
+    const auto r = probe("probe-intact-2x", {"--sizes-mib", "1,2", "--repeats", "2"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.doc["schema"], "peergate.probe/v1");
+    EXPECT_EQ(r.doc["result"], "pass");
+    EXPECT_EQ(r.doc["verify"], "device");
+    EXPECT_EQ(r.doc["gpus"], json({0, 1}));
+    ASSERT_EQ(r.doc["cells"].size(), 4U);
+    for (const auto& cell : r.doc["cells"]) {
+        EXPECT_EQ(cell["status"], "ok");
+        EXPECT_EQ(cell["repeats"], 2);
+        EXPECT_EQ(cell["path"], "direct");
+        EXPECT_TRUE(cell["gbps"].is_number());
+    }
+    EXPECT_EQ(pair(r.doc, 1, 0)["verdict"], "ok");
+}
+
+TEST_F(ProbeE2e, AlwaysDroppedPairFailsNamingThePairAndTheRemedy) {
+    const auto r = run({"--simulate", machine("probe-drop-always-2x"), "probe", "--sizes-mib", "1",
+                        "--repeats", "1"}, false);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.out.find("GPU 0 -> GPU 1 (serial)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GGML_CUDA_P2P=0 turns peer access ON"), std::string::npos);
+    EXPECT_NE(r.out.find("dmesg | grep -i -E 'DMAR|AMD-Vi'"), std::string::npos);
+    EXPECT_NE(r.out.find("iommu=pt"), std::string::npos);
+    EXPECT_NE(r.out.find("intel_iommu=off / amd_iommu=off"), std::string::npos);
+    const auto j = probe("probe-drop-always-2x", {"--sizes-mib", "1", "--repeats", "1"});
+    EXPECT_EQ(pair(j.doc, 0, 1)["verdict"], "data_lost");
+    EXPECT_EQ(pair(j.doc, 1, 0)["verdict"], "ok");
+    EXPECT_EQ(j.doc["cells"][0]["dropped"], (1 << 20) / 4);
+    EXPECT_EQ(j.doc["cells"][0]["first_bad_offset"], 0);
+}
+
+TEST_F(ProbeE2e, DropsAboveSixteenMibFailOnlyTheLargerCells) {
+    const auto r = probe("probe-drop-above-16mib-2x", {"--sizes-mib", "16,32", "--repeats", "1"});
+    EXPECT_EQ(r.exit_code, 1);
+    for (const auto& cell : r.doc["cells"]) {
+        EXPECT_EQ(cell["status"], cell["size_bytes"] == (16 << 20) ? "ok" : "dropped") << cell.dump();
+    }
+}
+
+TEST_F(ProbeE2e, LoadDependentDropsPassSeriallyAndFailConcurrently) {
+    const auto r = probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--repeats", "2", "--mode", "all"});
+    EXPECT_EQ(r.exit_code, 1);
+    for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
+        const auto& p = pair(r.doc, src, dst);
+        EXPECT_EQ(p["modes"]["serial"], "ok");
+        EXPECT_EQ(p["modes"]["bidirectional"], "data_lost");
+        EXPECT_EQ(p["modes"]["concurrent"], "data_lost");
+    }
+    EXPECT_NE(r.doc["reason"].get<std::string>().find("concurrent"), std::string::npos);
+    // The serial-only probe would have passed: the load-dependent case.
+    EXPECT_EQ(probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--mode", "serial"}).exit_code, 0);
+}
+
+TEST_F(ProbeE2e, CorruptedElementsAreReportedAsCorrupted) {
+    const auto r = probe("probe-corrupt-2x", {"--sizes-mib", "1", "--repeats", "1", "--verify", "host"});
+    EXPECT_EQ(r.exit_code, 1);
+    for (const auto& cell : r.doc["cells"]) {
+        EXPECT_EQ(cell["verify"], "host");
+        if (cell["src"] == 1) {
+            EXPECT_EQ(cell["status"], "corrupted");
+            EXPECT_GT(cell["wrong"].get<int>(), 0);
+            EXPECT_LT(cell["wrong"].get<int>(), (1 << 20) / 4 / 10);  // about 1%
+            EXPECT_EQ(cell["dropped"], 0);
+        } else {
+            EXPECT_EQ(cell["status"], "ok");
+        }
+    }
+}
+
+TEST_F(ProbeE2e, AllocationFailureIsSkippedAndInconclusive) {
+    const auto r = probe("probe-alloc-fail-2x", {"--sizes-mib", "1", "--repeats", "1"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.doc["result"], "inconclusive");
+    for (const auto& cell : r.doc["cells"]) {
+        EXPECT_EQ(cell["status"], "skipped");
+        EXPECT_NE(cell["detail"].get<std::string>().find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos);
+    }
+}
+
+TEST_F(ProbeE2e, ADeviceThatNeverFinishesIsAWatchdogError) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = probe("probe-hang-query-2x", {"--sizes-mib", "1", "--repeats", "1", "--timeout", "0.5"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.doc["cells"][0]["status"], "error");
+    EXPECT_NE(r.doc["cells"][0]["detail"].get<std::string>().find("watchdog"), std::string::npos);
+}
+
+TEST_F(ProbeE2e, ADriverCallThatNeverReturnsIsAbandoned) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = probe("probe-hang-copy-2x", {"--sizes-mib", "1", "--repeats", "1", "--timeout", "0.5"});
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.doc["reason"].get<std::string>().find("abandoned"), std::string::npos);
+    EXPECT_EQ(r.doc["cells"][0]["status"], "error");
+    EXPECT_EQ(r.doc["cells"][1]["status"], "skipped");
+}
+
+TEST_F(ProbeE2e, CannotRunIsExitTwo) {
+    const struct {
+        const char* name;
+        std::vector<std::string> args;
+        const char* mentions;
+    } cases[] = {
+        {"one GPU", {"--simulate", machine("probe-single-1x"), "--json", "probe"}, "at least two"},
+        {"cuInit fails", {"--simulate", machine("probe-init-fail-2x"), "--json", "probe"}, "cuInit"},
+        {"no driver", {"--cuda-lib", "/nonexistent/libcuda.so.1", "--json", "probe"}, "no CUDA driver"},
+        {"unknown GPU", {"--simulate", machine("probe-intact-2x"), "--json", "probe", "--gpus", "0,7"}, "GPU 7"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        const auto r = run(c.args);
+        EXPECT_EQ(r.exit_code, 2);
+        EXPECT_EQ(r.doc["result"], "inconclusive");
+        EXPECT_NE(r.doc["reason"].get<std::string>().find(c.mentions), std::string::npos) << r.doc["reason"];
+        EXPECT_TRUE(r.doc["pairs"].empty());
+    }
+}
+
+TEST_F(ProbeE2e, ZeroOrNegativeSizesAndRepeatsAreUsageErrors) {
+    for (const auto& bad : {std::vector<std::string>{"--sizes-mib", "0"},
+                            std::vector<std::string>{"--sizes-mib", "4,-1"},
+                            std::vector<std::string>{"--repeats=0"},
+                            std::vector<std::string>{"--repeats=-3"}}) {
+        std::vector<std::string> args{"--simulate", machine("probe-intact-2x"), "probe"};
+        args.insert(args.end(), bad.begin(), bad.end());
+        const auto r = run(args, false);
+        EXPECT_EQ(r.exit_code, 2) << bad[0];
+        EXPECT_EQ(r.out.find("PASS"), std::string::npos);
+        EXPECT_NE(r.err.find("peergate:"), std::string::npos) << r.err;
+    }
+}
+
+TEST_F(ProbeE2e, WithoutKernelsVerificationFallsBackToTheHostAndSaysSo) {
+    const auto r = probe("probe-no-kernels-2x", {"--sizes-mib", "1", "--repeats", "1"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.doc["verify"], "host");
+    EXPECT_NE(r.doc["verify_note"].get<std::string>().find("cuModuleLoadData"), std::string::npos);
+}
+
+TEST_F(ProbeE2e, RefusedPeerAccessIsRecordedAsTheStagedPath) {
+    const auto r = probe("probe-no-peer-2x", {"--sizes-mib", "1", "--repeats", "1"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.doc["cells"][0]["path"], "staged");
+}
+
+TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {
+    const auto r = probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--mode", "concurrent"});
+    ASSERT_EQ(r.exit_code, 0);
+    const fs::path dir = cache_home_ / "xdg" / "peergate";
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        names.push_back(entry.path().filename().string());
+    }
+    EXPECT_EQ(names, std::vector<std::string>{"probe.json"});  // no temporary left behind
+    auto text = util::read_file((dir / "probe.json").string());
+    ASSERT_TRUE(text.has_value());
+    std::string error;
+    auto entry = report::probe_cache_from_text(*text, &error);
+    ASSERT_TRUE(entry.has_value()) << error;
+    EXPECT_EQ(entry->identity.driver_version, "cuda 12080");
+    EXPECT_EQ(entry->identity.pci_bus_ids,
+              (std::vector<std::string>{"00000000:1B:00.0", "00000000:3B:00.0"}));
+    EXPECT_EQ(entry->result.outcome, model::ProbeOutcome::pass);
+    EXPECT_EQ(report::judge_cache(entry, entry->identity).concurrent_pass_pairs.size(), 2U);
+    // --cache-dir wins; --no-cache writes nothing.
+    const fs::path other = cache_home_ / "other";
+    probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--cache-dir", other.string()});
+    EXPECT_TRUE(fs::exists(other / "probe.json"));
+    fs::remove_all(dir);
+    probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--no-cache"});
+    EXPECT_FALSE(fs::exists(dir / "probe.json"));
+}
+
+TEST_F(ProbeE2e, BenchNamesThePairWhoseP2pIsSlowerThanStaged) {
+    const auto r = run({"--simulate", machine("bench-p2p-slow-2x"), "--json", "bench", "--size-mib", "4"});
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.doc["schema"], "peergate.bench/v1");
+    const auto& p = r.doc["pairs"][0];
+    EXPECT_TRUE(p["p2p_slower_than_staged"].get<bool>());
+    EXPECT_LT(p["p2p_gbps"].get<double>(), p["staged_gbps"].get<double>());
+    EXPECT_NE(r.doc["reason"].get<std::string>().find("GPU 0 -> GPU 1"), std::string::npos);
+}
+
+TEST_F(ProbeE2e, BenchOnNvlinkMeasuresEveryFigure) {
+    const auto r = run({"--simulate", machine("bench-nvlink-2x"), "--json", "bench", "--size-mib", "4", "--latency"});
+    EXPECT_EQ(r.exit_code, 0);
+    ASSERT_EQ(r.doc["pairs"].size(), 2U);
+    const auto& p = r.doc["pairs"][1];
+    EXPECT_EQ(p["src"], 1);
+    EXPECT_GT(p["p2p_gbps"].get<double>(), 4 * p["staged_gbps"].get<double>());
+    EXPECT_GT(p["bidirectional_gbps"].get<double>(), 1.5 * p["p2p_gbps"].get<double>());
+    EXPECT_GT(p["latency_us"].get<double>(), 0.0);
+    EXPECT_EQ(p["samples"]["p2p_gbps"]["samples"].size(), 5U);
+}
+
+TEST_F(ProbeE2e, BenchOnOneGpuReportsDeviceAndHostBandwidth) {
+    const auto r = run({"--simulate", machine("probe-single-1x"), "--json", "bench", "--size-mib", "4"});
+    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_TRUE(r.doc["pairs"].empty());
+    ASSERT_EQ(r.doc["devices"].size(), 1U);
+    EXPECT_GT(r.doc["devices"][0]["device_local_gbps"].get<double>(),
+              r.doc["devices"][0]["host_to_device_gbps"].get<double>());
+    EXPECT_EQ(run({"--cuda-lib", "/nonexistent/libcuda.so.1", "--json", "bench"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace peergate

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verdict cache as the gate consults it: written by the probe's code, read back against
+// the machine now (driver through dlopen of the simulated driver, host facts under a host
+// root), and invalidated when the boot or the kernel command line changes.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/probe_cache_io.hpp"
+
+namespace peergate {
+namespace {
+
+namespace fs = std::filesystem;
+
+void write(const fs::path& path, const std::string& text) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+}
+
+class ProbeCacheIo : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ::setenv("PEERGATE_SIM_MACHINE", PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json", 1);  // NOLINT
+        root_ = fs::temp_directory_path() / ("peergate-cache-io-" + std::to_string(::getpid()));
+        fs::remove_all(root_);
+        write(root_ / "host/proc/cmdline", "root=/dev/sda1\n");
+        write(root_ / "host/proc/sys/kernel/random/boot_id", "boot-1\n");
+        inv_.seams.cuda_library = PEERGATE_SIM_CUDA;
+        inv_.seams.host_root = (root_ / "host").string();
+        inv_.output.quiet = true;
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    model::ProbeResult concurrent_pass() const {
+        model::ProbeResult r;
+        r.outcome = model::ProbeOutcome::pass;
+        r.gpus = {0, 1};
+        r.modes = {model::ProbeMode::concurrent};
+        for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
+            model::ProbeCell c;
+            c.src = src;
+            c.dst = dst;
+            c.size_bytes = 1U << 20U;
+            c.mode = model::ProbeMode::concurrent;
+            c.repeats = 3;
+            c.status = model::CellStatus::ok;
+            r.cells.push_back(c);
+            r.pairs.push_back(model::ProbePair{.src = src, .dst = dst, .verdict = model::PairVerdict::ok,
+                                               .modes = {{model::ProbeMode::concurrent, model::PairVerdict::ok}},
+                                               .detail = "intact"});
+        }
+        return r;
+    }
+
+    fs::path root_;
+    cli::Invocation inv_;
+};
+
+TEST_F(ProbeCacheIo, AFreshResultOnThisBootIsTrustedUntilTheBootOrCmdlineChanges) {
+    const std::string dir = (root_ / "cache").string();
+    const model::Discovery no_topology;
+    auto setup = cli::set_up_cuda(inv_, no_topology, {}, std::chrono::seconds(10));
+    ASSERT_TRUE(setup.has_value()) << setup.error().message;
+    cli::store_probe_result(inv_, dir, *setup, no_topology, concurrent_pass());
+    ASSERT_TRUE(fs::exists(fs::path(dir) / "probe.json"));
+
+    auto verdict = cli::consult_probe_cache(inv_, no_topology, dir);
+    EXPECT_TRUE(verdict.valid) << verdict.reason;
+    EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}}));
+
+    write(root_ / "host/proc/cmdline", "root=/dev/sda1 iommu=pt\n");
+    verdict = cli::consult_probe_cache(inv_, no_topology, dir);
+    EXPECT_FALSE(verdict.valid);
+    EXPECT_NE(verdict.reason.find("kernel_cmdline"), std::string::npos) << verdict.reason;
+
+    write(root_ / "host/proc/cmdline", "root=/dev/sda1\n");
+    write(root_ / "host/proc/sys/kernel/random/boot_id", "boot-2\n");
+    verdict = cli::consult_probe_cache(inv_, no_topology, dir);
+    EXPECT_FALSE(verdict.valid);
+    EXPECT_NE(verdict.reason.find("boot_id"), std::string::npos) << verdict.reason;
+}
+
+TEST_F(ProbeCacheIo, NoCacheIsNotTrusted) {
+    const auto verdict = cli::consult_probe_cache(inv_, model::Discovery{}, (root_ / "empty").string());
+    EXPECT_FALSE(verdict.valid);
+    EXPECT_NE(verdict.reason.find("no cached probe result"), std::string::npos) << verdict.reason;
+}
+
+TEST(ProbeCacheDir, FlagThenXdgThenHome) {
+    util::EnvMap env;
+    EXPECT_EQ(cli::probe_cache_dir(env, ""), "");
+    env.set("HOME", "/home/u");
+    EXPECT_EQ(cli::probe_cache_dir(env, ""), "/home/u/.cache/peergate");
+    env.set("XDG_CACHE_HOME", "/x");
+    EXPECT_EQ(cli::probe_cache_dir(env, ""), "/x/peergate");
+    EXPECT_EQ(cli::probe_cache_dir(env, "/flag"), "/flag");
+}
+
+}  // namespace
+}  // namespace peergate

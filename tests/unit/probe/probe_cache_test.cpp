@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verdict cache document and its key: every identity field invalidates an entry.
+#include <gtest/gtest.h>
+
+#include "report/probe_cache.hpp"
+#include "report/probe_json.hpp"
+
+namespace peergate {
+namespace {
+
+using model::ProbeMode;
+
+model::MachineIdentity identity() {
+    return model::MachineIdentity{.driver_version = "cuda 12080",
+                                  .gpu_uuids = {"GPU-a", "GPU-b"},
+                                  .pci_bus_ids = {"00000000:1B:00.0", "00000000:3B:00.0"},
+                                  .iommu = "translating",
+                                  .kernel_cmdline = "root=/dev/sda1",
+                                  .boot_id = "boot-1"};
+}
+
+model::ProbeCell cell(int src, int dst, ProbeMode mode, model::CellStatus status) {
+    model::ProbeCell c;
+    c.src = src;
+    c.dst = dst;
+    c.size_bytes = 1U << 20U;
+    c.mode = mode;
+    c.repeats = 3;
+    c.status = status;
+    c.gbps = 21.5;
+    c.first_bad_offset = status == model::CellStatus::ok ? std::nullopt : std::optional<std::uint64_t>(64);
+    return c;
+}
+
+report::ProbeCacheEntry entry() {
+    model::ProbeResult r;
+    r.outcome = model::ProbeOutcome::fail;
+    r.reason = "data lost";
+    r.gpus = {0, 1};
+    r.modes = {ProbeMode::serial, ProbeMode::concurrent};
+    r.cells = {cell(0, 1, ProbeMode::serial, model::CellStatus::ok),
+               cell(0, 1, ProbeMode::concurrent, model::CellStatus::ok),
+               cell(1, 0, ProbeMode::serial, model::CellStatus::ok),
+               cell(1, 0, ProbeMode::concurrent, model::CellStatus::dropped)};
+    r.pairs = {model::ProbePair{.src = 0, .dst = 1, .verdict = model::PairVerdict::ok,
+                                .modes = {{ProbeMode::serial, model::PairVerdict::ok},
+                                          {ProbeMode::concurrent, model::PairVerdict::ok}},
+                                .detail = "intact"},
+               model::ProbePair{.src = 1, .dst = 0, .verdict = model::PairVerdict::data_lost,
+                                .modes = {{ProbeMode::serial, model::PairVerdict::ok},
+                                          {ProbeMode::concurrent, model::PairVerdict::data_lost}},
+                                .detail = "lost"}};
+    r.verify = model::VerifySite::device;
+    r.remedy = "do not";
+    return report::ProbeCacheEntry{.identity = identity(), .result = r, .written_at = "2026-01-01T00:00:00Z"};
+}
+
+TEST(ProbeCache, RoundTripsThroughText) {
+    const auto e = entry();
+    std::string error;
+    auto back = report::probe_cache_from_text(report::probe_cache_to_text(e), &error);
+    ASSERT_TRUE(back.has_value()) << error;
+    EXPECT_EQ(back->identity, e.identity);
+    EXPECT_EQ(back->result, e.result);
+    EXPECT_EQ(back->written_at, e.written_at);
+}
+
+TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
+    const auto verdict = report::judge_cache(entry(), identity());
+    EXPECT_TRUE(verdict.valid);
+    EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
+}
+
+TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
+    using Change = void (*)(model::MachineIdentity&);
+    const std::vector<std::pair<const char*, Change>> changes = {
+        {"driver_version", [](model::MachineIdentity& m) { m.driver_version = "cuda 12090"; }},
+        {"gpu_uuids", [](model::MachineIdentity& m) { m.gpu_uuids[1] = "GPU-c"; }},
+        {"pci_bus_ids", [](model::MachineIdentity& m) { m.pci_bus_ids.pop_back(); }},
+        {"iommu", [](model::MachineIdentity& m) { m.iommu = "identity"; }},
+        {"kernel_cmdline", [](model::MachineIdentity& m) { m.kernel_cmdline += " iommu=pt"; }},
+        {"boot_id", [](model::MachineIdentity& m) { m.boot_id = "boot-2"; }},
+    };
+    for (const auto& [field, change] : changes) {
+        SCOPED_TRACE(field);
+        auto now = identity();
+        change(now);
+        const auto verdict = report::judge_cache(entry(), now);
+        EXPECT_FALSE(verdict.valid);
+        EXPECT_TRUE(verdict.concurrent_pass_pairs.empty());
+        EXPECT_NE(verdict.reason.find(field), std::string::npos) << verdict.reason;
+    }
+}
+
+TEST(ProbeCache, NoEntryOrUnknownBootIsNotTrusted) {
+    EXPECT_FALSE(report::judge_cache(std::nullopt, identity()).valid);
+    auto now = identity();
+    now.boot_id.clear();
+    auto e = entry();
+    e.identity.boot_id.clear();
+    EXPECT_FALSE(report::judge_cache(e, now).valid);
+}
+
+TEST(ProbeCache, RejectsOtherDocuments) {
+    std::string error;
+    EXPECT_FALSE(report::probe_cache_from_text("{\"schema\": \"peergate.probe/v1\"}", &error));
+    EXPECT_FALSE(error.empty());
+    EXPECT_FALSE(report::probe_cache_from_text("not json", &error));
+}
+
+TEST(ProbeJson, HasTheContractFieldsInOrder) {
+    const auto j = report::probe_to_json(entry().result);
+    EXPECT_EQ(j.begin().key(), "schema");
+    EXPECT_EQ(j["schema"], "peergate.probe/v1");
+    EXPECT_EQ(j["result"], "fail");
+    for (const char* key : {"src", "dst", "size_bytes", "mode", "repeats", "status", "wrong", "dropped",
+                            "first_bad_offset", "gbps", "path", "verify"}) {
+        EXPECT_TRUE(j["cells"][0].contains(key)) << key;
+    }
+    EXPECT_TRUE(j["cells"][0]["first_bad_offset"].is_null());
+    EXPECT_EQ(j["cells"][3]["first_bad_offset"], 64);
+    EXPECT_EQ(j["pairs"][1]["verdict"], "data_lost");
+    EXPECT_EQ(j["pairs"][1]["modes"]["concurrent"], "data_lost");
+}
+
+}  // namespace
+}  // namespace peergate
