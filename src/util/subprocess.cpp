@@ -99,7 +99,8 @@ void drain(int& fd, std::string& sink, std::size_t cap, bool& truncated) {
 // Reads both pipes until end of file or the deadline; returns false on the deadline.
 bool collect(Pipes& pipes, const Command& command, Clock::time_point deadline, ProcessResult& result) {
     while (pipes.out[0] >= 0 || pipes.err[0] >= 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        // Round up: truncating would give up to 1 ms before the deadline.
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0) {
             return false;
         }
