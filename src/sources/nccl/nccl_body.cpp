@@ -111,7 +111,7 @@ std::string_view connection_keyword(TextCursor& cursor) {
 bool looks_like_connection(std::string_view body) {
     TextCursor cursor(body);
     cursor.skip_spaces();
-    return !connection_keyword(cursor).empty() && body.find(" via ") != std::string_view::npos;
+    return !connection_keyword(cursor).empty() && body.find(" via") != std::string_view::npos;
 }
 
 std::optional<ConnectionLine> parse_connection(std::string_view body) {

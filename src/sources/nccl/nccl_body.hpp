@@ -26,7 +26,7 @@ struct ConnectionLine {
     std::string_view detail;
 };
 
-// True when the body starts like a connection line and contains " via ": if
+// True when the body starts like a connection line and contains " via": if
 // parse_connection then fails, the line is malformed (counted as skipped).
 bool looks_like_connection(std::string_view body);
 std::optional<ConnectionLine> parse_connection(std::string_view body);
