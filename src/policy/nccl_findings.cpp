@@ -48,7 +48,7 @@ bool went_slow(const NcclPair& pair) {
 }
 
 void nvlink_unused(const NcclAnalysis& analysis, const std::map<int, NcclRankPlace>& places,
-                   std::vector<Finding>& out) {
+                   bool have_topology, std::vector<Finding>& out) {
     std::size_t unverified = 0;
     for (const auto& pair : analysis.pairs) {
         if (!pair.dst_rank || !pair.same_host.value_or(false) || !went_slow(pair)) {
@@ -75,9 +75,13 @@ void nvlink_unused(const NcclAnalysis& analysis, const std::map<int, NcclRankPla
     if (unverified > 0) {
         out.push_back(Finding{
             .code = kNcclTransportUnverified, .severity = Severity::info,
-            .message = fmt::format("{} same-host rank pair{} used SHM or NET, and neither the log's topology "
-                                   "dump nor --topology says whether NVLink was there",
-                                   unverified, unverified == 1 ? "" : "s"),
+            .message = have_topology
+                           ? fmt::format("{} same-host rank pair{} used SHM or NET, but the log does not say which "
+                                         "GPU each rank used (no nvmlDev or busId), so --topology cannot be applied",
+                                         unverified, unverified == 1 ? "" : "s")
+                           : fmt::format("{} same-host rank pair{} used SHM or NET, and neither the log's topology "
+                                         "dump nor --topology says whether NVLink was there",
+                                         unverified, unverified == 1 ? "" : "s"),
             .remedy = "pass --topology FILE (nvidia-smi topo -m text or peergate topo --json), or log with "
                       "NCCL_DEBUG_SUBSYS=INIT,GRAPH so NCCL prints its topology"});
     }
@@ -226,7 +230,7 @@ void coverage_rules(const model::NcclLog& log, std::vector<Finding>& out) {
 std::vector<Finding> nccl_findings(const model::NcclLog& log, const NcclAnalysis& analysis,
                                    const std::map<int, NcclRankPlace>& places, const model::Topology* topology) {
     std::vector<Finding> out;
-    nvlink_unused(analysis, places, out);
+    nvlink_unused(analysis, places, topology != nullptr, out);
     init_rule(log, out);
     environment_rules(log, out);
     graph_rule(log, analysis, places, topology, out);
