@@ -82,6 +82,17 @@ struct NcclRing {
     friend bool operator==(const NcclRing&, const NcclRing&) = default;
 };
 
+// "Trees [0] 1/4/-1->0->-1 ...": one rank's place in the tree of one channel.
+struct NcclTree {
+    std::string host;
+    int channel = 0;
+    int rank = 0;
+    std::optional<int> parent;     // -1 in the log: the root
+    std::vector<int> children;     // -1 entries dropped
+
+    friend bool operator==(const NcclTree&, const NcclTree&) = default;
+};
+
 // What NCCL's own topology dump ("=== System : maxBw ...") says about one host.
 struct NcclHostTopology {
     std::map<std::string, std::optional<int>> gpus;           // bus id -> rank shown, if any
@@ -111,6 +122,7 @@ struct NcclLog {
     std::vector<std::pair<std::string, std::vector<std::string>>> conflicting_settings;
     std::vector<NcclGraph> graphs;
     std::vector<NcclRing> rings;
+    std::vector<NcclTree> trees;
     std::map<std::string, NcclHostTopology> topology;     // by host ("" when unknown)
     std::string nccl_version;                             // "2.18.3+cuda12.2"; empty if not seen
     NcclLineCounts counts;

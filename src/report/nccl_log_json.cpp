@@ -91,7 +91,12 @@ Json extras_to_json(const model::NcclLog& log) {
     for (const auto& r : log.rings) {
         rings.push_back(Json{{"host", text_or_null(r.host)}, {"channel", r.channel}, {"order", r.order}});
     }
-    return Json{{"graphs", graphs}, {"rings", rings}};
+    Json trees = Json::array();
+    for (const auto& t : log.trees) {
+        trees.push_back(Json{{"host", text_or_null(t.host)}, {"channel", t.channel}, {"rank", t.rank},
+                             {"parent", or_null(t.parent)}, {"children", t.children}});
+    }
+    return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
 }
 
 }  // namespace

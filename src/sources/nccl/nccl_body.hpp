@@ -69,6 +69,15 @@ struct RingLine {
 };
 std::optional<RingLine> parse_ring(std::string_view body);
 
+// "Trees [0] 1/4/-1->0->-1 [1] -1/-1/-1->0->1": per channel, children -> rank -> parent.
+struct TreeEntry {
+    int channel = 0;
+    int rank = 0;
+    int parent = -1;
+    std::vector<int> children;
+};
+std::optional<std::vector<TreeEntry>> parse_trees(std::string_view body);
+
 // "NCCL version 2.18.3+cuda12.2" anywhere in a line: the version text.
 std::optional<std::string_view> parse_version(std::string_view text);
 

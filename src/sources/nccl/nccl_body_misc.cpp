@@ -144,4 +144,65 @@ std::optional<RingLine> parse_ring(std::string_view body) {
     return line;
 }
 
+namespace {
+
+// "1/4/-1->0->-1": children, then the rank, then its parent.
+std::optional<TreeEntry> read_tree_entry(TextCursor& cursor, int channel) {
+    TreeEntry entry{.channel = channel};
+    for (int i = 0; i < 64; ++i) {
+        auto child = cursor.integer();
+        if (!child) {
+            return std::nullopt;
+        }
+        if (*child >= 0) {
+            entry.children.push_back(*child);
+        }
+        if (cursor.consume("->")) {
+            break;
+        }
+        if (!cursor.consume("/")) {
+            return std::nullopt;
+        }
+    }
+    auto rank = cursor.integer();
+    if (!rank || *rank < 0 || !cursor.consume("->")) {
+        return std::nullopt;
+    }
+    auto parent = cursor.integer();
+    if (!parent) {
+        return std::nullopt;
+    }
+    entry.rank = *rank;
+    entry.parent = *parent;
+    return entry;
+}
+
+}  // namespace
+
+std::optional<std::vector<TreeEntry>> parse_trees(std::string_view body) {
+    TextCursor cursor(trim_view(body));
+    if (!cursor.consume("Trees ")) {
+        return std::nullopt;
+    }
+    std::vector<TreeEntry> entries;
+    cursor.skip_spaces();
+    while (cursor.consume("[")) {
+        auto channel = cursor.integer();
+        if (!channel || !cursor.consume("]")) {
+            return std::nullopt;
+        }
+        cursor.skip_spaces();
+        auto entry = read_tree_entry(cursor, *channel);
+        if (!entry || entries.size() >= 1024) {
+            return std::nullopt;
+        }
+        entries.push_back(std::move(*entry));
+        cursor.skip_spaces();
+    }
+    if (entries.empty()) {
+        return std::nullopt;
+    }
+    return entries;
+}
+
 }  // namespace peergate::sources::nccl

@@ -148,6 +148,11 @@ void NcclLogParser::read_record(const NcclRecord& record) {
                 add_graph(record.host, *graph);
             }
             return;
+        case 'T':
+            if (auto trees = parse_trees(body)) {
+                add_trees(record.host, std::move(*trees));
+            }
+            return;
         default:
             break;
     }
@@ -236,6 +241,17 @@ void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
     }
 }
 
+void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
+    for (auto& entry : entries) {
+        const std::string key = fmt::format("{}|{}|{}", host, entry.channel, entry.rank);
+        if (tree_index_.try_emplace(key, trees_.size()).second) {
+            trees_.push_back(model::NcclTree{
+                std::string(host), entry.channel, entry.rank,
+                entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt, std::move(entry.children)});
+        }
+    }
+}
+
 model::NcclLog NcclLogParser::result() const {
     model::NcclLog log;
     log.connections = connections_;
@@ -248,6 +264,7 @@ model::NcclLog NcclLogParser::result() const {
     }
     log.graphs = graphs_;
     log.rings = rings_;
+    log.trees = trees_;
     log.topology = topology_;
     log.nccl_version = version_;
     log.counts = counts_;

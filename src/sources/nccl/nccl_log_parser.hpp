@@ -68,6 +68,7 @@ private:
     void add_setting(const SettingLine& line);
     void add_graph(std::string_view host, const GraphLine& line);
     void add_ring(std::string_view host, RingLine&& line);
+    void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
     std::uint32_t intern(Interned& table, std::string_view text);
 
     Interned hosts_;
@@ -82,6 +83,8 @@ private:
     std::vector<model::NcclGraph> graphs_;
     std::unordered_map<std::string, std::size_t> ring_index_;
     std::vector<model::NcclRing> rings_;
+    std::unordered_map<std::string, std::size_t> tree_index_;
+    std::vector<model::NcclTree> trees_;
     std::unordered_map<std::string, TopologyDumpReader, TransparentHash, std::equal_to<>> dumps_;
     std::map<std::string, model::NcclHostTopology> topology_;
     std::size_t active_dumps_ = 0;

@@ -190,6 +190,24 @@ TEST(NcclRing, ReadsRingOrders) {
     EXPECT_FALSE(parse_ring("Channel 00/0 : 0[0] -> 1[1] via P2P/IPC"));
 }
 
+TEST(NcclTrees, ReadsTreeLines) {
+    auto trees = parse_trees("Trees [0] 1/4/-1->0->-1 [1] -1/-1/-1->0->1");
+    ASSERT_TRUE(trees);
+    ASSERT_EQ(trees->size(), 2u);
+    EXPECT_EQ((*trees)[0].channel, 0);
+    EXPECT_EQ((*trees)[0].rank, 0);
+    EXPECT_EQ((*trees)[0].parent, -1);
+    EXPECT_EQ((*trees)[0].children, (std::vector<int>{1, 4}));
+    EXPECT_EQ((*trees)[1].parent, 1);
+    EXPECT_TRUE((*trees)[1].children.empty());
+    trees = parse_trees("Trees [0] 2/-1/-1->3->1 [1] 1/-1/-1->3->2 comm 0xaa09f20 nRanks 08 busId ce000");
+    ASSERT_TRUE(trees);
+    EXPECT_EQ(trees->size(), 2u);
+    EXPECT_FALSE(parse_trees("Trees [0] 1/4/-1->0"));
+    EXPECT_FALSE(parse_trees("Trees"));
+    EXPECT_FALSE(parse_trees("Trees [x] 1->0->-1"));
+}
+
 TEST(NcclVersion, FindsVersionAnywhere) {
     EXPECT_EQ(parse_version("[1,0]<stdout>:NCCL version 2.5.6+cuda10.2"), "2.5.6+cuda10.2");
     EXPECT_EQ(parse_version("NCCL version 2.18.3+cuda12.2"), "2.18.3+cuda12.2");

@@ -160,6 +160,12 @@ TEST(NcclLogParser, ReadsVersionRanksGraphsRingsAndSettings) {
     EXPECT_EQ(log.rings[0].channel, 23);
     EXPECT_EQ(log.rings[0].host, "g340-cd51-4900-b72a-d104-a9bf-df48");
 
+    log = parse(fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
+    ASSERT_EQ(log.trees.size(), 4u);  // rank 1, channels 0..3
+    EXPECT_EQ(log.trees[1].rank, 1);
+    EXPECT_EQ(log.trees[1].children, (std::vector<int>{0, 3}));
+    EXPECT_EQ(log.trees[1].parent, std::nullopt);
+
     log = parse(fixture("rccl-p2p-level-xgmi.log"));
     EXPECT_EQ(log.settings, (std::vector<std::pair<std::string, std::string>>{{"NCCL_P2P_LEVEL", "XGMI"}}));
     EXPECT_TRUE(log.conflicting_settings.empty());
