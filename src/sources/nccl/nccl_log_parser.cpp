@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "sources/nccl/text_cursor.hpp"
 
@@ -38,6 +39,14 @@ std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
     const auto id = static_cast<std::uint32_t>(table.size());
     table.emplace(std::string(text), id);
     return id;
+}
+
+std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_view key, std::size_t next) {
+    if (auto found = index.find(key); found != index.end()) {
+        return {found->second, false};
+    }
+    index.emplace(std::string(key), next);
+    return {next, true};
 }
 
 void NcclLogParser::feed(std::string_view chunk) {
@@ -168,7 +177,12 @@ void NcclLogParser::read_record(const NcclRecord& record) {
 }
 
 void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
-    ConnectionKey key{intern(hosts_, host), intern(details_, line.detail), line.channel,
+    // Consecutive lines mostly come from one host: skip its lookup then.
+    if (host != last_host_ || hosts_.empty()) {
+        last_host_id_ = intern(hosts_, host);
+        last_host_.assign(host);
+    }
+    ConnectionKey key{last_host_id_, intern(details_, line.detail), line.channel,
                       line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
                       static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
     auto [it, inserted] = connection_index_.try_emplace(key, connections_.size());
@@ -193,41 +207,50 @@ void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& 
 void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
     // Ranks are numbered per communicator; older logs print no commId, so their ranks
     // are told apart by communicator size only.
-    const std::string key = line.comm_id.empty() ? fmt::format("n{}|{}", line.nranks.value_or(-1), line.rank)
-                                                 : fmt::format("{}|{}", line.comm_id, line.rank);
-    auto [it, inserted] = rank_index_.try_emplace(key, ranks_.size());
+    key_.clear();
+    if (line.comm_id.empty()) {
+        fmt::format_to(std::back_inserter(key_), "n{}|{}", line.nranks.value_or(-1), line.rank);
+    } else {
+        fmt::format_to(std::back_inserter(key_), "{}|{}", line.comm_id, line.rank);
+    }
+    const auto [slot, inserted] = slot_of(rank_index_, key_, ranks_.size());
     if (inserted) {
         ranks_.push_back(model::NcclRank{.rank = line.rank});
     }
-    auto& rank = ranks_[it->second];
+    auto& rank = ranks_[slot];
     rank.nranks = line.nranks ? line.nranks : rank.nranks;
-    rank.host = host.empty() ? rank.host : std::string(host);
+    if (!host.empty() && rank.host != host) {
+        rank.host = std::string(host);
+    }
     rank.cuda_dev = line.cuda_dev ? line.cuda_dev : rank.cuda_dev;
     rank.nvml_dev = line.nvml_dev ? line.nvml_dev : rank.nvml_dev;
     if (!line.bus_id.empty()) {
         rank.bus_id = normalize_bus_id(line.bus_id);
     }
-    rank.comm_id = std::string(line.comm_id);
+    if (rank.comm_id != line.comm_id) {
+        rank.comm_id = std::string(line.comm_id);
+    }
     (line.complete ? rank.init_complete : rank.init_started) = true;
 }
 
 void NcclLogParser::add_setting(const SettingLine& line) {
-    auto [it, inserted] = setting_index_.try_emplace(std::string(line.name), settings_.size());
+    const auto [slot, inserted] = slot_of(setting_index_, line.name, settings_.size());
     if (inserted) {
         settings_.emplace_back(std::string(line.name), std::vector<std::string>{});
     }
-    auto& values = settings_[it->second].second;
+    auto& values = settings_[slot].second;
     if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), line.value) == values.end()) {
         values.emplace_back(line.value);
     }
 }
 
 void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
-    const std::string key = fmt::format("{}|{}|{}|{}|{}", host, line.pattern, line.n_channels,
-                                        line.intra_type, line.inter_type);
-    auto [it, inserted] = graph_index_.try_emplace(key, graphs_.size());
+    key_.clear();
+    fmt::format_to(std::back_inserter(key_), "{}|{}|{}|{}|{}", host, line.pattern, line.n_channels, line.intra_type,
+                   line.inter_type);
+    const auto [slot, inserted] = slot_of(graph_index_, key_, graphs_.size());
     if (!inserted) {
-        ++graphs_[it->second].count;
+        ++graphs_[slot].count;
         return;
     }
     graphs_.push_back(model::NcclGraph{std::string(host), line.pattern, line.n_channels,
@@ -235,16 +258,18 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
 }
 
 void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
-    const std::string key = fmt::format("{}|{}|{}", host, line.channel, fmt::join(line.order, " "));
-    if (ring_index_.try_emplace(key, rings_.size()).second) {
+    key_.clear();
+    fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, line.channel, fmt::join(line.order, " "));
+    if (slot_of(ring_index_, key_, rings_.size()).second) {
         rings_.push_back(model::NcclRing{std::string(host), line.channel, std::move(line.order)});
     }
 }
 
 void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
     for (auto& entry : entries) {
-        const std::string key = fmt::format("{}|{}|{}", host, entry.channel, entry.rank);
-        if (tree_index_.try_emplace(key, trees_.size()).second) {
+        key_.clear();
+        fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, entry.channel, entry.rank);
+        if (slot_of(tree_index_, key_, trees_.size()).second) {
             trees_.push_back(model::NcclTree{
                 std::string(host), entry.channel, entry.rank,
                 entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt, std::move(entry.children)});

@@ -45,6 +45,11 @@ private:
         std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
     };
     using Interned = std::unordered_map<std::string, std::uint32_t, TransparentHash, std::equal_to<>>;
+    using Index = std::unordered_map<std::string, std::size_t, TransparentHash, std::equal_to<>>;
+
+    // The slot of `key` in `index`, adding `next` when absent; second is true when added.
+    // Keys are built in key_ and looked up as views, so a known key costs no allocation.
+    static std::pair<std::size_t, bool> slot_of(Index& index, std::string_view key, std::size_t next);
 
     struct ConnectionKey {
         std::uint32_t host = 0;
@@ -73,17 +78,19 @@ private:
 
     Interned hosts_;
     Interned details_;
+    std::string last_host_;
+    std::uint32_t last_host_id_ = 0;
     std::unordered_map<ConnectionKey, std::size_t, ConnectionKeyHash> connection_index_;
     std::vector<model::NcclConnection> connections_;
-    std::unordered_map<std::string, std::size_t> rank_index_;  // "commId|rank" (or host|comm)
+    Index rank_index_;  // "commId|rank" (or "n<nranks>|rank")
     std::vector<model::NcclRank> ranks_;
-    std::unordered_map<std::string, std::size_t> setting_index_;
+    Index setting_index_;
     std::vector<std::pair<std::string, std::vector<std::string>>> settings_;  // all values
-    std::unordered_map<std::string, std::size_t> graph_index_;
+    Index graph_index_;
     std::vector<model::NcclGraph> graphs_;
-    std::unordered_map<std::string, std::size_t> ring_index_;
+    Index ring_index_;
     std::vector<model::NcclRing> rings_;
-    std::unordered_map<std::string, std::size_t> tree_index_;
+    Index tree_index_;
     std::vector<model::NcclTree> trees_;
     std::unordered_map<std::string, TopologyDumpReader, TransparentHash, std::equal_to<>> dumps_;
     std::map<std::string, model::NcclHostTopology> topology_;
@@ -91,6 +98,7 @@ private:
     std::string version_;
     model::NcclLineCounts counts_;
     std::string carry_;
+    std::string key_;
     bool carry_overflow_ = false;
 };
 
