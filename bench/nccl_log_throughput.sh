@@ -43,7 +43,8 @@ hosts = [f"gpu-node-{i:03d}" for i in range(64)]
 details = ["P2P/IPC/read", "P2P/CUMEM", "P2P/CUMEM/read", "P2P/direct pointer", "SHM/direct/direct"]
 net = ["NET/IB/0/GDRDMA", "NET/IB/3(1)/GDRDMA", "NET/Socket/0", "NET/IBext_v8/2"]
 lines = []
-while sum(map(len, lines)) < 16 << 20:
+block_bytes = 0
+while block_bytes < 16 << 20:
     h = rng.randrange(64); dev = rng.randrange(8); rank = h * 8 + dev
     prefix = f"{hosts[h]}:{10000 + rank}:{20000 + rank} [{dev}] NCCL INFO "
     ch = rng.randrange(32); r = rng.random()
@@ -65,6 +66,7 @@ while sum(map(len, lines)) < 16 << 20:
         lines.append(f"{prefix}NCCL_IB_GID_INDEX set by environment to 3.\n")
     else:
         lines.append(f"{prefix}Connected all rings, use ring PXN 0 GDR 1\n")
+    block_bytes += len(lines[-1])
 block = "".join(lines).encode()
 target = size_mb << 20
 with open(out, "wb") as f:

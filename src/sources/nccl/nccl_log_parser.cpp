@@ -15,21 +15,28 @@ namespace {
 
 constexpr std::size_t kMaxSettingValues = 16;
 
-std::size_t mix(std::size_t seed, std::size_t value) {
-    return seed ^ (value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2));
+// A 64-bit finaliser (MurmurHash3's fmix64): every input bit moves every output bit, so
+// keys that differ only in a small field (a channel) still spread over the buckets.
+std::uint64_t fmix64(std::uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+std::uint64_t pack(int high, int low) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high)) << 32) | static_cast<std::uint32_t>(low);
 }
 
 }  // namespace
 
 std::size_t NcclLogParser::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
-    std::size_t seed = key.host;
-    for (std::size_t value : {std::size_t{key.detail}, static_cast<std::size_t>(key.channel),
-                              static_cast<std::size_t>(key.conn_index), static_cast<std::size_t>(key.src_rank),
-                              static_cast<std::size_t>(key.dst_rank),
-                              std::size_t{key.direction} << 8 | key.transport}) {
-        seed = mix(seed, value);
-    }
-    return seed;
+    std::uint64_t h = fmix64(pack(static_cast<int>(key.host), static_cast<int>(key.detail)));
+    h = fmix64(h ^ pack(key.channel, key.conn_index));
+    h = fmix64(h ^ pack(key.src_rank, key.dst_rank));
+    return static_cast<std::size_t>(fmix64(h ^ (std::uint64_t{key.direction} << 8 | key.transport)));
 }
 
 std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
@@ -47,6 +54,21 @@ std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_vi
     }
     index.emplace(std::string(key), next);
     return {next, true};
+}
+
+std::uint32_t NcclLogParser::detail_id(std::string_view detail) {
+    // A job has a handful of details ("IPC/read", "IB/0/GDRDMA"): a short linear scan
+    // beats hashing the text on every line.
+    for (const auto& [text, id] : recent_details_) {
+        if (text.size() == detail.size() && text == detail) {
+            return id;
+        }
+    }
+    const std::uint32_t id = intern(details_, detail);
+    if (recent_details_.size() < 16) {
+        recent_details_.emplace_back(std::string(detail), id);
+    }
+    return id;
 }
 
 void NcclLogParser::feed(std::string_view chunk) {
@@ -182,14 +204,15 @@ void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& 
         last_host_id_ = intern(hosts_, host);
         last_host_.assign(host);
     }
-    ConnectionKey key{last_host_id_, intern(details_, line.detail), line.channel,
+    ConnectionKey key{last_host_id_, detail_id(line.detail), line.channel,
                       line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
                       static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
-    auto [it, inserted] = connection_index_.try_emplace(key, connections_.size());
+    const auto [slot, inserted] = connection_index_.find_or_insert(key, static_cast<std::uint32_t>(connections_.size()));
     if (!inserted) {
-        ++connections_[it->second].count;
+        ++connection_counts_[slot];
         return;
     }
+    connection_counts_.push_back(1);
     model::NcclConnection connection{
         .host = std::string(host), .channel = line.channel, .conn_index = line.conn_index,
         .src_rank = line.src_rank, .dst_rank = line.dst_rank,
@@ -280,6 +303,9 @@ void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& en
 model::NcclLog NcclLogParser::result() const {
     model::NcclLog log;
     log.connections = connections_;
+    for (std::size_t i = 0; i < log.connections.size(); ++i) {
+        log.connections[i].count = connection_counts_[i];
+    }
     log.ranks = ranks_;
     for (const auto& [name, values] : settings_) {
         log.settings.emplace_back(name, values.empty() ? std::string() : values.front());

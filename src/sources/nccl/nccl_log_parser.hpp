@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model/nccl_log.hpp"
+#include "sources/nccl/flat_index.hpp"
 #include "sources/nccl/nccl_body.hpp"
 #include "sources/nccl/nccl_record.hpp"
 #include "sources/nccl/nccl_topo_dump.hpp"
@@ -75,13 +76,16 @@ private:
     void add_ring(std::string_view host, RingLine&& line);
     void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
     std::uint32_t intern(Interned& table, std::string_view text);
+    std::uint32_t detail_id(std::string_view detail);
 
     Interned hosts_;
     Interned details_;
+    std::vector<std::pair<std::string, std::uint32_t>> recent_details_;  // first few, scanned linearly
     std::string last_host_;
     std::uint32_t last_host_id_ = 0;
-    std::unordered_map<ConnectionKey, std::size_t, ConnectionKeyHash> connection_index_;
+    FlatIndex<ConnectionKey, ConnectionKeyHash> connection_index_;
     std::vector<model::NcclConnection> connections_;
+    std::vector<std::uint64_t> connection_counts_;  // apart from connections_: small, stays in cache
     Index rank_index_;  // "commId|rank" (or "n<nranks>|rank")
     std::vector<model::NcclRank> ranks_;
     Index setting_index_;
