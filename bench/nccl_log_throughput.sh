@@ -33,7 +33,9 @@ work="$(mktemp -d "$bench_dir/peergate-nccl-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 # Writes SIZE_MB of log: a 16 MiB block of realistic lines (64 hosts x 8 GPUs, 32
-# channels, every transport, init/ring/graph/setting noise) repeated to size.
+# channels, every transport, init/ring/graph/setting noise) repeated to size. As in a real
+# job, each host uses one P2P flavour and each GPU one NIC, so the job has ~65k distinct
+# connections however long the log is.
 generate() {
   python3 - "$1" "$2" <<'PY'
 import random, sys
@@ -50,10 +52,10 @@ while block_bytes < 16 << 20:
     ch = rng.randrange(32); r = rng.random()
     if r < 0.45:
         peer = h * 8 + (dev + 1) % 8
-        lines.append(f"{prefix}Channel {ch:02d}/0 : {rank}[{dev}] -> {peer}[{(dev + 1) % 8}] via {rng.choice(details)}\n")
+        lines.append(f"{prefix}Channel {ch:02d}/0 : {rank}[{dev}] -> {peer}[{(dev + 1) % 8}] via {details[h % len(details)]}\n")
     elif r < 0.65:
         peer = ((h + 1) % 64) * 8 + dev; d = rng.choice(["send", "receive"])
-        lines.append(f"{prefix}Channel {ch:02d}/0 : {rank}[{dev}] -> {peer}[{dev}] [{d}] via {rng.choice(net)}\n")
+        lines.append(f"{prefix}Channel {ch:02d}/0 : {rank}[{dev}] -> {peer}[{dev}] [{d}] via {net[dev % len(net)]}\n")
     elif r < 0.70:
         lines.append(f"{prefix}CollNet {ch:02d}/0 : {rank} [send] via COLLNET/SHARP/{dev}/GDRDMA\n")
     elif r < 0.80:
@@ -77,32 +79,38 @@ with open(out, "wb") as f:
 PY
 }
 
-# Best elapsed seconds and its peak RSS (KiB) over $repeats runs of "$@".
+# Best elapsed seconds over $repeats runs of "$@", with that run's CPU seconds (user +
+# sys) and peak RSS (KiB). CPU seconds matter on a shared host, where elapsed time also
+# counts waiting for a core.
 measure() {
-  local best="" rss="" t m
+  local best="" cpu="" rss="" t u s m
   for _ in $(seq "$repeats"); do
-    /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" > /dev/null 2>&1 || true
-    read -r t m < "$work/time.txt"
-    if [[ -z "$best" ]] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$t; rss=$m; fi
+    # Output goes to a file, not /dev/null: GNU grep notices /dev/null and stops at the
+    # first match, which would make the baseline meaningless.
+    /usr/bin/time -f "%e %U %S %M" -o "$work/time.txt" "$@" > "$work/out.txt" 2>/dev/null || true
+    read -r t u s m < "$work/time.txt"
+    if [[ -z "$best" ]] || awk -v a="$t" -v b="$best" 'BEGIN {exit !(a < b)}'; then
+      best=$t; rss=$m; cpu=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
+    fi
   done
-  echo "$best $rss"
+  echo "$best $cpu $rss"
 }
 
-echo "peergate: $peergate ($("$peergate" --version 2>/dev/null | head -1))"
-echo "host: $(nproc) CPUs, $(uname -r); best of $repeats runs each; files page-cached"
-printf '\n| size | lines | grep -c s | nccl-log --json s | ratio | nccl-log MB/s | nccl-log peak RSS | grep peak RSS |\n'
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+
+echo "peergate: $peergate"
+echo "host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); best of $repeats runs each; files page-cached"
+printf '\n| size | lines | grep -c s (cpu) | nccl-log --json s (cpu) | ratio elapsed | ratio cpu | nccl-log MB/s | nccl-log peak RSS | grep peak RSS |\n'
+printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
 for size in "${sizes[@]}"; do
   file="$work/nccl-${size}mb.log"
   generate "$file" "$size"
   cat "$file" > /dev/null   # warm the page cache for both readers alike
   lines=$(wc -l < "$file")
-  read -r g_s g_rss < <(measure grep -c ' via ' "$file")
-  # grep exits 1 when it counts nothing; never here, but keep measure honest.
-  read -r p_s p_rss < <(measure "$peergate" nccl-log "$file" --json)
-  ratio=$(awk -v p="$p_s" -v g="$g_s" 'BEGIN {printf "%.2f", (g > 0 ? p / g : 0)}')
+  read -r g_s g_cpu g_rss < <(measure grep -c ' via ' "$file")
+  read -r p_s p_cpu p_rss < <(measure "$peergate" nccl-log "$file" --json)
   mbps=$(awk -v s="$size" -v p="$p_s" 'BEGIN {printf "%.0f", (p > 0 ? s / p : 0)}')
-  printf '| %s MB | %s | %s | %s | %sx | %s | %s MiB | %s MiB |\n' "$size" "$lines" "$g_s" "$p_s" "$ratio" "$mbps" \
-    "$((p_rss / 1024))" "$((g_rss / 1024))"
+  printf '| %s MB | %s | %s (%s) | %s (%s) | %sx | %sx | %s | %s MiB | %s MiB |\n' "$size" "$lines" "$g_s" "$g_cpu" \
+    "$p_s" "$p_cpu" "$(ratio "$p_s" "$g_s")" "$(ratio "$p_cpu" "$g_cpu")" "$mbps" "$((p_rss / 1024))" "$((g_rss / 1024))"
   rm -f "$file"
 done

@@ -42,7 +42,7 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     const auto analysis = policy::analyze_nccl_log(log, topology ? &*topology : nullptr);
     const report::NcclLogReport report{options.files, options.topology, &log, &analysis};
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::nccl_log_to_json(report).dump(2));
+        fmt::print(inv.output.out, "{}\n", report::nccl_log_to_json_text(report));
     } else {
         const std::size_t rows = inv.output.verbose ? std::numeric_limits<std::size_t>::max() : kDefaultPairRows;
         fmt::print(inv.output.out, "{}", report::nccl_log_to_text(report, inv.output.color, rows));

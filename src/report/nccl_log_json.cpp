@@ -101,7 +101,10 @@ Json extras_to_json(const model::NcclLog& log) {
 
 }  // namespace
 
-Json nccl_log_to_json(const NcclLogReport& report) {
+namespace detail {
+
+// The document; "connections" holds `placeholder` instead when it is not empty.
+Json nccl_log_document(const NcclLogReport& report, const std::string& placeholder) {
     const auto& log = *report.log;
     const auto& analysis = *report.analysis;
     Json doc;
@@ -109,11 +112,15 @@ Json nccl_log_to_json(const NcclLogReport& report) {
     doc["inputs"] = report.inputs;
     doc["topology_file"] = text_or_null(report.topology_file);
     doc["nccl_version"] = text_or_null(log.nccl_version);
-    Json connections = Json::array();
-    for (const auto& connection : log.connections) {
-        connections.push_back(connection_to_json(connection));
+    if (placeholder.empty()) {
+        Json connections = Json::array();
+        for (const auto& connection : log.connections) {
+            connections.push_back(connection_to_json(connection));
+        }
+        doc["connections"] = std::move(connections);
+    } else {
+        doc["connections"] = placeholder;
     }
-    doc["connections"] = std::move(connections);
     doc["transport_counts"] = counts_to_json(analysis.transport_counts);
     Json ranks = Json::array();
     for (const auto& rank : log.ranks) {
@@ -144,5 +151,9 @@ Json nccl_log_to_json(const NcclLogReport& report) {
                         {"connection_lines", log.counts.connection_lines}, {"skipped", log.counts.skipped}};
     return doc;
 }
+
+}  // namespace detail
+
+Json nccl_log_to_json(const NcclLogReport& report) { return detail::nccl_log_document(report, {}); }
 
 }  // namespace peergate::report

@@ -23,6 +23,10 @@ struct NcclLogReport {
 // findings (DESIGN.md), then pairs, graphs, rings, topology, line counts.
 nlohmann::ordered_json nccl_log_to_json(const NcclLogReport& report);
 
+// The same document as text, ready to print: pretty, schema first, one line per connection
+// (a big job has tens of thousands), and bytes that are not UTF-8 replaced, never thrown on.
+std::string nccl_log_to_json_text(const NcclLogReport& report);
+
 // A table of rank pairs x transport, then the findings. `max_pairs` rows at most.
 std::string nccl_log_to_text(const NcclLogReport& report, bool color, std::size_t max_pairs);
 
