@@ -7,6 +7,9 @@ std::vector<Command> add_all_commands(CLI::App& app) {
     return {
         add_topo_command(app),
         add_doctor_command(app),
+        add_gate_command(app),
+        add_exec_command(app),
+        add_gather_command(app),
         add_nccl_log_command(app),
     };
 }

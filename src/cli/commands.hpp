@@ -21,6 +21,9 @@ struct Command {
 // One per command file (cli/cmd_<name>.cpp).
 Command add_topo_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
+Command add_gate_command(CLI::App& app);
+Command add_exec_command(CLI::App& app);
+Command add_gather_command(CLI::App& app);
 Command add_nccl_log_command(CLI::App& app);
 
 // Every command, in the order `--help` lists them.

@@ -1,0 +1,41 @@
+#!/bin/bash
+# The whole `peergate --simulate hgx-b200-8x gate` process (start, seams, simulated
+# nvidia-smi topo -m + --query-gpu, host root, decision, output), against baselines in the
+# same run: `peergate --version` (process start and CLI parsing only) and one simulated
+# `nvidia-smi topo -m` (the tier-2 subprocess the gate waits for). Prints the mean wall time
+# and the mean CPU time (user + sys, children included) per run: on a loaded machine the
+# CPU time is the steadier figure.
+# Usage: bench/gate_process_bench.sh [BUILD_DIR] [RUNS]   (default build/bench, 200)
+set -euo pipefail
+build=${1:-build/bench}
+runs=${2:-200}
+pg="$build/bin/peergate"
+smi="$build/libexec/peergate/peergate-sim-nvidia-smi"
+machine="$build/share/peergate/machines/hgx-b200-8x.json"
+[ -x "$pg" ] || { echo "no $pg: build it first" >&2; exit 2; }
+
+# "wall_ms cpu_ms" per run of the command given as arguments.
+measure() {
+    local TIMEFORMAT='%R %U %S' t
+    t=$( { time (for ((i = 0; i < runs; i++)); do "$@" >/dev/null 2>&1 || true; done) ; } 2>&1 )
+    awk -v n="$runs" -v t="$t" 'BEGIN { split(t, a, " "); printf "%.2f %.2f", a[1] * 1000 / n, (a[2] + a[3]) * 1000 / n }'
+}
+
+report() {  # label, "wall cpu"
+    printf '%-58s wall %7s ms   cpu %7s ms\n' "$1" ${2}
+}
+
+"$pg" --simulate hgx-b200-8x gate >/dev/null || true  # warm: materialise the host root once
+version=$(measure "$pg" --version)
+export PEERGATE_SIM_MACHINE="$machine"
+topo=$(measure "$smi" topo -m)
+unset PEERGATE_SIM_MACHINE
+gate=$(measure "$pg" --simulate hgx-b200-8x gate)
+gate_all=$(measure "$pg" --simulate hgx-b200-8x gate --json --gpus all --for all)
+echo "runs: $runs, build: $build, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+report "peergate --version (baseline)" "$version"
+report "sim nvidia-smi topo -m (baseline)" "$topo"
+report "peergate --simulate hgx-b200-8x gate" "$gate"
+report "peergate --simulate hgx-b200-8x gate --json --gpus all --for all" "$gate_all"
+awk -v g="$gate" -v v="$version" 'BEGIN { split(g, a, " "); split(v, b, " ");
+    printf "gate / --version: wall %.1fx, cpu %.1fx\n", a[1] / b[1], a[2] / b[2] }'

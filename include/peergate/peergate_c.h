@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The C API of peergate's P2P gate, for launchers written in Python (ctypes), Go (cgo) ...
+   Built as libpeergate.so. See docs/c-api.md. */
+#ifndef PEERGATE_C_H
+#define PEERGATE_C_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Decides whether P2P may flow for a launch on this host and writes the decision as a
+   peergate.gate/v1 JSON document (NUL-terminated) into out.
+     envp:    NULL-terminated "NAME=value" array: the environment the child would inherit
+              (NULL: empty). PEERGATE_NVML_LIB, PEERGATE_NVIDIA_SMI, PEERGATE_HOST_ROOT in it
+              redirect the host discovery, as for the peergate command.
+     gpus:    "0,1,3" (nvidia-smi indices) or "all"; NULL: the inherited environment decides.
+     profile: "llama.cpp", "nccl", "vllm" or "all"; NULL: "llama.cpp".
+   Returns 0 when P2P is allowed, 1 when it is vetoed, 2 for a bad gpus or profile (out then
+   holds {"schema": "peergate.gate/v1", "error": "..."}), and -n when out_size is too small:
+   n bytes (the NUL included) are needed, and out holds "" if out_size > 0. Never throws,
+   never calls exit, thread-compatible (no global state). */
+int peergate_gate_json(const char* const* envp, const char* gpus, const char* profile, char* out,
+                       size_t out_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PEERGATE_C_H */

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate exec: decide, then replace this process with CMD under the decided environment
+// (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start.
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "cli/gate_pipeline.hpp"
+#include "report/gate_render.hpp"
+#include "util/subprocess.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+// What execvp searches when PATH is unset is libc's choice; ours is written down.
+constexpr const char* kDefaultPath = "/usr/local/bin:/usr/bin:/bin";
+
+struct ExecOptions {
+    std::string gpus;
+    CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
+    std::string profile = "llama.cpp";
+    std::vector<std::string> command;
+};
+
+// The child's environment: the parent's, with the plan applied. PEERGATE_SIM_MACHINE is
+// peergate's own plumbing under --simulate, not part of the user's environment.
+util::EnvMap child_environment(const Invocation& inv, const policy::GateDecision& decision) {
+    util::EnvMap env = inv.env;
+    if (!inv.seams.simulated_machine.empty()) {
+        env.unset("PEERGATE_SIM_MACHINE");
+    }
+    decision.apply_to(env);
+    return env;
+}
+
+int replace_process(const Invocation& inv, const std::vector<std::string>& command, const util::EnvMap& env) {
+    auto program = util::find_program(command.front(), env.get("PATH").value_or(kDefaultPath));
+    if (!program) {
+        print_error(inv.output, fmt::format("cannot run '{}': {}", command.front(), program.error().message));
+        return kExitError;
+    }
+    util::CStringArray argv(command);
+    util::CStringArray envp(env.to_strings());
+    std::fflush(nullptr);
+    ::execve(program->c_str(), argv.data(), envp.data());
+    print_error(inv.output, fmt::format("cannot run '{}': {}", *program, std::strerror(errno)));
+    return kExitError;
+}
+
+int run_exec(const Invocation& inv, const ExecOptions& options) {
+    if (options.command.empty()) {
+        print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
+        return kExitError;
+    }
+    auto request = parse_gate_request(
+        options.gpus_option->count() > 0 ? std::optional<std::string>(options.gpus) : std::nullopt,
+        options.profile);
+    if (!request) {
+        print_error(inv.output, request.error().message);
+        return kExitError;
+    }
+    const auto decision = decide_for_host(inv.seams, inv.env, *request);
+    if (!inv.output.quiet) {
+        fmt::print(inv.output.err, "peergate: {}\n", report::gate_to_log_line(decision));
+    }
+    return replace_process(inv, options.command, child_environment(inv, decision));
+}
+
+}  // namespace
+
+Command add_exec_command(CLI::App& app) {
+    auto options = std::make_shared<ExecOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "exec", "decide, then run CMD with the decided environment (argv untouched, no shell)");
+    options->gpus_option = sub->add_option("--gpus", options->gpus,
+                    "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
+                    "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
+    sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, all");
+    sub->add_option("command", options->command, "-- CMD ARGS...: the program to run and its arguments");
+    sub->footer("Exit status: CMD's; 2 when CMD cannot be started or the options are wrong.\n"
+                "The decision is logged on stderr in one line (not with -q).");
+    return Command{sub, [options](const Invocation& inv) { return run_exec(inv, *options); }};
+}
+
+}  // namespace peergate::cli

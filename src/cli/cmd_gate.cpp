@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate gate: the P2P decision for a selection and the environment changes it implies.
+#include <fmt/format.h>
+
+#include "cli/commands.hpp"
+#include "cli/gate_pipeline.hpp"
+#include "report/gate_render.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+struct GateOptions {
+    std::string gpus;
+    CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
+    std::string profile = "llama.cpp";
+    std::string format = "text";
+};
+
+int run_gate(const Invocation& inv, const GateOptions& options) {
+    auto request = parse_gate_request(
+        options.gpus_option->count() > 0 ? std::optional<std::string>(options.gpus) : std::nullopt,
+        options.profile);
+    if (!request) {
+        print_error(inv.output, request.error().message);
+        return kExitError;
+    }
+    const auto decision = decide_for_host(inv.seams, inv.env, *request);
+    const std::string format = inv.output.json ? "json" : options.format;
+    if (format == "json") {
+        fmt::print(inv.output.out, "{}\n", report::gate_to_json(decision).dump(2));
+    } else if (format == "shell") {
+        fmt::print(inv.output.out, "{}", report::gate_to_shell(decision));
+    } else {
+        fmt::print(inv.output.out, "{}", report::gate_to_text(decision));
+    }
+    return decision.p2p ? kExitOk : kExitFindings;
+}
+
+}  // namespace
+
+Command add_gate_command(CLI::App& app) {
+    auto options = std::make_shared<GateOptions>();
+    CLI::App* sub = app.add_subcommand(
+        "gate", "may P2P flow between these GPUs, and which environment a launch should get");
+    options->gpus_option = sub->add_option("--gpus", options->gpus,
+                    "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; default: the GPUs "
+                    "the inherited environment exposes");
+    sub->add_option("--for", options->profile,
+                    "which launcher to plan for: llama.cpp (default), nccl, vllm, all");
+    sub->add_option("--format", options->format, "text (default), json (as --json), shell (eval-able)")
+        ->check(CLI::IsMember({"text", "json", "shell"}));
+    sub->footer("Exit status: 0 P2P allowed, 1 vetoed, 2 usage error.\n"
+                "Apply to this shell: eval \"$(peergate gate --gpus 0,1 --format shell)\"");
+    return Command{sub, [options](const Invocation& inv) { return run_gate(inv, *options); }};
+}
+
+}  // namespace peergate::cli

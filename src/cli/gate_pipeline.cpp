@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/gate_pipeline.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "policy/gate_control.hpp"
+#include "sources/discovery/topology_tiers.hpp"
+#include "sources/host/host_facts_reader.hpp"
+#include "sources/smi/smi_runner.hpp"
+#include "sources/smi/topo_m_parser.hpp"
+#include "util/strings.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+std::string unreadable_reason(const model::Discovery& discovery) {
+    std::vector<std::string> tiers;
+    for (const auto& attempt : discovery.attempts) {
+        if (!attempt.reason.empty()) {
+            tiers.push_back(attempt.tier + ": " + attempt.reason);
+        }
+    }
+    return tiers.empty() ? discovery.reason
+                         : fmt::format("{} ({})", discovery.reason, util::join(tiers, "; "));
+}
+
+// Without a matrix the names still decide the tuning (and FORCE_P2P needs them).
+std::vector<model::Gpu> listed_gpus(const util::Seams& seams, const util::EnvMap& env) {
+    auto text = sources::smi::run_smi(seams.nvidia_smi,
+                                      {"--query-gpu=index,name,pci.bus_id,uuid", "--format=csv,noheader"},
+                                      env);
+    if (!text) {
+        return {};
+    }
+    auto gpus = sources::smi::parse_query_gpu(*text);
+    return gpus ? std::move(*gpus) : std::vector<model::Gpu>{};
+}
+
+std::vector<std::string> crosscheck_warnings(const model::Discovery& discovery) {
+    std::vector<std::string> warnings;
+    if (!discovery.crosscheck || discovery.crosscheck->agree()) {
+        return warnings;
+    }
+    const auto pairs = [](const std::vector<std::pair<int, int>>& list) {
+        std::vector<std::string> out;
+        for (const auto& [a, b] : list) {
+            out.push_back(fmt::format("{}-{}", a, b));
+        }
+        return out.empty() ? std::string("none") : util::join(out, ", ");
+    };
+    warnings.push_back(fmt::format(
+        "NVML and nvidia-smi topo -m disagree (NVML-only NVLink pairs: {}; topo-only: {}); "
+        "nvidia-smi topo -m wins", pairs(discovery.crosscheck->nvml_only),
+        pairs(discovery.crosscheck->smi_only)));
+    return warnings;
+}
+
+}  // namespace
+
+util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>& gpus,
+                                               const std::string& profile) {
+    GateRequest request;
+    if (gpus) {
+        auto selection = policy::Selection::parse(*gpus);
+        if (!selection) {
+            return util::unexpected(selection.error());
+        }
+        request.selection = std::move(*selection);
+    }
+    auto parsed = policy::parse_profile(profile);
+    if (!parsed) {
+        return util::unexpected(parsed.error());
+    }
+    request.profile = *parsed;
+    return request;
+}
+
+policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap& env,
+                                    const GateRequest& request) {
+    policy::GateInput input;
+    input.env = env;
+    input.selection = request.selection;
+    input.profile = request.profile;
+    sources::DiscoveryRequest discovery_request;
+    discovery_request.crosscheck = policy::read_control_plane(env).crosscheck.on;
+    const auto discovery = sources::discover_topology(seams, env, discovery_request);
+    input.topology = discovery.topology;
+    input.notes = crosscheck_warnings(discovery);
+    if (!discovery.topology) {
+        input.topology_reason = unreadable_reason(discovery);
+        input.gpus = listed_gpus(seams, env);
+    }
+    input.host = sources::host::read_host_facts(sources::host::HostRoot(seams.host_root));
+    return input;
+}
+
+policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gather,
+                                   const util::EnvMap& env, const GateRequest& request) {
+    policy::GateInput fallback;
+    fallback.env = env;
+    fallback.selection = request.selection;
+    fallback.profile = request.profile;
+    try {
+        return policy::decide(gather());
+    } catch (const std::exception& e) {
+        return policy::failed_decision(fallback, std::string("deciding failed: ") + e.what());
+    } catch (...) {
+        return policy::failed_decision(fallback, "deciding failed with an unknown error");
+    }
+}
+
+policy::GateDecision decide_for_host(const util::Seams& seams, const util::EnvMap& env,
+                                     const GateRequest& request) {
+    return decide_safely([&] { return gather_gate_input(seams, env, request); }, env, request);
+}
+
+}  // namespace peergate::cli

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gate pipeline shared by `gate`, `exec`, the library API and the C API:
+// gather the host's facts -> decide -> (the caller renders or applies).
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "policy/gate.hpp"
+#include "util/env_map.hpp"
+#include "util/expected.hpp"
+#include "util/seams.hpp"
+
+namespace peergate::cli {
+
+struct GateRequest {
+    policy::Selection selection;
+    policy::Profile profile = policy::Profile::llama_cpp;
+};
+
+// Parses --gpus (nullopt: not given) and --for; the error says what was wrong.
+util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>& gpus,
+                                               const std::string& profile);
+
+// Reads the topology tiers, the host facts (IOMMU, hypervisor) and the GPU names into a
+// GateInput. A tier that fails is an unreadable topology, not an error.
+policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap& env,
+                                    const GateRequest& request);
+
+// Runs `gather` and decides. Whatever goes wrong while deciding (an exception from a
+// source or a parser) becomes a veto with the reason: deciding never blocks a launch.
+policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gather,
+                                   const util::EnvMap& env, const GateRequest& request);
+
+// gather_gate_input + decide_safely for this host.
+policy::GateDecision decide_for_host(const util::Seams& seams, const util::EnvMap& env,
+                                     const GateRequest& request);
+
+}  // namespace peergate::cli

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/gate_selection.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "policy/gate_control.hpp"
+#include "util/strings.hpp"
+
+namespace peergate::policy {
+
+namespace {
+
+std::vector<int> indices_of(const std::vector<model::Gpu>& gpus) {
+    std::vector<int> ids;
+    ids.reserve(gpus.size());
+    for (const auto& gpu : gpus) {
+        ids.push_back(gpu.index);
+    }
+    return ids;
+}
+
+std::vector<int> absent_from(const std::vector<int>& ids, const std::vector<model::Gpu>& host) {
+    std::vector<int> absent;
+    if (host.empty()) {
+        return absent;  // the host list is unknown: nothing can be called absent here
+    }
+    for (const int id : ids) {
+        const bool present = std::any_of(host.begin(), host.end(),
+                                         [&](const model::Gpu& g) { return g.index == id; });
+        if (!present) {
+            absent.push_back(id);
+        }
+    }
+    return absent;
+}
+
+// "0,1,3" -> {0,1,3}; nullopt for UUIDs, MIG ids or anything not a plain index list.
+std::optional<std::vector<int>> numeric_mask(std::string_view mask) {
+    std::vector<int> ids;
+    for (std::string_view field : util::split(mask, ',')) {
+        const auto id = util::parse_int<int>(util::trim(field));
+        if (!id || *id < 0) {
+            return std::nullopt;
+        }
+        ids.push_back(*id);
+    }
+    return ids;
+}
+
+// The identity join: child-visible PCI addresses mapped to nvidia-smi indices.
+ResolvedSelection resolve_by_identity(const std::vector<model::PciAddress>& child,
+                                      const std::vector<model::Gpu>& host) {
+    ResolvedSelection r{.source = "cuda_identity"};
+    for (const auto& pci : child) {
+        const auto it = std::find_if(host.begin(), host.end(),
+                                     [&](const model::Gpu& g) { return g.pci == pci; });
+        if (it == host.end()) {
+            r.unmapped.push_back(pci.to_nvml());
+        } else {
+            r.ids.push_back(it->index);
+        }
+    }
+    r.notes.push_back("the GPUs the child will see were enumerated through the CUDA driver "
+                      "and joined to the matrix by PCI bus id");
+    return r;
+}
+
+ResolvedSelection resolve_inherited(const GateInput& input, const std::vector<model::Gpu>& host) {
+    const auto mask = input.env.get(kVisibleDevices);
+    ResolvedSelection r{.ids = indices_of(host), .source = "host"};
+    if (!mask) {
+        return r;
+    }
+    const std::string_view trimmed = util::trim(*mask);
+    if (trimmed.empty()) {
+        r.ids.clear();
+        r.source = "cuda_visible_devices";
+        r.notes.push_back("CUDA_VISIBLE_DEVICES is empty: the child sees no GPU");
+        return r;
+    }
+    const auto numeric = numeric_mask(trimmed);
+    if (!numeric) {
+        r.notes.push_back(fmt::format(
+            "CUDA_VISIBLE_DEVICES={} is not a list of indices (a UUID or MIG mask): every GPU on "
+            "the host must qualify", trimmed));
+        return r;
+    }
+    if (!order_pinned(input.env)) {
+        r.notes.push_back(fmt::format(
+            "CUDA_VISIBLE_DEVICES={} names CUDA ordinals, which are not nvidia-smi indices "
+            "unless CUDA_DEVICE_ORDER=PCI_BUS_ID: every GPU on the host must qualify", trimmed));
+        return r;
+    }
+    r.ids = *numeric;
+    r.source = "cuda_visible_devices";
+    r.absent = absent_from(r.ids, host);
+    return r;
+}
+
+bool host_has_pci(const std::vector<model::Gpu>& host) {
+    return !host.empty() &&
+           std::all_of(host.begin(), host.end(), [](const model::Gpu& g) { return g.pci.has_value(); });
+}
+
+}  // namespace
+
+std::vector<model::Gpu> host_gpus(const GateInput& input) {
+    if (!input.gpus.empty()) {
+        return input.gpus;
+    }
+    return input.topology ? input.topology->gpus : std::vector<model::Gpu>{};
+}
+
+bool order_pinned(const util::EnvMap& env) {
+    return util::trim(env.get(kDeviceOrder).value_or("")) == "PCI_BUS_ID";
+}
+
+ResolvedSelection resolve_selection(const GateInput& input, const std::vector<model::Gpu>& host) {
+    if (input.child_visible && host_has_pci(host)) {
+        return resolve_by_identity(*input.child_visible, host);
+    }
+    switch (input.selection.kind) {
+        case Selection::Kind::list: {
+            ResolvedSelection r{.ids = input.selection.ids, .source = "gpus"};
+            r.absent = absent_from(r.ids, host);
+            return r;
+        }
+        case Selection::Kind::all:
+            return ResolvedSelection{.ids = indices_of(host), .source = "all"};
+        case Selection::Kind::inherit:
+            break;
+    }
+    return resolve_inherited(input, host);
+}
+
+std::optional<std::string> pinning_veto(const GateInput& input, const ResolvedSelection& resolved) {
+    if (input.selection.kind != Selection::Kind::list || input.pin_selection ||
+        order_pinned(input.env) || resolved.source == "cuda_identity") {
+        return std::nullopt;
+    }
+    if (input.topology && input.topology->uniformly_nvlinked()) {
+        return std::nullopt;  // every permutation of ids lands on NV# pairs
+    }
+    return std::string(
+        "the child's device order is not pinned to PCI_BUS_ID and the box is not uniformly "
+        "NVLinked: its CUDA ordinals may not be the nvidia-smi indices that were gated (set "
+        "CUDA_DEVICE_ORDER=PCI_BUS_ID)");
+}
+
+}  // namespace peergate::policy

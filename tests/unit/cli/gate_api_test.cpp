@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0
+// The public C++ API (include/peergate/gate.hpp).
+#include <gtest/gtest.h>
+
+#include "peergate/gate.hpp"
+
+namespace {
+
+peergate::EnvMap bridged_host_env() {
+    peergate::EnvMap env;
+    env.set("PATH", "/usr/bin:/bin");
+    env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+    env.set("PEERGATE_NVIDIA_SMI", std::string(PEERGATE_TEST_SCRIPTS) + "/smi_bridged_a100_4x.sh");
+    env.set("PEERGATE_HOST_ROOT", std::string(PEERGATE_TEST_FIXTURES) + "/host/bare-metal-dma");
+    return env;
+}
+
+TEST(GateApi, ApplyDiscoversDecidesAndRewritesTheEnvironment) {
+    auto env = bridged_host_env();
+    env.set("GGML_CUDA_P2P", "false");
+    const auto d = peergate::apply(env, {.selection = peergate::Selection::list({2, 3})});
+    EXPECT_FALSE(d.p2p);  // the user's off value is an opt-out
+    EXPECT_FALSE(env.contains("GGML_CUDA_P2P"));
+    EXPECT_EQ(env.get("CUDA_VISIBLE_DEVICES"), "2,3");
+    EXPECT_EQ(env.get("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
+
+    auto clean = bridged_host_env();
+    const auto allowed = peergate::apply(clean, {.selection = peergate::Selection::list({2, 3})});
+    EXPECT_TRUE(allowed.p2p) << allowed.reason;
+    EXPECT_EQ(clean.get("GGML_CUDA_P2P"), "1");
+    EXPECT_EQ(allowed.iommu, peergate::model::IommuMode::translating);
+
+    auto across = bridged_host_env();
+    const auto vetoed = peergate::apply(across, {.selection = peergate::Selection::list({1, 2}),
+                                                 .profile = peergate::Profile::nccl});
+    EXPECT_EQ(vetoed.veto, "GPU 1 to GPU 2 is SYS, not NVLink; bare-metal Linux with a translating IOMMU, "
+                           "where CUDA does not support PCIe peer copies at all");
+    EXPECT_EQ(across.get("NCCL_P2P_LEVEL"), "NVL");
+}
+
+TEST(GateApi, ApplyNeverFailsABrokenHost) {
+    peergate::EnvMap env;
+    env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+    env.set("PEERGATE_NVIDIA_SMI", std::string(PEERGATE_TEST_SCRIPTS) + "/smi_broken.sh");
+    env.set("PEERGATE_SIMULATE", "no-such-machine");
+    const auto d = peergate::apply(env);
+    EXPECT_FALSE(d.p2p);
+    EXPECT_EQ(d.rule, "decision_failed");
+}
+
+TEST(GateApi, DecideIsThePurePolicy) {
+    peergate::GateInput input;
+    input.env.set("GGML_CUDA_P2P", "0");
+    const auto d = peergate::decide(input);
+    EXPECT_FALSE(d.p2p);
+    EXPECT_TRUE(d.unsets("GGML_CUDA_P2P"));
+}
+
+}  // namespace

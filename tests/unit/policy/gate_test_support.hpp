@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+// Builders for gate tests: a topology from legend tokens, an input from a few facts.
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/topology.hpp"
+#include "policy/gate.hpp"
+
+namespace peergate::testing {
+
+// Topology from rows of legend tokens ("X", "NV12", "SYS"...) and one name per GPU.
+inline model::Topology topology(const std::vector<std::vector<std::string>>& rows,
+                                const std::vector<std::string>& names,
+                                model::TopologySource source = model::TopologySource::nvidia_smi) {
+    model::Topology t;
+    t.source = source;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        t.gpus.push_back(model::Gpu{.index = static_cast<int>(i), .name = names.at(i)});
+        std::vector<model::LinkLabel> row;
+        for (const auto& token : rows[i]) {
+            row.push_back(model::LinkLabel::parse(token).value());
+        }
+        t.matrix.push_back(std::move(row));
+    }
+    return t;
+}
+
+inline std::vector<std::string> repeat(const std::string& name, std::size_t n) {
+    return std::vector<std::string>(n, name);
+}
+
+// 4x A100 with NVLink bridges on 0-1 and 2-3, SYS across (unsloth_TOPO_BRIDGED_4X).
+inline model::Topology bridged_a100_4x() {
+    return topology({{"X", "NV12", "SYS", "SYS"},
+                     {"NV12", "X", "SYS", "SYS"},
+                     {"SYS", "SYS", "X", "NV12"},
+                     {"SYS", "SYS", "NV12", "X"}},
+                    repeat("NVIDIA A100-SXM4-80GB", 4));
+}
+
+// n GPUs, every pair NV18 (HGX B200 behind NVSwitch).
+inline model::Topology uniform_nvlink(std::size_t n, const std::string& name = "NVIDIA B200") {
+    std::vector<std::vector<std::string>> rows(n, std::vector<std::string>(n, "NV18"));
+    for (std::size_t i = 0; i < n; ++i) {
+        rows[i][i] = "X";
+    }
+    return topology(rows, repeat(name, n));
+}
+
+// n GPUs, every pair `label` (a PCIe box).
+inline model::Topology pcie_box(std::size_t n, const std::string& name, const std::string& label = "NODE") {
+    std::vector<std::vector<std::string>> rows(n, std::vector<std::string>(n, label));
+    for (std::size_t i = 0; i < n; ++i) {
+        rows[i][i] = "X";
+    }
+    return topology(rows, repeat(name, n));
+}
+
+inline util::EnvMap env(std::initializer_list<std::pair<const char*, const char*>> vars) {
+    util::EnvMap e;
+    for (const auto& [name, value] : vars) {
+        e.set(name, value);
+    }
+    return e;
+}
+
+inline model::HostFacts bare_metal(model::IommuMode iommu) {
+    model::HostFacts h;
+    h.iommu = iommu;
+    h.hypervisor = false;
+    return h;
+}
+
+inline model::HostFacts guest(model::IommuMode iommu) {
+    model::HostFacts h;
+    h.iommu = iommu;
+    h.hypervisor = true;
+    return h;
+}
+
+inline policy::GateInput input(model::Topology t, policy::Selection selection = {},
+                               util::EnvMap e = {}) {
+    policy::GateInput in;
+    in.topology = std::move(t);
+    in.selection = std::move(selection);
+    in.env = std::move(e);
+    in.host = bare_metal(model::IommuMode::off);
+    return in;
+}
+
+inline policy::Selection gpus(std::vector<int> ids) { return policy::Selection::list(std::move(ids)); }
+
+}  // namespace peergate::testing

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include "report/gate_render.hpp"
+
+namespace peergate::report {
+namespace {
+
+policy::GateDecision vetoed() {
+    policy::GateDecision d;
+    d.selection = {0, 1};
+    d.selection_source = "gpus";
+    d.p2p = false;
+    d.rule = "every_pair_nvlink";
+    d.reason = d.veto = "GPU 0 to GPU 1 is NODE, not NVLink";
+    d.set = {{"CUDA_DEVICE_ORDER", "PCI_BUS_ID", "pin"}, {"WEIRD", "it's $HOME `x`", "quote me"}};
+    d.unset = {{"GGML_CUDA_P2P", "off value"}};
+    d.kept = {{"NCCL_P2P_LEVEL", "SYS", "user"}};
+    d.warnings = {"careful"};
+    d.topology_source = model::TopologySource::nvidia_smi;
+    d.iommu = model::IommuMode::translating;
+    return d;
+}
+
+TEST(GateRender, JsonFollowsTheContract) {
+    const auto doc = gate_to_json(vetoed());
+    std::vector<std::string> keys;
+    for (const auto& item : doc.items()) {
+        keys.push_back(item.key());
+    }
+    const std::vector<std::string> contract = {"schema", "selection", "p2p", "veto", "set", "unset",
+                                               "kept", "warnings", "topology_source", "iommu"};
+    ASSERT_GE(keys.size(), contract.size());
+    EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 10), contract);
+    EXPECT_EQ(doc["schema"], "peergate.gate/v1");
+    EXPECT_EQ(doc["selection"], nlohmann::json::array({0, 1}));
+    EXPECT_EQ(doc["veto"], "GPU 0 to GPU 1 is NODE, not NVLink");
+    EXPECT_EQ(doc["set"]["CUDA_DEVICE_ORDER"], "PCI_BUS_ID");
+    EXPECT_EQ(doc["unset"], nlohmann::json::array({"GGML_CUDA_P2P"}));
+    EXPECT_EQ(doc["kept"]["NCCL_P2P_LEVEL"], "SYS");
+    EXPECT_EQ(doc["topology_source"], "nvidia-smi");
+    EXPECT_EQ(doc["iommu"], "translating");
+    EXPECT_EQ(doc["rule"], "every_pair_nvlink");
+
+    auto allowed = vetoed();
+    allowed.p2p = true;
+    allowed.veto.clear();
+    EXPECT_TRUE(gate_to_json(allowed)["veto"].is_null());
+}
+
+TEST(GateRender, ShellLinesQuoteEverything) {
+    EXPECT_EQ(shell_quote("plain"), "'plain'");
+    EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+    EXPECT_EQ(shell_quote(""), "''");
+    const std::string shell = gate_to_shell(vetoed());
+    EXPECT_EQ(shell,
+              "# peergate: P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink\n"
+              "# warning: careful\n"
+              "unset GGML_CUDA_P2P\n"
+              "export CUDA_DEVICE_ORDER='PCI_BUS_ID'\n"
+              "export WEIRD='it'\\''s $HOME `x`'\n");
+}
+
+TEST(GateRender, TextAndLogLine) {
+    const std::string text = gate_to_text(vetoed());
+    EXPECT_NE(text.find("P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink [rule every_pair_nvlink]\n"), std::string::npos);
+    EXPECT_NE(text.find("unset GGML_CUDA_P2P: off value\n"), std::string::npos);
+    EXPECT_NE(text.find("kept NCCL_P2P_LEVEL=SYS: user\n"), std::string::npos);
+    EXPECT_NE(text.find("warning: careful\n"), std::string::npos);
+    const std::string line = gate_to_log_line(vetoed());
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_EQ(line.rfind("P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink; set CUDA_DEVICE_ORDER=PCI_BUS_ID", 0), 0U);
+    EXPECT_NE(line.find("; unset GGML_CUDA_P2P; kept NCCL_P2P_LEVEL=SYS"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peergate::report
