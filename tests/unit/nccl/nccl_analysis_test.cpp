@@ -146,6 +146,22 @@ TEST(NcclAnalysis, RanksPlacedByTheDumpAloneAreJudged) {
     EXPECT_EQ(codes(analysis).count(kNcclNvlinkUnused), 1u);
 }
 
+TEST(NcclAnalysis, RealTopoMFixturesFromTheSharedSet) {
+    auto read = [](const std::string& name) {
+        std::ifstream in(std::string(PEERGATE_TEST_FIXTURES) + "/topo_m/" + name, std::ios::binary);
+        std::stringstream text;
+        text << in.rdbuf();
+        auto topology = sources::smi::parse_topo_m(text.str());
+        EXPECT_TRUE(topology.has_value()) << name;
+        return *topology;
+    };
+    const auto log = parse(kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
+    const auto nvlink = read("unsloth_TOPO_NVLINK_8X.txt");
+    EXPECT_EQ(codes(analyze_nccl_log(log, &nvlink)), (std::multiset<std::string>{kNcclNvlinkUnused}));
+    const auto pcie = read("unsloth_TOPO_PCIE_2X.txt");
+    EXPECT_EQ(codes(analyze_nccl_log(log, &pcie)), (std::multiset<std::string>{}));
+}
+
 TEST(NcclAnalysis, BusIdOfPciAddress) {
     EXPECT_EQ(nccl_bus_id(*model::PciAddress::parse("00000000:1B:00.0")), "1b000");
     EXPECT_EQ(nccl_bus_id(*model::PciAddress::parse("0000:a0:1c.0")), "a01c0");
