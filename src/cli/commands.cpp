@@ -12,6 +12,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
         add_probe_command(app),
         add_bench_command(app),
         add_gather_command(app),
+        add_nccl_log_command(app),
     };
 }
 

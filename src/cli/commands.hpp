@@ -26,6 +26,7 @@ Command add_exec_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_gather_command(CLI::App& app);
+Command add_nccl_log_command(CLI::App& app);
 
 // Every command, in the order `--help` lists them.
 std::vector<Command> add_all_commands(CLI::App& app);

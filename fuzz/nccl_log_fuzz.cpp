@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// Fuzzes the NCCL log parser and its analysis: any bytes, in any chunking, must parse
+// without crashing, and the counts must stay consistent.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "policy/nccl_analysis.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    const std::string_view text(reinterpret_cast<const char*>(data), size);
+    peergate::sources::nccl::NcclLogParser whole;
+    whole.feed(text);
+    whole.end_input();
+    // The same bytes in small chunks must give the same result.
+    peergate::sources::nccl::NcclLogParser chunked;
+    const std::size_t step = size % 13 + 1;
+    for (std::size_t pos = 0; pos < size; pos += step) {
+        chunked.feed(text.substr(pos, step));
+    }
+    chunked.end_input();
+    const auto log = whole.result();
+    if (!(log == chunked.result())) {
+        std::abort();
+    }
+    const auto analysis = peergate::policy::analyze_nccl_log(log, nullptr);
+    std::uint64_t total = 0;
+    for (auto count : analysis.transport_counts) {
+        total += count;
+    }
+    if (total + log.counts.skipped != log.counts.connection_lines) {
+        std::abort();
+    }
+    return 0;
+}

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate nccl-log: what NCCL really did with the GPUs, read from NCCL_DEBUG=INFO logs.
+#include <fmt/format.h>
+
+#include <limits>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "cli/nccl_log_input.hpp"
+#include "policy/nccl_analysis.hpp"
+#include "report/nccl_log_render.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+struct NcclLogOptions {
+    std::vector<std::string> files;
+    std::string topology;
+};
+
+constexpr std::size_t kDefaultPairRows = 64;
+
+int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
+    std::optional<model::Topology> topology;
+    if (!options.topology.empty()) {
+        auto read = read_topology_for_nccl(options.topology);
+        if (!read) {
+            print_error(inv.output, "--topology " + read.error().message);
+            return kExitError;
+        }
+        topology = std::move(*read);
+    }
+    sources::nccl::NcclLogParser parser;
+    for (const auto& file : options.files) {
+        if (auto streamed = stream_log_file(file, parser); !streamed) {
+            print_error(inv.output, streamed.error().message);
+            return kExitError;
+        }
+    }
+    const auto log = parser.result();
+    const auto analysis = policy::analyze_nccl_log(log, topology ? &*topology : nullptr);
+    const report::NcclLogReport report{options.files, options.topology, &log, &analysis};
+    if (inv.output.json) {
+        fmt::print(inv.output.out, "{}\n", report::nccl_log_to_json_text(report));
+    } else {
+        const std::size_t rows = inv.output.verbose ? std::numeric_limits<std::size_t>::max() : kDefaultPairRows;
+        fmt::print(inv.output.out, "{}", report::nccl_log_to_text(report, inv.output.color, rows));
+    }
+    return analysis.has_error() ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+Command add_nccl_log_command(CLI::App& app) {
+    auto options = std::make_shared<NcclLogOptions>();
+    CLI::App* sub = app.add_subcommand("nccl-log", "what NCCL really did: transport per channel and pair, settings, "
+                                                   "mismatches with the topology");
+    sub->add_option("files", options->files, "NCCL_DEBUG=INFO logs (several are merged; - reads stdin)")
+        ->required();
+    sub->add_option("--topology", options->topology,
+                    "the machine's topology: peergate topo --json output or saved `nvidia-smi topo -m` text "
+                    "(applied to every host in the logs)");
+    sub->footer("Exit status: 0 no error findings, 1 an error finding (e.g. NVLink present but unused, a rank\n"
+                "that never finished init), 2 an input file or --topology could not be read.\n"
+                "Example: NCCL_DEBUG=INFO torchrun ... 2> nccl.log; peergate nccl-log nccl.log --topology topo.txt");
+    return Command{sub, [options](const Invocation& inv) { return run_nccl_log(inv, *options); }};
+}
+
+}  // namespace peergate::cli

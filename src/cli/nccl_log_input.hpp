@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The I/O of `peergate nccl-log`: logs streamed in chunks into the parser, and the
+// --topology file (peergate.topology/v1 JSON or `nvidia-smi topo -m` text).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/topology.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::cli {
+
+// Streams `path` ("-" = stdin) through `parser` in fixed-size chunks, then ends the input.
+util::Expected<void> stream_log_file(const std::string& path, sources::nccl::NcclLogParser& parser);
+
+// Reads a peergate.topology/v1 document (topo --json) into a topology.
+util::Expected<model::Topology> parse_topology_json(std::string_view text);
+
+// Reads --topology FILE: JSON when it starts with '{', else `nvidia-smi topo -m` text.
+util::Expected<model::Topology> read_topology_for_nccl(const std::string& path);
+
+}  // namespace peergate::cli

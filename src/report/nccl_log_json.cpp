@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/doctor_render.hpp"
+#include "report/nccl_log_render.hpp"
+
+namespace peergate::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using model::NcclTransport;
+
+constexpr NcclTransport kTransports[] = {NcclTransport::p2p, NcclTransport::shm, NcclTransport::net,
+                                         NcclTransport::collnet, NcclTransport::nvls};
+
+template <typename T>
+Json or_null(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+
+Json counts_to_json(const policy::NcclTransportCounts& counts) {
+    Json out = Json::object();
+    for (auto transport : kTransports) {
+        out[std::string(model::to_string(transport))] = counts[static_cast<std::size_t>(transport)];
+    }
+    return out;
+}
+
+Json connection_to_json(const model::NcclConnection& c) {
+    Json out{{"channel", c.channel},         {"src_rank", c.src_rank},
+             {"src_dev", or_null(c.src_dev)}, {"dst_rank", or_null(c.dst_rank)},
+             {"dst_dev", or_null(c.dst_dev)}, {"transport", std::string(model::to_string(c.transport))},
+             {"detail", c.detail},            {"host", text_or_null(c.host)},
+             {"count", c.count},              {"conn_index", or_null(c.conn_index)},
+             {"direction", c.direction == model::NcclDirection::none
+                               ? Json(nullptr) : Json(std::string(model::to_string(c.direction)))}};
+    if (!c.src_bus_id.empty() || !c.dst_bus_id.empty()) {
+        out["src_bus_id"] = text_or_null(c.src_bus_id);
+        out["dst_bus_id"] = text_or_null(c.dst_bus_id);
+    }
+    return out;
+}
+
+Json rank_to_json(const model::NcclRank& r) {
+    return Json{{"rank", r.rank},           {"nranks", or_null(r.nranks)},     {"host", text_or_null(r.host)},
+                {"cuda_dev", or_null(r.cuda_dev)}, {"nvml_dev", or_null(r.nvml_dev)},
+                {"bus_id", text_or_null(r.bus_id)}, {"comm_id", text_or_null(r.comm_id)},
+                {"init_started", r.init_started},  {"init_complete", r.init_complete}};
+}
+
+Json pair_to_json(const policy::NcclPair& p) {
+    return Json{{"src_rank", p.src_rank},
+                {"dst_rank", or_null(p.dst_rank)},
+                {"hosts", p.hosts},
+                {"lines", counts_to_json(p.lines)},
+                {"channels", p.channels.size()},
+                {"details", p.details},
+                {"same_host", or_null(p.same_host)},
+                {"nvlinked", or_null(p.nvlinked)},
+                {"link_evidence", text_or_null(p.link_evidence)}};
+}
+
+Json topology_to_json(const std::map<std::string, model::NcclHostTopology>& topology) {
+    Json out = Json::array();
+    for (const auto& [host, dump] : topology) {
+        Json gpus = Json::array();
+        for (const auto& [bus, rank] : dump.gpus) {
+            gpus.push_back(Json{{"bus_id", bus}, {"rank", or_null(rank)}});
+        }
+        Json links = Json::array();
+        for (const auto& [a, b] : dump.nvlinks) {
+            links.push_back(Json::array({a, b}));
+        }
+        Json switches = Json::object();
+        for (const auto& [name, members] : dump.nvswitches) {
+            switches[name] = members;
+        }
+        out.push_back(Json{{"host", text_or_null(host)}, {"gpus", gpus}, {"nvlinks", links}, {"nvswitches", switches}});
+    }
+    return out;
+}
+
+Json extras_to_json(const model::NcclLog& log) {
+    Json graphs = Json::array();
+    for (const auto& g : log.graphs) {
+        graphs.push_back(Json{{"host", text_or_null(g.host)}, {"pattern", g.pattern}, {"n_channels", g.n_channels},
+                              {"intra_type", g.intra_type}, {"inter_type", g.inter_type}, {"count", g.count}});
+    }
+    Json rings = Json::array();
+    for (const auto& r : log.rings) {
+        rings.push_back(Json{{"host", text_or_null(r.host)}, {"channel", r.channel}, {"order", r.order}});
+    }
+    Json trees = Json::array();
+    for (const auto& t : log.trees) {
+        trees.push_back(Json{{"host", text_or_null(t.host)}, {"channel", t.channel}, {"rank", t.rank},
+                             {"parent", or_null(t.parent)}, {"children", t.children}});
+    }
+    return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
+}
+
+}  // namespace
+
+namespace detail {
+
+// The document; "connections" holds `placeholder` instead when it is not empty.
+Json nccl_log_document(const NcclLogReport& report, const std::string& placeholder) {
+    const auto& log = *report.log;
+    const auto& analysis = *report.analysis;
+    Json doc;
+    doc["schema"] = "peergate.nccl_log/v1";
+    doc["inputs"] = report.inputs;
+    doc["topology_file"] = text_or_null(report.topology_file);
+    doc["nccl_version"] = text_or_null(log.nccl_version);
+    if (placeholder.empty()) {
+        Json connections = Json::array();
+        for (const auto& connection : log.connections) {
+            connections.push_back(connection_to_json(connection));
+        }
+        doc["connections"] = std::move(connections);
+    } else {
+        doc["connections"] = placeholder;
+    }
+    doc["transport_counts"] = counts_to_json(analysis.transport_counts);
+    Json ranks = Json::array();
+    for (const auto& rank : log.ranks) {
+        ranks.push_back(rank_to_json(rank));
+    }
+    doc["ranks"] = std::move(ranks);
+    Json settings = Json::object();
+    for (const auto& [name, value] : log.settings) {
+        settings[name] = value;
+    }
+    doc["settings"] = std::move(settings);
+    Json findings = Json::array();
+    for (const auto& finding : analysis.findings) {
+        findings.push_back(finding_to_json(finding));
+    }
+    doc["findings"] = std::move(findings);
+    Json pairs = Json::array();
+    for (const auto& pair : analysis.pairs) {
+        pairs.push_back(pair_to_json(pair));
+    }
+    doc["pairs"] = std::move(pairs);
+    const Json extras = extras_to_json(log);
+    for (const auto& [key, value] : extras.items()) {
+        doc[key] = value;
+    }
+    doc["topology"] = topology_to_json(log.topology);
+    doc["lines"] = Json{{"read", log.counts.lines}, {"records", log.counts.records},
+                        {"connection_lines", log.counts.connection_lines}, {"skipped", log.counts.skipped}};
+    return doc;
+}
+
+}  // namespace detail
+
+Json nccl_log_to_json(const NcclLogReport& report) { return detail::nccl_log_document(report, {}); }
+
+}  // namespace peergate::report

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sources/nccl/nccl_body.hpp"
+
+#include "sources/nccl/text_cursor.hpp"
+
+namespace peergate::sources::nccl {
+
+namespace {
+
+using model::NcclDirection;
+using model::NcclTransport;
+
+// "R" or "R[x]"; the bracket text goes to `bracket`.
+bool read_rank(TextCursor& cursor, int& rank, std::string_view& bracket) {
+    auto value = cursor.integer();
+    if (!value) {
+        return false;
+    }
+    rank = *value;
+    if (cursor.consume("[")) {
+        bracket = cursor.until(']');
+        return cursor.consume("]") && !bracket.empty();
+    }
+    return true;
+}
+
+NcclDirection read_direction(TextCursor& cursor) {
+    cursor.skip_spaces();
+    if (cursor.consume("[send]")) {
+        return NcclDirection::send;
+    }
+    if (cursor.consume("[receive]")) {
+        return NcclDirection::receive;
+    }
+    return NcclDirection::none;
+}
+
+// What follows "via ": the transport and its detail.
+bool read_transport(std::string_view rest, ConnectionLine& line) {
+    struct Prefix {
+        std::string_view text;
+        NcclTransport transport;
+    };
+    static constexpr Prefix kPrefixes[] = {
+        {"P2P/", NcclTransport::p2p},         {"SHM/", NcclTransport::shm},
+        {"NET/", NcclTransport::net},         {"COLLNET/", NcclTransport::collnet},
+        {"NVLS/", NcclTransport::nvls},
+    };
+    // RCCL appends " comm 0x... nRanks ..." to some lines.
+    if (auto comm = rest.find(" comm 0x"); comm != std::string_view::npos) {
+        rest = rest.substr(0, comm);
+    }
+    rest = trim_view(rest);
+    for (const auto& prefix : kPrefixes) {
+        if (rest.size() > prefix.text.size() && rest.substr(0, prefix.text.size()) == prefix.text) {
+            line.transport = prefix.transport;
+            line.detail = rest.substr(prefix.text.size());
+            return true;
+        }
+    }
+    if (rest == "NVLS") {
+        line.transport = NcclTransport::nvls;
+        line.detail = {};
+        return true;
+    }
+    // NCCL 2.4 to 2.7: "via direct shared memory" (SHM) and bare "via direct pointer" (P2P).
+    if (rest == "direct shared memory") {
+        line.transport = NcclTransport::shm;
+        line.detail = rest;
+        return true;
+    }
+    if (rest == "direct pointer") {
+        line.transport = NcclTransport::p2p;
+        line.detail = rest;
+        return true;
+    }
+    return false;
+}
+
+bool read_channel(TextCursor& cursor, ConnectionLine& line) {
+    auto channel = cursor.integer();
+    if (!channel) {
+        return false;
+    }
+    line.channel = *channel;
+    if (cursor.consume("/")) {
+        line.conn_index = cursor.integer();
+        if (!line.conn_index) {
+            return false;
+        }
+    }
+    cursor.skip_spaces();
+    if (!cursor.consume(":")) {
+        return false;
+    }
+    cursor.skip_spaces();
+    return true;
+}
+
+std::string_view connection_keyword(TextCursor& cursor) {
+    for (std::string_view keyword : {"Channel ", "Ring ", "CollNet ", "Coll "}) {
+        if (cursor.consume(keyword)) {
+            return keyword;
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
+bool looks_like_connection(std::string_view body) {
+    TextCursor cursor(body);
+    cursor.skip_spaces();
+    return !connection_keyword(cursor).empty() && body.find(" via") != std::string_view::npos;
+}
+
+std::optional<ConnectionLine> parse_connection(std::string_view body) {
+    TextCursor cursor(body);
+    cursor.skip_spaces();
+    const std::string_view keyword = connection_keyword(cursor);
+    ConnectionLine line;
+    if (keyword.empty() || !read_channel(cursor, line) ||
+        !read_rank(cursor, line.src_rank, line.src_bracket)) {
+        return std::nullopt;
+    }
+    if (keyword.substr(0, 4) != "Coll") {
+        cursor.skip_spaces();
+        int dst = 0;
+        if (!cursor.consume("->")) {
+            return std::nullopt;
+        }
+        cursor.skip_spaces();
+        if (!read_rank(cursor, dst, line.dst_bracket)) {
+            return std::nullopt;
+        }
+        line.dst_rank = dst;
+    }
+    line.direction = read_direction(cursor);
+    cursor.skip_spaces();
+    if (!cursor.consume("via ") || !read_transport(cursor.rest(), line)) {
+        return std::nullopt;
+    }
+    if (keyword.substr(0, 4) == "Coll" && line.transport != NcclTransport::collnet) {
+        return std::nullopt;
+    }
+    return line;
+}
+
+std::optional<int> bracket_device(std::string_view bracket) {
+    if (bracket.empty() || bracket.size() > 3) {
+        return std::nullopt;
+    }
+    int value = 0;
+    for (char c : bracket) {
+        if (c < '0' || c > '9') {
+            return std::nullopt;
+        }
+        value = value * 10 + (c - '0');
+    }
+    return value;
+}
+
+std::optional<std::string_view> parse_version(std::string_view text) {
+    constexpr std::string_view kVersion = "NCCL version ";
+    const std::size_t at = text.find(kVersion);
+    if (at == std::string_view::npos) {
+        return std::nullopt;
+    }
+    TextCursor cursor(text.substr(at + kVersion.size()));
+    const std::string_view version = cursor.word();
+    if (version.empty() || version[0] < '0' || version[0] > '9') {
+        return std::nullopt;
+    }
+    return version;
+}
+
+}  // namespace peergate::sources::nccl

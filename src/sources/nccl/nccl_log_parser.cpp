@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sources/nccl/nccl_log_parser.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iterator>
+
+#include "sources/nccl/text_cursor.hpp"
+
+namespace peergate::sources::nccl {
+
+namespace {
+
+constexpr std::size_t kMaxSettingValues = 16;
+
+// A 64-bit finaliser (MurmurHash3's fmix64): every input bit moves every output bit, so
+// keys that differ only in a small field (a channel) still spread over the buckets.
+std::uint64_t fmix64(std::uint64_t k) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ULL;
+    k ^= k >> 33;
+    return k;
+}
+
+std::uint64_t pack(int high, int low) {
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high)) << 32) | static_cast<std::uint32_t>(low);
+}
+
+}  // namespace
+
+std::size_t NcclLogParser::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
+    std::uint64_t h = fmix64(pack(static_cast<int>(key.host), static_cast<int>(key.detail)));
+    h = fmix64(h ^ pack(key.channel, key.conn_index));
+    h = fmix64(h ^ pack(key.src_rank, key.dst_rank));
+    return static_cast<std::size_t>(fmix64(h ^ (std::uint64_t{key.direction} << 8 | key.transport)));
+}
+
+std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
+    if (auto found = table.find(text); found != table.end()) {
+        return found->second;
+    }
+    const auto id = static_cast<std::uint32_t>(table.size());
+    table.emplace(std::string(text), id);
+    return id;
+}
+
+std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_view key, std::size_t next) {
+    if (auto found = index.find(key); found != index.end()) {
+        return {found->second, false};
+    }
+    index.emplace(std::string(key), next);
+    return {next, true};
+}
+
+std::uint32_t NcclLogParser::detail_id(std::string_view detail) {
+    // A job has a handful of details ("IPC/read", "IB/0/GDRDMA"): a short linear scan
+    // beats hashing the text on every line.
+    for (const auto& [text, id] : recent_details_) {
+        if (text.size() == detail.size() && text == detail) {
+            return id;
+        }
+    }
+    const std::uint32_t id = intern(details_, detail);
+    if (recent_details_.size() < 16) {
+        recent_details_.emplace_back(std::string(detail), id);
+    }
+    return id;
+}
+
+void NcclLogParser::feed(std::string_view chunk) {
+    while (!chunk.empty()) {
+        const std::size_t newline = chunk.find('\n');
+        const std::string_view piece = chunk.substr(0, newline);
+        if (newline == std::string_view::npos) {
+            if (carry_.size() + piece.size() > kMaxLineBytes) {
+                carry_overflow_ = true;
+                carry_.clear();
+            } else {
+                carry_.append(piece);
+            }
+            return;
+        }
+        if (carry_.empty() && !carry_overflow_) {
+            feed_line(piece);
+        } else if (carry_overflow_ || carry_.size() + piece.size() > kMaxLineBytes) {
+            ++counts_.lines;
+            ++counts_.skipped;
+        } else {
+            carry_.append(piece);
+            feed_line(carry_);
+        }
+        carry_.clear();
+        carry_overflow_ = false;
+        chunk.remove_prefix(newline + 1);
+    }
+}
+
+void NcclLogParser::end_input() {
+    if (carry_overflow_) {
+        ++counts_.lines;
+        ++counts_.skipped;
+    } else if (!carry_.empty()) {
+        feed_line(carry_);
+    }
+    carry_.clear();
+    carry_overflow_ = false;
+    dumps_.clear();
+    active_dumps_ = 0;
+}
+
+void NcclLogParser::feed_line(std::string_view line) {
+    ++counts_.lines;
+    for_each_record(line, [this](const NcclRecord& record) {
+        if (record.marked) {
+            ++counts_.records;
+        }
+        read_record(record);
+    });
+}
+
+bool NcclLogParser::read_dump_line(const NcclRecord& record) {
+    if (TopologyDumpReader::is_dump_start(record.body)) {
+        auto [it, inserted] = dumps_.try_emplace(std::string(record.source));
+        if (!it->second.active()) {
+            ++active_dumps_;
+        }
+        it->second.start();
+        topology_[std::string(record.host)];
+        return true;
+    }
+    if (active_dumps_ == 0) {
+        return false;
+    }
+    auto it = dumps_.find(record.source);
+    if (it == dumps_.end() || !it->second.active()) {
+        return false;
+    }
+    if (it->second.read(record.body, topology_[std::string(record.host)])) {
+        return true;
+    }
+    --active_dumps_;
+    return false;
+}
+
+void NcclLogParser::read_record(const NcclRecord& record) {
+    if (read_dump_line(record)) {
+        return;
+    }
+    const std::string_view body = trim_view(record.body);
+    if (body.empty()) {
+        return;
+    }
+    switch (body.front()) {
+        case 'C':
+        case 'R':
+            if (looks_like_connection(body)) {
+                ++counts_.connection_lines;
+                if (auto line = parse_connection(body)) {
+                    add_connection(record.host, *line);
+                } else {
+                    ++counts_.skipped;
+                }
+            } else if (auto ring = parse_ring(body)) {
+                add_ring(record.host, std::move(*ring));
+            }
+            return;
+        case 'N':
+            if (auto setting = parse_setting(body)) {
+                add_setting(*setting);
+                return;
+            }
+            break;
+        case 'P':
+            if (auto graph = parse_graph(body)) {
+                add_graph(record.host, *graph);
+            }
+            return;
+        case 'T':
+            if (auto trees = parse_trees(body)) {
+                add_trees(record.host, std::move(*trees));
+            }
+            return;
+        default:
+            break;
+    }
+    if (body.find("comm 0x") != std::string_view::npos) {
+        if (auto rank = parse_rank(body)) {
+            add_rank(record.host, *rank);
+        }
+    } else if (version_.empty() && body.find("NCCL version ") != std::string_view::npos) {
+        if (auto version = parse_version(body)) {
+            version_ = std::string(*version);
+        }
+    }
+}
+
+void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
+    // Consecutive lines mostly come from one host: skip its lookup then.
+    if (host != last_host_ || hosts_.empty()) {
+        last_host_id_ = intern(hosts_, host);
+        last_host_.assign(host);
+    }
+    ConnectionKey key{last_host_id_, detail_id(line.detail), line.channel,
+                      line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
+                      static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
+    const auto [slot, inserted] = connection_index_.find_or_insert(key, static_cast<std::uint32_t>(connections_.size()));
+    if (!inserted) {
+        ++connection_counts_[slot];
+        return;
+    }
+    connection_counts_.push_back(1);
+    model::NcclConnection connection{
+        .host = std::string(host), .channel = line.channel, .conn_index = line.conn_index,
+        .src_rank = line.src_rank, .dst_rank = line.dst_rank,
+        .src_dev = bracket_device(line.src_bracket), .dst_dev = bracket_device(line.dst_bracket),
+        .direction = line.direction, .transport = line.transport, .detail = std::string(line.detail)};
+    if (!line.src_bracket.empty() && !connection.src_dev) {
+        connection.src_bus_id = normalize_bus_id(line.src_bracket);
+    }
+    if (!line.dst_bracket.empty() && !connection.dst_dev) {
+        connection.dst_bus_id = normalize_bus_id(line.dst_bracket);
+    }
+    connections_.push_back(std::move(connection));
+}
+
+void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
+    // Ranks are numbered per communicator; older logs print no commId, so their ranks
+    // are told apart by communicator size only.
+    key_.clear();
+    if (line.comm_id.empty()) {
+        fmt::format_to(std::back_inserter(key_), "n{}|{}", line.nranks.value_or(-1), line.rank);
+    } else {
+        fmt::format_to(std::back_inserter(key_), "{}|{}", line.comm_id, line.rank);
+    }
+    const auto [slot, inserted] = slot_of(rank_index_, key_, ranks_.size());
+    if (inserted) {
+        ranks_.push_back(model::NcclRank{.rank = line.rank});
+    }
+    auto& rank = ranks_[slot];
+    rank.nranks = line.nranks ? line.nranks : rank.nranks;
+    if (!host.empty() && rank.host != host) {
+        rank.host = std::string(host);
+    }
+    rank.cuda_dev = line.cuda_dev ? line.cuda_dev : rank.cuda_dev;
+    rank.nvml_dev = line.nvml_dev ? line.nvml_dev : rank.nvml_dev;
+    if (!line.bus_id.empty()) {
+        rank.bus_id = normalize_bus_id(line.bus_id);
+    }
+    if (rank.comm_id != line.comm_id) {
+        rank.comm_id = std::string(line.comm_id);
+    }
+    (line.complete ? rank.init_complete : rank.init_started) = true;
+}
+
+void NcclLogParser::add_setting(const SettingLine& line) {
+    const auto [slot, inserted] = slot_of(setting_index_, line.name, settings_.size());
+    if (inserted) {
+        settings_.emplace_back(std::string(line.name), std::vector<std::string>{});
+    }
+    auto& values = settings_[slot].second;
+    if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), line.value) == values.end()) {
+        values.emplace_back(line.value);
+    }
+}
+
+void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
+    key_.clear();
+    fmt::format_to(std::back_inserter(key_), "{}|{}|{}|{}|{}", host, line.pattern, line.n_channels, line.intra_type,
+                   line.inter_type);
+    const auto [slot, inserted] = slot_of(graph_index_, key_, graphs_.size());
+    if (!inserted) {
+        ++graphs_[slot].count;
+        return;
+    }
+    graphs_.push_back(model::NcclGraph{std::string(host), line.pattern, line.n_channels,
+                                       std::string(line.intra_type), std::string(line.inter_type), 1});
+}
+
+void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
+    key_.clear();
+    fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, line.channel, fmt::join(line.order, " "));
+    if (slot_of(ring_index_, key_, rings_.size()).second) {
+        rings_.push_back(model::NcclRing{std::string(host), line.channel, std::move(line.order)});
+    }
+}
+
+void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
+    for (auto& entry : entries) {
+        key_.clear();
+        fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, entry.channel, entry.rank);
+        if (slot_of(tree_index_, key_, trees_.size()).second) {
+            trees_.push_back(model::NcclTree{
+                std::string(host), entry.channel, entry.rank,
+                entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt, std::move(entry.children)});
+        }
+    }
+}
+
+model::NcclLog NcclLogParser::result() const {
+    model::NcclLog log;
+    log.connections = connections_;
+    for (std::size_t i = 0; i < log.connections.size(); ++i) {
+        log.connections[i].count = connection_counts_[i];
+    }
+    log.ranks = ranks_;
+    for (const auto& [name, values] : settings_) {
+        log.settings.emplace_back(name, values.empty() ? std::string() : values.front());
+        if (values.size() > 1) {
+            log.conflicting_settings.emplace_back(name, values);
+        }
+    }
+    log.graphs = graphs_;
+    log.rings = rings_;
+    log.trees = trees_;
+    log.topology = topology_;
+    log.nccl_version = version_;
+    log.counts = counts_;
+    return log;
+}
+
+}  // namespace peergate::sources::nccl

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// The streaming NCCL log reader. Feed it lines (or chunks of any size) from one or more
+// logs; it keeps one entry per distinct connection, rank, setting, graph and ring, so its
+// memory grows with the job (ranks x channels), never with the length of the log.
+// Pure: it never opens a file; the caller reads and feeds.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/nccl_log.hpp"
+#include "sources/nccl/flat_index.hpp"
+#include "sources/nccl/nccl_body.hpp"
+#include "sources/nccl/nccl_record.hpp"
+#include "sources/nccl/nccl_topo_dump.hpp"
+
+namespace peergate::sources::nccl {
+
+// Lines longer than this are dropped (counted as skipped): no log line is this long,
+// and the cap keeps a file with no newlines from growing the carry buffer without end.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
+
+class NcclLogParser {
+public:
+    // One physical line, without its '\n'.
+    void feed_line(std::string_view line);
+
+    // Any slice of a log; lines may straddle calls. Call end_input() after each file.
+    void feed(std::string_view chunk);
+
+    // Ends the current input: a last line without '\n' is read, open dumps are closed.
+    void end_input();
+
+    // Everything read so far (the parser may keep reading afterwards).
+    model::NcclLog result() const;
+
+private:
+    struct TransparentHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+    };
+    using Interned = std::unordered_map<std::string, std::uint32_t, TransparentHash, std::equal_to<>>;
+    using Index = std::unordered_map<std::string, std::size_t, TransparentHash, std::equal_to<>>;
+
+    // The slot of `key` in `index`, adding `next` when absent; second is true when added.
+    // Keys are built in key_ and looked up as views, so a known key costs no allocation.
+    static std::pair<std::size_t, bool> slot_of(Index& index, std::string_view key, std::size_t next);
+
+    struct ConnectionKey {
+        std::uint32_t host = 0;
+        std::uint32_t detail = 0;
+        int channel = 0;
+        int conn_index = 0;
+        int src_rank = 0;
+        int dst_rank = 0;
+        std::uint8_t direction = 0;
+        std::uint8_t transport = 0;
+        friend bool operator==(const ConnectionKey&, const ConnectionKey&) = default;
+    };
+    struct ConnectionKeyHash {
+        std::size_t operator()(const ConnectionKey& key) const;
+    };
+
+    void read_record(const NcclRecord& record);
+    bool read_dump_line(const NcclRecord& record);
+    void add_connection(std::string_view host, const ConnectionLine& line);
+    void add_rank(std::string_view host, const RankLine& line);
+    void add_setting(const SettingLine& line);
+    void add_graph(std::string_view host, const GraphLine& line);
+    void add_ring(std::string_view host, RingLine&& line);
+    void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
+    std::uint32_t intern(Interned& table, std::string_view text);
+    std::uint32_t detail_id(std::string_view detail);
+
+    Interned hosts_;
+    Interned details_;
+    std::vector<std::pair<std::string, std::uint32_t>> recent_details_;  // first few, scanned linearly
+    std::string last_host_;
+    std::uint32_t last_host_id_ = 0;
+    FlatIndex<ConnectionKey, ConnectionKeyHash> connection_index_;
+    std::vector<model::NcclConnection> connections_;
+    std::vector<std::uint64_t> connection_counts_;  // apart from connections_: small, stays in cache
+    Index rank_index_;  // "commId|rank" (or "n<nranks>|rank")
+    std::vector<model::NcclRank> ranks_;
+    Index setting_index_;
+    std::vector<std::pair<std::string, std::vector<std::string>>> settings_;  // all values
+    Index graph_index_;
+    std::vector<model::NcclGraph> graphs_;
+    Index ring_index_;
+    std::vector<model::NcclRing> rings_;
+    Index tree_index_;
+    std::vector<model::NcclTree> trees_;
+    std::unordered_map<std::string, TopologyDumpReader, TransparentHash, std::equal_to<>> dumps_;
+    std::map<std::string, model::NcclHostTopology> topology_;
+    std::size_t active_dumps_ = 0;
+    std::string version_;
+    model::NcclLineCounts counts_;
+    std::string carry_;
+    std::string key_;
+    bool carry_overflow_ = false;
+};
+
+}  // namespace peergate::sources::nccl

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sources/nccl/nccl_record.hpp"
+
+#include <cstring>
+
+namespace peergate::sources::nccl {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+bool all_digits(std::string_view text) {
+    if (text.empty()) {
+        return false;
+    }
+    for (char c : text) {
+        if (c < '0' || c > '9') {
+            return false;
+        }
+    }
+    return true;
+}
+
+// host:pid:tid, possibly glued to a launcher prefix ("[1,0]<stdout>:host:pid:tid"):
+// the host is the field before the last two colons.
+void split_source(std::string_view token, RecordPrefix& prefix) {
+    const std::size_t last = token.rfind(':');
+    if (last == std::string_view::npos || last == 0) {
+        return;
+    }
+    const std::size_t middle = token.rfind(':', last - 1);
+    if (middle == std::string_view::npos || !all_digits(token.substr(last + 1)) ||
+        !all_digits(token.substr(middle + 1, last - middle - 1))) {
+        return;
+    }
+    std::size_t host_start = token.rfind(':', middle == 0 ? 0 : middle - 1);
+    host_start = (host_start == std::string_view::npos || middle == 0) ? 0 : host_start + 1;
+    if (middle <= host_start) {
+        return;
+    }
+    prefix.host = token.substr(host_start, middle - host_start);
+    prefix.source = token.substr(host_start);
+}
+
+}  // namespace
+
+std::size_t find_marker(std::string_view line, std::size_t from) {
+    // memchr on 'I' of "INFO" is faster than searching the whole needle from 'N'.
+    while (from + kMarker.size() <= line.size()) {
+        const void* hit = std::memchr(line.data() + from + 5, 'I', line.size() - from - 5);
+        if (hit == nullptr) {
+            return std::string_view::npos;
+        }
+        const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data()) - 5;
+        if (line.compare(at, kMarker.size(), kMarker) == 0) {
+            return at;
+        }
+        from = at + 1;
+    }
+    return std::string_view::npos;
+}
+
+RecordPrefix read_prefix(std::string_view line, std::size_t marker, std::size_t floor) {
+    RecordPrefix prefix;
+    std::size_t pos = marker;
+    while (pos > floor && is_space(line[pos - 1])) {
+        --pos;
+    }
+    if (pos > floor && line[pos - 1] == ']') {
+        const std::size_t open = line.rfind('[', pos - 1);
+        if (open != std::string_view::npos && open >= floor) {
+            pos = open;
+            while (pos > floor && is_space(line[pos - 1])) {
+                --pos;
+            }
+        }
+    }
+    std::size_t start = pos;
+    while (start > floor && !is_space(line[start - 1])) {
+        --start;
+    }
+    split_source(line.substr(start, pos - start), prefix);
+    prefix.start = prefix.source.empty() ? pos : start;
+    return prefix;
+}
+
+}  // namespace peergate::sources::nccl

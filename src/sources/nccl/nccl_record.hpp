@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+// Splits one physical log line into NCCL records: "host:pid:tid [dev] NCCL INFO <body>".
+// Launcher prefixes ("[1,0]<stdout>:", "+ ", timestamps, "- INFO -") are whatever stands
+// before the host:pid:tid token and are ignored. A flattened paste with several records on
+// one line yields each of them. Views only: nothing is copied.
+#pragma once
+
+#include <string_view>
+
+namespace peergate::sources::nccl {
+
+struct NcclRecord {
+    std::string_view host;    // "node1"; empty when the line had no host:pid:tid token
+    std::string_view source;  // "node1:1234:1250": one thread of one process; may be empty
+    std::string_view body;    // after "NCCL INFO ", leading spaces kept (topology dumps indent)
+    bool marked = false;      // false: the line had no "NCCL INFO" and body is the whole line
+};
+
+// Where the prefix of a record whose "NCCL INFO" starts at `marker` begins, and its
+// host and source. `floor` is the first position the prefix may use.
+struct RecordPrefix {
+    std::size_t start = 0;
+    std::string_view host;
+    std::string_view source;
+};
+RecordPrefix read_prefix(std::string_view line, std::size_t marker, std::size_t floor);
+
+// Finds the next "NCCL INFO" marker at or after `from`; npos when none.
+std::size_t find_marker(std::string_view line, std::size_t from);
+
+inline constexpr std::string_view kMarker = "NCCL INFO";
+
+// Calls visit(const NcclRecord&) for each record of `line` (one unmarked record when
+// the line has no marker). `line` must not contain '\n'; a trailing '\r' is dropped.
+template <typename Visit>
+void for_each_record(std::string_view line, Visit&& visit) {
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    std::size_t marker = find_marker(line, 0);
+    if (marker == std::string_view::npos) {
+        visit(NcclRecord{{}, {}, line, false});
+        return;
+    }
+    RecordPrefix prefix = read_prefix(line, marker, 0);
+    while (marker != std::string_view::npos) {
+        std::size_t body_start = marker + kMarker.size();
+        if (body_start < line.size() && line[body_start] == ' ') {
+            ++body_start;
+        }
+        const std::size_t next = find_marker(line, body_start);
+        std::size_t body_end = line.size();
+        RecordPrefix next_prefix;
+        if (next != std::string_view::npos) {
+            next_prefix = read_prefix(line, next, body_start);
+            body_end = next_prefix.start;
+            while (body_end > body_start && line[body_end - 1] == ' ') {
+                --body_end;
+            }
+        }
+        visit(NcclRecord{prefix.host, prefix.source,
+                         line.substr(body_start, body_end - body_start), true});
+        marker = next;
+        prefix = next_prefix;
+    }
+}
+
+}  // namespace peergate::sources::nccl

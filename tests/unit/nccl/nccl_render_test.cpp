@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: Apache-2.0
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "policy/nccl_analysis.hpp"
+#include "report/nccl_log_render.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+
+namespace peergate::report {
+namespace {
+
+std::string fixture(const std::string& name) {
+    std::ifstream in(std::string(PEERGATE_TEST_FIXTURES) + "/nccl/" + name, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+model::NcclLog parse(std::string_view text) {
+    sources::nccl::NcclLogParser parser;
+    parser.feed(text);
+    parser.end_input();
+    return parser.result();
+}
+
+TEST(NcclLogRender, FastJsonTextEqualsTheDocument) {
+    for (const char* name : {"handwritten-all-shapes.log", "nccl-2.9.9-ec2-p2p-ipc-read.log",
+                             "handwritten-nvlink-unused.log", "nccl-2.21.5-vllm-topology-nvswitch.log"}) {
+        SCOPED_TRACE(name);
+        const auto log = parse(fixture(name));
+        const auto analysis = policy::analyze_nccl_log(log, nullptr);
+        const NcclLogReport report{{name}, "", &log, &analysis};
+        const std::string text = nccl_log_to_json_text(report);
+        EXPECT_EQ(text.rfind("{\n  \"schema\": \"peergate.nccl_log/v1\"", 0), 0u);
+        const auto parsed = nlohmann::ordered_json::parse(text, nullptr, false);
+        ASSERT_FALSE(parsed.is_discarded());
+        EXPECT_EQ(parsed, nccl_log_to_json(report));
+    }
+}
+
+TEST(NcclLogRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
+    const auto log = parse("h\xff\xfe:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\"\x01\xc3\n"
+                           "h:1:2 [0] NCCL INFO NCCL_X set by environment to \xff\n");
+    ASSERT_EQ(log.connections.size(), 1u);
+    const auto analysis = policy::analyze_nccl_log(log, nullptr);
+    const NcclLogReport report{{"-"}, "", &log, &analysis};
+    const std::string text = nccl_log_to_json_text(report);
+    const auto parsed = nlohmann::json::parse(text, nullptr, false);
+    ASSERT_FALSE(parsed.is_discarded()) << text;
+    EXPECT_EQ(parsed["connections"][0]["transport"], "P2P");
+    EXPECT_FALSE(nccl_log_to_text(report, false, 10).empty());
+}
+
+}  // namespace
+}  // namespace peergate::report
