@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "cli/cuda_setup.hpp"
 #include "cli/topology_input.hpp"
 #include "report/bench_render.hpp"
@@ -24,7 +25,7 @@ struct BenchOptions {
 
 int render(const Invocation& inv, const engine::BenchResult& result, int status) {
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::bench_to_json(result, status).dump(2));
+        fmt::print(inv.output.out, "{}\n", report::json_text(report::bench_to_json(result, status)));
     } else {
         fmt::print(inv.output.out, "{}", report::bench_to_text(result, status));
     }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "cli/kernel_log_input.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
@@ -61,7 +62,7 @@ int run_doctor(const Invocation& inv, const DoctorOptions& options) {
     const auto input = gather(inv, options);
     const auto report = policy::diagnose(input);
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::doctor_to_json(input, report).dump(2));
+        fmt::print(inv.output.out, "{}\n", report::json_text(report::doctor_to_json(input, report)));
     } else {
         fmt::print(inv.output.out, "{}", report::doctor_to_text(input, report, inv.output.color));
     }

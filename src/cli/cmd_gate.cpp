@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "cli/gate_pipeline.hpp"
 #include "report/gate_render.hpp"
 
@@ -28,7 +29,7 @@ int run_gate(const Invocation& inv, const GateOptions& options) {
     const auto decision = decide_for_host(inv.seams, inv.env, *request);
     const std::string format = inv.output.json ? "json" : options.format;
     if (format == "json") {
-        fmt::print(inv.output.out, "{}\n", report::gate_to_json(decision).dump(2));
+        fmt::print(inv.output.out, "{}\n", report::json_text(report::gate_to_json(decision)));
     } else if (format == "shell") {
         fmt::print(inv.output.out, "{}", report::gate_to_shell(decision));
     } else {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "cli/gather_machine.hpp"
 #include "util/atomic_file.hpp"
 
@@ -47,7 +48,7 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
     if (inv.output.json) {
         const nlohmann::ordered_json summary{{"schema", "peergate.gather/v1"}, {"output", options.output},
                                              {"gpus", machine->gpus.size()}, {"notes", notes}};
-        fmt::print(inv.output.out, "{}\n", summary.dump(2));
+        fmt::print(inv.output.out, "{}\n", report::json_text(summary));
     } else if (!inv.output.quiet) {
         fmt::print(inv.output.out, "wrote {} ({} GPUs); replay it with: peergate --simulate {} topo\n",
                    options.output, machine->gpus.size(), options.output);

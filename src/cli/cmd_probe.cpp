@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "cli/cuda_setup.hpp"
 #include "cli/probe_cache_io.hpp"
 #include "cli/topology_input.hpp"
@@ -49,7 +50,7 @@ std::vector<model::ProbeMode> modes_of(const std::string& mode) {
 
 int render(const Invocation& inv, const model::ProbeResult& result) {
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::probe_to_json(result).dump(2));
+        fmt::print(inv.output.out, "{}\n", report::json_text(report::probe_to_json(result)));
     } else {
         fmt::print(inv.output.out, "{}", report::probe_to_text(result, inv.output.color));
     }

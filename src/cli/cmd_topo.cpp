@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "report/json_text.hpp"
 #include "cli/topology_input.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
@@ -22,7 +23,7 @@ int run_topo(const Invocation& inv, const TopoOptions& options) {
                          ? discover(inv, options.source, options.crosscheck)
                          : read_topology_file(options.from);
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::topology_to_json(discovery).dump(2));
+        fmt::print(inv.output.out, "{}\n", report::json_text(report::topology_to_json(discovery)));
     } else {
         const auto text = report::topology_to_text(
             discovery, report::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});

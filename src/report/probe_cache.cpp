@@ -41,7 +41,7 @@ std::string probe_cache_to_text(const ProbeCacheEntry& entry) {
           {"pci_bus_ids", id.pci_bus_ids}, {"iommu", id.iommu},
           {"kernel_cmdline", id.kernel_cmdline}, {"boot_id", id.boot_id}}},
         {"probe", probe_to_json(entry.result)}};
-    return doc.dump(2) + "\n";
+    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::optional<ProbeCacheEntry> probe_cache_from_text(const std::string& text, std::string* error) {

@@ -345,7 +345,7 @@ std::string to_json_text(const MachineFile& m) {
     }
     doc["faults"] = faults;
     doc["recorded"] = OJson{{"topo_m", m.recorded_topo_m}, {"query_gpu", m.recorded_query_gpu}};
-    return doc.dump(2) + "\n";
+    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::vector<MachineFault> faults_for(const MachineFile& machine, const std::string& layer, const std::string& call) {

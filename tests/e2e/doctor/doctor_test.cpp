@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate doctor end to end: on simulated machines, and with saved kernel logs.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
+namespace peergate::test {
+namespace {
+
+bool has_finding(const nlohmann::ordered_json& doc, const std::string& code) {
+    for (const auto& finding : doc["findings"]) {
+        if (finding["code"] == code) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<std::string> no_driver() {
+    return {"--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--cuda-lib", "/nonexistent/libcuda.so.1",
+            "--nvidia-smi", "/nonexistent/nvidia-smi", "--host-root", "/nonexistent-root"};
+}
+
+TEST(DoctorCli, SilentDropMachineIsAProblemWithTheIommuAndTheDmarFault) {
+    const auto run = run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["schema"], "peergate.doctor/v1");
+    EXPECT_EQ(doc["verdict"], "problems");
+    EXPECT_TRUE(has_finding(doc, "pcie_p2p_under_translating_iommu")) << doc.dump(2);
+    EXPECT_TRUE(has_finding(doc, "dmar_fault_gpu")) << doc.dump(2);
+    EXPECT_EQ(doc["layers"]["host"]["iommu"], "translating");
+}
+
+TEST(DoctorCli, NvswitchMachineIsHealthy) {
+    const auto run = run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.out << run.process.err;
+    EXPECT_EQ(stdout_json(run)["verdict"], "healthy");
+}
+
+TEST(DoctorCli, KernelLogFromAFileNamesTheXidAndMakesTheVerdictProblems) {
+    auto args = no_driver();
+    args.insert(args.end(), {"doctor", "--json", "--kernel-log",
+                             std::string(PEERGATE_TEST_FIXTURES) + "/dmesg/nvsentinel-155_fallen_off_bus.txt"});
+    const auto run = run_peergate(args);
+    EXPECT_EQ(run.process.exit_code, 1);
+    const auto doc = stdout_json(run);
+    EXPECT_TRUE(has_finding(doc, "xid_79"));
+    EXPECT_TRUE(has_finding(doc, "no_nvidia_driver"));
+    EXPECT_EQ(doc["layers"]["kernel_log"]["events"].size(), 2U);
+}
+
+TEST(DoctorCli, KernelLogWithBytesThatAreNotUtf8StillGivesJson) {
+    const auto dir = std::filesystem::temp_directory_path() / "peergate-doctor-utf8";
+    std::filesystem::create_directories(dir);
+    const std::string log = (dir / "dmesg.txt").string();
+    ASSERT_TRUE(util::write_file_atomically(log, "NVRM: Xid (PCI:0000:41:00): 79, GPU \xff\xfe fell\n").has_value());
+    auto args = no_driver();
+    args.insert(args.end(), {"doctor", "--json", "--kernel-log", log});
+    const auto run = run_peergate(args);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
+    EXPECT_TRUE(has_finding(stdout_json(run), "xid_79"));
+    std::filesystem::remove_all(dir);
+}
+
+TEST(DoctorCli, WithoutADriverSaysWhatItLookedForAndShowsTheDemo) {
+    auto args = no_driver();
+    args.push_back("doctor");
+    const auto run = run_peergate(args);
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_NE(run.process.out.find("No NVIDIA driver found"), std::string::npos) << run.process.out;
+    EXPECT_NE(run.process.out.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos);
+    EXPECT_NE(run.process.out.find("--simulate pcie-rtx6000ada-2x-iommu doctor"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peergate::test
