@@ -4,7 +4,9 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <filesystem>
 
+#include "cli/probe_cache_io.hpp"
 #include "policy/gate_control.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 #include "sources/host/host_facts_reader.hpp"
@@ -78,6 +80,41 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
     return request;
 }
 
+namespace {
+
+// The verdict cache (docs/probe.md): always reported, used only with PEERGATE_TRUST_PROBE=1,
+// and then only for the pairs that passed the concurrent mode on this boot and identity.
+void consider_cached_probe(const util::Seams& seams, const util::EnvMap& env,
+                           const model::Discovery& discovery, policy::GateInput& input) {
+    const std::string dir = probe_cache_dir(env, "");
+    if (dir.empty() || !std::filesystem::exists(dir + "/probe.json")) {
+        return;  // no cache: nothing to say, and no need to open the CUDA driver
+    }
+    Invocation inv;
+    inv.env = env;
+    inv.seams = seams;
+    const auto verdict = consult_probe_cache(inv, discovery);
+    const bool trusted = env.is_one("PEERGATE_TRUST_PROBE");
+    if (!verdict.valid) {
+        input.notes.push_back("cached probe result not used: " + verdict.reason);
+        return;
+    }
+    input.notes.push_back(fmt::format(
+        "cached probe result for this boot: {} ordered pairs passed the concurrent mode{}",
+        verdict.concurrent_pass_pairs.size(),
+        trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)" : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P"));
+    if (trusted) {
+        input.probe = policy::ProbeVerdict{
+            .passed = false,
+            .detail = fmt::format("{} ordered pairs passed the concurrent mode in the cached run",
+                                  verdict.concurrent_pass_pairs.size()),
+            .pair_level = true,
+            .passed_pairs = verdict.concurrent_pass_pairs};
+    }
+}
+
+}  // namespace
+
 policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap& env,
                                     const GateRequest& request) {
     policy::GateInput input;
@@ -94,6 +131,7 @@ policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap
         input.gpus = listed_gpus(seams, env);
     }
     input.host = sources::host::read_host_facts(sources::host::HostRoot(seams.host_root));
+    consider_cached_probe(seams, env, discovery, input);
     return input;
 }
 

@@ -101,8 +101,31 @@ std::optional<Answer> rule_user_opted_out(const GateFacts& f) {
                             *f.inherited.value));
 }
 
+// A pair-level (cached) verdict vouches for a selection only when every ordered pair of it
+// passed; a pair it does not list was not proven, which is doubt, not a pass.
+bool probe_vouches(const GateFacts& f) {
+    const auto& probe = *f.input.probe;
+    if (!probe.pair_level) {
+        return probe.passed;
+    }
+    const auto& ids = f.selection.ids;
+    if (ids.size() < 2) {
+        return false;
+    }
+    for (int a : ids) {
+        for (int b : ids) {
+            const bool listed = std::find(probe.passed_pairs.begin(), probe.passed_pairs.end(),
+                                          std::pair{a, b}) != probe.passed_pairs.end();
+            if (a != b && !listed) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 std::optional<Answer> rule_probe_failed(const GateFacts& f) {
-    if (!f.input.probe || f.input.probe->passed) {
+    if (!f.input.probe || f.input.probe->pair_level || f.input.probe->passed) {
         return std::nullopt;
     }
     return veto("probe_failed", "the integrity probe lost data on this boot: " + f.input.probe->detail,
@@ -118,7 +141,7 @@ std::optional<Answer> rule_force_p2p(const GateFacts& f) {
 }
 
 std::optional<Answer> rule_probe_passed(const GateFacts& f) {
-    if (!f.input.probe || !f.input.probe->passed) {
+    if (!f.input.probe || !probe_vouches(f)) {
         return std::nullopt;
     }
     return Answer{true, "probe_passed", "the integrity probe passed on this boot: " + f.input.probe->detail};

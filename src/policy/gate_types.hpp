@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "model/gpu.hpp"
@@ -50,6 +51,11 @@ struct Selection {
 struct ProbeVerdict {
     bool passed = false;
     std::string detail;  // "probe of 2026-11-29 on this boot: 12/12 pairs intact"
+    // Pair-level verdict from the on-disk cache (PEERGATE_TRUST_PROBE=1): it vouches only
+    // for the ordered pairs listed, those that passed the concurrent mode on the direct path;
+    // `passed` is then ignored and a selection passes when all its pairs are listed.
+    bool pair_level = false;
+    std::vector<std::pair<int, int>> passed_pairs;
 };
 
 struct GateInput {

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gate and the on-disk verdict cache: reported always, trusted only with
+// PEERGATE_TRUST_PROBE=1, and only for pairs that passed the concurrent mode on this boot.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
+namespace peergate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+class GateProbeCache : public ::testing::Test {
+protected:
+    void SetUp() override {
+        root_ = fs::temp_directory_path() /
+                ("peergate-gate-cache-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(root_);
+        fs::create_directories(root_ / "peergate");
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    util::EnvMap env(bool trust) const {
+        auto e = clean_env();
+        e.set("XDG_CACHE_HOME", root_.string());
+        if (trust) {
+            e.set("PEERGATE_TRUST_PROBE", "1");
+        }
+        return e;
+    }
+
+    // Probes `machine` in concurrent mode, writing the cache under root_.
+    int probe(const std::string& machine) const {
+        const auto run = run_peergate({"--simulate", machine, "probe", "-q", "--mode", "concurrent",
+                                       "--sizes-mib", "1", "--repeats", "1"},
+                                      env(false));
+        EXPECT_TRUE(fs::exists(root_ / "peergate" / "probe.json")) << run.process.err;
+        return run.process.exit_code;
+    }
+
+    PeergateRun gate(const std::string& machine, bool trust) const {
+        return run_peergate({"--simulate", machine, "gate", "--json"}, env(trust));
+    }
+
+    fs::path root_;
+};
+
+std::string fixture_machine(const std::string& name) {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name;
+}
+
+TEST_F(GateProbeCache, APassedProbeIsReportedButNotTrustedWithoutOptIn) {
+    const auto machine = fixture_machine("probe-intact-2x.json");
+    ASSERT_EQ(probe(machine), 0);
+    const auto run = gate(machine, false);
+    EXPECT_EQ(run.process.exit_code, 1);
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_NE(doc["warnings"].dump().find("PEERGATE_TRUST_PROBE=1"), std::string::npos) << doc.dump(2);
+}
+
+TEST_F(GateProbeCache, WithOptInAPassedConcurrentProbeAllowsPciePeerToPeer) {
+    const auto machine = fixture_machine("probe-intact-2x.json");
+    ASSERT_EQ(probe(machine), 0);
+    const auto run = gate(machine, true);
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.out;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], true);
+    EXPECT_EQ(doc["set"]["GGML_CUDA_P2P"], "1");
+}
+
+TEST_F(GateProbeCache, WithOptInADataLosingProbeStillVetoes) {
+    ASSERT_EQ(probe("pcie-rtx6000ada-2x-iommu"), 1);
+    const auto run = gate("pcie-rtx6000ada-2x-iommu", true);
+    EXPECT_EQ(run.process.exit_code, 1);
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_FALSE(doc["set"].contains("GGML_CUDA_P2P"));
+}
+
+TEST_F(GateProbeCache, AnotherBootInvalidatesTheEntry) {
+    const auto machine = fixture_machine("probe-intact-2x.json");
+    ASSERT_EQ(probe(machine), 0);
+    // The same machine after a reboot: only the boot id differs.
+    auto text = util::read_file(machine);
+    ASSERT_TRUE(text.has_value());
+    const std::string old_boot = "6f1c1a52-0000-4000-8000-000000000001";
+    const auto at = text->find(old_boot);
+    ASSERT_NE(at, std::string::npos);
+    text->replace(at, old_boot.size(), "6f1c1a52-0000-4000-8000-000000000002");
+    const std::string rebooted = (root_ / "rebooted.json").string();
+    ASSERT_TRUE(util::write_file_atomically(rebooted, *text).has_value());
+    const auto run = gate(rebooted, true);
+    EXPECT_EQ(run.process.exit_code, 1);
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_NE(doc["warnings"].dump().find("not used"), std::string::npos) << doc.dump(2);
+}
+
+}  // namespace
+}  // namespace peergate::test
