@@ -19,35 +19,13 @@
 #include <vector>
 
 #include "util/strings.hpp"
+#include "util/symbol_binder.hpp"
 
 namespace peergate::sources::cuda {
 
 namespace {
 
-// Binds one symbol into a typed member; records the name when a required one is missing.
-class Binder {
-public:
-    explicit Binder(const util::DynamicLibrary& library) : library_(library) {}
-
-    template <typename Fn>
-    void required(Fn*& slot, const char* name) {
-        slot = library_.function<Fn>(name);
-        if (slot == nullptr) {
-            missing_.emplace_back(name);
-        }
-    }
-
-    template <typename Fn>
-    void optional(Fn*& slot, const char* name) {
-        slot = library_.function<Fn>(name);
-    }
-
-    const std::vector<std::string>& missing() const { return missing_; }
-
-private:
-    const util::DynamicLibrary& library_;
-    std::vector<std::string> missing_;
-};
+using Binder = util::SymbolBinder;
 
 void bind_devices_and_memory(Binder& b, CudaApi& api) {
     b.required(api.cuInit, "cuInit");

@@ -4,35 +4,13 @@
 #include <fmt/format.h>
 
 #include "util/strings.hpp"
+#include "util/symbol_binder.hpp"
 
 namespace peergate::nvml {
 
 namespace {
 
-// Resolves one symbol into `slot`, remembering its name when it is required and absent.
-class Binder {
-public:
-    explicit Binder(const util::DynamicLibrary& library) : library_(library) {}
-
-    template <typename Fn>
-    void required(Fn*& slot, const char* name) {
-        slot = library_.function<Fn>(name);
-        if (slot == nullptr) {
-            missing_.emplace_back(name);
-        }
-    }
-
-    template <typename Fn>
-    void optional(Fn*& slot, const char* name) {
-        slot = library_.function<Fn>(name);
-    }
-
-    const std::vector<std::string>& missing() const { return missing_; }
-
-private:
-    const util::DynamicLibrary& library_;
-    std::vector<std::string> missing_;
-};
+using Binder = util::SymbolBinder;
 
 }  // namespace
 
