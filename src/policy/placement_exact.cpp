@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/placement_exact.hpp"
+
+#include <algorithm>
+
+#include "policy/placement_search.hpp"
+
+namespace peergate::policy::placement {
+
+namespace {
+
+std::size_t index_of(const std::vector<Weight>& weights, Weight value) {
+    // The largest listed weight <= value: thresholds between two weights act as the lower.
+    const auto it = std::upper_bound(weights.begin(), weights.end(), value);
+    return it == weights.begin() ? 0 : static_cast<std::size_t>(it - weights.begin()) - 1;
+}
+
+struct Ladder {
+    std::size_t lo = 0;  // a placement is known at weights[lo]
+    std::size_t hi = 0;  // nothing above weights[hi] is possible
+    Groups at_lo;
+    bool complete = true;
+};
+
+// Binary search for the largest threshold at which G groups fit.
+void climb(const Problem& problem, const std::vector<Weight>& weights, Ladder& ladder, Solved& solved,
+           std::uint64_t budget) {
+    while (ladder.lo < ladder.hi) {
+        const std::size_t mid = (ladder.lo + ladder.hi + 1) / 2;
+        const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
+        const SearchResult probe = find_packing(problem, weights[mid], left);
+        solved.nodes += probe.nodes;
+        if (!probe.complete) {
+            ladder.complete = false;
+            return;
+        }
+        if (probe.found) {
+            ladder.lo = mid;
+            ladder.at_lo = probe.groups;
+        } else {
+            ladder.hi = mid - 1;
+        }
+    }
+}
+
+}  // namespace
+
+Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget) {
+    const auto weights = distinct_weights(problem);
+    Solved solved;
+    Ladder ladder{.lo = index_of(weights, evaluate(problem, start).min_bottleneck),
+                  .hi = index_of(weights, ceiling), .at_lo = start};
+    climb(problem, weights, ladder, solved, node_budget);
+    solved.upper_bound = weights[ladder.hi];
+    const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
+    const SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, left);
+    solved.nodes += best.nodes;
+    solved.groups = best.groups;
+    normalise(solved.groups);
+    solved.exact = ladder.complete && best.complete;
+    if (solved.exact) {
+        solved.upper_bound = weights[ladder.lo];
+    }
+    return solved;
+}
+
+}  // namespace peergate::policy::placement

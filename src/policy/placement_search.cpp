@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/placement_search.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "policy/placement_bounds.hpp"
+
+namespace peergate::policy::placement {
+
+namespace {
+
+using Mask = std::uint64_t;
+
+Mask bit(int v) { return Mask{1} << v; }
+int lowest(Mask m) { return std::countr_zero(m); }
+int count(Mask m) { return std::popcount(m); }
+
+// A state of the search: which candidates are still undecided and how many groups remain.
+struct Key {
+    Mask pool = 0;
+    int groups = 0;
+    friend bool operator==(const Key&, const Key&) = default;
+};
+
+struct KeyHash {
+    std::size_t operator()(const Key& key) const {
+        const Mask spread = key.pool * Mask{0x9E3779B97F4A7C15U};
+        return std::hash<Mask>{}(spread ^ static_cast<Mask>(static_cast<unsigned>(key.groups)));
+    }
+};
+
+// The group being filled.
+struct Open {
+    Mask members = 0;
+    int size = 0;
+    Weight bottleneck = kUnlimited;
+    Weight weight_sum = 0;
+    Mask classes = 0;  // NUMA classes, as bits (n <= 64 bounds the class count)
+};
+
+constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
+
+class Searcher {
+public:
+    Searcher(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget)
+        : p_(problem), nb_(neighbours_at(problem, threshold)), feasibility_(feasibility), budget_(budget) {
+        for (int v = 0; v < p_.n; ++v) {
+            if (p_.is_required(v)) {
+                required_ |= bit(v);
+            }
+        }
+        first_required_ = required_ != 0 ? lowest(required_) : -1;
+    }
+
+    void seed(const Groups& incumbent) {
+        best_groups_ = incumbent;
+        best_ = Score{};
+        for (const auto& group : incumbent) {
+            best_ = best_ + score_of(group_stats(p_, group));
+        }
+        has_best_ = true;
+    }
+
+    SearchResult run() {
+        const Mask all = p_.n == 64 ? ~Mask{0} : bit(p_.n) - 1;
+        boundary(all, p_.g, Score{});
+        return SearchResult{.complete = !stopped_ || done_, .found = has_best_, .groups = best_groups_,
+                            .score = best_, .nodes = nodes_};
+    }
+
+private:
+    bool tick() {
+        if (stopped_ || done_) {
+            return false;
+        }
+        if (++nodes_ > budget_) {
+            stopped_ = true;
+            return false;
+        }
+        return true;
+    }
+
+    // Nothing in a subtree whose upper bound is `upper` can replace the best: lower, or
+    // equal and later in the tie-break order than a best this search found itself.
+    bool prunes(const Score& upper) const {
+        return has_best_ && (upper < best_ || (upper == best_ && best_from_search_));
+    }
+
+    void offer(const Score& score) {
+        if (feasibility_) {
+            best_groups_ = stack_;
+            has_best_ = done_ = true;
+            return;
+        }
+        if (!has_best_ || score > best_ || (score == best_ && !best_from_search_)) {
+            best_ = score;
+            best_groups_ = stack_;
+            has_best_ = best_from_search_ = true;
+        }
+    }
+
+    bool known_hopeless(const Key& key, const Score& prefix) const {
+        if (feasibility_) {
+            return failed_.contains(key);
+        }
+        const auto it = memo_.find(key);
+        return it != memo_.end() && prunes(prefix + it->second);
+    }
+
+    void remember(const Key& key, const Score& prefix) {
+        if (stopped_ || done_) {
+            return;  // an unfinished subtree proves nothing
+        }
+        if (feasibility_) {
+            if (failed_.size() < kMemoLimit) {
+                failed_.insert(key);
+            }
+            return;
+        }
+        // Everything below was explored or pruned against best_: no completion beats this.
+        const Score ceiling = best_ - prefix;
+        const auto it = memo_.find(key);
+        if (it != memo_.end()) {
+            it->second = std::min(it->second, ceiling);
+        } else if (memo_.size() < kMemoLimit) {
+            memo_.emplace(key, ceiling);
+        }
+    }
+
+    void boundary(Mask pool, int groups, const Score& prefix) {
+        if (!tick()) {
+            return;
+        }
+        if (groups == 0) {
+            offer(prefix);
+            return;
+        }
+        const Key key{pool, groups};
+        if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
+            return;
+        }
+        const RestBound rest = rest_bound(p_, nb_, pool, groups);
+        if (!rest.feasible || (!feasibility_ && prunes(prefix + rest.groups))) {
+            return;
+        }
+        const int u = lowest(pool);
+        const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
+        extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one);
+        const bool spare = count(pool) - 1 >= groups * p_.k;
+        if (spare && (bit(u) & required_) == 0) {
+            boundary(pool & ~bit(u), groups, prefix);
+        }
+        remember(key, prefix);
+    }
+
+    bool may_add(int v, const Open& open) const {
+        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
+        // A later required GPU must join the group of the first one.
+        return (bit(v) & required_) == 0 || v == first_required_ || holds_first;
+    }
+
+    bool may_skip(int v, const Open& open) const {
+        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
+        return !(holds_first && (bit(v) & required_) != 0);
+    }
+
+    Open joined(const Open& open, int v) const {
+        Open next = open;
+        next.members |= bit(v);
+        ++next.size;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            const Weight w = p_.w(lowest(m), v);
+            next.bottleneck = std::min(next.bottleneck, w);
+            next.weight_sum += w;
+        }
+        next.classes |= bit(at(p_.numa, v));
+        return next;
+    }
+
+    void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest) {
+        if (!tick()) {
+            return;
+        }
+        if (open.size == p_.k) {
+            close(pool, groups, prefix, open);
+            return;
+        }
+        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
+        if (open.size + count(cand) < p_.k || (holds_first && (required_ & ~open.members & ~cand) != 0)) {
+            return;
+        }
+        if (!feasibility_) {
+            const auto upper = open_bound(open, cand);
+            if (!upper || prunes(prefix + *upper + rest)) {
+                return;
+            }
+        }
+        const int v = lowest(cand);
+        if (may_add(v, open)) {
+            extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest);
+        }
+        if (may_skip(v, open)) {
+            extend(pool, groups, prefix, open, cand & ~bit(v), rest);
+        }
+    }
+
+    void close(Mask pool, int groups, const Score& prefix, const Open& open) {
+        std::vector<int> group;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            group.push_back(lowest(m));
+        }
+        const Score own{open.bottleneck, 2 * open.weight_sum, -static_cast<Weight>(count(open.classes))};
+        stack_.push_back(std::move(group));
+        boundary(pool, groups - 1, prefix + own);
+        stack_.pop_back();
+    }
+
+    // Bound on the open group's own score once completed from `cand`; nullopt when a
+    // member has too few usable partners left.
+    std::optional<Score> open_bound(const Open& open, Mask cand) const {
+        const int missing = p_.k - open.size;
+        Weight bottleneck = open.bottleneck;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            const auto kth = kth_partner(lowest(m), cand, missing);
+            if (!kth) {
+                return std::nullopt;
+            }
+            bottleneck = std::min(bottleneck, *kth);
+        }
+        std::vector<Weight> shares;
+        for (Mask c = cand; c != 0; c &= c - 1) {
+            shares.push_back(doubled_share(lowest(c), open, cand, missing));
+        }
+        std::partial_sort(shares.begin(), shares.begin() + missing, shares.end(), std::greater<>());
+        Weight doubled = 2 * open.weight_sum;
+        for (int i = 0; i < missing; ++i) {
+            doubled += at(shares, i);
+        }
+        return Score{bottleneck, doubled, -static_cast<Weight>(count(open.classes))};
+    }
+
+    std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
+        int found = 0;
+        for (int u : at(nb_.by_weight, v)) {
+            if ((cand & bit(u)) != 0 && ++found == kth) {
+                return p_.w(v, u);
+            }
+        }
+        return std::nullopt;
+    }
+
+    // Twice what joining adds through `v`: its pairs to the members, doubled, plus its
+    // heaviest pairs to the others still to come (each such pair is counted from both ends).
+    Weight doubled_share(int v, const Open& open, Mask cand, int missing) const {
+        Weight share = 0;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            share += 2 * p_.w(lowest(m), v);
+        }
+        int taken = 0;
+        for (int u : at(nb_.by_weight, v)) {
+            if (taken == missing - 1) {
+                break;
+            }
+            if ((cand & bit(u)) != 0) {
+                share += p_.w(v, u);
+                ++taken;
+            }
+        }
+        return share;
+    }
+
+    const Problem& p_;
+    Neighbours nb_;
+    bool feasibility_;
+    std::uint64_t budget_;
+    std::uint64_t nodes_ = 0;
+    bool stopped_ = false;
+    bool done_ = false;
+    bool has_best_ = false;
+    bool best_from_search_ = false;
+    Score best_;
+    Groups best_groups_;
+    Groups stack_;
+    Mask required_ = 0;
+    int first_required_ = -1;
+    std::unordered_map<Key, Score, KeyHash> memo_;
+    std::unordered_set<Key, KeyHash> failed_;
+};
+
+}  // namespace
+
+SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_t node_budget) {
+    Searcher searcher(problem, threshold, true, node_budget);
+    return searcher.run();
+}
+
+SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
+                              std::uint64_t node_budget) {
+    Searcher searcher(problem, threshold, false, node_budget);
+    searcher.seed(incumbent);
+    return searcher.run();
+}
+
+}  // namespace peergate::policy::placement
