@@ -136,7 +136,9 @@ private:
             return;
         }
         if (groups == 0) {
-            offer(prefix);
+            if ((pool & required_) == 0) {  // the required GPUs all sit in a group
+                offer(prefix);
+            }
             return;
         }
         const Key key{pool, groups};
@@ -185,12 +187,16 @@ private:
         if (!tick()) {
             return;
         }
+        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
+        const Mask required_missing = holds_first ? required_ & ~open.members : 0;
+        if ((required_missing & ~cand) != 0 || count(required_missing) > p_.k - open.size) {
+            return;  // the group of the first required GPU must take all the others
+        }
         if (open.size == p_.k) {
             close(pool, groups, prefix, open);
             return;
         }
-        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
-        if (open.size + count(cand) < p_.k || (holds_first && (required_ & ~open.members & ~cand) != 0)) {
+        if (open.size + count(cand) < p_.k) {
             return;
         }
         if (!feasibility_) {
