@@ -7,6 +7,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
     return {
         add_topo_command(app),
         add_doctor_command(app),
+        add_place_command(app),
     };
 }
 
