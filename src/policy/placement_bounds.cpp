@@ -2,6 +2,7 @@
 #include "policy/placement_bounds.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <functional>
 #include <numeric>
 
@@ -17,7 +18,11 @@ struct MemberBound {
 };
 
 // nullopt when the member has fewer than K-1 usable partners in the pool.
-std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, std::uint64_t pool, int v) {
+std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling,
+                                        std::uint64_t pool, int v) {
+    if (ceiling == kNoGroup) {
+        return std::nullopt;
+    }
     MemberBound bound;
     int found = 0;
     for (int u : at(nb.by_weight, v)) {
@@ -33,16 +38,30 @@ std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, 
     if (found < p.k - 1) {
         return std::nullopt;
     }
+    bound.kth = std::min(bound.kth, ceiling);
     return bound;
 }
 
-Score bound_for(const Problem& p, const std::vector<Weight>& kth, const std::vector<Weight>& top,
-                const std::vector<int>& per_class, int m) {
-    Score score;
-    const auto k = static_cast<std::size_t>(p.k);
-    for (std::size_t j = 0; j < static_cast<std::size_t>(m); ++j) {
-        score.sum_bottleneck += kth[j * k + k - 1];
+// Level by level: at most min(m, the level's cap, members reaching it / K) groups have a
+// bottleneck at or above each level. `kth` is sorted heaviest first.
+Weight layered_bottlenecks(const Problem& p, Weight threshold, const std::vector<Weight>& kth,
+                           const LevelCaps& caps, int m) {
+    Weight sum = m * threshold;
+    Weight below = threshold;
+    for (std::size_t i = 0; i < caps.levels.size(); ++i) {
+        const Weight level = caps.levels[i];
+        const auto reaching = std::upper_bound(kth.begin(), kth.end(), level, std::greater<>()) - kth.begin();
+        const int groups = std::min({m, caps.groups[i], static_cast<int>(reaching) / p.k});
+        sum += (level - below) * groups;
+        below = level;
     }
+    return sum;
+}
+
+Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& kth, const std::vector<Weight>& top,
+                const std::vector<int>& per_class, const LevelCaps& caps, int m) {
+    Score score;
+    score.sum_bottleneck = layered_bottlenecks(p, threshold, kth, caps, m);
     score.doubled_weight = std::accumulate(top.begin(), top.begin() + m * p.k, Weight{0});
     int pure = 0;  // groups that can stay inside one NUMA class
     for (int count : per_class) {
@@ -73,7 +92,8 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
     return nb;
 }
 
-RestBound rest_bound(const Problem& p, const Neighbours& nb, std::uint64_t pool, int m) {
+RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
+                     const LevelCaps& caps, std::uint64_t pool, int m) {
     std::vector<Weight> kth;
     std::vector<Weight> top;
     std::vector<int> per_class(static_cast<std::size_t>(p.numa_classes), 0);
@@ -81,7 +101,7 @@ RestBound rest_bound(const Problem& p, const Neighbours& nb, std::uint64_t pool,
         if (!in(pool, v)) {
             continue;
         }
-        if (const auto bound = member_bound(p, nb, pool, v)) {
+        if (const auto bound = member_bound(p, nb, at(ceilings, v), pool, v)) {
             kth.push_back(bound->kth);
             top.push_back(bound->top);
             ++at(per_class, at(p.numa, v));
@@ -94,9 +114,75 @@ RestBound rest_bound(const Problem& p, const Neighbours& nb, std::uint64_t pool,
     rest.feasible = true;
     std::sort(kth.begin(), kth.end(), std::greater<>());
     std::sort(top.begin(), top.end(), std::greater<>());
-    rest.groups = bound_for(p, kth, top, per_class, m);
-    rest.all_but_one = bound_for(p, kth, top, per_class, std::max(0, m - 1));
+    rest.groups = bound_for(p, nb.threshold, kth, top, per_class, caps, m);
+    rest.all_but_one = bound_for(p, nb.threshold, kth, top, per_class, caps, std::max(0, m - 1));
     return rest;
+}
+
+namespace {
+
+constexpr std::uint64_t kCliqueEffort = 20'000;  // search nodes per candidate and level
+
+struct CliqueFinder {
+    std::vector<std::uint64_t> adjacency;  // pairs >= the level being tried
+    std::uint64_t effort = 0;
+    std::uint64_t found = 0;  // members of the clique found
+
+    // A clique of `need` more members inside `cand`, each later one above the previous.
+    bool find(std::uint64_t cand, int need) {
+        if (need == 0) {
+            return true;
+        }
+        while (std::popcount(cand) >= need) {
+            if (++effort > kCliqueEffort) {
+                return true;  // out of effort: claim it, which only loosens the bound
+            }
+            const int v = std::countr_zero(cand);
+            cand &= cand - 1;
+            if (find(cand & at(adjacency, v), need - 1)) {
+                found |= std::uint64_t{1} << v;
+                return true;
+            }
+        }
+        return false;
+    }
+};
+
+std::vector<std::uint64_t> adjacency_at(const Problem& p, Weight level) {
+    std::vector<std::uint64_t> adjacency(static_cast<std::size_t>(p.n), 0);
+    for (int a = 0; a < p.n; ++a) {
+        for (int b = 0; b < p.n; ++b) {
+            if (a != b && p.w(a, b) >= level) {
+                at(adjacency, a) |= std::uint64_t{1} << b;
+            }
+        }
+    }
+    return adjacency;
+}
+
+}  // namespace
+
+std::vector<Weight> clique_ceilings(const Problem& p, Weight threshold) {
+    std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
+    auto levels = distinct_weights(p);
+    std::erase_if(levels, [&](Weight level) { return level < threshold; });
+    for (auto level = levels.rbegin(); level != levels.rend(); ++level) {
+        CliqueFinder finder{adjacency_at(p, *level)};
+        for (int v = 0; v < p.n; ++v) {
+            if (at(ceilings, v) != kNoGroup) {
+                continue;
+            }
+            finder.effort = 0;
+            finder.found = 0;
+            if (finder.find(at(finder.adjacency, v), p.k - 1)) {
+                // Everyone in the clique found reaches this level too (levels go down).
+                for (std::uint64_t m = finder.found | (std::uint64_t{1} << v); m != 0; m &= m - 1) {
+                    at(ceilings, std::countr_zero(m)) = std::max(at(ceilings, std::countr_zero(m)), *level);
+                }
+            }
+        }
+    }
+    return ceilings;
 }
 
 namespace {

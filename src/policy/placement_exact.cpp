@@ -43,6 +43,34 @@ void climb(const Problem& problem, const std::vector<Weight>& weights, Ladder& l
     }
 }
 
+// For each weight above weights[lo], ascending: the most disjoint groups whose pairs all
+// reach it (required GPUs ignored: any group may be the one reaching it). Found from the
+// top level down, where the graphs are sparse; levels not settled within the budget keep G.
+std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& weights, std::size_t lo,
+                            Solved& solved, std::uint64_t budget) {
+    std::vector<int> caps(weights.size() - lo - 1, problem.g);
+    Problem unconstrained = problem;
+    std::fill(unconstrained.required.begin(), unconstrained.required.end(), 0);
+    unconstrained.required_count = 0;
+    int known = 0;  // groups that fit at the level above
+    for (std::size_t i = caps.size(); i-- > 0;) {
+        for (unconstrained.g = known + 1; unconstrained.g <= problem.g; ++unconstrained.g) {
+            const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
+            const SearchResult probe = find_packing(unconstrained, weights[lo + 1 + i], left);
+            solved.nodes += probe.nodes;
+            if (!probe.complete) {
+                return caps;
+            }
+            if (!probe.found) {
+                break;
+            }
+            known = unconstrained.g;
+        }
+        caps[i] = known;
+    }
+    return caps;
+}
+
 }  // namespace
 
 Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget) {
@@ -52,8 +80,9 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
                   .hi = index_of(weights, ceiling), .at_lo = start};
     climb(problem, weights, ladder, solved, node_budget);
     solved.upper_bound = weights[ladder.hi];
+    const auto caps = level_caps(problem, weights, ladder.lo, solved, node_budget);
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
-    const SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, left);
+    const SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, left, caps);
     solved.nodes += best.nodes;
     solved.groups = best.groups;
     normalise(solved.groups);

@@ -46,14 +46,24 @@ constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
 class Searcher {
 public:
-    Searcher(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget)
-        : p_(problem), nb_(neighbours_at(problem, threshold)), feasibility_(feasibility), budget_(budget) {
+    Searcher(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
+             const std::vector<int>& level_caps)
+        : p_(problem),
+          nb_(neighbours_at(problem, threshold)),
+          ceilings_(clique_ceilings(problem, threshold)),
+          feasibility_(feasibility),
+          budget_(budget) {
         for (int v = 0; v < p_.n; ++v) {
-            if (p_.is_required(v)) {
-                required_ |= bit(v);
+            required_ |= p_.is_required(v) ? bit(v) : 0;
+            usable_ |= at(ceilings_, v) != kNoGroup ? bit(v) : 0;
+        }
+        for (Weight level : distinct_weights(p_)) {
+            if (level > threshold) {
+                const std::size_t i = caps_.levels.size();
+                caps_.levels.push_back(level);
+                caps_.groups.push_back(i < level_caps.size() ? level_caps[i] : p_.g);
             }
         }
-        first_required_ = required_ != 0 ? lowest(required_) : -1;
     }
 
     void seed(const Groups& incumbent) {
@@ -66,8 +76,10 @@ public:
     }
 
     SearchResult run() {
-        const Mask all = p_.n == 64 ? ~Mask{0} : bit(p_.n) - 1;
-        boundary(all, p_.g, Score{});
+        // Candidates in no group of K at this threshold can only be left out.
+        if ((required_ & ~usable_) == 0) {
+            boundary(usable_, p_.g, Score{});
+        }
         return SearchResult{.complete = !stopped_ || done_, .found = has_best_, .groups = best_groups_,
                             .score = best_, .nodes = nodes_};
     }
@@ -145,11 +157,11 @@ private:
         if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
             return;
         }
-        const RestBound rest = rest_bound(p_, nb_, pool, groups);
+        const RestBound rest = rest_bound(p_, nb_, ceilings_, caps_, pool, groups);
         if (!rest.feasible || (!feasibility_ && prunes(prefix + rest.groups))) {
             return;
         }
-        const int u = lowest(pool);
+        const int u = feasibility_ ? most_constrained(pool) : lowest(pool);
         const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
         extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one);
         const bool spare = count(pool) - 1 >= groups * p_.k;
@@ -159,15 +171,21 @@ private:
         remember(key, prefix);
     }
 
-    bool may_add(int v, const Open& open) const {
-        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
-        // A later required GPU must join the group of the first one.
-        return (bit(v) & required_) == 0 || v == first_required_ || holds_first;
-    }
-
-    bool may_skip(int v, const Open& open) const {
-        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
-        return !(holds_first && (bit(v) & required_) != 0);
+    // Any undecided candidate may branch first when only existence matters: the one with
+    // the fewest usable partners fails soonest. The optimiser keeps the smallest first,
+    // which is what makes its first optimum the smallest list.
+    int most_constrained(Mask pool) const {
+        int best = lowest(pool);
+        int fewest = p_.n;
+        for (Mask m = pool; m != 0; m &= m - 1) {
+            const int v = lowest(m);
+            const int partners = count(at(nb_.mask, v) & pool);
+            if (partners < fewest) {
+                best = v;
+                fewest = partners;
+            }
+        }
+        return best;
     }
 
     Open joined(const Open& open, int v) const {
@@ -187,10 +205,11 @@ private:
         if (!tick()) {
             return;
         }
-        const bool holds_first = first_required_ >= 0 && (open.members & bit(first_required_)) != 0;
-        const Mask required_missing = holds_first ? required_ & ~open.members : 0;
+        // A group holding one required GPU must take all of them.
+        const bool holds_required = (open.members & required_) != 0;
+        const Mask required_missing = holds_required ? required_ & ~open.members : 0;
         if ((required_missing & ~cand) != 0 || count(required_missing) > p_.k - open.size) {
-            return;  // the group of the first required GPU must take all the others
+            return;
         }
         if (open.size == p_.k) {
             close(pool, groups, prefix, open);
@@ -206,10 +225,8 @@ private:
             }
         }
         const int v = lowest(cand);
-        if (may_add(v, open)) {
-            extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest);
-        }
-        if (may_skip(v, open)) {
+        extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest);
+        if (!holds_required || (bit(v) & required_) == 0) {
             extend(pool, groups, prefix, open, cand & ~bit(v), rest);
         }
     }
@@ -221,8 +238,17 @@ private:
         }
         const Score own{open.bottleneck, 2 * open.weight_sum, -static_cast<Weight>(count(open.classes))};
         stack_.push_back(std::move(group));
+        count_closed(open.bottleneck, -1);
         boundary(pool, groups - 1, prefix + own);
+        count_closed(open.bottleneck, +1);
         stack_.pop_back();
+    }
+
+    // A closed group whose bottleneck reaches a level uses up one of that level's groups.
+    void count_closed(Weight bottleneck, int change) {
+        for (std::size_t i = 0; i < caps_.levels.size() && caps_.levels[i] <= bottleneck; ++i) {
+            caps_.groups[i] += change;
+        }
     }
 
     // Bound on the open group's own score once completed from `cand`; nullopt when a
@@ -235,7 +261,7 @@ private:
             if (!kth) {
                 return std::nullopt;
             }
-            bottleneck = std::min(bottleneck, *kth);
+            bottleneck = std::min({bottleneck, *kth, at(ceilings_, lowest(m))});
         }
         std::vector<Weight> shares;
         for (Mask c = cand; c != 0; c &= c - 1) {
@@ -281,6 +307,8 @@ private:
 
     const Problem& p_;
     Neighbours nb_;
+    std::vector<Weight> ceilings_;
+    LevelCaps caps_;
     bool feasibility_;
     std::uint64_t budget_;
     std::uint64_t nodes_ = 0;
@@ -292,7 +320,7 @@ private:
     Groups best_groups_;
     Groups stack_;
     Mask required_ = 0;
-    int first_required_ = -1;
+    Mask usable_ = 0;  // candidates in some group of K at the threshold
     std::unordered_map<Key, Score, KeyHash> memo_;
     std::unordered_set<Key, KeyHash> failed_;
 };
@@ -300,13 +328,13 @@ private:
 }  // namespace
 
 SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_t node_budget) {
-    Searcher searcher(problem, threshold, true, node_budget);
+    Searcher searcher(problem, threshold, true, node_budget, {});
     return searcher.run();
 }
 
 SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                              std::uint64_t node_budget) {
-    Searcher searcher(problem, threshold, false, node_budget);
+                              std::uint64_t node_budget, const std::vector<int>& level_caps) {
+    Searcher searcher(problem, threshold, false, node_budget, level_caps);
     searcher.seed(incumbent);
     return searcher.run();
 }

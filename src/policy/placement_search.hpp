@@ -28,7 +28,9 @@ SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_
 
 // The best placement by (2), (3), (4) and the tie-break among those whose pairs all weigh
 // >= threshold. `incumbent` is a known such placement (found is then always true).
+// `level_caps[i]`, when given, bounds how many disjoint groups of the whole problem can have
+// every pair >= the i-th distinct weight above the threshold (ascending).
 SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                              std::uint64_t node_budget);
+                              std::uint64_t node_budget, const std::vector<int>& level_caps = {});
 
 }  // namespace peergate::policy::placement
