@@ -93,10 +93,13 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
 }
 
 RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
-                     const LevelCaps& caps, std::uint64_t pool, int m) {
-    std::vector<Weight> kth;
-    std::vector<Weight> top;
-    std::vector<int> per_class(static_cast<std::size_t>(p.numa_classes), 0);
+                     const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
+    auto& kth = scratch.kth;
+    auto& top = scratch.top;
+    auto& per_class = scratch.per_class;
+    kth.clear();
+    top.clear();
+    per_class.assign(static_cast<std::size_t>(p.numa_classes), 0);
     for (int v = 0; v < p.n; ++v) {
         if (!in(pool, v)) {
             continue;

@@ -47,8 +47,15 @@ struct LevelCaps {
     std::vector<int> groups;     // per level
 };
 
+// Buffers rest_bound reuses, so that the search does not allocate at every node.
+struct BoundScratch {
+    std::vector<Weight> kth;
+    std::vector<Weight> top;
+    std::vector<int> per_class;
+};
+
 RestBound rest_bound(const Problem& problem, const Neighbours& neighbours, const std::vector<Weight>& ceilings,
-                     const LevelCaps& caps, std::uint64_t pool, int m);
+                     const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch);
 
 // The largest weight T such that, after peeling every candidate with fewer than K-1
 // partners of weight >= T, the connected components still hold G disjoint groups of K

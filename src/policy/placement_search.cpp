@@ -157,7 +157,7 @@ private:
         if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
             return;
         }
-        const RestBound rest = rest_bound(p_, nb_, ceilings_, caps_, pool, groups);
+        const RestBound rest = rest_bound(p_, nb_, ceilings_, caps_, pool, groups, scratch_);
         if (!rest.feasible || (!feasibility_ && prunes(prefix + rest.groups))) {
             return;
         }
@@ -218,11 +218,8 @@ private:
         if (open.size + count(cand) < p_.k) {
             return;
         }
-        if (!feasibility_) {
-            const auto upper = open_bound(open, cand);
-            if (!upper || prunes(prefix + *upper + rest)) {
-                return;
-            }
+        if (!feasibility_ && open_hopeless(prefix, open, cand, rest)) {
+            return;
         }
         const int v = lowest(cand);
         extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest);
@@ -251,28 +248,32 @@ private:
         }
     }
 
-    // Bound on the open group's own score once completed from `cand`; nullopt when a
-    // member has too few usable partners left.
-    std::optional<Score> open_bound(const Open& open, Mask cand) const {
+    // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
+    // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
+    bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const Score& rest) {
         const int missing = p_.k - open.size;
         Weight bottleneck = open.bottleneck;
         for (Mask m = open.members; m != 0; m &= m - 1) {
             const auto kth = kth_partner(lowest(m), cand, missing);
             if (!kth) {
-                return std::nullopt;
+                return true;  // a member has too few usable partners left
             }
             bottleneck = std::min({bottleneck, *kth, at(ceilings_, lowest(m))});
         }
-        std::vector<Weight> shares;
-        for (Mask c = cand; c != 0; c &= c - 1) {
-            shares.push_back(doubled_share(lowest(c), open, cand, missing));
+        const Weight sum = prefix.sum_bottleneck + bottleneck + rest.sum_bottleneck;
+        if (!has_best_ || sum != best_.sum_bottleneck) {
+            return has_best_ && sum < best_.sum_bottleneck;
         }
-        std::partial_sort(shares.begin(), shares.begin() + missing, shares.end(), std::greater<>());
+        shares_.clear();
+        for (Mask c = cand; c != 0; c &= c - 1) {
+            shares_.push_back(doubled_share(lowest(c), open, cand, missing));
+        }
+        std::partial_sort(shares_.begin(), shares_.begin() + missing, shares_.end(), std::greater<>());
         Weight doubled = 2 * open.weight_sum;
         for (int i = 0; i < missing; ++i) {
-            doubled += at(shares, i);
+            doubled += at(shares_, i);
         }
-        return Score{bottleneck, doubled, -static_cast<Weight>(count(open.classes))};
+        return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(count(open.classes))} + rest);
     }
 
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
@@ -309,6 +310,8 @@ private:
     Neighbours nb_;
     std::vector<Weight> ceilings_;
     LevelCaps caps_;
+    BoundScratch scratch_;
+    std::vector<Weight> shares_;
     bool feasibility_;
     std::uint64_t budget_;
     std::uint64_t nodes_ = 0;
