@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Swap moves for the heuristic placement (declared in placement_heuristic.hpp).
+// Swap moves for the heuristic placement (declared in placement_heuristic.hpp). A move is
+// scored in O(K^2) plus, only when it touches the weakest group, O(G): no allocation.
 #include <algorithm>
 
 #include "policy/placement_heuristic.hpp"
@@ -8,13 +9,32 @@ namespace peergate::policy::placement {
 
 namespace {
 
+// The stats of `group` with member `slot` replaced by `v`.
+GroupStats stats_replacing(const Problem& p, const std::vector<int>& group, std::size_t slot, int v) {
+    GroupStats stats;
+    const auto member = [&](std::size_t i) { return i == slot ? v : group[i]; };
+    for (std::size_t i = 0; i < group.size(); ++i) {
+        bool new_class = true;
+        for (std::size_t j = 0; j < i; ++j) {
+            const Weight w = p.w(member(i), member(j));
+            stats.weight_sum += w;
+            stats.bottleneck = std::min(stats.bottleneck, w);
+            new_class = new_class && at(p.numa, member(i)) != at(p.numa, member(j));
+        }
+        stats.spans += new_class ? 1 : 0;
+    }
+    return stats;
+}
+
 class SwapSearch {
 public:
     SwapSearch(const Problem& problem, Groups& groups, std::uint64_t evaluations)
         : p_(problem), groups_(groups), budget_(evaluations) {
         std::vector<char> used(static_cast<std::size_t>(p_.n), 0);
+        current_ = PlacementObjective{.min_bottleneck = kUnlimited, .sum_bottleneck = 0};
         for (const auto& group : groups_) {
             stats_.push_back(group_stats(p_, group));
+            add(current_, stats_.back(), +1);
             for (int v : group) {
                 at(used, v) = 1;
             }
@@ -24,7 +44,7 @@ public:
                 leftover_.push_back(v);
             }
         }
-        current_ = total({});
+        settle(current_);
     }
 
     void run() {
@@ -41,46 +61,56 @@ public:
     }
 
 private:
-    struct Change {
-        std::size_t group;
-        GroupStats stats;
-    };
-
-    PlacementObjective total(const std::vector<Change>& changes) const {
-        PlacementObjective objective{.min_bottleneck = kUnlimited, .sum_bottleneck = 0};
-        for (std::size_t i = 0; i < stats_.size(); ++i) {
-            const GroupStats* s = &stats_[i];
-            for (const auto& change : changes) {
-                s = change.group == i ? &change.stats : s;
-            }
-            objective.min_bottleneck = std::min(objective.min_bottleneck, s->bottleneck);
-            objective.sum_bottleneck += s->bottleneck;
-            objective.sum_pair_weight += s->weight_sum;
-            objective.numa_spans += s->spans;
-        }
-        return objective;
+    // Accepts the objective after a move and counts the groups at its weakest link again.
+    void settle(const PlacementObjective& next) {
+        current_ = next;
+        at_min_ = static_cast<int>(std::count_if(stats_.begin(), stats_.end(), [&](const GroupStats& s) {
+            return s.bottleneck == current_.min_bottleneck;
+        }));
     }
 
-    // Replaces member `slot` of group `g` by `v`, returning the group's new stats.
-    GroupStats with(std::size_t g, std::size_t slot, int v) const {
-        auto group = groups_[g];
-        group[slot] = v;
-        return group_stats(p_, group);
+    static void add(PlacementObjective& o, const GroupStats& s, int sign) {
+        o.min_bottleneck = std::min(o.min_bottleneck, s.bottleneck);
+        o.sum_bottleneck += sign * s.bottleneck;
+        o.sum_pair_weight += sign * s.weight_sum;
+        o.numa_spans += sign * s.spans;
+    }
+
+    // The objective with groups a (and b, unless b == a) changed to na (and nb).
+    PlacementObjective after(std::size_t a, const GroupStats& na, std::size_t b, const GroupStats& nb) const {
+        PlacementObjective next = current_;
+        add(next, stats_[a], -1);
+        add(next, na, +1);
+        if (b != a) {
+            add(next, stats_[b], -1);
+            add(next, nb, +1);
+        }
+        const int changed_at_min = (stats_[a].bottleneck == current_.min_bottleneck ? 1 : 0) +
+                                   (b != a && stats_[b].bottleneck == current_.min_bottleneck ? 1 : 0);
+        if (changed_at_min > 0 && changed_at_min == at_min_) {
+            // The weakest group may be one that changed: take the minimum afresh.
+            next.min_bottleneck = std::min(na.bottleneck, nb.bottleneck);
+            for (std::size_t g = 0; g < stats_.size(); ++g) {
+                if (g != a && g != b) {
+                    next.min_bottleneck = std::min(next.min_bottleneck, stats_[g].bottleneck);
+                }
+            }
+        }
+        return next;
     }
 
     bool try_swap(std::size_t a, std::size_t i, std::size_t b, std::size_t j) {
         ++spent_;
-        const int va = groups_[a][i];
-        const int vb = groups_[b][j];
-        std::vector<Change> changes{{a, with(a, i, vb)}, {b, with(b, j, va)}};
-        const auto next = total(changes);
+        const GroupStats na = stats_replacing(p_, groups_[a], i, groups_[b][j]);
+        const GroupStats nb = stats_replacing(p_, groups_[b], j, groups_[a][i]);
+        const auto next = after(a, na, b, nb);
         if (!better(next, current_)) {
             return false;
         }
         std::swap(groups_[a][i], groups_[b][j]);
-        stats_[a] = changes[0].stats;
-        stats_[b] = changes[1].stats;
-        current_ = next;
+        stats_[a] = na;
+        stats_[b] = nb;
+        settle(next);
         return true;
     }
 
@@ -96,21 +126,25 @@ private:
         return improved;
     }
 
+    bool try_leftover(std::size_t a, std::size_t i, std::size_t l) {
+        ++spent_;
+        const GroupStats na = stats_replacing(p_, groups_[a], i, leftover_[l]);
+        const auto next = after(a, na, a, na);
+        if (!better(next, current_)) {
+            return false;
+        }
+        std::swap(groups_[a][i], leftover_[l]);
+        stats_[a] = na;
+        settle(next);
+        return true;
+    }
+
     bool with_leftover(std::size_t a) {
         bool improved = false;
         for (std::size_t i = 0; i < groups_[a].size(); ++i) {
             for (std::size_t l = 0; l < leftover_.size() && spent_ < budget_; ++l) {
-                if (p_.is_required(groups_[a][i])) {
-                    continue;
-                }
-                ++spent_;
-                std::vector<Change> changes{{a, with(a, i, leftover_[l])}};
-                const auto next = total(changes);
-                if (better(next, current_)) {
-                    std::swap(groups_[a][i], leftover_[l]);
-                    stats_[a] = changes[0].stats;
-                    current_ = next;
-                    improved = true;
+                if (!p_.is_required(groups_[a][i])) {
+                    improved = try_leftover(a, i, l) || improved;
                 }
             }
         }
@@ -124,6 +158,7 @@ private:
     std::vector<GroupStats> stats_;
     std::vector<int> leftover_;
     PlacementObjective current_;
+    int at_min_ = 0;  // groups whose bottleneck is the weakest link
 };
 
 }  // namespace
