@@ -58,19 +58,26 @@ void expect_matches_brute_force(const model::Topology& t, const policy::Placemen
     EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
 }
 
-TEST(PlacementExact, MatchesBruteForceOn500RandomTopologiesForEveryK) {
-    std::mt19937 rng(20261129);
+// 500 random topologies (n <= 10) and every K, in five shards of 100 to keep each test short.
+void expect_shard_matches_brute_force(int shard) {
+    std::mt19937 rng(20261129U + static_cast<unsigned>(shard));
     std::uniform_int_distribution<int> size(2, 10);
-    for (int trial = 0; trial < 500; ++trial) {
+    for (int trial = 0; trial < 100; ++trial) {
         const int n = size(rng);
         const auto t = random_topology(rng, n);
         for (int k = 1; k <= n; ++k) {
             expect_matches_brute_force(t, policy::PlacementRequest{.size = k},
-                                       "trial " + std::to_string(trial) + " n " + std::to_string(n) +
-                                           " K " + std::to_string(k));
+                                       "shard " + std::to_string(shard) + " trial " + std::to_string(trial) +
+                                           " n " + std::to_string(n) + " K " + std::to_string(k));
         }
     }
 }
+
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard0) { expect_shard_matches_brute_force(0); }
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard1) { expect_shard_matches_brute_force(1); }
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard2) { expect_shard_matches_brute_force(2); }
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard3) { expect_shard_matches_brute_force(3); }
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard4) { expect_shard_matches_brute_force(4); }
 
 TEST(PlacementExact, MatchesBruteForceWithCandidatesCountAndRequired) {
     std::mt19937 rng(42);
@@ -101,6 +108,17 @@ TEST(PlacementExact, MatchesBruteForceWithCandidatesCountAndRequired) {
             what += " " + std::to_string(v);
         }
         expect_matches_brute_force(t, request, what);
+    }
+}
+
+TEST(PlacementMachines, MatchBruteForceForEveryK) {
+    for (const char* name : {"dgx1_v100_hybrid_cube_mesh.txt", "unsloth_TOPO_BRIDGED_4X.txt", "unsloth_TOPO_NVLINK_8X.txt",
+                             "ml-engineering-network_8xH100_NV18_compacted.txt"}) {
+        const auto parsed = sources::smi::parse_topo_m(read_fixture(name));
+        ASSERT_TRUE(parsed.has_value()) << name << ": " << parsed.error().message;
+        for (int k = 1; k <= static_cast<int>(parsed->size()); ++k) {
+            expect_matches_brute_force(*parsed, {.size = k}, std::string(name) + " K " + std::to_string(k));
+        }
     }
 }
 
