@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/kernel_log_input.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/doctor.hpp"
 #include "report/doctor_render.hpp"
 #include "sources/host/host_facts_reader.hpp"
+#include "sources/host/kernel_log_parser.hpp"
 #include "util/dynamic_library.hpp"
 #include "util/subprocess.hpp"
 
@@ -28,7 +30,11 @@ policy::PartStatus smi_status(const Invocation& inv) {
                               .detail = path ? *path : path.error().message};
 }
 
-policy::DoctorInput gather(const Invocation& inv) {
+struct DoctorOptions {
+    std::string kernel_log;
+};
+
+policy::DoctorInput gather(const Invocation& inv, const DoctorOptions& options) {
     policy::DoctorInput input;
     input.parts.push_back(library_status("NVML library", inv.seams.nvml_libraries));
     input.parts.push_back(library_status("CUDA driver library", {inv.seams.cuda_library}));
@@ -38,6 +44,9 @@ policy::DoctorInput gather(const Invocation& inv) {
     if (any) {
         input.discovery = discover(inv, "auto", false);
     }
+    const auto log = read_kernel_log(inv, options.kernel_log);
+    input.kernel_events = sources::host::parse_kernel_log(log.text);
+    input.kernel_log_source = log.source;
     const auto machines = builtin_machines(locate_simulation_parts());
     const std::string preferred = "pcie-rtx6000ada-2x-iommu";
     if (std::find(machines.begin(), machines.end(), preferred) != machines.end()) {
@@ -48,8 +57,8 @@ policy::DoctorInput gather(const Invocation& inv) {
     return input;
 }
 
-int run_doctor(const Invocation& inv) {
-    const auto input = gather(inv);
+int run_doctor(const Invocation& inv, const DoctorOptions& options) {
+    const auto input = gather(inv, options);
     const auto report = policy::diagnose(input);
     if (inv.output.json) {
         fmt::print(inv.output.out, "{}\n", report::doctor_to_json(input, report).dump(2));
@@ -62,10 +71,14 @@ int run_doctor(const Invocation& inv) {
 }  // namespace
 
 Command add_doctor_command(CLI::App& app) {
+    auto options = std::make_shared<DoctorOptions>();
     CLI::App* sub = app.add_subcommand("doctor", "every layer's answer per pair, the root cause and the remedy");
+    sub->add_option("--kernel-log", options->kernel_log,
+                    "kernel log to read for Xids and IOMMU faults: a FILE, or - for stdin "
+                    "(default: dmesg on a live host, the machine's log under --simulate)");
     sub->footer("Exit status: 0 healthy, 1 problems, 2 inconclusive (e.g. no NVIDIA driver).\n"
                 "Demo without a GPU: peergate --simulate pcie-rtx6000ada-2x-iommu doctor");
-    return Command{sub, [](const Invocation& inv) { return run_doctor(inv); }};
+    return Command{sub, [options](const Invocation& inv) { return run_doctor(inv, *options); }};
 }
 
 }  // namespace peergate::cli

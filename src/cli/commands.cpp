@@ -8,6 +8,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
         add_topo_command(app),
         add_doctor_command(app),
         add_place_command(app),
+        add_gather_command(app),
     };
 }
 

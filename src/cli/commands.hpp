@@ -22,6 +22,7 @@ struct Command {
 Command add_topo_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
 Command add_place_command(CLI::App& app);
+Command add_gather_command(CLI::App& app);
 
 // Every command, in the order `--help` lists them.
 std::vector<Command> add_all_commands(CLI::App& app);

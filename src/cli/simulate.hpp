@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "cli/invocation.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "util/env_map.hpp"
 #include "util/expected.hpp"
 
 namespace peergate::cli {
@@ -26,8 +28,19 @@ SimulationParts locate_simulation_parts();
 // Names of the built-in machines (files in machines_dir), sorted.
 std::vector<std::string> builtin_machines(const SimulationParts& parts);
 
+// True when the machine file has an "smi" fault with effect "missing".
+bool smi_missing(const sim::MachineFile& machine);
+
+// Writes the machine's host root (sim/machine/host_root_writer.hpp) once per machine file
+// content, under $TMPDIR (else /tmp)/peergate-sim-<uid>/<hash>, and returns its path.
+// Concurrent runs are safe (temporary sibling + rename); later runs reuse the tree.
+util::Expected<std::string> materialise_host_root(const std::string& machine_text,
+                                                  const sim::MachineFile& machine,
+                                                  const util::EnvMap& env);
+
 // Resolves NAME (a built-in machine) or FILE (a machine file path) and points
-// inv.seams at the simulated parts; inv.env gains PEERGATE_SIM_MACHINE.
+// inv.seams at the simulated parts and the materialised host root; inv.env gains
+// PEERGATE_SIM_MACHINE. An "smi missing" fault points the nvidia-smi seam at nothing.
 util::Expected<void> apply_simulation(const std::string& name_or_file, Invocation& inv);
 
 }  // namespace peergate::cli

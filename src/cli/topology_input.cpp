@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/topology_input.hpp"
 
+#include "sim/machine/derived.hpp"
+#include "sim/machine/machine_file.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
@@ -18,13 +20,38 @@ model::Discovery discover(const Invocation& inv, const std::string& source, bool
     return sources::discover_topology(inv.seams, inv.env, request);
 }
 
+namespace {
+
+// A machine file is JSON; a topo -m text never starts with '{'.
+bool looks_like_json(const std::string& text) {
+    const auto body = util::trim(text);
+    return !body.empty() && body.front() == '{';
+}
+
+util::Expected<model::Topology> topology_of_machine_file(const std::string& text) {
+    auto machine = sim::parse_machine(text);
+    if (!machine) {
+        return util::unexpected(machine.error());
+    }
+    auto topology = sim::machine_topology(*machine);
+    if (topology.size() < 2) {
+        // The same rule as every tier: one GPU has no pair, so there is no matrix to trust.
+        return util::unexpected(util::ErrorCode::unavailable,
+                                "machine file: fewer than 2 GPUs, no interconnect matrix");
+    }
+    return topology;
+}
+
+}  // namespace
+
 model::Discovery read_topology_file(const std::string& path) {
     model::Discovery discovery;
     model::TierAttempt attempt{.tier = "file"};
     auto text = util::read_file(path);
     if (!text) {
         attempt.reason = text.error().message;
-    } else if (auto topology = sources::smi::parse_topo_m(*text)) {
+    } else if (auto topology = looks_like_json(*text) ? topology_of_machine_file(*text)
+                                                      : sources::smi::parse_topo_m(*text)) {
         topology->source = model::TopologySource::file;
         topology->provenance = path;
         attempt.topology = std::move(*topology);

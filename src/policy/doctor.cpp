@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor.hpp"
 
+#include "policy/kernel_findings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -69,27 +71,8 @@ std::optional<Finding> pcie_under_iommu(const model::Topology& t, const model::H
                              "test the pairs, or boot with iommu=pt (or intel_iommu=off / amd_iommu=off)."};
 }
 
-}  // namespace
-
-std::string_view to_string(Verdict verdict) {
-    switch (verdict) {
-        case Verdict::healthy: return "healthy";
-        case Verdict::problems: return "problems";
-        case Verdict::inconclusive: return "inconclusive";
-    }
-    return "inconclusive";
-}
-
-int exit_status(Verdict verdict) {
-    switch (verdict) {
-        case Verdict::healthy: return 0;
-        case Verdict::problems: return 1;
-        case Verdict::inconclusive: return 2;
-    }
-    return 2;
-}
-
-DoctorReport diagnose(const DoctorInput& input) {
+// The verdict the runtime, topology and host allow, before the kernel log is considered.
+DoctorReport diagnose_fabric(const DoctorInput& input) {
     DoctorReport report;
     if (!any_part_found(input)) {
         report.findings.push_back(no_driver_finding(input));
@@ -118,6 +101,43 @@ DoctorReport diagnose(const DoctorInput& input) {
         return report;
     }
     report.verdict = Verdict::healthy;
+    return report;
+}
+
+
+bool has_error(const std::vector<Finding>& findings) {
+    return std::any_of(findings.begin(), findings.end(),
+                       [](const Finding& f) { return f.severity == Severity::error; });
+}
+
+}  // namespace
+
+std::string_view to_string(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::healthy: return "healthy";
+        case Verdict::problems: return "problems";
+        case Verdict::inconclusive: return "inconclusive";
+    }
+    return "inconclusive";
+}
+
+int exit_status(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::healthy: return 0;
+        case Verdict::problems: return 1;
+        case Verdict::inconclusive: return 2;
+    }
+    return 2;
+}
+
+DoctorReport diagnose(const DoctorInput& input) {
+    DoctorReport report = diagnose_fabric(input);
+    const model::Topology* topology = input.discovery.topology ? &*input.discovery.topology : nullptr;
+    auto kernel = kernel_findings(input.kernel_events, topology);
+    report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());
+    if (has_error(kernel)) {  // a GPU fallen off the bus is a problem even when nothing else answered
+        report.verdict = Verdict::problems;
+    }
     return report;
 }
 

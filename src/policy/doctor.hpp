@@ -10,6 +10,7 @@
 #include "model/discovery.hpp"
 #include "model/finding.hpp"
 #include "model/host_facts.hpp"
+#include "model/kernel_event.hpp"
 
 namespace peergate::policy {
 
@@ -25,6 +26,8 @@ struct DoctorInput {
     model::Discovery discovery;
     model::HostFacts host;
     std::string simulate_hint;  // a built-in machine to suggest for a demo; "" for none
+    std::vector<model::KernelEvent> kernel_events;
+    std::string kernel_log_source;  // where the kernel log came from, or why none was read
 };
 
 enum class Verdict { healthy, problems, inconclusive };

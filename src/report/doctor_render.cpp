@@ -27,6 +27,23 @@ Json host_to_json(const model::HostFacts& host) {
                 {"kernel_cmdline", host.kernel_cmdline}};
 }
 
+Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
+    Json out = Json::array();
+    for (const auto& e : events) {
+        const char* kind = e.kind == model::KernelEventKind::xid              ? "xid"
+                           : e.kind == model::KernelEventKind::fallen_off_bus ? "fallen_off_bus"
+                           : e.kind == model::KernelEventKind::dmar_fault     ? "dmar_fault"
+                                                                              : "amd_vi_fault";
+        out.push_back(Json{{"kind", kind},
+                           {"pci_bus_id", e.device ? Json(e.device->to_nvml()) : Json(nullptr)},
+                           {"xid", e.xid ? Json(*e.xid) : Json(nullptr)},
+                           {"count", e.count},
+                           {"suppressed", e.suppressed},
+                           {"line", e.line}});
+    }
+    return out;
+}
+
 }  // namespace
 
 Json finding_to_json(const model::Finding& finding) {
@@ -51,6 +68,7 @@ Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport
     layers["runtime"] = parts_to_json(input.parts);
     layers["host"] = host_to_json(input.host);
     layers["topology"] = topology_to_json(input.discovery);
+    layers["kernel_log"] = Json{{"source", input.kernel_log_source}, {"events", kernel_events_to_json(input.kernel_events)}};
     doc["layers"] = layers;
     Json findings = Json::array();
     for (const auto& finding : report.findings) {
@@ -69,6 +87,7 @@ std::string doctor_to_text(const policy::DoctorInput& input, const policy::Docto
                        !input.host.hypervisor ? "hypervisor unknown"
                        : *input.host.hypervisor ? "virtual machine"
                                                 : "bare metal");
+    out += fmt::format("Kernel log: {} ({} event groups)\n", input.kernel_log_source, input.kernel_events.size());
     if (input.discovery.topology || !input.discovery.attempts.empty()) {
         out += "\nTopology:\n" + topology_to_text(input.discovery, TextStyle{.color = color});
     }

@@ -34,6 +34,20 @@ Json attempts_to_json(const model::Discovery& discovery) {
 
 }  // namespace
 
+std::string unreadable_reason(const model::Discovery& discovery) {
+    if (discovery.topology) {
+        return "";
+    }
+    std::string reason = discovery.reason;
+    for (const auto& attempt : discovery.attempts) {
+        if (attempt.reason.empty() || reason.find(attempt.reason) != std::string::npos) {
+            continue;
+        }
+        reason += (reason.empty() ? "" : "; ") + attempt.tier + ": " + attempt.reason;
+    }
+    return reason.empty() ? "no tier gave a matrix" : reason;
+}
+
 Json gpus_to_json(const model::Topology& topology) {
     Json gpus = Json::array();
     for (const auto& gpu : topology.gpus) {
@@ -65,7 +79,7 @@ Json topology_to_json(const model::Discovery& discovery) {
     doc["schema"] = "peergate.topology/v1";
     doc["readable"] = topology.has_value();
     doc["source"] = topology ? std::string(model::to_string(topology->source)) : std::string("none");
-    doc["reason"] = topology ? Json(nullptr) : Json(discovery.reason);
+    doc["reason"] = topology ? Json(nullptr) : Json(unreadable_reason(discovery));
     doc["gpus"] = topology ? gpus_to_json(*topology) : Json::array();
     doc["matrix"] = topology ? matrix_to_json(*topology) : Json::array();
     Json islands = Json::array();

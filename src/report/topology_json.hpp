@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+
 #include "model/discovery.hpp"
 
 namespace peergate::report {
@@ -11,6 +13,11 @@ namespace peergate::report {
 // The document for `topo --json`. `source` is the tier that answered ("nvml",
 // "nvidia-smi", "file", "simulated") or "none" with readable false and a reason.
 nlohmann::ordered_json topology_to_json(const model::Discovery& discovery);
+
+// Why there is no matrix: the overall reason, then what each tier said that the overall
+// reason does not already contain ("...: nvidia-smi: 'nvidia-smi topo -m' did not finish ...").
+// Empty when there is a matrix.
+std::string unreadable_reason(const model::Discovery& discovery);
 
 // The GPU list and matrix part alone, for documents that embed a topology.
 nlohmann::ordered_json gpus_to_json(const model::Topology& topology);

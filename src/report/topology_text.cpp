@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "report/topology_json.hpp"
 #include "util/strings.hpp"
 
 namespace peergate::report {
@@ -72,7 +73,7 @@ std::string topology_to_text(const model::Discovery& discovery, const TextStyle&
         }
     }
     if (!discovery.topology) {
-        out += "interconnect matrix unreadable: " + discovery.reason + "\n";
+        out += "interconnect matrix unreadable: " + unreadable_reason(discovery) + "\n";
         return out;
     }
     const auto& t = *discovery.topology;

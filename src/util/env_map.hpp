@@ -16,8 +16,8 @@ public:
     EnvMap() = default;
 
     // Reads a NULL-terminated "NAME=value" array such as main's envp. Entries without
-    // '=' are ignored; a later duplicate wins, as getenv's first-match does not, so
-    // duplicates are collapsed to the first one to match the C library.
+    // '=' (or with an empty name) are ignored. When a name appears twice the first one
+    // is kept, because that is the one glibc's getenv returns.
     static EnvMap from_envp(const char* const* envp);
 
     // Value of `name`, or nullopt when it is not set (set-but-empty is "").

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 namespace peergate::util {
@@ -83,17 +84,25 @@ std::vector<std::string_view> split(std::string_view text, char sep) {
 std::string strip_ansi(std::string_view text) {
     std::string out;
     out.reserve(text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '[') {
-            // CSI: parameters and intermediates, then one final byte in '@'..'~'.
-            std::size_t j = i + 2;
-            while (j < text.size() && (text[j] < '@' || text[j] > '~')) {
-                ++j;
-            }
-            i = j;  // skips the final byte too (loop increment moves past it)
+    while (!text.empty()) {
+        // Copy everything up to the next ESC in one piece: most text has none.
+        const auto esc = text.find('\x1b');
+        out.append(text.substr(0, esc));
+        if (esc == std::string_view::npos) {
+            break;
+        }
+        text.remove_prefix(esc);
+        if (text.size() < 2 || text[1] != '[') {
+            out.push_back(text.front());  // a lone ESC is not a sequence: keep it
+            text.remove_prefix(1);
             continue;
         }
-        out.push_back(text[i]);
+        // CSI: parameters and intermediates, then one final byte in '@'..'~'.
+        std::size_t end = 2;
+        while (end < text.size() && (text[end] < '@' || text[end] > '~')) {
+            ++end;
+        }
+        text.remove_prefix(std::min(end + 1, text.size()));
     }
     return out;
 }

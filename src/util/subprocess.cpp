@@ -97,8 +97,7 @@ void drain(int& fd, std::string& sink, std::size_t cap, bool& truncated) {
 }
 
 // Reads both pipes until end of file or the deadline; returns false on the deadline.
-bool collect(Pipes& pipes, const Command& command, ProcessResult& result) {
-    const auto deadline = Clock::now() + command.timeout;
+bool collect(Pipes& pipes, const Command& command, Clock::time_point deadline, ProcessResult& result) {
     while (pipes.out[0] >= 0 || pipes.err[0] >= 0) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
         if (left.count() <= 0) {
@@ -182,11 +181,13 @@ Expected<ProcessResult> run_process(const Command& command) {
     close_fd(pipes.out[1]);
     close_fd(pipes.err[1]);
 
+    // One deadline for reading and reaping: a child that closes its output and then
+    // hangs must not get the timeout twice.
+    const auto deadline = Clock::now() + command.timeout;
     ProcessResult result;
-    result.timed_out = !collect(pipes, command, result);
+    result.timed_out = !collect(pipes, command, deadline, result);
     int status = 0;
-    const auto reap_deadline = Clock::now() + (result.timed_out ? std::chrono::milliseconds(0)
-                                                                 : command.timeout);
+    const auto reap_deadline = result.timed_out ? Clock::now() : deadline;
     if (result.timed_out || !wait_until(*pid, reap_deadline, status)) {
         // Past the deadline: ask the whole group to stop, then make it.
         result.timed_out = true;

@@ -8,7 +8,9 @@
 #include <set>
 
 #include "model/topology.hpp"
+#include "sim/machine/machine_schema.hpp"
 #include "util/atomic_file.hpp"
+#include "util/strings.hpp"
 
 namespace peergate::sim {
 
@@ -57,6 +59,14 @@ util::Expected<MachineNvlink> parse_nvlink(const Json& j, const std::string& whe
     return link;
 }
 
+// "0x2901" -> 0x2901; anything unreadable is 0 (unknown).
+std::uint16_t parse_device_id(const std::string& text) {
+    const std::string_view digits = std::string_view(text).substr(text.starts_with("0x") ? 2 : 0);
+    return util::parse_hex<std::uint16_t>(digits).value_or(0);
+}
+
+std::string device_id_text(std::uint16_t id) { return fmt::format("0x{:04x}", id); }
+
 util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     const std::string where = fmt::format("gpus[{}]", position);
     MachineGpu gpu;
@@ -74,6 +84,7 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     gpu.cpu_affinity = get_or<std::string>(j, "cpu_affinity", "");
     gpu.nvlink_slots = get_or(j, "nvlink_slots", 0);
     gpu.memory_bytes = get_or<std::uint64_t>(j, "memory_bytes", 80ULL << 30U);
+    gpu.pci_device_id = parse_device_id(get_or<std::string>(j, "pci_device_id", "0x0000"));
     gpu.cc_major = get_or(j, "cc_major", 9);
     gpu.cc_minor = get_or(j, "cc_minor", 0);
     for (std::size_t k = 0; j.contains("nvlinks") && k < j["nvlinks"].size(); ++k) {
@@ -194,25 +205,42 @@ util::Expected<void> parse_gpus(const Json& doc, MachineFile& m) {
     return {};
 }
 
+util::Expected<void> parse_nvswitches(const Json& j, MachineFile& m) {
+    for (std::size_t k = 0; k < j.size(); ++k) {
+        auto pci = pci_field(j[k], fmt::format("nvswitch_pci[{}]", k));
+        if (!pci) {
+            return util::unexpected(pci.error());
+        }
+        m.nvswitch_pci.push_back(*pci);
+    }
+    return {};
+}
+
 util::Expected<MachineFile> parse_document(const Json& doc) {
     if (!doc.is_object() || doc.value("schema", "") != kSchema) {
         return invalid(std::string("\"schema\" must be \"") + kSchema + "\"");
     }
+    PEERGATE_TRY(check_field_types(doc));
     MachineFile m;
     m.name = doc.value("name", "");
     m.description = doc.value("description", "");
     m.driver_version = doc.value("driver_version", m.driver_version);
     m.cuda_driver_version = doc.value("cuda_driver_version", m.cuda_driver_version);
     m.nvswitch = doc.value("nvswitch", false);
+    PEERGATE_TRY(parse_nvswitches(doc.value("nvswitch_pci", Json::array()), m));
     PEERGATE_TRY(parse_gpus(doc, m));
     PEERGATE_TRY(parse_matrix(doc.value("matrix", Json::array()), m));
     const Json nvml = doc.value("nvml_p2p", Json::object());
     m.nvml_p2p_nvlink = get_or<std::vector<std::vector<std::string>>>(nvml, "nvlink", {});
     m.nvml_p2p_read = get_or<std::vector<std::vector<std::string>>>(nvml, "read", {});
     m.nvml_p2p_write = get_or<std::vector<std::vector<std::string>>>(nvml, "write", {});
+    m.nvml_p2p_atomics = get_or<std::vector<std::vector<std::string>>>(nvml, "atomics", {});
+    m.nvml_p2p_prop = get_or<std::vector<std::vector<std::string>>>(nvml, "prop", {});
     PEERGATE_TRY(check_status_matrix(m.nvml_p2p_nvlink, m.gpus.size(), "nvml_p2p.nvlink"));
     PEERGATE_TRY(check_status_matrix(m.nvml_p2p_read, m.gpus.size(), "nvml_p2p.read"));
     PEERGATE_TRY(check_status_matrix(m.nvml_p2p_write, m.gpus.size(), "nvml_p2p.write"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_atomics, m.gpus.size(), "nvml_p2p.atomics"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_prop, m.gpus.size(), "nvml_p2p.prop"));
     m.cuda_can_access_peer = get_or<std::vector<std::vector<int>>>(doc, "cuda_can_access_peer", {});
     parse_host(doc.value("host", Json::object()), m.host);
     parse_bandwidth(doc.value("bandwidth", Json::object()), m.bandwidth);
@@ -234,7 +262,8 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     OJson j{{"index", gpu.index}, {"name", gpu.name}, {"pci_bus_id", gpu.pci.to_nvml()}, {"uuid", gpu.uuid},
             {"numa_node", gpu.numa_node ? OJson(*gpu.numa_node) : OJson(nullptr)},
             {"cpu_affinity", gpu.cpu_affinity}, {"nvlink_slots", gpu.nvlink_slots},
-            {"memory_bytes", gpu.memory_bytes}, {"cc_major", gpu.cc_major}, {"cc_minor", gpu.cc_minor}};
+            {"memory_bytes", gpu.memory_bytes}, {"pci_device_id", device_id_text(gpu.pci_device_id)},
+            {"cc_major", gpu.cc_major}, {"cc_minor", gpu.cc_minor}};
     if (!gpu.nvlinks.empty()) {
         OJson links = OJson::array();
         for (const auto& link : gpu.nvlinks) {
@@ -282,6 +311,11 @@ std::string to_json_text(const MachineFile& m) {
     OJson doc{{"schema", kSchema}, {"name", m.name}, {"description", m.description},
               {"driver_version", m.driver_version}, {"cuda_driver_version", m.cuda_driver_version},
               {"nvswitch", m.nvswitch}};
+    OJson switches = OJson::array();
+    for (const auto& pci : m.nvswitch_pci) {
+        switches.push_back(pci.to_nvml());
+    }
+    doc["nvswitch_pci"] = switches;
     OJson gpus = OJson::array();
     for (const auto& gpu : m.gpus) {
         gpus.push_back(gpu_to_json(gpu));
@@ -296,7 +330,8 @@ std::string to_json_text(const MachineFile& m) {
         matrix.push_back(cells);
     }
     doc["matrix"] = matrix;
-    doc["nvml_p2p"] = OJson{{"nvlink", m.nvml_p2p_nvlink}, {"read", m.nvml_p2p_read}, {"write", m.nvml_p2p_write}};
+    doc["nvml_p2p"] = OJson{{"nvlink", m.nvml_p2p_nvlink}, {"read", m.nvml_p2p_read}, {"write", m.nvml_p2p_write},
+                            {"atomics", m.nvml_p2p_atomics}, {"prop", m.nvml_p2p_prop}};
     doc["cuda_can_access_peer"] = m.cuda_can_access_peer;
     doc["host"] = OJson{{"iommu", m.host.iommu}, {"iommu_group_type", m.host.iommu_group_type},
                         {"hypervisor", m.host.hypervisor}, {"kernel_cmdline", m.host.kernel_cmdline},

@@ -34,6 +34,7 @@ struct MachineGpu {
     std::string cpu_affinity;         // "0-47,96-143"
     int nvlink_slots = 0;             // the GPU's own link count (18 on H100, 12 on A100, 0 none)
     std::uint64_t memory_bytes = 0;
+    std::uint16_t pci_device_id = 0;  // PCI device id (0x2901 for B200); 0 = unknown
     int cc_major = 0;
     int cc_minor = 0;
     std::vector<MachineNvlink> nvlinks;  // explicit links (gather); empty = derive
@@ -86,11 +87,14 @@ struct MachineFile {
     std::vector<MachineGpu> gpus;
     std::vector<std::vector<model::LinkLabel>> matrix;  // same tokens as topo -m
     bool nvswitch = false;                   // NV# links go through NVSwitches
+    std::vector<model::PciAddress> nvswitch_pci;  // the NVSwitches' PCI addresses; empty = derived
     // NVML P2P status per caps index, tokens OK/CNS/GNS/TNS/DR/NS/U; empty = derived
     // (NVLINK: OK iff NV#, NS otherwise; READ/WRITE: OK everywhere, the capability claim).
     std::vector<std::vector<std::string>> nvml_p2p_nvlink;
     std::vector<std::vector<std::string>> nvml_p2p_read;
     std::vector<std::vector<std::string>> nvml_p2p_write;
+    std::vector<std::vector<std::string>> nvml_p2p_atomics;  // empty = derived like nvlink
+    std::vector<std::vector<std::string>> nvml_p2p_prop;     // empty = derived like read
     std::vector<std::vector<int>> cuda_can_access_peer;  // empty = 1 everywhere off-diagonal
     MachineHost host;
     MachineBandwidth bandwidth;

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -18,9 +19,13 @@ util::Unexpected unreadable(std::string why) {
     return util::unexpected(ErrorCode::invalid_input, "nvidia-smi topo -m output is unreadable: " + why);
 }
 
-// Index of a "GPU<n>" token, else nullopt.
+// More GPU columns than any host has: a header this wide is garbage, and the n x n
+// matrix it would ask for must not be allocated.
+constexpr std::size_t kMaxGpus = 1024;
+
+// Index of a "GPU<n>" token (n decimal digits only, so "GPU-1" is no column), else nullopt.
 std::optional<int> gpu_token(std::string_view token) {
-    if (token.size() < 4 || token.substr(0, 3) != "GPU") {
+    if (token.size() < 4 || token.substr(0, 3) != "GPU" || token[3] < '0' || token[3] > '9') {
         return std::nullopt;
     }
     return util::parse_int<int>(token.substr(3));
@@ -70,6 +75,20 @@ void read_affinity(const Header& header, const std::vector<std::string_view>& ta
     if (header.has_numa_affinity && k < tail.size()) {
         gpu.numa_node = util::parse_int<int>(tail[k]);
     }
+}
+
+// A header that names a column twice or names absurdly many cannot describe a matrix.
+util::Expected<void> check_header(const Header& header) {
+    if (header.gpus.size() > kMaxGpus) {
+        return unreadable(fmt::format("header: {} GPU columns, more than {} (not topo -m output?)",
+                                      header.gpus.size(), kMaxGpus));
+    }
+    std::vector<int> sorted = header.gpus;
+    std::sort(sorted.begin(), sorted.end());
+    if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end()) {
+        return unreadable(fmt::format("header: column GPU{} appears twice", *dup));
+    }
+    return {};
 }
 
 struct Rows {
@@ -131,7 +150,7 @@ util::Expected<model::Topology> parse_topo_m(std::string_view text) {
     std::optional<Header> header;
     Rows rows;
     for (std::string_view line : util::split_lines(clean)) {
-        if (line.substr(0, 6) == "Legend") {
+        if (util::trim(line).substr(0, 6) == "Legend") {
             break;
         }
         const auto tokens = util::split_whitespace(line);
@@ -150,6 +169,7 @@ util::Expected<model::Topology> parse_topo_m(std::string_view text) {
     if (!header) {
         return unreadable("no header line with at least two GPU columns");
     }
+    PEERGATE_TRY(check_header(*header));
     if (rows.indices.empty()) {
         return unreadable("a header but no GPU rows");
     }

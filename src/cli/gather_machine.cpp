@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/gather_machine.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <unistd.h>
+
+#include "model/host_facts.hpp"
+#include "peergate/version.hpp"
+#include "sources/host/host_facts_reader.hpp"
+#include "sources/host/host_root.hpp"
+#include "sources/smi/smi_runner.hpp"
+#include "sources/smi/topo_m_parser.hpp"
+#include "util/strings.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+constexpr const char* kListingQuery = "--query-gpu=index,name,pci.bus_id,uuid";
+
+std::string run_or_note(const Invocation& inv, const std::vector<std::string>& args, GatherState& state) {
+    auto text = sources::smi::run_smi(inv.seams.nvidia_smi, args, inv.env);
+    if (!text) {
+        state.notes.push_back(text.error().message);
+        return "";
+    }
+    return *text;
+}
+
+// "0, 183359, 570.86.15" lines of --query-gpu=index,memory.total,driver_version (nounits).
+void add_memory_and_driver(const std::string& text, sim::MachineFile& m) {
+    for (const auto line : util::split_lines(text)) {
+        const auto fields = util::split(line, ',');
+        const auto index = fields.size() == 3 ? util::parse_int<int>(util::trim(fields[0])) : std::nullopt;
+        for (auto& gpu : m.gpus) {
+            if (index && gpu.index == *index) {
+                gpu.memory_bytes = util::parse_int<std::uint64_t>(util::trim(fields[1])).value_or(0) << 20U;
+                m.driver_version = std::string(util::trim(fields[2]));
+            }
+        }
+    }
+}
+
+// "0, 9.0" lines of --query-gpu=index,compute_cap (older drivers do not know the field).
+void add_compute_capability(const std::string& text, sim::MachineFile& m) {
+    for (const auto line : util::split_lines(text)) {
+        const auto fields = util::split(line, ',');
+        const auto cc = fields.size() == 2 ? util::split(util::trim(fields[1]), '.') : std::vector<std::string_view>{};
+        const auto index = cc.size() == 2 ? util::parse_int<int>(util::trim(fields[0])) : std::nullopt;
+        for (auto& gpu : m.gpus) {
+            if (index && gpu.index == *index) {
+                gpu.cc_major = util::parse_int<int>(cc[0]).value_or(0);
+                gpu.cc_minor = util::parse_int<int>(cc[1]).value_or(0);
+            }
+        }
+    }
+}
+
+// The matrix in the listing's GPU order, with NUMA node and CPU affinity per GPU.
+bool add_matrix(const std::string& topo_text, GatherState& state) {
+    auto& m = state.machine;
+    if (topo_text.empty()) {
+        return false;
+    }
+    auto topology = sources::smi::parse_topo_m(topo_text);
+    if (!topology) {
+        state.notes.push_back(topology.error().message);
+        return false;
+    }
+    m.matrix.assign(m.gpus.size(), {});
+    for (auto& gpu : m.gpus) {
+        const auto p = topology->position_of(gpu.index);
+        for (const auto& peer : m.gpus) {
+            const auto label = topology->label(gpu.index, peer.index);
+            if (!p || !label) {
+                state.notes.push_back(fmt::format("topo -m has no GPU{} to GPU{} pair", gpu.index, peer.index));
+                m.matrix.clear();
+                return false;
+            }
+            m.matrix[static_cast<std::size_t>(&gpu - m.gpus.data())].push_back(*label);
+        }
+        gpu.numa_node = topology->gpus[*p].numa_node;
+        gpu.cpu_affinity = topology->gpus[*p].cpu_affinity;
+    }
+    m.recorded_topo_m = topo_text;
+    return true;
+}
+
+bool add_gpus(const std::string& listing, GatherState& state) {
+    auto gpus = sources::smi::parse_query_gpu(listing);
+    if (!gpus) {
+        state.notes.push_back(gpus.error().message);
+        return false;
+    }
+    for (const auto& gpu : *gpus) {
+        state.machine.gpus.push_back(sim::MachineGpu{.index = gpu.index, .name = gpu.name,
+                                                     .pci = gpu.pci.value_or(model::PciAddress{}), .uuid = gpu.uuid});
+    }
+    state.machine.recorded_query_gpu = listing;
+    return true;
+}
+
+std::string first_translating_type(const sources::host::HostRoot& root) {
+    auto groups = root.list("/sys/kernel/iommu_groups");
+    for (const auto& group : groups ? *groups : std::vector<std::string>{}) {
+        auto type = root.read_text("/sys/kernel/iommu_groups/" + group + "/type");
+        if (type && !util::trim(*type).starts_with("identity")) {
+            return std::string(util::trim(*type));
+        }
+    }
+    return "";
+}
+
+std::string host_name() {
+    std::array<char, 256> name{};
+    return ::gethostname(name.data(), name.size() - 1) == 0 ? std::string(name.data()) : "unknown host";
+}
+
+}  // namespace
+
+void gather_from_smi(const Invocation& inv, GatherState& state) {
+    const std::string listing = run_or_note(inv, {kListingQuery, "--format=csv,noheader"}, state);
+    if (listing.empty() || !add_gpus(listing, state)) {
+        return;
+    }
+    state.have_gpus = true;
+    if (!add_matrix(run_or_note(inv, {"topo", "-m"}, state), state) && state.machine.gpus.size() == 1) {
+        state.machine.matrix = {{model::LinkLabel::self()}};  // one GPU: topo -m has no pair to show
+    }
+    state.machine.driver_version.clear();
+    add_memory_and_driver(
+        run_or_note(inv, {"--query-gpu=index,memory.total,driver_version", "--format=csv,noheader,nounits"}, state),
+        state.machine);
+    add_compute_capability(run_or_note(inv, {"--query-gpu=index,compute_cap", "--format=csv,noheader"}, state),
+                           state.machine);
+}
+
+void gather_from_host(const Invocation& inv, GatherState& state) {
+    const sources::host::HostRoot root(inv.seams.host_root);
+    const auto facts = sources::host::read_host_facts(root);
+    auto& host = state.machine.host;
+    host.iommu = std::string(model::to_string(facts.iommu));
+    host.iommu_group_type = facts.iommu == model::IommuMode::translating ? first_translating_type(root) : "";
+    host.hypervisor = facts.hypervisor.value_or(false);
+    if (!facts.hypervisor) {
+        state.notes.push_back("/proc/cpuinfo has no flags line: hypervisor recorded as false");
+    }
+    host.kernel_cmdline = facts.kernel_cmdline;
+    host.boot_id = facts.boot_id;
+    for (auto& gpu : state.machine.gpus) {
+        auto id = root.read_text("/sys/bus/pci/devices/" + gpu.pci.to_sysfs() + "/device");
+        const auto digits = id ? util::trim(*id) : std::string_view();
+        gpu.pci_device_id = util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0)).value_or(0);
+    }
+}
+
+util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
+                                                std::vector<std::string>& notes) {
+    GatherState state;
+    state.machine.name = name;
+    state.machine.description = fmt::format("Recorded by peergate {} gather on {}.", kVersion, host_name());
+    gather_from_smi(inv, state);
+    notes = state.notes;
+    if (!state.have_gpus) {
+        return util::unexpected(util::ErrorCode::unavailable,
+                                "no NVIDIA tool listed the GPUs (" + util::join(state.notes, "; ") + ")");
+    }
+    if (state.machine.matrix.empty()) {
+        return util::unexpected(util::ErrorCode::unavailable,
+                                "nvidia-smi topo -m gave no usable matrix (" + util::join(state.notes, "; ") + ")");
+    }
+    // NVML answers (P2P status per caps index, NVLinks and their remotes) are recorded
+    // here by the NVML tier once it exists: gather_from_nvml(inv, state).
+    gather_from_host(inv, state);
+    notes = state.notes;
+    return state.machine;
+}
+
+}  // namespace peergate::cli

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Records the host behind the seams as a machine file (peergate.machine/v1), so a user's
+// report becomes a fixture: `peergate --simulate gathered.json` replays it.
+#pragma once
+
+#include <string>
+
+#include "cli/invocation.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::cli {
+
+// One step of the recording: adds what one source knows to the machine. A step that finds
+// its source absent leaves the machine as it was and says why in `notes`.
+struct GatherState {
+    sim::MachineFile machine;
+    std::vector<std::string> notes;  // what a source could not tell, for the user
+    bool have_gpus = false;          // some NVIDIA tool listed the GPUs
+};
+
+// nvidia-smi: topo -m and --query-gpu texts (recorded verbatim), GPUs, matrix, memory,
+// driver version, compute capability.
+void gather_from_smi(const Invocation& inv, GatherState& state);
+
+// The host root: IOMMU mode and group type, hypervisor flag, kernel cmdline, boot id, and
+// each GPU's PCI device id from sysfs.
+void gather_from_host(const Invocation& inv, GatherState& state);
+
+// Runs every step in order. NVML answers (P2P status per caps index, NVLinks with their
+// remote PCI ids) belong in a step of their own between smi and host, added by the NVML
+// tier. Fails (exit 2) when no NVIDIA tool listed the GPUs.
+util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
+                                                std::vector<std::string>& notes);
+
+}  // namespace peergate::cli

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+// Materialises a machine file's host facts as a small /sys and /proc tree, laid out as the
+// kernel lays them out (real directories, real relative symlinks), so the host reader runs
+// its real file code against a simulated machine (hwloc's HWLOC_FSROOT method).
+#pragma once
+
+#include <string>
+
+#include "sim/machine/machine_file.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::sim {
+
+// Bump when the tree's layout changes: it is part of the cache key of materialised roots.
+inline constexpr const char* kHostRootLayout = "host-root/3";
+
+// Writes under `dir` (created; it should not exist yet):
+//   sys/kernel/iommu_groups/<n>/type            one group per GPU, none when iommu is "off";
+//                                               "identity", or iommu_group_type when translating
+//   sys/devices/pci<dddd>:<bb>/<bdf>/{numa_node,class,vendor,device}
+//                                               one per GPU and NVSwitch (class 0x068000)
+//   sys/devices/.../<bdf>/iommu_group        -> ../../../kernel/iommu_groups/<n>
+//   sys/bus/pci/devices/<bdf>                -> ../../../devices/pci<dddd>:<bb>/<bdf>
+//   proc/cmdline, proc/cpuinfo ("hypervisor" flag iff host.hypervisor),
+//   proc/sys/kernel/random/boot_id, var/log/peergate-sim-dmesg.txt (host.kernel_log)
+util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir);
+
+// Where the simulated kernel log lies under a host root.
+inline constexpr const char* kSimKernelLogPath = "/var/log/peergate-sim-dmesg.txt";
+
+}  // namespace peergate::sim

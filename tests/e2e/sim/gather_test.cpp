@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate gather records a machine that --simulate replays to the same topology.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "sim/machine/machine_file.hpp"
+#include "support/sim_machines.hpp"
+
+namespace peergate {
+namespace {
+
+using nlohmann::json;
+using testing::ScratchDir;
+
+util::ProcessResult peergate(const ScratchDir& scratch, std::vector<std::string> args) {
+    args.insert(args.begin(), PEERGATE_BINARY);
+    util::EnvMap env;
+    env.set("TMPDIR", scratch.path());
+    return testing::run_program(std::move(args), env);
+}
+
+json topo_json(const ScratchDir& scratch, const std::string& machine) {
+    return json::parse(peergate(scratch, {"--simulate", machine, "topo", "--source", "smi", "--json"}).out, nullptr,
+                       false);
+}
+
+TEST(Gather, ReplayingTheRecordGivesTheSameTopology) {
+    for (const std::string name : {"dgx1-v100", "pcie-rtx6000ada-2x-iommu", "hgx-b200-8x"}) {
+        SCOPED_TRACE(name);
+        const ScratchDir scratch;
+        const std::string out = scratch.file("gathered.json");
+        const auto gathered = peergate(scratch, {"--simulate", name, "gather", "--output", out});
+        ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+        const auto original = topo_json(scratch, name);
+        const auto replayed = topo_json(scratch, out);
+        EXPECT_EQ(replayed["matrix"], original["matrix"]);
+        EXPECT_EQ(replayed["nvlink_islands"], original["nvlink_islands"]);
+        EXPECT_EQ(replayed["gpus"], original["gpus"]);
+    }
+}
+
+TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    ASSERT_EQ(peergate(scratch, {"--simulate", "pcie-rtx6000ada-2x-iommu", "gather", "-o", out, "--name", "bug-42"})
+                  .exit_code,
+              0);
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+    const auto original = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    EXPECT_EQ(recorded->name, "bug-42");
+    EXPECT_NE(recorded->recorded_topo_m.find("GPU0\t X \tNODE"), std::string::npos);
+    EXPECT_FALSE(recorded->recorded_query_gpu.empty());
+    EXPECT_EQ(recorded->host.iommu, "translating");
+    EXPECT_EQ(recorded->host.iommu_group_type, "DMA-FQ");
+    EXPECT_EQ(recorded->host.kernel_cmdline, original.host.kernel_cmdline);
+    EXPECT_EQ(recorded->host.boot_id, original.host.boot_id);
+    EXPECT_EQ(recorded->driver_version, original.driver_version);
+    ASSERT_EQ(recorded->gpus.size(), 2U);
+    EXPECT_EQ(recorded->gpus[1].pci_device_id, 0x26b1);
+    EXPECT_EQ(recorded->gpus[1].memory_bytes, original.gpus[1].memory_bytes);
+    EXPECT_EQ(recorded->gpus[1].cc_minor, 9);
+    EXPECT_TRUE(recorded->faults.empty()) << "a real host has no injected faults";
+}
+
+TEST(Gather, WithoutAnyNvidiaToolFailsAndWritesNothing) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("none.json");
+    const auto result = peergate(scratch, {"--nvidia-smi", "/nonexistent/nvidia-smi", "--nvml-lib",
+                                           "/nonexistent/libnvidia-ml.so.1", "gather", "--output", out});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("no NVIDIA tool listed the GPUs"), std::string::npos) << result.err;
+    EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+TEST(Gather, OutputIsRequired) {
+    const ScratchDir scratch;
+    const auto result = peergate(scratch, {"gather"});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("--output"), std::string::npos) << result.err;
+}
+
+}  // namespace
+}  // namespace peergate

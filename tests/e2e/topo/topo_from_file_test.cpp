@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate topo --from FILE --json` over every real topo -m fixture: the right matrix, the
+// peergate.topology/v1 contract of DESIGN.md, and exit 2 with a reason for every cut-off one.
+#include "support/fixture_files.hpp"
+#include "support/peergate_process.hpp"
+#include "support/topo_m_truth.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace peergate {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using test::TopoMTruth;
+
+std::vector<std::string> keys_of(const Json& object) {
+    std::vector<std::string> keys;
+    for (const auto& item : object.items()) {
+        keys.push_back(item.key());
+    }
+    return keys;
+}
+
+// DESIGN.md's fields, in its order, before any field added later.
+void expect_contract_keys(const Json& doc) {
+    const std::vector<std::string> contract{
+        "schema", "readable", "source", "reason", "gpus", "matrix", "nvlink_islands"};
+    auto keys = keys_of(doc);
+    ASSERT_GE(keys.size(), contract.size());
+    keys.resize(contract.size());
+    EXPECT_EQ(keys, contract) << "schema first, then the documented fields";
+    EXPECT_EQ(doc["schema"], "peergate.topology/v1");
+}
+
+class TopoFromFile : public ::testing::TestWithParam<TopoMTruth> {};
+
+TEST_P(TopoFromFile, PrintsTheTopologyDocument) {
+    const TopoMTruth& truth = GetParam();
+    const std::string path = test::fixture_path("topo_m", truth.file);
+    const auto run = test::run_peergate({"topo", "--from", path, "--json"});
+    const Json doc = test::stdout_json(run);
+    expect_contract_keys(doc);
+    if (!truth.readable) {
+        EXPECT_EQ(run.process.exit_code, 2) << run.process.err;
+        EXPECT_EQ(doc["readable"], false);
+        EXPECT_EQ(doc["source"], "none");
+        ASSERT_TRUE(doc["reason"].is_string());
+        const std::string reason = doc["reason"];
+        EXPECT_NE(reason.find(path), std::string::npos) << reason;
+        EXPECT_NE(reason.find(truth.reason_contains), std::string::npos) << reason;
+        EXPECT_EQ(doc["gpus"], Json::array());
+        EXPECT_EQ(doc["matrix"], Json::array()) << "never a partial matrix";
+        EXPECT_EQ(doc["nvlink_islands"], Json::array());
+        return;
+    }
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_EQ(doc["readable"], true);
+    EXPECT_EQ(doc["source"], "file");
+    EXPECT_TRUE(doc["reason"].is_null());
+    EXPECT_EQ(doc["matrix"], Json(truth.matrix));
+    EXPECT_EQ(doc["nvlink_islands"], Json(truth.islands));
+    ASSERT_EQ(doc["gpus"].size(), truth.matrix.size());
+    for (std::size_t p = 0; p < truth.matrix.size(); ++p) {
+        SCOPED_TRACE("gpus[" + std::to_string(p) + "]");
+        const Json& gpu = doc["gpus"][p];
+        EXPECT_EQ(keys_of(gpu),
+                  (std::vector<std::string>{
+                      "index", "name", "pci_bus_id", "uuid", "numa_node", "cpu_affinity"}));
+        EXPECT_EQ(gpu["index"], p);
+        EXPECT_TRUE(gpu["name"].is_null()) << "a saved topo -m has no names: unknown, not empty";
+        EXPECT_TRUE(gpu["pci_bus_id"].is_null());
+        EXPECT_TRUE(gpu["uuid"].is_null());
+        EXPECT_EQ(gpu["numa_node"], truth.numa[p] ? Json(*truth.numa[p]) : Json(nullptr));
+        EXPECT_EQ(gpu["cpu_affinity"], truth.cpu_affinity[p]);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllFixtures,
+                         TopoFromFile,
+                         ::testing::ValuesIn(test::topo_m_truths()),
+                         [](const auto& param_info) {
+                             std::string name =
+                                 param_info.param.file.substr(0, param_info.param.file.size() - 4);
+                             std::replace_if(
+                                 name.begin(),
+                                 name.end(),
+                                 [](char c) {
+                                     return std::isalnum(static_cast<unsigned char>(c)) == 0;
+                                 },
+                                 '_');
+                             return name;
+                         });
+
+TEST(TopoFromFile, MissingFileIsUnreadableWithTheReason) {
+    const auto run = test::run_peergate({"topo", "--from", "/nonexistent/topo.txt", "--json"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    const Json doc = test::stdout_json(run);
+    EXPECT_EQ(doc["readable"], false);
+    const std::string reason = doc["reason"];
+    EXPECT_NE(reason.find("/nonexistent/topo.txt"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("No such file or directory"), std::string::npos) << reason;
+}
+
+TEST(TopoFromFile, UnreadableTextGoesToStderrWithExitTwo) {
+    const auto run = test::run_peergate(
+        {"topo", "--from", test::fixture_path("topo_m", "unsloth_ROW_TRUNCATED_8X.txt")});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_EQ(run.process.out, "") << "no matrix, no half a matrix";
+    EXPECT_NE(run.process.err.find("unreadable"), std::string::npos) << run.process.err;
+    EXPECT_NE(run.process.err.find("missing row for GPU4"), std::string::npos) << run.process.err;
+}
+
+TEST(TopoFromFile, GlobalOptionsWorkBeforeTheCommandToo) {
+    const auto run = test::run_peergate(
+        {"--json", "topo", "--from", test::fixture_path("topo_m", "unsloth_TOPO_PCIE_2X.txt")});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_EQ(test::stdout_json(run)["matrix"], Json(test::uniform_grid(2, "NODE")));
+}
+
+}  // namespace
+}  // namespace peergate

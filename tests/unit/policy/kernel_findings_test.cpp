@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/kernel_findings.hpp"
+
+#include <gtest/gtest.h>
+
+#include "policy/doctor.hpp"
+#include "sources/host/kernel_log_parser.hpp"
+
+namespace peergate::policy {
+namespace {
+
+using model::Severity;
+
+model::Topology two_gpus(const char* bus0, const char* bus1) {
+    model::Topology t;
+    t.gpus = {model::Gpu{.index = 0, .pci = model::PciAddress::parse(bus0).value()},
+              model::Gpu{.index = 1, .pci = model::PciAddress::parse(bus1).value()}};
+    t.matrix = {{model::LinkLabel::self(), model::LinkLabel::of(model::LinkKind::node)},
+                {model::LinkLabel::of(model::LinkKind::node), model::LinkLabel::self()}};
+    return t;
+}
+
+TEST(KernelFindings, AmdViFaultsFromAGpuAreAnErrorNamingTheGpu) {
+    const auto events = sources::host::parse_kernel_log(
+        "nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "amd_vi_fault_gpu");
+    EXPECT_EQ(findings[0].severity, Severity::error);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
+    EXPECT_NE(findings[0].message.find("GPU 1"), std::string::npos) << findings[0].message;
+    EXPECT_NE(findings[0].remedy.find("iommu=pt"), std::string::npos);
+    EXPECT_EQ(findings[0].pci_bus_id, "00000000:81:00.0");
+}
+
+TEST(KernelFindings, IommuFaultsOfOtherDevicesAreOnlyInformation) {
+    const auto events = sources::host::parse_kernel_log(
+        "DMAR: [DMA Write] Request device [00:12.0] fault addr 0 [fault reason 05] PTE Write access is not set\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "dmar_fault_other_device");
+    EXPECT_EQ(findings[0].severity, Severity::info);
+    EXPECT_TRUE(findings[0].gpus.empty());
+}
+
+TEST(KernelFindings, XidsMatchGpusIgnoringThePciFunctionAndCarryTheirMeaning) {
+    const auto events = sources::host::parse_kernel_log(
+        "NVRM: Xid (PCI:0000:41:00): 79, GPU has fallen off the bus\n"
+        "NVRM: Xid (PCI:0000:81:00): 63, pid=1, Row Remapper: New row marked for remapping\n"
+        "NVRM: Xid (PCI:0000:81:00): 74, pid=1, NVLink: fatal error\n"
+        "NVRM: Xid (PCI:0000:81:00): 150, pid=1, something new\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 4U);
+    EXPECT_EQ(findings[0].code, "xid_79");
+    EXPECT_EQ(findings[0].severity, Severity::error);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
+    EXPECT_EQ(findings[0].xid, 79);
+    EXPECT_EQ(findings[1].severity, Severity::warning);  // row remapping: memory health
+    EXPECT_EQ(findings[2].severity, Severity::error);    // NVLink error
+    EXPECT_EQ(findings[3].code, "xid_150");              // unknown Xids are still reported
+    EXPECT_EQ(findings[3].severity, Severity::warning);
+}
+
+TEST(KernelFindings, FallenOffTheBusWithoutAnXidReadsAsXid79) {
+    const auto events = sources::host::parse_kernel_log("NVRM: GPU at 0000:41:00.0 has fallen off the bus.\n");
+    const auto findings = kernel_findings(events, nullptr);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "xid_79");
+    EXPECT_TRUE(findings[0].gpus.empty());  // no topology: the bus id alone names it
+    EXPECT_NE(findings[0].message.find("0000:41:00.0"), std::string::npos);
+}
+
+TEST(Doctor, KernelErrorsMakeTheVerdictProblemsOnAHealthyFabric) {
+    DoctorInput input;
+    input.parts = {PartStatus{.what = "nvidia-smi", .found = true, .detail = "/usr/bin/nvidia-smi"}};
+    auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    topology.matrix[0][1] = topology.matrix[1][0] = model::LinkLabel::nvlink(4);
+    input.discovery.topology = topology;
+    EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
+    input.kernel_events = sources::host::parse_kernel_log("NVRM: Xid (PCI:0000:41:00): 74, NVLink error\n");
+    const auto report = diagnose(input);
+    EXPECT_EQ(report.verdict, Verdict::problems);
+    EXPECT_EQ(exit_status(report.verdict), 1);
+}
+
+TEST(Doctor, NoDriverIsInconclusiveAndSaysWhatWasLookedFor) {
+    DoctorInput input;
+    input.parts = {PartStatus{.what = "NVML library", .found = false, .detail = "cannot load libnvidia-ml.so.1"},
+                   PartStatus{.what = "nvidia-smi", .found = false, .detail = "nvidia-smi: not found on PATH"}};
+    input.simulate_hint = "pcie-rtx6000ada-2x-iommu";
+    const auto report = diagnose(input);
+    EXPECT_EQ(report.verdict, Verdict::inconclusive);
+    ASSERT_EQ(report.findings.size(), 1U);
+    EXPECT_EQ(report.findings[0].code, "no_nvidia_driver");
+    EXPECT_NE(report.findings[0].message.find("libnvidia-ml.so.1"), std::string::npos);
+    EXPECT_NE(report.findings[0].remedy.find("--simulate pcie-rtx6000ada-2x-iommu doctor"), std::string::npos);
+}
+
+TEST(Doctor, PcieOnBareMetalWithTranslatingIommuIsAProblemButNotUnderAHypervisor) {
+    DoctorInput input;
+    input.parts = {PartStatus{.what = "nvidia-smi", .found = true}};
+    input.discovery.topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    input.host.iommu = model::IommuMode::translating;
+    input.host.hypervisor = false;
+    auto report = diagnose(input);
+    EXPECT_EQ(report.verdict, Verdict::problems);
+    ASSERT_FALSE(report.findings.empty());
+    EXPECT_EQ(report.findings[0].code, "pcie_p2p_under_translating_iommu");
+    EXPECT_NE(report.findings[0].message.find("GPU 0 to GPU 1 is NODE"), std::string::npos);
+    input.host.hypervisor = true;
+    EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
+}
+
+}  // namespace
+}  // namespace peergate::policy

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: Apache-2.0
+// The materialised host root is read back by the real host reader to the machine's facts.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <thread>
+
+#include "cli/simulate.hpp"
+#include "sim/machine/host_root_writer.hpp"
+#include "sources/host/host_facts_reader.hpp"
+#include "support/sim_machines.hpp"
+
+namespace peergate::sim {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScratchDir;
+
+model::IommuMode expected_mode(const std::string& iommu) {
+    if (iommu == "translating") {
+        return model::IommuMode::translating;
+    }
+    return iommu == "identity" ? model::IommuMode::identity : model::IommuMode::off;
+}
+
+TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
+    for (const auto& name : testing::builtin_machine_names()) {
+        SCOPED_TRACE(name);
+        const ScratchDir scratch;
+        const auto machine = testing::load_builtin_machine(name);
+        ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+        const auto facts = sources::host::read_host_facts(sources::host::HostRoot(scratch.file("root")));
+        EXPECT_EQ(facts.iommu, expected_mode(machine.host.iommu)) << facts.iommu_detail;
+        EXPECT_EQ(facts.hypervisor, std::optional<bool>(false));
+        EXPECT_EQ(facts.kernel_cmdline, machine.host.kernel_cmdline);
+        EXPECT_EQ(facts.boot_id, machine.host.boot_id);
+    }
+}
+
+TEST(HostRootWriter, HypervisorFlagAndTranslatingGroupType) {
+    const ScratchDir scratch;
+    auto machine = testing::load_builtin_machine("bridged-a100-4x");
+    machine.host.hypervisor = true;
+    machine.host.iommu = "translating";
+    machine.host.iommu_group_type = "DMA";
+    ASSERT_TRUE(write_host_root(machine, scratch.path() + "/root").has_value());
+    const sources::host::HostRoot root(scratch.path() + "/root");
+    const auto facts = sources::host::read_host_facts(root);
+    EXPECT_EQ(facts.hypervisor, std::optional<bool>(true));
+    EXPECT_EQ(facts.iommu, model::IommuMode::translating);
+    EXPECT_NE(facts.iommu_detail.find("DMA"), std::string::npos);
+}
+
+TEST(HostRootWriter, PciDevicesAreSymlinksAndIommuGroupsResolveInsideTheRoot) {
+    const ScratchDir scratch;
+    const auto machine = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    const std::string root = scratch.file("root");
+    ASSERT_TRUE(write_host_root(machine, root).has_value());
+    const std::string dev = root + "/sys/bus/pci/devices/0000:41:00.0";
+    EXPECT_TRUE(fs::is_symlink(dev));
+    EXPECT_EQ(fs::read_symlink(dev).string(), "../../../devices/pci0000:41/0000:41:00.0");
+    EXPECT_EQ(fs::read_symlink(dev + "/iommu_group").string(), "../../../kernel/iommu_groups/2");
+    EXPECT_EQ(fs::canonical(dev + "/iommu_group"), fs::canonical(root + "/sys/kernel/iommu_groups/2"));
+    EXPECT_EQ(*util::read_file(dev + "/iommu_group/type"), "DMA-FQ\n");
+    EXPECT_EQ(*util::read_file(dev + "/class"), "0x030000\n");
+    EXPECT_EQ(*util::read_file(dev + "/vendor"), "0x10de\n");
+    EXPECT_EQ(*util::read_file(dev + "/device"), "0x26b1\n");
+    EXPECT_EQ(*util::read_file(dev + "/numa_node"), "0\n");
+    auto log = util::read_file(root + kSimKernelLogPath);
+    ASSERT_TRUE(log.has_value());
+    EXPECT_NE(log->find("DMAR: [DMA Write NO_PASID] Request device [41:00.0]"), std::string::npos);
+}
+
+TEST(HostRootWriter, NoIommuMeansNoGroupsAndNvswitchesAreBridges) {
+    const ScratchDir scratch;
+    auto machine = testing::load_builtin_machine("hgx-b200-8x");
+    machine.host.iommu = "off";
+    ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+    EXPECT_FALSE(fs::exists(scratch.file("root/sys/kernel/iommu_groups")));
+    EXPECT_FALSE(fs::exists(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/iommu_group")));
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c0:00.0/class")), "0x068000\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/class")), "0x030200\n");
+    // GPU5 sits on bus C3: the synthetic switches step over it.
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c3:00.0/class")), "0x030200\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c4:00.0/class")), "0x068000\n");
+}
+
+TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
+    const ScratchDir scratch;
+    util::EnvMap env;
+    env.set("TMPDIR", scratch.path());
+    const std::string path = testing::builtin_machine_path("pcie-rtx6000ada-2x-iommu");
+    const auto text = *util::read_file(path);
+    const auto machine = *parse_machine(text);
+    std::vector<std::string> roots(8);
+    std::vector<std::thread> threads;
+    for (auto& root : roots) {
+        threads.emplace_back([&] {
+            auto made = cli::materialise_host_root(text, machine, env);
+            root = made ? *made : made.error().message;
+        });
+    }
+    for (auto& thread : threads) {
+        thread.join();
+    }
+    EXPECT_EQ(std::set<std::string>(roots.begin(), roots.end()).size(), 1U) << roots[0];
+    EXPECT_TRUE(roots[0].starts_with(scratch.path() + "/peergate-sim-"));
+    const auto facts = sources::host::read_host_facts(sources::host::HostRoot(roots[0]));
+    EXPECT_EQ(facts.iommu, model::IommuMode::translating);
+    // Only the published tree is left: no temporary siblings.
+    std::size_t entries = 0;
+    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(fs::path(roots[0]).parent_path())) {
+        ++entries;
+    }
+    EXPECT_EQ(entries, 1U);
+    auto again = cli::materialise_host_root(text, machine, env);
+    EXPECT_EQ(*again, roots[0]);
+    auto other = cli::materialise_host_root(text + " ", machine, env);
+    EXPECT_NE(*other, roots[0]) << "different content, different tree";
+}
+
+}  // namespace
+}  // namespace peergate::sim

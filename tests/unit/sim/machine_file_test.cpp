@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: Apache-2.0
+// The built-in machine files and the machine file reader: every built-in parses, survives
+// a write/read round trip, and bad files are refused with the field named.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "sim/machine/derived.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "support/sim_machines.hpp"
+
+namespace peergate::sim {
+namespace {
+
+using testing::builtin_machine_names;
+using testing::load_builtin_machine;
+
+TEST(BuiltinMachines, TheDirectoryHoldsExactlyTheDocumentedSix) {
+    std::vector<std::string> found;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
+        found.push_back(entry.path().stem().string());
+    }
+    std::sort(found.begin(), found.end());
+    EXPECT_EQ(found, builtin_machine_names());
+}
+
+TEST(BuiltinMachines, EachParsesWithItsOwnNameAndADescription) {
+    for (const auto& name : builtin_machine_names()) {
+        SCOPED_TRACE(name);
+        const auto m = load_builtin_machine(name);
+        EXPECT_EQ(m.name, name);
+        EXPECT_GT(m.description.size(), 100U);
+        EXPECT_EQ(m.matrix.size(), m.gpus.size());
+        for (const auto& gpu : m.gpus) {
+            EXPECT_NE(gpu.pci_device_id, 0);
+            EXPECT_GT(gpu.memory_bytes, 0U);
+            EXPECT_TRUE(gpu.uuid.starts_with("GPU-"));
+        }
+    }
+}
+
+TEST(BuiltinMachines, RoundTripThroughTheWriterIsLossless) {
+    for (const auto& name : builtin_machine_names()) {
+        SCOPED_TRACE(name);
+        const auto m = load_builtin_machine(name);
+        auto again = parse_machine(to_json_text(m));
+        ASSERT_TRUE(again.has_value()) << again.error().message;
+        EXPECT_EQ(*again, m);
+    }
+}
+
+TEST(BuiltinMachines, Dgx1IsTheHybridCubeMeshWithSixLinksPerGpu) {
+    const auto m = load_builtin_machine("dgx1-v100");
+    const auto topology = machine_topology(m);
+    for (std::size_t p = 0; p < m.gpus.size(); ++p) {
+        int links = 0;
+        for (std::size_t q = 0; q < m.gpus.size(); ++q) {
+            links += topology.matrix[p][q].nvlinks;
+        }
+        EXPECT_EQ(links, 6) << "GPU" << p;
+        EXPECT_EQ(gpu_nvlinks(m, p).size(), 6U);
+    }
+    EXPECT_EQ(topology.label(0, 3)->to_token(), "NV2");
+    EXPECT_EQ(topology.label(0, 1)->to_token(), "NV1");
+    EXPECT_EQ(topology.label(0, 5)->to_token(), "SYS");
+    EXPECT_EQ(topology.nvlink_islands().size(), 1U);
+}
+
+TEST(BuiltinMachines, BridgedA100HasTwoIslands) {
+    const auto topology = machine_topology(load_builtin_machine("bridged-a100-4x"));
+    EXPECT_EQ(topology.nvlink_islands(), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
+    EXPECT_EQ(topology.label(1, 2)->to_token(), "SYS");
+}
+
+TEST(BuiltinMachines, SilentDropHostDropsUnderLoadOnly) {
+    const auto m = load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    const auto drops = faults_for(m, "copy");
+    ASSERT_EQ(drops.size(), 1U);
+    EXPECT_EQ(drops[0].effect, "drop");
+    EXPECT_EQ(drops[0].min_inflight, 2);
+    EXPECT_EQ(m.host.iommu, "translating");
+    EXPECT_EQ(m.host.iommu_group_type, "DMA-FQ");
+    EXPECT_NE(m.host.kernel_cmdline.find("intel_iommu=on"), std::string::npos);
+    EXPECT_NE(m.host.kernel_log.find("DMAR: [DMA Write NO_PASID]"), std::string::npos);
+    EXPECT_EQ(p2p_status_token(m, P2pCaps::read, 0, 1), "OK");
+    EXPECT_EQ(cuda_can_access_peer(m, 0, 1), 1);
+}
+
+struct BadCase {
+    std::string name;
+    std::string json;
+    std::string names_field;
+};
+
+TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
+    const std::string gpu = R"({"pci_bus_id": "00000000:1B:00.0"})";
+    const std::string two = "[" + gpu + R"(, {"pci_bus_id": "00000000:43:00.0"}])";
+    const std::string ok_matrix = R"([["X", "NV18"], ["NV18", "X"]])";
+    const std::vector<BadCase> cases{
+        {"no schema", R"({"gpus": []})", "schema"},
+        {"not json", "{", "machine file"},
+        {"no gpus", R"({"schema": "peergate.machine/v1", "gpus": []})", "gpus"},
+        {"bad bus id", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "zz"}], "matrix": [["X"]]})",
+         "gpus[0].pci_bus_id"},
+        {"short matrix", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X"]]})", "matrix"},
+        {"bad token", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X", "NVX"], ["NV1", "X"]]})",
+         "matrix[0]"},
+        {"asymmetric", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X", "NV2"], ["NV1", "X"]]})",
+         "matrix"},
+        {"bad status", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+                           R"(, "nvml_p2p": {"read": [["X", "YES"], ["OK", "X"]]}})",
+         "nvml_p2p.read[0]"},
+        {"bad fault layer", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+                                R"(, "faults": [{"layer": "disk", "effect": "fail"}]})",
+         "faults[0].layer"},
+        {"bad fraction", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+                             R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 2}]})",
+         "faults[0].fraction"},
+        {"numa as text", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "numa_node": "0"}]})",
+         "gpus[0].numa_node: expected an integer or null, got string"},
+        {"host not an object", R"({"schema": "peergate.machine/v1", "host": 3, "gpus": )" + two + "}",
+         "host: expected an object"},
+        {"fault code as text", R"({"schema": "peergate.machine/v1", "faults": [{"layer": "smi", "code": "9"}], "gpus": )" +
+                                   two + "}",
+         "faults[0].code: expected an integer"},
+        {"can-access cell", R"({"schema": "peergate.machine/v1", "cuda_can_access_peer": [[0, "1"]], "gpus": )" + two + "}",
+         "cuda_can_access_peer[0][1]: expected an integer"},
+        {"nvlink active", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "nvlinks": [{"active": 1}]}]})",
+         "gpus[0].nvlinks[0].active: expected true or false"},
+        {"negative memory", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "memory_bytes": -1}]})",
+         "gpus[0].memory_bytes"},
+        {"bad nvswitch", R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
+                             R"(, "matrix": )" + ok_matrix + "}",
+         "nvswitch_pci[0]"},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.name);
+        auto parsed = parse_machine(c.json);
+        ASSERT_FALSE(parsed.has_value());
+        EXPECT_NE(parsed.error().message.find(c.names_field), std::string::npos) << parsed.error().message;
+    }
+}
+
+TEST(MachineFileParser, LoadNamesThePathOfAMissingFile) {
+    auto parsed = load_machine("/nonexistent/machine.json");
+    ASSERT_FALSE(parsed.has_value());
+    EXPECT_NE(parsed.error().message.find("/nonexistent/machine.json"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peergate::sim

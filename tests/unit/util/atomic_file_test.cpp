@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "util/atomic_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace peergate::util {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class AtomicFile : public ::testing::Test {
+protected:
+    void SetUp() override {
+        std::string pattern = (fs::temp_directory_path() / "peergate-atomic-XXXXXX").string();
+        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+        dir_ = pattern;
+    }
+
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::vector<std::string> listing() const {
+        std::vector<std::string> names;
+        for (const auto& entry : fs::directory_iterator(dir_)) {
+            names.push_back(entry.path().filename().string());
+        }
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+    fs::path dir_;
+};
+
+TEST_F(AtomicFile, WritesANewFileAndLeavesNoTemporary) {
+    const std::string path = (dir_ / "out.json").string();
+    ASSERT_TRUE(write_file_atomically(path, "{\"a\": 1}\n").has_value());
+    EXPECT_EQ(*read_file(path), "{\"a\": 1}\n");
+    EXPECT_EQ(listing(), std::vector<std::string>{"out.json"});
+
+    struct stat st {};
+
+    ASSERT_EQ(::stat(path.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777U, 0644U) << "an ordinary document, not mkstemp's 0600";
+}
+
+TEST_F(AtomicFile, ReplacesAnExistingFileWhole) {
+    const std::string path = (dir_ / "out.txt").string();
+    std::ofstream(path) << "old content that is longer than the new one\n";
+    ASSERT_TRUE(write_file_atomically(path, "new\n").has_value());
+    EXPECT_EQ(*read_file(path), "new\n");
+    EXPECT_EQ(listing(), std::vector<std::string>{"out.txt"});
+}
+
+TEST_F(AtomicFile, WritesEmptyAndBinaryContent) {
+    const std::string path = (dir_ / "bin").string();
+    const std::string bytes("\0\x01\xff\n", 4);
+    ASSERT_TRUE(write_file_atomically(path, bytes).has_value());
+    EXPECT_EQ(*read_file(path), bytes);
+    ASSERT_TRUE(write_file_atomically(path, "").has_value());
+    EXPECT_EQ(*read_file(path), "");
+}
+
+TEST_F(AtomicFile, FailureInAMissingDirectoryLeavesNothingBehind) {
+    const std::string path = (dir_ / "missing" / "out.json").string();
+    const auto written = write_file_atomically(path, "x");
+    ASSERT_FALSE(written.has_value());
+    EXPECT_EQ(written.error().code, ErrorCode::io);
+    EXPECT_NE(written.error().message.find(path), std::string::npos) << written.error().message;
+    EXPECT_NE(written.error().message.find("No such file or directory"), std::string::npos);
+    EXPECT_TRUE(listing().empty());
+}
+
+TEST_F(AtomicFile, FailedRenameKeepsTheTargetAndRemovesTheTemporary) {
+    // A directory where the file should go: rename(2) refuses, the directory stays as it was.
+    const fs::path target = dir_ / "taken";
+    fs::create_directory(target);
+    std::ofstream(target / "inside") << "keep";
+    const auto written = write_file_atomically(target.string(), "x");
+    ASSERT_FALSE(written.has_value());
+    EXPECT_EQ(written.error().code, ErrorCode::io);
+    EXPECT_NE(written.error().message.find("rename"), std::string::npos) << written.error().message;
+    EXPECT_EQ(listing(), std::vector<std::string>{"taken"});
+    EXPECT_EQ(*read_file((target / "inside").string()), "keep");
+}
+
+TEST_F(AtomicFile, ReadFileErrorsNameThePathAndTheReason) {
+    const std::string missing = (dir_ / "nope.txt").string();
+    const auto absent = read_file(missing);
+    ASSERT_FALSE(absent.has_value());
+    EXPECT_EQ(absent.error().code, ErrorCode::io);
+    EXPECT_NE(absent.error().message.find(missing), std::string::npos);
+    EXPECT_NE(absent.error().message.find("No such file or directory"), std::string::npos)
+        << absent.error().message;
+
+    const auto directory = read_file(dir_.string());
+    ASSERT_FALSE(directory.has_value());
+    EXPECT_NE(directory.error().message.find("it is a directory"), std::string::npos);
+}
+
+TEST_F(AtomicFile, ReadFileReturnsEveryByte) {
+    const std::string path = (dir_ / "crlf").string();
+    std::ofstream(path, std::ios::binary) << "a\r\nb\tc\x1b[4m";
+    EXPECT_EQ(*read_file(path), "a\r\nb\tc\x1b[4m");
+}
+
+}  // namespace
+}  // namespace peergate::util
