@@ -6,6 +6,8 @@
 //
 //   cmake --preset bench && cmake --build build/bench --target peergate_placement_bench
 //   build/bench/bench/peergate_placement_bench
+// BM_EnumerateEveryPartition is the baseline: the whole-partition enumeration, run where it
+// can be (n <= 16), on the same topologies and with the same objective.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "policy/placement.hpp"
+#include "policy/placement_objective.hpp"
 
 namespace {
 
@@ -154,6 +157,75 @@ void Arguments(benchmark::internal::Benchmark* b) {
         }
     }
 }
+
+// The baseline: what a whole-partition enumeration does, run for the sizes where it can be:
+// visit every placement of G groups of K and score it with the same objective.
+struct Enumeration {
+    const peergate::policy::placement::Problem& problem;
+    std::vector<std::vector<int>> groups;
+    std::vector<char> used;
+    peergate::policy::PlacementObjective best{.min_bottleneck = -1};
+    std::uint64_t scored = 0;
+
+    void fill(std::vector<int>& group, int from) {
+        if (static_cast<int>(group.size()) == problem.k) {
+            groups.push_back(group);
+            next(group.front());
+            groups.pop_back();
+            return;
+        }
+        for (int v = from; v < problem.n; ++v) {
+            if (!used[static_cast<std::size_t>(v)]) {
+                used[static_cast<std::size_t>(v)] = 1;
+                group.push_back(v);
+                fill(group, v + 1);
+                group.pop_back();
+                used[static_cast<std::size_t>(v)] = 0;
+            }
+        }
+    }
+
+    void next(int previous_first) {
+        if (static_cast<int>(groups.size()) == problem.g) {
+            ++scored;
+            const auto objective = peergate::policy::placement::evaluate(problem, groups);
+            best = peergate::policy::better(objective, best) ? objective : best;
+            return;
+        }
+        for (int v = groups.empty() ? 0 : previous_first + 1; v < problem.n; ++v) {
+            if (!used[static_cast<std::size_t>(v)]) {
+                used[static_cast<std::size_t>(v)] = 1;
+                std::vector<int> group{v};
+                fill(group, v + 1);
+                used[static_cast<std::size_t>(v)] = 0;
+            }
+        }
+    }
+};
+
+void BM_EnumerateEveryPartition(benchmark::State& state) {
+    const auto kind = static_cast<Kind>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    const int k = static_cast<int>(state.range(2));
+    const Topology topology = make(kind, n);
+    const auto problem = *peergate::policy::placement::build_problem(topology, {.size = k});
+    std::uint64_t scored = 0;
+    for (auto _ : state) {
+        Enumeration e{problem, {}, std::vector<char>(static_cast<std::size_t>(n), 0)};
+        e.next(0);
+        scored = e.scored;
+        benchmark::DoNotOptimize(e.best);
+    }
+    state.counters["partitions"] = static_cast<double>(scored);
+    static const char* const kNames[] = {"nvswitch", "cube_mesh", "pcie_tree", "random"};
+    state.SetLabel(kNames[kind]);
+}
+
+BENCHMARK(BM_EnumerateEveryPartition)
+    ->ArgsProduct({{cube_mesh, random_labels}, {8, 12}, {2, 4}})
+    ->Args({cube_mesh, 16, 4})
+    ->ArgNames({"kind", "n", "K"})
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK(BM_Place)->Apply(Arguments)->ArgNames({"kind", "n", "K"})->Unit(benchmark::kMillisecond);
 

@@ -7,6 +7,9 @@
 #include <sstream>
 
 #include "placement_support.hpp"
+#include <filesystem>
+
+#include "cli/topology_input.hpp"
 #include "policy/placement.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 
@@ -120,6 +123,22 @@ TEST(PlacementMachines, MatchBruteForceForEveryK) {
             expect_matches_brute_force(*parsed, {.size = k}, std::string(name) + " K " + std::to_string(k));
         }
     }
+}
+
+TEST(PlacementMachines, BuiltInMachinesMatchBruteForceForEveryK) {
+    int machines = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
+        const auto discovery = cli::read_topology_file(entry.path().string());
+        if (!discovery.topology) {
+            continue;  // a single-GPU machine has no interconnect matrix to place on
+        }
+        ++machines;
+        for (int k = 1; k <= static_cast<int>(discovery.topology->size()); ++k) {
+            expect_matches_brute_force(*discovery.topology, {.size = k},
+                                       entry.path().filename().string() + " K " + std::to_string(k));
+        }
+    }
+    EXPECT_GE(machines, 5);
 }
 
 TEST(PlacementMachines, Dgx1SizeFourKeepsEachCubeFace) {
