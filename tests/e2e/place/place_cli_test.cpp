@@ -91,6 +91,20 @@ TEST(PlaceCli, ImpossibleAndUnreadableExitTwoWithAReason) {
     EXPECT_EQ(run.exit_code, 2);
 }
 
+TEST(PlaceCli, SimulatedMachinesTakeTheRealPath) {
+    auto run = [] {
+        peergate::util::Command command{
+            .argv = {PEERGATE_BINARY, "--simulate", "dgx1-v100", "place", "--json", "--size", "2"}};
+        return *peergate::util::run_process(command);
+    }();
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,3],[1,2],[4,7],[5,6]]"));
+    peergate::util::Command hgx{.argv = {PEERGATE_BINARY, "--simulate", "hgx-b200-8x", "place", "--json", "--size", "4"}};
+    run = *peergate::util::run_process(hgx);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
+}
+
 TEST(PlaceCli, BandwidthFileDecides) {
     const std::string path = std::string(PEERGATE_BUILD_DIR) + "/place_cli_bench.json";
     {
