@@ -3,11 +3,14 @@
 
 #include <algorithm>
 
+#include "policy/placement_heuristic.hpp"
 #include "policy/placement_search.hpp"
 
 namespace peergate::policy::placement {
 
 namespace {
+
+constexpr std::uint64_t kIncumbentSwaps = 200'000;
 
 std::size_t index_of(const std::vector<Weight>& weights, Weight value) {
     // The largest listed weight <= value: thresholds between two weights act as the lower.
@@ -81,6 +84,10 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
     climb(problem, weights, ladder, solved, node_budget);
     solved.upper_bound = weights[ladder.hi];
     const auto caps = level_caps(problem, weights, ladder.lo, solved, node_budget);
+    // Swaps never lower the weakest link, so the packing stays at the threshold; a better
+    // incumbent prunes more.
+    improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
+    normalise(ladder.at_lo);
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
     const SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, left, caps);
     solved.nodes += best.nodes;
