@@ -15,6 +15,8 @@ using Json = nlohmann::ordered_json;
 
 std::string fixture(const std::string& name) { return std::string(PEERGATE_TEST_FIXTURES) + "/topo_m/" + name; }
 
+std::string dgx1() { return std::string(PEERGATE_TEST_FIXTURES) + "/place/dgx1_v100_hybrid_cube_mesh.txt"; }
+
 peergate::util::ProcessResult place(std::vector<std::string> args) {
     args.insert(args.begin(), {PEERGATE_BINARY, "place"});
     peergate::util::Command command{.argv = args};
@@ -32,7 +34,7 @@ Json groups_of(const Json& doc) {
 }
 
 TEST(PlaceCli, Dgx1JsonKeepsTheCubeFacesAndNumaNodes) {
-    const auto run = place({"--json", "--size", "4", "--from", fixture("dgx1_v100_hybrid_cube_mesh.txt")});
+    const auto run = place({"--json", "--size", "4", "--from", dgx1()});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const Json doc = Json::parse(run.out);
     EXPECT_EQ(doc.begin().key(), "schema");
@@ -72,7 +74,7 @@ TEST(PlaceCli, NvswitchSizeFourIsNumaAligned) {
 
 TEST(PlaceCli, RequireAndGpus) {
     const auto run = place({"--json", "--size", "2", "--gpus", "0,1,2,3", "--require", "3,0", "--from",
-                            fixture("dgx1_v100_hybrid_cube_mesh.txt")});
+                            dgx1()});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const Json doc = Json::parse(run.out);
     EXPECT_EQ(groups_of(doc), Json::parse("[[0,3],[1,2]]"));
@@ -80,14 +82,14 @@ TEST(PlaceCli, RequireAndGpus) {
 }
 
 TEST(PlaceCli, ImpossibleAndUnreadableExitTwoWithAReason) {
-    auto run = place({"--size", "4", "--count", "3", "--from", fixture("dgx1_v100_hybrid_cube_mesh.txt")});
+    auto run = place({"--size", "4", "--count", "3", "--from", dgx1()});
     EXPECT_EQ(run.exit_code, 2);
     EXPECT_NE(run.err.find("impossible"), std::string::npos) << run.err;
     EXPECT_TRUE(run.out.empty());
     run = place({"--size", "2", "--from", fixture("no_such_file.txt")});
     EXPECT_EQ(run.exit_code, 2);
     EXPECT_NE(run.err.find("topology unreadable"), std::string::npos) << run.err;
-    run = place({"--size", "2", "--gpus", "0,x", "--from", fixture("dgx1_v100_hybrid_cube_mesh.txt")});
+    run = place({"--size", "2", "--gpus", "0,x", "--from", dgx1()});
     EXPECT_EQ(run.exit_code, 2);
 }
 

@@ -25,7 +25,7 @@ policy::PlacementResult must_place(const model::Topology& t, policy::PlacementRe
 }
 
 std::string read_fixture(const std::string& name) {
-    std::ifstream in(std::string(PEERGATE_TEST_FIXTURES) + "/topo_m/" + name);
+    std::ifstream in(std::string(PEERGATE_TEST_FIXTURES) + "/" + name);
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
@@ -115,8 +115,9 @@ TEST(PlacementExact, MatchesBruteForceWithCandidatesCountAndRequired) {
 }
 
 TEST(PlacementMachines, MatchBruteForceForEveryK) {
-    for (const char* name : {"dgx1_v100_hybrid_cube_mesh.txt", "unsloth_TOPO_BRIDGED_4X.txt", "unsloth_TOPO_NVLINK_8X.txt",
-                             "ml-engineering-network_8xH100_NV18_compacted.txt"}) {
+    for (const char* name : {"place/dgx1_v100_hybrid_cube_mesh.txt", "topo_m/unsloth_TOPO_BRIDGED_4X.txt",
+                             "topo_m/unsloth_TOPO_NVLINK_8X.txt",
+                             "topo_m/ml-engineering-network_8xH100_NV18_compacted.txt"}) {
         const auto parsed = sources::smi::parse_topo_m(read_fixture(name));
         ASSERT_TRUE(parsed.has_value()) << name << ": " << parsed.error().message;
         for (int k = 1; k <= static_cast<int>(parsed->size()); ++k) {
@@ -162,13 +163,13 @@ TEST(PlacementMachines, Dgx1SizeTwoPairsGpusJoinedByTwoLinks) {
 }
 
 TEST(PlacementMachines, Dgx1FromTheSavedText) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("dgx1_v100_hybrid_cube_mesh.txt"));
+    const auto parsed = sources::smi::parse_topo_m(read_fixture("place/dgx1_v100_hybrid_cube_mesh.txt"));
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     EXPECT_EQ(sorted_groups(must_place(*parsed, {.size = 4})), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
 }
 
 TEST(PlacementMachines, BridgedA100PairsFollowTheBridges) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("unsloth_TOPO_BRIDGED_4X.txt"));
+    const auto parsed = sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_BRIDGED_4X.txt"));
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     const auto result = must_place(*parsed, {.size = 2});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1}, {2, 3}}));
@@ -177,7 +178,7 @@ TEST(PlacementMachines, BridgedA100PairsFollowTheBridges) {
 }
 
 TEST(PlacementMachines, NvswitchSizeFourFollowsNumaNodes) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("unsloth_TOPO_NVLINK_8X.txt"));
+    const auto parsed = sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_NVLINK_8X.txt"));
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     const auto result = must_place(*parsed, {.size = 4});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
@@ -187,7 +188,7 @@ TEST(PlacementMachines, NvswitchSizeFourFollowsNumaNodes) {
 }
 
 TEST(PlacementMachines, NvswitchSizeThreeLeavesOnePerNode) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("unsloth_TOPO_NVLINK_8X.txt"));
+    const auto parsed = sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_NVLINK_8X.txt"));
     ASSERT_TRUE(parsed.has_value());
     const auto result = must_place(*parsed, {.size = 3});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1, 2}, {4, 5, 6}}));
