@@ -48,7 +48,7 @@ struct PlacementRequest {
     std::vector<int> candidates;       // nvidia-smi indices; empty = every GPU
     std::vector<int> required;         // forced into the first group
     std::optional<std::vector<BandwidthSample>> bandwidth;  // measured weights instead of labels
-    std::uint64_t node_budget = 4'000'000;  // exact search nodes (under 1 s) before falling back
+    std::uint64_t node_budget = 1'200'000;  // exact search nodes (about 1 s) before falling back
 };
 
 struct PlacementObjective {

@@ -165,27 +165,42 @@ std::vector<std::uint64_t> adjacency_at(const Problem& p, Weight level) {
 
 }  // namespace
 
-std::vector<Weight> clique_ceilings(const Problem& p, Weight threshold) {
-    std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
+LevelAdjacency level_adjacency(const Problem& p, Weight threshold) {
+    LevelAdjacency out;
     auto levels = distinct_weights(p);
-    std::erase_if(levels, [&](Weight level) { return level < threshold; });
-    for (auto level = levels.rbegin(); level != levels.rend(); ++level) {
-        CliqueFinder finder{adjacency_at(p, *level)};
-        for (int v = 0; v < p.n; ++v) {
-            if (at(ceilings, v) != kNoGroup) {
+    for (auto level = levels.rbegin(); level != levels.rend() && *level >= threshold; ++level) {
+        out.levels.push_back(*level);
+        out.adjacency.push_back(adjacency_at(p, *level));
+    }
+    return out;
+}
+
+std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& levels, std::uint64_t pool,
+                                    const std::vector<Weight>* above) {
+    std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
+    for (std::size_t i = 0; i < levels.levels.size(); ++i) {
+        CliqueFinder finder{levels.adjacency[i]};
+        for (std::uint64_t rest = pool; rest != 0; rest &= rest - 1) {
+            const int v = std::countr_zero(rest);
+            if (at(ceilings, v) != kNoGroup || (above != nullptr && at(*above, v) < levels.levels[i])) {
                 continue;
             }
             finder.effort = 0;
             finder.found = 0;
-            if (finder.find(at(finder.adjacency, v), p.k - 1)) {
+            if (finder.find(at(finder.adjacency, v) & pool, p.k - 1)) {
                 // Everyone in the clique found reaches this level too (levels go down).
                 for (std::uint64_t m = finder.found | (std::uint64_t{1} << v); m != 0; m &= m - 1) {
-                    at(ceilings, std::countr_zero(m)) = std::max(at(ceilings, std::countr_zero(m)), *level);
+                    at(ceilings, std::countr_zero(m)) = std::max(at(ceilings, std::countr_zero(m)), levels.levels[i]);
                 }
             }
         }
     }
     return ceilings;
+}
+
+std::vector<Weight> clique_ceilings(const Problem& p, Weight threshold) {
+    const std::uint64_t all = p.n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.n) - 1;
+    return clique_ceilings(p, level_adjacency(p, threshold), all);
 }
 
 namespace {

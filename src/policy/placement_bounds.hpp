@@ -28,6 +28,20 @@ inline constexpr Weight kNoGroup = -1;
 // they were trying, which can only loosen the bound.
 std::vector<Weight> clique_ceilings(const Problem& problem, Weight threshold);
 
+// The pairs at each weight >= a threshold, as bit sets (n <= 64), heaviest level first.
+struct LevelAdjacency {
+    std::vector<Weight> levels;
+    std::vector<std::vector<std::uint64_t>> adjacency;
+};
+
+LevelAdjacency level_adjacency(const Problem& problem, Weight threshold);
+
+// clique_ceilings for groups drawn from `pool` only (kNoGroup outside it). `above`, when
+// given, holds ceilings of a larger pool: a candidate's ceiling here cannot exceed them, so
+// its search starts at that level.
+std::vector<Weight> clique_ceilings(const Problem& problem, const LevelAdjacency& levels, std::uint64_t pool,
+                                    const std::vector<Weight>* above = nullptr);
+
 // Upper bounds on (2), (3) doubled and (4) negated for `m` and for `m - 1` more groups
 // drawn from `pool`: a member's group bottleneck is at most its (K-1)-th heaviest usable
 // pair in the pool and its share of the group's weight at most the sum of its K-1

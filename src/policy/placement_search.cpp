@@ -50,7 +50,8 @@ public:
              const std::vector<int>& level_caps)
         : p_(problem),
           nb_(neighbours_at(problem, threshold)),
-          ceilings_(clique_ceilings(problem, threshold)),
+          levels_(level_adjacency(problem, threshold)),
+          ceilings_(clique_ceilings(problem, levels_, problem.n >= 64 ? ~Mask{0} : bit(problem.n) - 1)),
           feasibility_(feasibility),
           budget_(budget) {
         for (int v = 0; v < p_.n; ++v) {
@@ -78,7 +79,7 @@ public:
     SearchResult run() {
         // Candidates in no group of K at this threshold can only be left out.
         if ((required_ & ~usable_) == 0) {
-            boundary(usable_, p_.g, Score{});
+            boundary(usable_, p_.g, Score{}, ceilings_);
         }
         return SearchResult{.complete = !stopped_ || done_, .found = has_best_, .groups = best_groups_,
                             .score = best_, .nodes = nodes_};
@@ -143,7 +144,8 @@ private:
         }
     }
 
-    void boundary(Mask pool, int groups, const Score& prefix) {
+    // `above`: the clique ceilings of the pool this one was cut from.
+    void boundary(Mask pool, int groups, const Score& prefix, const std::vector<Weight>& above) {
         if (!tick()) {
             return;
         }
@@ -157,16 +159,24 @@ private:
         if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
             return;
         }
-        const RestBound rest = rest_bound(p_, nb_, ceilings_, caps_, pool, groups, scratch_);
+        RestBound rest = rest_bound(p_, nb_, above, caps_, pool, groups, scratch_);
         if (!rest.feasible || (!feasibility_ && prunes(prefix + rest.groups))) {
             return;
         }
+        // Tighter for the optimiser: ceilings from the groups still possible in this pool.
+        const std::vector<Weight> here = feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above);
+        if (!feasibility_) {
+            rest = rest_bound(p_, nb_, here, caps_, pool, groups, scratch_);
+            if (!rest.feasible || prunes(prefix + rest.groups)) {
+                return;
+            }
+        }
         const int u = feasibility_ ? most_constrained(pool) : lowest(pool);
         const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
-        extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one);
+        extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one, here);
         const bool spare = count(pool) - 1 >= groups * p_.k;
         if (spare && (bit(u) & required_) == 0) {
-            boundary(pool & ~bit(u), groups, prefix);
+            boundary(pool & ~bit(u), groups, prefix, here);
         }
         remember(key, prefix);
     }
@@ -201,7 +211,8 @@ private:
         return next;
     }
 
-    void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest) {
+    void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest,
+                const std::vector<Weight>& ceilings) {
         if (!tick()) {
             return;
         }
@@ -212,23 +223,23 @@ private:
             return;
         }
         if (open.size == p_.k) {
-            close(pool, groups, prefix, open);
+            close(pool, groups, prefix, open, ceilings);
             return;
         }
         if (open.size + count(cand) < p_.k) {
             return;
         }
-        if (!feasibility_ && open_hopeless(prefix, open, cand, rest)) {
+        if (!feasibility_ && open_hopeless(prefix, open, cand, rest, ceilings)) {
             return;
         }
         const int v = lowest(cand);
-        extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest);
+        extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest, ceilings);
         if (!holds_required || (bit(v) & required_) == 0) {
-            extend(pool, groups, prefix, open, cand & ~bit(v), rest);
+            extend(pool, groups, prefix, open, cand & ~bit(v), rest, ceilings);
         }
     }
 
-    void close(Mask pool, int groups, const Score& prefix, const Open& open) {
+    void close(Mask pool, int groups, const Score& prefix, const Open& open, const std::vector<Weight>& ceilings) {
         std::vector<int> group;
         for (Mask m = open.members; m != 0; m &= m - 1) {
             group.push_back(lowest(m));
@@ -236,7 +247,7 @@ private:
         const Score own{open.bottleneck, 2 * open.weight_sum, -static_cast<Weight>(count(open.classes))};
         stack_.push_back(std::move(group));
         count_closed(open.bottleneck, -1);
-        boundary(pool, groups - 1, prefix + own);
+        boundary(pool, groups - 1, prefix + own, ceilings);
         count_closed(open.bottleneck, +1);
         stack_.pop_back();
     }
@@ -250,7 +261,8 @@ private:
 
     // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
     // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
-    bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const Score& rest) {
+    bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const Score& rest,
+                       const std::vector<Weight>& ceilings) {
         const int missing = p_.k - open.size;
         Weight bottleneck = open.bottleneck;
         for (Mask m = open.members; m != 0; m &= m - 1) {
@@ -258,7 +270,7 @@ private:
             if (!kth) {
                 return true;  // a member has too few usable partners left
             }
-            bottleneck = std::min({bottleneck, *kth, at(ceilings_, lowest(m))});
+            bottleneck = std::min({bottleneck, *kth, at(ceilings, lowest(m))});
         }
         const Weight sum = prefix.sum_bottleneck + bottleneck + rest.sum_bottleneck;
         if (!has_best_ || sum != best_.sum_bottleneck) {
@@ -308,6 +320,7 @@ private:
 
     const Problem& p_;
     Neighbours nb_;
+    LevelAdjacency levels_;
     std::vector<Weight> ceilings_;
     LevelCaps caps_;
     BoundScratch scratch_;
