@@ -11,6 +11,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
         add_exec_command(app),
         add_probe_command(app),
         add_bench_command(app),
+        add_place_command(app),
         add_gather_command(app),
         add_nccl_log_command(app),
     };

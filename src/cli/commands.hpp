@@ -25,6 +25,7 @@ Command add_gate_command(CLI::App& app);
 Command add_exec_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
+Command add_place_command(CLI::App& app);
 Command add_gather_command(CLI::App& app);
 Command add_nccl_log_command(CLI::App& app);
 

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reads the P2P bandwidth samples of a peergate.bench/v1 result for `place --bandwidth`.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/placement.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::cli {
+
+// Accepts {"schema": "peergate.bench/v1", "pairs" | "cells": [{"src": 0, "dst": 1,
+// "p2p_gbps" | "gbps" | "bandwidth_gbps": 48.2}, ...]}. Entries whose value is null (not
+// measured) are skipped. An error names what is missing.
+util::Expected<std::vector<policy::BandwidthSample>> parse_bench_samples(std::string_view text);
+
+// Reads the file and parses it; the error names the file.
+util::Expected<std::vector<policy::BandwidthSample>> read_bench_samples(const std::string& path);
+
+}  // namespace peergate::cli

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate place: the best groups of K GPUs for tensor parallelism, and how to launch on them.
+#include <fmt/format.h>
+
+#include "cli/bench_file.hpp"
+#include "cli/commands.hpp"
+#include "cli/topology_input.hpp"
+#include "policy/placement.hpp"
+#include "report/placement_render.hpp"
+#include "util/strings.hpp"
+
+namespace peergate::cli {
+
+namespace {
+
+struct PlaceOptions {
+    int size = 0;
+    std::optional<int> count;
+    std::string gpus = "all";
+    std::string require;
+    std::string bandwidth;
+    std::string from;
+    std::string source = "auto";
+    std::string profile = "all";
+};
+
+// "all" (or empty) is every GPU: an empty list.
+util::Expected<std::vector<int>> parse_list(const std::string& text, const char* option) {
+    std::vector<int> ids;
+    if (text.empty() || text == "all") {
+        return ids;
+    }
+    for (auto part : util::split(text, ',')) {
+        const auto id = util::parse_int<int>(util::trim(part));
+        if (!id || *id < 0) {
+            return util::unexpected(util::ErrorCode::invalid_input,
+                                    fmt::format("{}: '{}' is not a GPU index", option, util::trim(part)));
+        }
+        ids.push_back(*id);
+    }
+    return ids;
+}
+
+util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& options) {
+    policy::PlacementRequest request{.size = options.size, .count = options.count};
+    auto candidates = parse_list(options.gpus, "--gpus");
+    auto required = parse_list(options.require, "--require");
+    if (!candidates || !required) {
+        return util::unexpected(candidates ? required.error() : candidates.error());
+    }
+    request.candidates = std::move(*candidates);
+    request.required = std::move(*required);
+    if (!options.bandwidth.empty()) {
+        auto samples = read_bench_samples(options.bandwidth);
+        if (!samples) {
+            return util::unexpected(util::ErrorCode::invalid_input, "--bandwidth " + samples.error().message);
+        }
+        request.bandwidth = std::move(*samples);
+    }
+    return request;
+}
+
+int run_place(const Invocation& inv, const PlaceOptions& options) {
+    const auto discovery = options.from.empty() ? discover(inv, options.source, false) : read_topology_file(options.from);
+    if (!discovery.topology) {
+        print_error(inv.output, "topology unreadable: " + discovery.reason);
+        return kExitError;
+    }
+    auto request = build_request(options);
+    if (!request) {
+        print_error(inv.output, request.error().message);
+        return kExitError;
+    }
+    const auto result = policy::place(*discovery.topology, *request);
+    if (!result) {
+        print_error(inv.output, result.error().message);
+        return kExitError;
+    }
+    if (inv.output.json) {
+        fmt::print(inv.output.out, "{}\n",
+                   report::placement_to_json(*result, *discovery.topology, options.profile).dump(2));
+    } else {
+        fmt::print(inv.output.out, "{}", report::placement_to_text(*result, *discovery.topology, options.profile));
+    }
+    return kExitOk;
+}
+
+}  // namespace
+
+Command add_place_command(CLI::App& app) {
+    auto options = std::make_shared<PlaceOptions>();
+    CLI::App* sub = app.add_subcommand("place", "the best groups of K GPUs (tensor parallelism) and how to launch on them");
+    sub->add_option("--size", options->size, "GPUs per group (K)")->required()->check(CLI::PositiveNumber);
+    sub->add_option("--count", options->count, "groups (G); default: as many as fit, floor(candidates / K)");
+    sub->add_option("--gpus", options->gpus, "candidate GPUs, nvidia-smi indices: LIST (0,1,3) or all");
+    sub->add_option("--require", options->require, "GPUs that must share the first group: LIST");
+    sub->add_option("--bandwidth", options->bandwidth,
+                    "weigh pairs by the measured P2P GB/s (slower direction) of a peergate.bench/v1 file");
+    sub->add_option("--from", options->from, "read a saved 'nvidia-smi topo -m' text or a machine file");
+    sub->add_option("--source", options->source, "which tier answers: auto, nvml, smi")
+        ->check(CLI::IsMember({"auto", "nvml", "smi"}));
+    sub->add_option("--for", options->profile, "profile for the printed 'peergate exec' lines")
+        ->check(CLI::IsMember({"llama.cpp", "nccl", "vllm", "all"}));
+    sub->footer(
+        "Objective, in order: the weakest link over all groups (NV<n> 1000+n, PIX 50, PXB 40, PHB 30, NODE 20,\n"
+        "SYS 10, or GB/s), the sum of each group's weakest link, the sum of all pair weights inside groups,\n"
+        "fewer NUMA nodes per group; ties go to the smallest GPU indices.\n"
+        "Exit status: 0 placed, 2 impossible (K x G > candidates) or the topology is unreadable.");
+    return Command{sub, [options](const Invocation& inv) { return run_place(inv, *options); }};
+}
+
+}  // namespace peergate::cli

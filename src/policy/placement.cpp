@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// place(): picks the solver for the problem at hand and describes its answer.
+#include "policy/placement.hpp"
+
+#include <algorithm>
+
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_exact.hpp"
+#include "policy/placement_heuristic.hpp"
+#include "policy/placement_uniform.hpp"
+
+namespace peergate::policy {
+
+namespace {
+
+using placement::Groups;
+using placement::Problem;
+
+struct Answer {
+    Groups groups;
+    PlacementMethod method = PlacementMethod::exact;
+    bool exact = false;
+    Weight upper_bound = kUnlimited;
+    std::uint64_t nodes = 0;
+};
+
+// Groups of one: every placement scores the same, so the smallest list wins, which holds
+// the required GPU (if any) and the smallest other candidates.
+Answer singletons(const Problem& p) {
+    std::vector<int> chosen;
+    for (int v = 0; v < p.n; ++v) {
+        if (p.is_required(v)) {
+            chosen.push_back(v);
+        }
+    }
+    for (int v = 0; v < p.n && static_cast<int>(chosen.size()) < p.g; ++v) {
+        if (!p.is_required(v)) {
+            chosen.push_back(v);
+        }
+    }
+    std::sort(chosen.begin(), chosen.end());
+    Answer answer{.method = PlacementMethod::trivial, .exact = true};
+    for (int v : chosen) {
+        answer.groups.push_back({v});
+    }
+    return answer;
+}
+
+Answer solve(const Problem& p, std::uint64_t node_budget) {
+    if (p.k == 1) {
+        return singletons(p);
+    }
+    if (auto groups = placement::uniform_placement(p)) {
+        return Answer{.groups = std::move(*groups), .method = PlacementMethod::uniform, .exact = true,
+                      .upper_bound = p.w(0, 1)};
+    }
+    const Weight ceiling = placement::first_component_bound(p);
+    Groups start = placement::heuristic_placement(p, ceiling);
+    if (p.n > placement::kExactLimit) {
+        return Answer{.groups = std::move(start), .method = PlacementMethod::heuristic, .upper_bound = ceiling};
+    }
+    auto solved = placement::solve_exactly(p, start, ceiling, node_budget);
+    return Answer{.groups = std::move(solved.groups),
+                  .method = solved.exact ? PlacementMethod::exact : PlacementMethod::heuristic,
+                  .exact = solved.exact, .upper_bound = solved.upper_bound, .nodes = solved.nodes};
+}
+
+PlacedGroup describe(const model::Topology& topology, const Problem& p, const std::vector<int>& group) {
+    const auto stats = placement::group_stats(p, group);
+    PlacedGroup placed;
+    for (int v : group) {
+        const int id = placement::at(p.ids, v);
+        placed.gpus.push_back(id);
+        placed.required = placed.required || p.is_required(v);
+        const auto node = topology.gpus[*topology.position_of(id)].numa_node;
+        if (node) {
+            placed.numa_nodes.push_back(*node);
+        } else {
+            placed.numa_unknown = true;
+        }
+    }
+    std::sort(placed.numa_nodes.begin(), placed.numa_nodes.end());
+    placed.numa_nodes.erase(std::unique(placed.numa_nodes.begin(), placed.numa_nodes.end()), placed.numa_nodes.end());
+    placed.pair_weight_sum = stats.weight_sum;
+    if (stats.low_a >= 0) {
+        const int a = placement::at(p.ids, stats.low_a);
+        const int b = placement::at(p.ids, stats.low_b);
+        placed.bottleneck = stats.bottleneck;
+        placed.bottleneck_pair = std::make_pair(a, b);
+        placed.bottleneck_label = topology.label(a, b);
+    }
+    return placed;
+}
+
+PlacementResult describe(const model::Topology& topology, const Problem& p, const Answer& answer, bool measured) {
+    PlacementResult result{.size = p.k, .count = p.g, .method = answer.method, .exact = answer.exact,
+                           .upper_bound = answer.upper_bound, .nodes = answer.nodes, .measured = measured};
+    std::vector<char> used(static_cast<std::size_t>(p.n), 0);
+    for (const auto& group : answer.groups) {
+        result.groups.push_back(describe(topology, p, group));
+        for (int v : group) {
+            placement::at(used, v) = 1;
+        }
+    }
+    // The group holding the required GPUs is "the first group".
+    std::stable_partition(result.groups.begin(), result.groups.end(), [](const PlacedGroup& g) { return g.required; });
+    for (int v = 0; v < p.n; ++v) {
+        if (!placement::at(used, v)) {
+            result.leftover.push_back(placement::at(p.ids, v));
+        }
+    }
+    result.objective = placement::evaluate(p, answer.groups);
+    const bool bounded = result.upper_bound != kUnlimited && result.objective.min_bottleneck != kUnlimited;
+    result.gap = bounded ? result.upper_bound - result.objective.min_bottleneck : 0;
+    return result;
+}
+
+}  // namespace
+
+util::Expected<PlacementResult> place(const model::Topology& topology, const PlacementRequest& request) {
+    auto problem = placement::build_problem(topology, request);
+    if (!problem) {
+        return util::unexpected(problem.error());
+    }
+    const Answer answer = solve(*problem, request.node_budget);
+    return describe(topology, *problem, answer, request.bandwidth.has_value());
+}
+
+}  // namespace peergate::policy

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/placement_bounds.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <numeric>
+
+namespace peergate::policy::placement {
+
+namespace {
+
+bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
+
+struct MemberBound {
+    Weight kth = 0;  // (K-1)-th heaviest usable pair inside the pool
+    Weight top = 0;  // sum of the K-1 heaviest
+};
+
+// nullopt when the member has fewer than K-1 usable partners in the pool.
+std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling,
+                                        std::uint64_t pool, int v) {
+    if (ceiling == kNoGroup) {
+        return std::nullopt;
+    }
+    MemberBound bound;
+    int found = 0;
+    for (int u : at(nb.by_weight, v)) {
+        if (found == p.k - 1) {
+            break;
+        }
+        if (in(pool, u)) {
+            ++found;
+            bound.kth = p.w(v, u);
+            bound.top += bound.kth;
+        }
+    }
+    if (found < p.k - 1) {
+        return std::nullopt;
+    }
+    bound.kth = std::min(bound.kth, ceiling);
+    return bound;
+}
+
+// Level by level: at most min(m, the level's cap, members reaching it / K) groups have a
+// bottleneck at or above each level. `kth` is sorted heaviest first.
+Weight layered_bottlenecks(const Problem& p, Weight threshold, const std::vector<Weight>& kth,
+                           const LevelCaps& caps, int m) {
+    Weight sum = m * threshold;
+    Weight below = threshold;
+    for (std::size_t i = 0; i < caps.levels.size(); ++i) {
+        const Weight level = caps.levels[i];
+        const auto reaching = std::upper_bound(kth.begin(), kth.end(), level, std::greater<>()) - kth.begin();
+        const int groups = std::min({m, caps.groups[i], static_cast<int>(reaching) / p.k});
+        sum += (level - below) * groups;
+        below = level;
+    }
+    return sum;
+}
+
+Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& kth, const std::vector<Weight>& top,
+                const std::vector<int>& per_class, const LevelCaps& caps, int m) {
+    Score score;
+    score.sum_bottleneck = layered_bottlenecks(p, threshold, kth, caps, m);
+    score.doubled_weight = std::accumulate(top.begin(), top.begin() + m * p.k, Weight{0});
+    int pure = 0;  // groups that can stay inside one NUMA class
+    for (int count : per_class) {
+        pure += count / p.k;
+    }
+    score.negative_spans = -static_cast<Weight>(m + std::max(0, m - pure));
+    return score;
+}
+
+}  // namespace
+
+Neighbours neighbours_at(const Problem& p, Weight threshold) {
+    Neighbours nb{.threshold = threshold};
+    nb.by_weight.resize(static_cast<std::size_t>(p.n));
+    nb.mask.assign(static_cast<std::size_t>(p.n), 0);
+    for (int v = 0; v < p.n; ++v) {
+        auto& list = at(nb.by_weight, v);
+        for (int u = 0; u < p.n; ++u) {
+            if (u != v && p.w(v, u) >= threshold) {
+                list.push_back(u);
+                if (u < 64) {
+                    at(nb.mask, v) |= std::uint64_t{1} << u;
+                }
+            }
+        }
+        std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return p.w(v, a) > p.w(v, b); });
+    }
+    return nb;
+}
+
+RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
+                     const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
+    auto& kth = scratch.kth;
+    auto& top = scratch.top;
+    auto& per_class = scratch.per_class;
+    kth.clear();
+    top.clear();
+    per_class.assign(static_cast<std::size_t>(p.numa_classes), 0);
+    for (int v = 0; v < p.n; ++v) {
+        if (!in(pool, v)) {
+            continue;
+        }
+        if (const auto bound = member_bound(p, nb, at(ceilings, v), pool, v)) {
+            kth.push_back(bound->kth);
+            top.push_back(bound->top);
+            ++at(per_class, at(p.numa, v));
+        }
+    }
+    RestBound rest;
+    if (static_cast<int>(kth.size()) < m * p.k) {
+        return rest;
+    }
+    rest.feasible = true;
+    std::sort(kth.begin(), kth.end(), std::greater<>());
+    std::sort(top.begin(), top.end(), std::greater<>());
+    rest.groups = bound_for(p, nb.threshold, kth, top, per_class, caps, m);
+    rest.all_but_one = bound_for(p, nb.threshold, kth, top, per_class, caps, std::max(0, m - 1));
+    return rest;
+}
+
+namespace {
+
+constexpr std::uint64_t kCliqueEffort = 20'000;  // search nodes per candidate and level
+
+struct CliqueFinder {
+    std::vector<std::uint64_t> adjacency;  // pairs >= the level being tried
+    std::uint64_t effort = 0;
+    std::uint64_t found = 0;  // members of the clique found
+
+    // A clique of `need` more members inside `cand`, each later one above the previous.
+    bool find(std::uint64_t cand, int need) {
+        if (need == 0) {
+            return true;
+        }
+        while (std::popcount(cand) >= need) {
+            if (++effort > kCliqueEffort) {
+                return true;  // out of effort: claim it, which only loosens the bound
+            }
+            const int v = std::countr_zero(cand);
+            cand &= cand - 1;
+            if (find(cand & at(adjacency, v), need - 1)) {
+                found |= std::uint64_t{1} << v;
+                return true;
+            }
+        }
+        return false;
+    }
+};
+
+std::vector<std::uint64_t> adjacency_at(const Problem& p, Weight level) {
+    std::vector<std::uint64_t> adjacency(static_cast<std::size_t>(p.n), 0);
+    for (int a = 0; a < p.n; ++a) {
+        for (int b = 0; b < p.n; ++b) {
+            if (a != b && p.w(a, b) >= level) {
+                at(adjacency, a) |= std::uint64_t{1} << b;
+            }
+        }
+    }
+    return adjacency;
+}
+
+}  // namespace
+
+LevelAdjacency level_adjacency(const Problem& p, Weight threshold) {
+    LevelAdjacency out;
+    auto levels = distinct_weights(p);
+    for (auto level = levels.rbegin(); level != levels.rend() && *level >= threshold; ++level) {
+        out.levels.push_back(*level);
+        out.adjacency.push_back(adjacency_at(p, *level));
+    }
+    return out;
+}
+
+std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& levels, std::uint64_t pool,
+                                    const std::vector<Weight>* above) {
+    std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
+    for (std::size_t i = 0; i < levels.levels.size(); ++i) {
+        CliqueFinder finder{levels.adjacency[i]};
+        for (std::uint64_t rest = pool; rest != 0; rest &= rest - 1) {
+            const int v = std::countr_zero(rest);
+            if (at(ceilings, v) != kNoGroup || (above != nullptr && at(*above, v) < levels.levels[i])) {
+                continue;
+            }
+            finder.effort = 0;
+            finder.found = 0;
+            if (finder.find(at(finder.adjacency, v) & pool, p.k - 1)) {
+                // Everyone in the clique found reaches this level too (levels go down).
+                for (std::uint64_t m = finder.found | (std::uint64_t{1} << v); m != 0; m &= m - 1) {
+                    at(ceilings, std::countr_zero(m)) = std::max(at(ceilings, std::countr_zero(m)), levels.levels[i]);
+                }
+            }
+        }
+    }
+    return ceilings;
+}
+
+std::vector<Weight> clique_ceilings(const Problem& p, Weight threshold) {
+    const std::uint64_t all = p.n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.n) - 1;
+    return clique_ceilings(p, level_adjacency(p, threshold), all);
+}
+
+namespace {
+
+// Members left after repeatedly peeling those with fewer than K-1 partners >= t.
+std::vector<char> peeled_core(const Problem& p, Weight t) {
+    std::vector<char> alive(static_cast<std::size_t>(p.n), 1);
+    std::vector<int> degree(static_cast<std::size_t>(p.n), 0);
+    for (int a = 0; a < p.n; ++a) {
+        for (int b = 0; b < p.n; ++b) {
+            at(degree, a) += (a != b && p.w(a, b) >= t) ? 1 : 0;
+        }
+    }
+    std::vector<int> stack;
+    for (int a = 0; a < p.n; ++a) {
+        if (at(degree, a) < p.k - 1) {
+            at(alive, a) = 0;
+            stack.push_back(a);
+        }
+    }
+    while (!stack.empty()) {
+        const int a = stack.back();
+        stack.pop_back();
+        for (int b = 0; b < p.n; ++b) {
+            if (b != a && at(alive, b) && p.w(a, b) >= t && --at(degree, b) < p.k - 1) {
+                at(alive, b) = 0;
+                stack.push_back(b);
+            }
+        }
+    }
+    return alive;
+}
+
+// How many disjoint groups of K the components of the core could hold at most.
+int groups_in_core(const Problem& p, Weight t) {
+    auto alive = peeled_core(p, t);
+    int groups = 0;
+    for (int start = 0; start < p.n; ++start) {
+        if (!at(alive, start)) {
+            continue;
+        }
+        int size = 0;
+        std::vector<int> stack{start};
+        at(alive, start) = 0;
+        while (!stack.empty()) {
+            const int a = stack.back();
+            stack.pop_back();
+            ++size;
+            for (int b = 0; b < p.n; ++b) {
+                if (at(alive, b) && p.w(a, b) >= t) {
+                    at(alive, b) = 0;
+                    stack.push_back(b);
+                }
+            }
+        }
+        groups += size / p.k;
+    }
+    return groups;
+}
+
+Weight required_ceiling(const Problem& p) {
+    Weight ceiling = kUnlimited;
+    for (int a = 0; a < p.n; ++a) {
+        for (int b = a + 1; b < p.n; ++b) {
+            if (p.is_required(a) && p.is_required(b)) {
+                ceiling = std::min(ceiling, p.w(a, b));
+            }
+        }
+    }
+    return ceiling;
+}
+
+}  // namespace
+
+Weight first_component_bound(const Problem& p) {
+    if (p.k < 2) {
+        return kUnlimited;
+    }
+    const auto weights = distinct_weights(p);
+    const Weight ceiling = required_ceiling(p);
+    // The lowest weight always passes (every pair qualifies); the count is monotone in t.
+    std::size_t lo = 0;
+    std::size_t hi = weights.size() - 1;
+    while (lo < hi) {
+        const std::size_t mid = (lo + hi + 1) / 2;
+        if (weights[mid] <= ceiling && groups_in_core(p, weights[mid]) >= p.g) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return weights[lo];
+}
+
+}  // namespace peergate::policy::placement

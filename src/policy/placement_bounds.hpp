@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+// Admissible bounds for the placement search: no placement inside the pool beats them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "policy/placement_objective.hpp"
+
+namespace peergate::policy::placement {
+
+// For each position, the others it may share a group with at `threshold` (weight >= it),
+// heaviest first; `mask` holds the same as bits when n <= 64.
+struct Neighbours {
+    Weight threshold = 0;
+    std::vector<std::vector<int>> by_weight;
+    std::vector<std::uint64_t> mask;
+};
+
+Neighbours neighbours_at(const Problem& problem, Weight threshold);
+
+// Marks a candidate that lies in no group of K whose pairs all reach the threshold.
+inline constexpr Weight kNoGroup = -1;
+
+// For each candidate (n <= 64), the largest weight L >= threshold such that it lies in a
+// group of K whose pairs all weigh >= L: a bound on the bottleneck of any group holding it.
+// kNoGroup when there is none. Clique searches that exceed their effort keep the level
+// they were trying, which can only loosen the bound.
+std::vector<Weight> clique_ceilings(const Problem& problem, Weight threshold);
+
+// The pairs at each weight >= a threshold, as bit sets (n <= 64), heaviest level first.
+struct LevelAdjacency {
+    std::vector<Weight> levels;
+    std::vector<std::vector<std::uint64_t>> adjacency;
+};
+
+LevelAdjacency level_adjacency(const Problem& problem, Weight threshold);
+
+// clique_ceilings for groups drawn from `pool` only (kNoGroup outside it). `above`, when
+// given, holds ceilings of a larger pool: a candidate's ceiling here cannot exceed them, so
+// its search starts at that level.
+std::vector<Weight> clique_ceilings(const Problem& problem, const LevelAdjacency& levels, std::uint64_t pool,
+                                    const std::vector<Weight>* above = nullptr);
+
+// Upper bounds on (2), (3) doubled and (4) negated for `m` and for `m - 1` more groups
+// drawn from `pool`: a member's group bottleneck is at most its (K-1)-th heaviest usable
+// pair in the pool and its share of the group's weight at most the sum of its K-1
+// heaviest (and its clique ceiling); a group in one NUMA class needs K members of that class.
+struct RestBound {
+    bool feasible = false;  // enough members with K-1 usable partners for m groups
+    Score groups;           // m groups
+    Score all_but_one;      // m - 1 groups
+};
+
+// How many more disjoint groups may have every pair at or above each weight over the
+// threshold (a whole-problem packing bound less the groups already closed there). With it,
+// (2) is bounded level by level: sum b(g) = m*T + sum over levels L of (L - previous level)
+// times the groups whose bottleneck reaches L.
+struct LevelCaps {
+    std::vector<Weight> levels;  // distinct weights above the threshold, ascending
+    std::vector<int> groups;     // per level
+};
+
+// Buffers rest_bound reuses, so that the search does not allocate at every node.
+struct BoundScratch {
+    std::vector<Weight> kth;
+    std::vector<Weight> top;
+    std::vector<int> per_class;
+};
+
+RestBound rest_bound(const Problem& problem, const Neighbours& neighbours, const std::vector<Weight>& ceilings,
+                     const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch);
+
+// The largest weight T such that, after peeling every candidate with fewer than K-1
+// partners of weight >= T, the connected components still hold G disjoint groups of K
+// (and the required GPUs are pairwise >= T). No placement has a larger (1). Any n.
+Weight first_component_bound(const Problem& problem);
+
+}  // namespace peergate::policy::placement

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/placement_exact.hpp"
+
+#include <algorithm>
+
+#include "policy/placement_heuristic.hpp"
+#include "policy/placement_search.hpp"
+
+namespace peergate::policy::placement {
+
+namespace {
+
+constexpr std::uint64_t kIncumbentSwaps = 200'000;
+
+std::size_t index_of(const std::vector<Weight>& weights, Weight value) {
+    // The largest listed weight <= value: thresholds between two weights act as the lower.
+    const auto it = std::upper_bound(weights.begin(), weights.end(), value);
+    return it == weights.begin() ? 0 : static_cast<std::size_t>(it - weights.begin()) - 1;
+}
+
+struct Ladder {
+    std::size_t lo = 0;  // a placement is known at weights[lo]
+    std::size_t hi = 0;  // nothing above weights[hi] is possible
+    Groups at_lo;
+    bool complete = true;
+};
+
+// Binary search for the largest threshold at which G groups fit.
+void climb(const Problem& problem, const std::vector<Weight>& weights, Ladder& ladder, Solved& solved,
+           std::uint64_t budget) {
+    while (ladder.lo < ladder.hi) {
+        const std::size_t mid = (ladder.lo + ladder.hi + 1) / 2;
+        const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
+        const SearchResult probe = find_packing(problem, weights[mid], left);
+        solved.nodes += probe.nodes;
+        if (!probe.complete) {
+            ladder.complete = false;
+            return;
+        }
+        if (probe.found) {
+            ladder.lo = mid;
+            ladder.at_lo = probe.groups;
+        } else {
+            ladder.hi = mid - 1;
+        }
+    }
+}
+
+// For each weight above weights[lo], ascending: the most disjoint groups whose pairs all
+// reach it (required GPUs ignored: any group may be the one reaching it). Found from the
+// top level down, where the graphs are sparse; levels not settled within the budget keep G.
+std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& weights, std::size_t lo,
+                            Solved& solved, std::uint64_t budget) {
+    std::vector<int> caps(weights.size() - lo - 1, problem.g);
+    Problem unconstrained = problem;
+    std::fill(unconstrained.required.begin(), unconstrained.required.end(), 0);
+    unconstrained.required_count = 0;
+    int known = 0;  // groups that fit at the level above
+    for (std::size_t i = caps.size(); i-- > 0;) {
+        for (unconstrained.g = known + 1; unconstrained.g <= problem.g; ++unconstrained.g) {
+            const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
+            const SearchResult probe = find_packing(unconstrained, weights[lo + 1 + i], left);
+            solved.nodes += probe.nodes;
+            if (!probe.complete) {
+                return caps;
+            }
+            if (!probe.found) {
+                break;
+            }
+            known = unconstrained.g;
+        }
+        caps[i] = known;
+    }
+    return caps;
+}
+
+}  // namespace
+
+Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget) {
+    const auto weights = distinct_weights(problem);
+    Solved solved;
+    Ladder ladder{.lo = index_of(weights, evaluate(problem, start).min_bottleneck),
+                  .hi = index_of(weights, ceiling), .at_lo = start};
+    climb(problem, weights, ladder, solved, node_budget);
+    solved.upper_bound = weights[ladder.hi];
+    const auto caps = level_caps(problem, weights, ladder.lo, solved, node_budget);
+    // Swaps never lower the weakest link, so the packing stays at the threshold; a better
+    // incumbent prunes more.
+    improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
+    normalise(ladder.at_lo);
+    const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
+    const SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, left, caps);
+    solved.nodes += best.nodes;
+    solved.groups = best.groups;
+    normalise(solved.groups);
+    solved.exact = ladder.complete && best.complete;
+    if (solved.exact) {
+        solved.upper_bound = weights[ladder.lo];
+    }
+    return solved;
+}
+
+}  // namespace peergate::policy::placement

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/placement_search.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "policy/placement_bounds.hpp"
+
+namespace peergate::policy::placement {
+
+namespace {
+
+using Mask = std::uint64_t;
+
+Mask bit(int v) { return Mask{1} << v; }
+int lowest(Mask m) { return std::countr_zero(m); }
+int count(Mask m) { return std::popcount(m); }
+
+// A state of the search: which candidates are still undecided and how many groups remain.
+struct Key {
+    Mask pool = 0;
+    int groups = 0;
+    friend bool operator==(const Key&, const Key&) = default;
+};
+
+struct KeyHash {
+    std::size_t operator()(const Key& key) const {
+        const Mask spread = key.pool * Mask{0x9E3779B97F4A7C15U};
+        return std::hash<Mask>{}(spread ^ static_cast<Mask>(static_cast<unsigned>(key.groups)));
+    }
+};
+
+// The group being filled.
+struct Open {
+    Mask members = 0;
+    int size = 0;
+    Weight bottleneck = kUnlimited;
+    Weight weight_sum = 0;
+    Mask classes = 0;  // NUMA classes, as bits (n <= 64 bounds the class count)
+};
+
+constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
+
+class Searcher {
+public:
+    Searcher(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
+             const std::vector<int>& level_caps)
+        : p_(problem),
+          nb_(neighbours_at(problem, threshold)),
+          levels_(level_adjacency(problem, threshold)),
+          ceilings_(clique_ceilings(problem, levels_, problem.n >= 64 ? ~Mask{0} : bit(problem.n) - 1)),
+          feasibility_(feasibility),
+          budget_(budget) {
+        for (int v = 0; v < p_.n; ++v) {
+            required_ |= p_.is_required(v) ? bit(v) : 0;
+            usable_ |= at(ceilings_, v) != kNoGroup ? bit(v) : 0;
+        }
+        for (Weight level : distinct_weights(p_)) {
+            if (level > threshold) {
+                const std::size_t i = caps_.levels.size();
+                caps_.levels.push_back(level);
+                caps_.groups.push_back(i < level_caps.size() ? level_caps[i] : p_.g);
+            }
+        }
+    }
+
+    void seed(const Groups& incumbent) {
+        best_groups_ = incumbent;
+        best_ = Score{};
+        for (const auto& group : incumbent) {
+            best_ = best_ + score_of(group_stats(p_, group));
+        }
+        has_best_ = true;
+    }
+
+    SearchResult run() {
+        // Candidates in no group of K at this threshold can only be left out.
+        if ((required_ & ~usable_) == 0) {
+            boundary(usable_, p_.g, Score{}, ceilings_);
+        }
+        return SearchResult{.complete = !stopped_ || done_, .found = has_best_, .groups = best_groups_,
+                            .score = best_, .nodes = nodes_};
+    }
+
+private:
+    bool tick() {
+        if (stopped_ || done_) {
+            return false;
+        }
+        if (++nodes_ > budget_) {
+            stopped_ = true;
+            return false;
+        }
+        return true;
+    }
+
+    // Nothing in a subtree whose upper bound is `upper` can replace the best: lower, or
+    // equal and later in the tie-break order than a best this search found itself.
+    bool prunes(const Score& upper) const {
+        return has_best_ && (upper < best_ || (upper == best_ && best_from_search_));
+    }
+
+    void offer(const Score& score) {
+        if (feasibility_) {
+            best_groups_ = stack_;
+            has_best_ = done_ = true;
+            return;
+        }
+        if (!has_best_ || score > best_ || (score == best_ && !best_from_search_)) {
+            best_ = score;
+            best_groups_ = stack_;
+            has_best_ = best_from_search_ = true;
+        }
+    }
+
+    bool known_hopeless(const Key& key, const Score& prefix) const {
+        if (feasibility_) {
+            return failed_.contains(key);
+        }
+        const auto it = memo_.find(key);
+        return it != memo_.end() && prunes(prefix + it->second);
+    }
+
+    void remember(const Key& key, const Score& prefix) {
+        if (stopped_ || done_) {
+            return;  // an unfinished subtree proves nothing
+        }
+        if (feasibility_) {
+            if (failed_.size() < kMemoLimit) {
+                failed_.insert(key);
+            }
+            return;
+        }
+        // Everything below was explored or pruned against best_: no completion beats this.
+        const Score ceiling = best_ - prefix;
+        const auto it = memo_.find(key);
+        if (it != memo_.end()) {
+            it->second = std::min(it->second, ceiling);
+        } else if (memo_.size() < kMemoLimit) {
+            memo_.emplace(key, ceiling);
+        }
+    }
+
+    // `above`: the clique ceilings of the pool this one was cut from.
+    void boundary(Mask pool, int groups, const Score& prefix, const std::vector<Weight>& above) {
+        if (!tick()) {
+            return;
+        }
+        if (groups == 0) {
+            if ((pool & required_) == 0) {  // the required GPUs all sit in a group
+                offer(prefix);
+            }
+            return;
+        }
+        const Key key{pool, groups};
+        if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
+            return;
+        }
+        RestBound rest = rest_bound(p_, nb_, above, caps_, pool, groups, scratch_);
+        if (!rest.feasible || (!feasibility_ && prunes(prefix + rest.groups))) {
+            return;
+        }
+        // Tighter for the optimiser: ceilings from the groups still possible in this pool.
+        const std::vector<Weight> here = feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above);
+        if (!feasibility_) {
+            rest = rest_bound(p_, nb_, here, caps_, pool, groups, scratch_);
+            if (!rest.feasible || prunes(prefix + rest.groups)) {
+                return;
+            }
+        }
+        const int u = feasibility_ ? most_constrained(pool) : lowest(pool);
+        const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
+        extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one, here);
+        const bool spare = count(pool) - 1 >= groups * p_.k;
+        if (spare && (bit(u) & required_) == 0) {
+            boundary(pool & ~bit(u), groups, prefix, here);
+        }
+        remember(key, prefix);
+    }
+
+    // Any undecided candidate may branch first when only existence matters: the one with
+    // the fewest usable partners fails soonest. The optimiser keeps the smallest first,
+    // which is what makes its first optimum the smallest list.
+    int most_constrained(Mask pool) const {
+        int best = lowest(pool);
+        int fewest = p_.n;
+        for (Mask m = pool; m != 0; m &= m - 1) {
+            const int v = lowest(m);
+            const int partners = count(at(nb_.mask, v) & pool);
+            if (partners < fewest) {
+                best = v;
+                fewest = partners;
+            }
+        }
+        return best;
+    }
+
+    Open joined(const Open& open, int v) const {
+        Open next = open;
+        next.members |= bit(v);
+        ++next.size;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            const Weight w = p_.w(lowest(m), v);
+            next.bottleneck = std::min(next.bottleneck, w);
+            next.weight_sum += w;
+        }
+        next.classes |= bit(at(p_.numa, v));
+        return next;
+    }
+
+    void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest,
+                const std::vector<Weight>& ceilings) {
+        if (!tick()) {
+            return;
+        }
+        // A group holding one required GPU must take all of them.
+        const bool holds_required = (open.members & required_) != 0;
+        const Mask required_missing = holds_required ? required_ & ~open.members : 0;
+        if ((required_missing & ~cand) != 0 || count(required_missing) > p_.k - open.size) {
+            return;
+        }
+        if (open.size == p_.k) {
+            close(pool, groups, prefix, open, ceilings);
+            return;
+        }
+        if (open.size + count(cand) < p_.k) {
+            return;
+        }
+        if (!feasibility_ && open_hopeless(prefix, open, cand, rest, ceilings)) {
+            return;
+        }
+        const int v = lowest(cand);
+        extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest, ceilings);
+        if (!holds_required || (bit(v) & required_) == 0) {
+            extend(pool, groups, prefix, open, cand & ~bit(v), rest, ceilings);
+        }
+    }
+
+    void close(Mask pool, int groups, const Score& prefix, const Open& open, const std::vector<Weight>& ceilings) {
+        std::vector<int> group;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            group.push_back(lowest(m));
+        }
+        const Score own{open.bottleneck, 2 * open.weight_sum, -static_cast<Weight>(count(open.classes))};
+        stack_.push_back(std::move(group));
+        count_closed(open.bottleneck, -1);
+        boundary(pool, groups - 1, prefix + own, ceilings);
+        count_closed(open.bottleneck, +1);
+        stack_.pop_back();
+    }
+
+    // A closed group whose bottleneck reaches a level uses up one of that level's groups.
+    void count_closed(Weight bottleneck, int change) {
+        for (std::size_t i = 0; i < caps_.levels.size() && caps_.levels[i] <= bottleneck; ++i) {
+            caps_.groups[i] += change;
+        }
+    }
+
+    // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
+    // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
+    bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const Score& rest,
+                       const std::vector<Weight>& ceilings) {
+        const int missing = p_.k - open.size;
+        Weight bottleneck = open.bottleneck;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            const auto kth = kth_partner(lowest(m), cand, missing);
+            if (!kth) {
+                return true;  // a member has too few usable partners left
+            }
+            bottleneck = std::min({bottleneck, *kth, at(ceilings, lowest(m))});
+        }
+        const Weight sum = prefix.sum_bottleneck + bottleneck + rest.sum_bottleneck;
+        if (!has_best_ || sum != best_.sum_bottleneck) {
+            return has_best_ && sum < best_.sum_bottleneck;
+        }
+        shares_.clear();
+        for (Mask c = cand; c != 0; c &= c - 1) {
+            shares_.push_back(doubled_share(lowest(c), open, cand, missing));
+        }
+        std::partial_sort(shares_.begin(), shares_.begin() + missing, shares_.end(), std::greater<>());
+        Weight doubled = 2 * open.weight_sum;
+        for (int i = 0; i < missing; ++i) {
+            doubled += at(shares_, i);
+        }
+        return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(count(open.classes))} + rest);
+    }
+
+    std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
+        int found = 0;
+        for (int u : at(nb_.by_weight, v)) {
+            if ((cand & bit(u)) != 0 && ++found == kth) {
+                return p_.w(v, u);
+            }
+        }
+        return std::nullopt;
+    }
+
+    // Twice what joining adds through `v`: its pairs to the members, doubled, plus its
+    // heaviest pairs to the others still to come (each such pair is counted from both ends).
+    Weight doubled_share(int v, const Open& open, Mask cand, int missing) const {
+        Weight share = 0;
+        for (Mask m = open.members; m != 0; m &= m - 1) {
+            share += 2 * p_.w(lowest(m), v);
+        }
+        int taken = 0;
+        for (int u : at(nb_.by_weight, v)) {
+            if (taken == missing - 1) {
+                break;
+            }
+            if ((cand & bit(u)) != 0) {
+                share += p_.w(v, u);
+                ++taken;
+            }
+        }
+        return share;
+    }
+
+    const Problem& p_;
+    Neighbours nb_;
+    LevelAdjacency levels_;
+    std::vector<Weight> ceilings_;
+    LevelCaps caps_;
+    BoundScratch scratch_;
+    std::vector<Weight> shares_;
+    bool feasibility_;
+    std::uint64_t budget_;
+    std::uint64_t nodes_ = 0;
+    bool stopped_ = false;
+    bool done_ = false;
+    bool has_best_ = false;
+    bool best_from_search_ = false;
+    Score best_;
+    Groups best_groups_;
+    Groups stack_;
+    Mask required_ = 0;
+    Mask usable_ = 0;  // candidates in some group of K at the threshold
+    std::unordered_map<Key, Score, KeyHash> memo_;
+    std::unordered_set<Key, KeyHash> failed_;
+};
+
+}  // namespace
+
+SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_t node_budget) {
+    Searcher searcher(problem, threshold, true, node_budget, {});
+    return searcher.run();
+}
+
+SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
+                              std::uint64_t node_budget, const std::vector<int>& level_caps) {
+    Searcher searcher(problem, threshold, false, node_budget, level_caps);
+    searcher.seed(incumbent);
+    return searcher.run();
+}
+
+}  // namespace peergate::policy::placement

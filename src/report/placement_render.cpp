@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/placement_render.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/strings.hpp"
+
+namespace peergate::report {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string join_ints(const std::vector<int>& values, std::string_view sep) {
+    std::vector<std::string> parts;
+    for (int v : values) {
+        parts.push_back(std::to_string(v));
+    }
+    return util::join(parts, sep);
+}
+
+std::optional<std::pair<int, int>> parse_range(std::string_view part) {
+    const auto dash = part.find('-');
+    const auto lo = util::parse_int<int>(util::trim(part.substr(0, dash)));
+    const auto hi = dash == std::string_view::npos ? lo : util::parse_int<int>(util::trim(part.substr(dash + 1)));
+    if (!lo || !hi || *lo < 0 || *hi < *lo) {
+        return std::nullopt;
+    }
+    return std::make_pair(*lo, *hi);
+}
+
+// A weight as people read it: the label table's integer, or GB/s when measured.
+Json weight_json(const policy::PlacementResult& result, policy::Weight weight) {
+    if (weight == policy::kUnlimited) {
+        return nullptr;
+    }
+    return result.measured ? Json(static_cast<double>(weight) / static_cast<double>(policy::kBandwidthScale))
+                           : Json(weight);
+}
+
+Json group_json(const policy::PlacementResult& result, const model::Topology& topology,
+                const policy::PlacedGroup& group, const std::string& profile) {
+    const auto launch = launch_for(topology, group, profile);
+    Json numa = Json::array();
+    for (int node : group.numa_nodes) {
+        numa.push_back(node);
+    }
+    if (group.numa_unknown) {
+        numa.push_back(nullptr);
+    }
+    const auto& label = group.bottleneck_label;
+    return Json{{"gpus", group.gpus},
+                {"bottleneck", label ? Json(label->to_token()) : Json(nullptr)},
+                {"bottleneck_weight", group.bottleneck ? weight_json(result, *group.bottleneck) : Json(nullptr)},
+                {"bottleneck_pair", group.bottleneck_pair
+                                        ? Json::array({group.bottleneck_pair->first, group.bottleneck_pair->second})
+                                        : Json(nullptr)},
+                {"nvlinks", label ? Json(label->nvlinks) : Json(nullptr)},
+                {"numa_nodes", numa},
+                {"cuda_visible_devices", join_ints(group.gpus, ",")},
+                {"cpu_affinity", launch.cpu_affinity.empty() ? Json(nullptr) : Json(launch.cpu_affinity)},
+                {"pair_weight_sum", weight_json(result, group.pair_weight_sum)},
+                {"required", group.required},
+                {"launch", Json{{"env", launch.env},
+                                {"cpu", launch.cpu.empty() ? Json(nullptr) : Json(launch.cpu)},
+                                {"exec", launch.exec}}}};
+}
+
+Json objective_json(const policy::PlacementResult& result) {
+    const auto& o = result.objective;
+    return Json{{"min_bottleneck", weight_json(result, o.min_bottleneck)},
+                {"sum_bottleneck", weight_json(result, o.sum_bottleneck)},
+                {"sum_pair_weight", weight_json(result, o.sum_pair_weight)},
+                {"numa_spans", o.numa_spans},
+                {"weights", result.measured ? "bandwidth_gbps" : "link_labels"},
+                {"exact", result.exact},
+                {"method", std::string(policy::to_string(result.method))},
+                {"upper_bound", weight_json(result, result.upper_bound)},
+                {"gap", result.upper_bound == policy::kUnlimited ? Json(nullptr) : weight_json(result, result.gap)},
+                {"nodes", result.nodes}};
+}
+
+}  // namespace
+
+std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists) {
+    std::vector<std::pair<int, int>> ranges;
+    for (const auto& list : lists) {
+        if (util::trim(list).empty()) {
+            return std::nullopt;
+        }
+        for (auto part : util::split(list, ',')) {
+            const auto range = parse_range(part);
+            if (!range) {
+                return std::nullopt;
+            }
+            ranges.push_back(*range);
+        }
+    }
+    std::sort(ranges.begin(), ranges.end());
+    std::vector<std::string> parts;
+    for (std::size_t i = 0; i < ranges.size();) {
+        auto [lo, hi] = ranges[i];
+        for (++i; i < ranges.size() && ranges[i].first <= hi + 1; ++i) {
+            hi = std::max(hi, ranges[i].second);
+        }
+        parts.push_back(lo == hi ? std::to_string(lo) : fmt::format("{}-{}", lo, hi));
+    }
+    return util::join(parts, ",");
+}
+
+GroupLaunch launch_for(const model::Topology& topology, const policy::PlacedGroup& group, const std::string& profile) {
+    GroupLaunch launch;
+    const std::string list = join_ints(group.gpus, ",");
+    launch.env = "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + list;
+    launch.exec = fmt::format("peergate exec --gpus {} --for {} -- ...", list, profile);
+    std::vector<std::string> affinities;
+    for (int id : group.gpus) {
+        const auto position = topology.position_of(id);
+        affinities.push_back(position ? topology.gpus[*position].cpu_affinity : std::string());
+    }
+    launch.cpu_affinity = merge_cpu_lists(affinities).value_or("");
+    if (group.numa_nodes.size() == 1 && !group.numa_unknown) {
+        launch.cpu = fmt::format("numactl --cpunodebind={0} --membind={0}", group.numa_nodes.front());
+    } else if (!launch.cpu_affinity.empty()) {
+        launch.cpu = "taskset -c " + launch.cpu_affinity;
+    }
+    return launch;
+}
+
+nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result, const model::Topology& topology,
+                                         const std::string& profile) {
+    Json groups = Json::array();
+    for (const auto& group : result.groups) {
+        groups.push_back(group_json(result, topology, group, profile));
+    }
+    return Json{{"schema", "peergate.placement/v1"}, {"size", result.size},     {"count", result.count},
+                {"groups", groups},                  {"leftover", result.leftover}, {"objective", objective_json(result)},
+                {"exact", result.exact}};
+}
+
+}  // namespace peergate::report

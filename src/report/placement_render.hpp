@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate place` output: the groups, each group's bottleneck link and NUMA nodes, and
+// how to launch on it (peergate.placement/v1 for --json).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "model/topology.hpp"
+#include "policy/placement.hpp"
+
+namespace peergate::report {
+
+// The launch lines for one group.
+struct GroupLaunch {
+    std::string env;           // CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1
+    std::string cpu;           // numactl ... (one NUMA node) or taskset -c ...; empty when unknown
+    std::string exec;          // peergate exec --gpus 0,1 --for PROFILE -- ...
+    std::string cpu_affinity;  // union of the members' CPU lists; empty when one is unknown
+};
+
+GroupLaunch launch_for(const model::Topology& topology, const policy::PlacedGroup& group,
+                       const std::string& profile);
+
+// Merges CPU lists such as "0-19,40-59" and "20-39" into one canonical list ("0-59");
+// nullopt when a list is empty or malformed.
+std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists);
+
+nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result, const model::Topology& topology,
+                                         const std::string& profile);
+
+std::string placement_to_text(const policy::PlacementResult& result, const model::Topology& topology,
+                              const std::string& profile);
+
+}  // namespace peergate::report

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate place` end to end: the built binary on saved `nvidia-smi topo -m` texts.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "util/subprocess.hpp"
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string fixture(const std::string& name) { return std::string(PEERGATE_TEST_FIXTURES) + "/topo_m/" + name; }
+
+std::string dgx1() { return std::string(PEERGATE_TEST_FIXTURES) + "/place/dgx1_v100_hybrid_cube_mesh.txt"; }
+
+peergate::util::ProcessResult place(std::vector<std::string> args) {
+    args.insert(args.begin(), {PEERGATE_BINARY, "place"});
+    peergate::util::Command command{.argv = args};
+    auto result = peergate::util::run_process(command);
+    EXPECT_TRUE(result.has_value());
+    return result ? *result : peergate::util::ProcessResult{};
+}
+
+Json groups_of(const Json& doc) {
+    Json out = Json::array();
+    for (const auto& group : doc["groups"]) {
+        out.push_back(group["gpus"]);
+    }
+    return out;
+}
+
+TEST(PlaceCli, Dgx1JsonKeepsTheCubeFacesAndNumaNodes) {
+    const auto run = place({"--json", "--size", "4", "--from", dgx1()});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const Json doc = Json::parse(run.out);
+    EXPECT_EQ(doc.begin().key(), "schema");
+    EXPECT_EQ(doc["schema"], "peergate.placement/v1");
+    EXPECT_EQ(doc["size"], 4);
+    EXPECT_EQ(groups_of(doc), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
+    EXPECT_EQ(doc["groups"][0]["bottleneck"], "NV1");
+    EXPECT_EQ(doc["groups"][0]["nvlinks"], 1);
+    EXPECT_EQ(doc["groups"][0]["numa_nodes"], Json::parse("[0]"));
+    EXPECT_EQ(doc["groups"][0]["cuda_visible_devices"], "0,1,2,3");
+    EXPECT_EQ(doc["groups"][1]["launch"]["cpu"], "numactl --cpunodebind=1 --membind=1");
+    EXPECT_EQ(doc["groups"][1]["cpu_affinity"], "20-39,60-79");
+    EXPECT_EQ(doc["leftover"], Json::array());
+    EXPECT_EQ(doc["objective"]["min_bottleneck"], 1001);
+    EXPECT_EQ(doc["objective"]["exact"], true);
+}
+
+TEST(PlaceCli, BridgedPairsAndTextLaunchLines) {
+    const auto run = place({"--size", "2", "--for", "vllm", "--from", fixture("unsloth_TOPO_BRIDGED_4X.txt")});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("group 1: GPUs 0,1"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("group 2: GPUs 2,3"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3"), std::string::npos);
+    EXPECT_NE(run.out.find("numactl --cpunodebind=1 --membind=1"), std::string::npos);
+    EXPECT_NE(run.out.find("peergate exec --gpus 0,1 --for vllm -- "), std::string::npos);
+    EXPECT_NE(run.out.find("NV12 between GPU0 and GPU1"), std::string::npos);
+}
+
+TEST(PlaceCli, NvswitchSizeFourIsNumaAligned) {
+    const auto run = place({"--json", "--size", "4", "--from", fixture("unsloth_TOPO_NVLINK_8X.txt")});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const Json doc = Json::parse(run.out);
+    EXPECT_EQ(groups_of(doc), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
+    EXPECT_EQ(doc["objective"]["method"], "uniform");
+    EXPECT_EQ(doc["objective"]["numa_spans"], 2);
+}
+
+TEST(PlaceCli, RequireAndGpus) {
+    const auto run = place({"--json", "--size", "2", "--gpus", "0,1,2,3", "--require", "3,0", "--from",
+                            dgx1()});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const Json doc = Json::parse(run.out);
+    EXPECT_EQ(groups_of(doc), Json::parse("[[0,3],[1,2]]"));
+    EXPECT_EQ(doc["groups"][0]["required"], true);
+}
+
+TEST(PlaceCli, ImpossibleAndUnreadableExitTwoWithAReason) {
+    auto run = place({"--size", "4", "--count", "3", "--from", dgx1()});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find("impossible"), std::string::npos) << run.err;
+    EXPECT_TRUE(run.out.empty());
+    run = place({"--size", "2", "--from", fixture("no_such_file.txt")});
+    EXPECT_EQ(run.exit_code, 2);
+    EXPECT_NE(run.err.find("topology unreadable"), std::string::npos) << run.err;
+    run = place({"--size", "2", "--gpus", "0,x", "--from", dgx1()});
+    EXPECT_EQ(run.exit_code, 2);
+}
+
+TEST(PlaceCli, SimulatedMachinesTakeTheRealPath) {
+    auto run = [] {
+        peergate::util::Command command{
+            .argv = {PEERGATE_BINARY, "--simulate", "dgx1-v100", "place", "--json", "--size", "2"}};
+        return *peergate::util::run_process(command);
+    }();
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,3],[1,2],[4,7],[5,6]]"));
+    peergate::util::Command hgx{.argv = {PEERGATE_BINARY, "--simulate", "hgx-b200-8x", "place", "--json", "--size", "4"}};
+    run = *peergate::util::run_process(hgx);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
+}
+
+TEST(PlaceCli, BandwidthFileDecides) {
+    const std::string path = std::string(PEERGATE_BUILD_DIR) + "/place_cli_bench.json";
+    {
+        Json doc{{"schema", "peergate.bench/v1"}, {"pairs", Json::array()}};
+        for (int a = 0; a < 4; ++a) {
+            for (int b = 0; b < 4; ++b) {
+                if (a != b) {
+                    const bool fast = (a == 0 && b == 2) || (a == 2 && b == 0) || (a == 1 && b == 3) || (a == 3 && b == 1);
+                    doc["pairs"].push_back({{"src", a}, {"dst", b}, {"p2p_gbps", fast ? 80.5 : 12.0}});
+                }
+            }
+        }
+        std::ofstream(path) << doc.dump();
+    }
+    const auto run = place({"--json", "--size", "2", "--bandwidth", path, "--from", fixture("unsloth_TOPO_BRIDGED_4X.txt")});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const Json doc = Json::parse(run.out);
+    EXPECT_EQ(groups_of(doc), Json::parse("[[0,2],[1,3]]"));
+    EXPECT_EQ(doc["objective"]["weights"], "bandwidth_gbps");
+    EXPECT_DOUBLE_EQ(doc["objective"]["min_bottleneck"].get<double>(), 80.5);
+    std::remove(path.c_str());
+}
+
+}  // namespace

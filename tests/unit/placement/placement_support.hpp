@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// Test-only helpers for the placement tests: topologies from token matrices, random
+// topologies, and a brute-force enumerator of every placement.
+#pragma once
+
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/topology.hpp"
+#include "policy/placement.hpp"
+
+namespace peergate::placement_test {
+
+// GPUs 0..n-1 with the given NUMA nodes (nullopt = unknown) and the matrix of legend tokens.
+model::Topology topology_from(const std::vector<std::vector<std::string>>& tokens,
+                              const std::vector<std::optional<int>>& numa);
+
+// A symmetric matrix of labels drawn from NV1..NV18, PIX, PXB, PHB, NODE, SYS and NUMA
+// nodes drawn from {0, 1, 2, unknown}.
+model::Topology random_topology(std::mt19937& rng, int n);
+
+struct Brute {
+    policy::PlacementObjective objective;
+    std::vector<std::vector<int>> groups;  // sorted list of sorted groups (GPU indices)
+};
+
+// Scores every placement of `count` groups of `size` among `candidates` (every GPU when
+// empty) holding all of `required` in one group; the best by the objective, ties to the
+// smallest list. nullopt when there is none.
+std::optional<Brute> brute_force(const model::Topology& topology, int size, int count,
+                                 std::vector<int> candidates, const std::vector<int>& required);
+
+// The result's groups as a sorted list of sorted groups.
+std::vector<std::vector<int>> sorted_groups(const policy::PlacementResult& result);
+
+}  // namespace peergate::placement_test
