@@ -37,7 +37,7 @@ std::optional<std::vector<std::size_t>> nvml_positions(const sim::MachineFile& m
 std::vector<sim::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
     std::vector<sim::MachineNvlink> links;
     for (const auto& link : gpu.links) {
-        links.push_back(sim::MachineNvlink{.link = link.link, .active = true,
+        links.push_back(sim::MachineNvlink{.link = link.link, .active = link.active,
                                            .remote_type = link.to_switch ? "switch" : "gpu",
                                            .remote_pci = link.remote});
     }
@@ -65,7 +65,7 @@ void add_links(const NvmlRecord& record, const std::vector<std::size_t>& pos, Ga
         gpu.nvlink_slots = *recorded.nvlink_slots;
         gpu.nvlinks = machine_links(recorded);
         any_switch = any_switch || std::any_of(recorded.links.begin(), recorded.links.end(),
-                                               [](const nvml::RecordedNvlink& l) { return l.to_switch; });
+                                               [](const nvml::RecordedNvlink& l) { return l.active && l.to_switch; });
     }
     state.machine.nvswitch = any_switch;
 }

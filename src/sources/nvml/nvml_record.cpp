@@ -34,7 +34,7 @@ util::Expected<std::vector<nvmlDevice_t>> handles_of(NvmlCalls& nvml) {
     return handles;
 }
 
-// The same walk as count_links (nvml_census.hpp), keeping each active link. A failure
+// The same walk as count_links (nvml_census.hpp), keeping every link. A failure
 // other than "past the last index" / "no NVLink" leaves the GPU's links unknown.
 util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGpu& gpu) {
     for (unsigned link = 0; link < kLinkIndexLimit; ++link) {
@@ -48,6 +48,9 @@ util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGp
             return nvml.failed(rc, "nvmlDeviceGetNvLinkState");
         }
         if (state != NVML_FEATURE_ENABLED) {
+            // Recorded too: a GPU whose links are all down then still lists them, and the
+            // replay does not derive links from the matrix that NVML says are not there.
+            gpu.links.push_back(RecordedNvlink{.link = static_cast<int>(link)});
             continue;
         }
         nvmlPciInfo_t remote{};
@@ -59,7 +62,7 @@ util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGp
         if (!remote_pci) {
             return util::unexpected(remote_pci.error());
         }
-        gpu.links.push_back(RecordedNvlink{.link = static_cast<int>(link),
+        gpu.links.push_back(RecordedNvlink{.link = static_cast<int>(link), .active = true,
                                            .to_switch = link_ends_at_switch(nvml, device, link, *remote_pci),
                                            .remote = *remote_pci});
     }

@@ -18,11 +18,12 @@
 
 namespace peergate::nvml {
 
-// One active NVLink and where it ends.
+// One NVLink slot; an active one with where it ends (inactive links are not asked).
 struct RecordedNvlink {
     int link = 0;
-    bool to_switch = false;  // the far end is an NVSwitch
-    model::PciAddress remote;
+    bool active = false;
+    bool to_switch = false;                   // the far end is an NVSwitch
+    std::optional<model::PciAddress> remote;  // active links only
 
     friend bool operator==(const RecordedNvlink&, const RecordedNvlink&) = default;
 };
@@ -30,7 +31,7 @@ struct RecordedNvlink {
 struct RecordedGpu {
     model::Gpu identity;                // name, bus id, UUID, NUMA node, CPU list
     std::optional<int> nvlink_slots;    // link indices NVML answers for; unknown when the walk failed
-    std::vector<RecordedNvlink> links;  // the active ones (meaningful only with nvlink_slots)
+    std::vector<RecordedNvlink> links;  // every slot, in index order (meaningful only with nvlink_slots)
 };
 
 // nvmlGpuP2PCapsIndex_t order: READ, WRITE, NVLINK, ATOMICS, PROP.

@@ -116,7 +116,8 @@ TEST(GatherNvml, RecordsWhatTheSimulatedNvmlAnswersAndIsAFixedPoint) {
         EXPECT_EQ(once.nvml_p2p_prop, sim::p2p_status_matrix(original, P2pCaps::prop));
         EXPECT_EQ(once.nvswitch, original.nvswitch);
         for (std::size_t p = 0; p < once.gpus.size(); ++p) {
-            EXPECT_EQ(once.gpus[p].nvlinks, active_links(sim::gpu_nvlinks(original, p))) << "GPU " << p;
+            EXPECT_EQ(active_links(once.gpus[p].nvlinks), active_links(sim::gpu_nvlinks(original, p))) << "GPU " << p;
+            EXPECT_EQ(static_cast<int>(once.gpus[p].nvlinks.size()), once.gpus[p].nvlink_slots) << "GPU " << p;
             EXPECT_EQ(twice.gpus[p].nvlinks, once.gpus[p].nvlinks) << "GPU " << p;
             EXPECT_EQ(twice.gpus[p].nvlink_slots, once.gpus[p].nvlink_slots) << "GPU " << p;
         }
@@ -163,6 +164,22 @@ TEST(GatherNvml, ExplicitStatusThatDisagreesWithTheMatrixSurvivesReplay) {
     // The builtin GeForce machine: read/write GNS while topo -m shows PIX pairs.
     const auto geforce = gather(scratch, "rtx4090-8x-pcie", scratch.file("geforce.json"));
     EXPECT_EQ(geforce.nvml_p2p_read, testing::load_builtin_machine("rtx4090-8x-pcie").nvml_p2p_read);
+}
+
+TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
+    const ScratchDir scratch;
+    auto machine = load(fixture_machine("nvml-dgx1-v100"));
+    machine.gpus[0].nvlink_slots = 6;
+    for (int link = 0; link < 6; ++link) {
+        machine.gpus[0].nvlinks.push_back(sim::MachineNvlink{.link = link, .active = false});
+    }
+    const std::string original = scratch.write("down.json", sim::to_json_text(machine));
+    const auto once = gather(scratch, original, scratch.file("g1.json"));
+    ASSERT_EQ(once.gpus[0].nvlinks.size(), 6U) << "inactive links are recorded, not left to derivation";
+    EXPECT_TRUE(active_links(once.gpus[0].nvlinks).empty());
+    const auto twice = gather(scratch, scratch.file("g1.json"), scratch.file("g2.json"));
+    EXPECT_EQ(twice.gpus[0].nvlinks, once.gpus[0].nvlinks);
+    expect_same_nvml_topology(scratch, original, scratch.file("g1.json"));
 }
 
 TEST(GatherNvml, HungNvmlIsAbandonedAndTheRestIsRecorded) {
