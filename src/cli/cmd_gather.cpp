@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstdint>
+
 #include "cli/commands.hpp"
 #include "report/json_text.hpp"
 #include "cli/gather_machine.hpp"
@@ -15,6 +18,7 @@ namespace {
 struct GatherOptions {
     std::string output;
     std::string name = "gathered";
+    double nvml_timeout_s = 10.0;  // the NVML tier's watchdog
 };
 
 void report_notes(const Invocation& inv, const std::vector<std::string>& notes) {
@@ -28,7 +32,8 @@ void report_notes(const Invocation& inv, const std::vector<std::string>& notes) 
 
 int run_gather(const Invocation& inv, const GatherOptions& options) {
     std::vector<std::string> notes;
-    auto machine = gather_machine(inv, options.name, notes);
+    const auto watchdog = std::chrono::milliseconds(static_cast<std::int64_t>(options.nvml_timeout_s * 1000.0));
+    auto machine = gather_machine(inv, options.name, notes, watchdog);
     if (!machine) {
         print_error(inv.output, "gather: " + machine.error().message);
         return kExitError;
@@ -64,7 +69,11 @@ Command add_gather_command(CLI::App& app) {
     sub->add_option("--output,-o", options->output, "where to write the machine file (written atomically)")
         ->required();
     sub->add_option("--name", options->name, "the machine's name in the file (default: gathered)");
-    sub->footer("Records nvidia-smi's topo -m and --query-gpu texts, the parsed GPUs and matrix, and host "
+    sub->add_option("--nvml-timeout", options->nvml_timeout_s,
+                    "watchdog, seconds, for the NVML answers (a hung driver is abandoned; default 10)")
+        ->check(CLI::Range(0.05, 600.0));
+    sub->footer("Records nvidia-smi's topo -m and --query-gpu texts, the parsed GPUs and matrix, NVML's "
+                "NVLinks and P2P status per caps index (the GPUs and matrix too without nvidia-smi), and host "
                 "facts (IOMMU, hypervisor, kernel cmdline, boot id). Replay: peergate --simulate FILE ...\n"
                 "Exit status: 0 written, 2 nothing usable to record (no file is written).");
     return Command{sub, [options](const Invocation& inv) { return run_gather(inv, *options); }};

@@ -157,11 +157,14 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
 }
 
 util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
-                                                std::vector<std::string>& notes) {
+                                                std::vector<std::string>& notes,
+                                                std::chrono::milliseconds nvml_watchdog) {
     GatherState state;
+    state.nvml_watchdog = nvml_watchdog;
     state.machine.name = name;
     state.machine.description = fmt::format("Recorded by peergate {} gather on {}.", kVersion, host_name());
     gather_from_smi(inv, state);
+    gather_from_nvml(inv, state);
     notes = state.notes;
     if (!state.have_gpus) {
         return util::unexpected(util::ErrorCode::unavailable,
@@ -169,10 +172,9 @@ util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std
     }
     if (state.machine.matrix.empty()) {
         return util::unexpected(util::ErrorCode::unavailable,
-                                "nvidia-smi topo -m gave no usable matrix (" + util::join(state.notes, "; ") + ")");
+                                "neither nvidia-smi topo -m nor NVML gave a usable matrix (" +
+                                    util::join(state.notes, "; ") + ")");
     }
-    // NVML answers (P2P status per caps index, NVLinks and their remotes) are recorded
-    // here by the NVML tier once it exists: gather_from_nvml(inv, state).
     gather_from_host(inv, state);
     notes = state.notes;
     return state.machine;

@@ -3,6 +3,7 @@
 // report becomes a fixture: `peergate --simulate gathered.json` replays it.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "cli/invocation.hpp"
@@ -17,20 +18,26 @@ struct GatherState {
     sim::MachineFile machine;
     std::vector<std::string> notes;  // what a source could not tell, for the user
     bool have_gpus = false;          // some NVIDIA tool listed the GPUs
+    std::chrono::milliseconds nvml_watchdog{10'000};  // NVML calls cannot be cancelled
 };
 
 // nvidia-smi: topo -m and --query-gpu texts (recorded verbatim), GPUs, matrix, memory,
 // driver version, compute capability.
 void gather_from_smi(const Invocation& inv, GatherState& state);
 
+// NVML (gather_nvml.cpp), through one session behind the tier's watchdog: each GPU's
+// NVLinks and link slots, the nvswitch flag, and the P2P status matrices per caps index;
+// without nvidia-smi also the GPUs and matrix. A hung or absent NVML leaves a note.
+void gather_from_nvml(const Invocation& inv, GatherState& state);
+
 // The host root: IOMMU mode and group type, hypervisor flag, kernel cmdline, boot id, and
 // each GPU's PCI device id from sysfs.
 void gather_from_host(const Invocation& inv, GatherState& state);
 
-// Runs every step in order. NVML answers (P2P status per caps index, NVLinks with their
-// remote PCI ids) belong in a step of their own between smi and host, added by the NVML
-// tier. Fails (exit 2) when no NVIDIA tool listed the GPUs.
+// Runs every step in order: smi, NVML, host. Fails (exit 2) when no NVIDIA tool listed
+// the GPUs or none gave a usable matrix.
 util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
-                                                std::vector<std::string>& notes);
+                                                std::vector<std::string>& notes,
+                                                std::chrono::milliseconds nvml_watchdog = std::chrono::seconds(10));
 
 }  // namespace peergate::cli

@@ -87,6 +87,10 @@ std::string cpu_list_of(NvmlCalls& nvml, nvmlDevice_t device) {
 
 }  // namespace
 
+bool link_ends_at_switch(NvmlCalls& nvml, nvmlDevice_t device, unsigned link, const model::PciAddress& remote) {
+    return ends_at_switch(nvml, device, link, remote);
+}
+
 util::Expected<model::PciAddress> pci_of(const nvmlPciInfo_t& info) {
     const std::string text = c_string(info.busId, sizeof info.busId);
     if (!text.empty()) {

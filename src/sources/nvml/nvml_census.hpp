@@ -24,6 +24,10 @@ struct LinkCensus {
 // NVLink); any other failure is an error, because a partial census proves nothing.
 util::Expected<LinkCensus> count_links(NvmlCalls& nvml, nvmlDevice_t device);
 
+// True when link `link` of `device`, whose far end is `remote`, ends at an NVSwitch: the
+// remote device type when NVML tells it, else the far end's PCI class in sysfs.
+bool link_ends_at_switch(NvmlCalls& nvml, nvmlDevice_t device, unsigned link, const model::PciAddress& remote);
+
 // Name, bus id, UUID (required) and NUMA node, CPU list (optional, unknown on failure).
 util::Expected<model::Gpu> read_identity(NvmlCalls& nvml, nvmlDevice_t device, int index);
 

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// What `peergate gather` records from NVML: per GPU its identity and NVLinks, per ordered
+// pair the P2P status of each caps index as nvidia-smi's letter tokens. One session,
+// under the tier's watchdog. Whatever NVML does not answer stays absent, never guessed.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/gpu.hpp"
+#include "model/pci_address.hpp"
+#include "model/topology.hpp"
+#include "sources/nvml/nvml_calls.hpp"
+#include "util/expected.hpp"
+
+namespace peergate::nvml {
+
+// One NVLink slot; an active one with where it ends (inactive links are not asked).
+struct RecordedNvlink {
+    int link = 0;
+    bool active = false;
+    bool to_switch = false;                   // the far end is an NVSwitch
+    std::optional<model::PciAddress> remote;  // active links only
+
+    friend bool operator==(const RecordedNvlink&, const RecordedNvlink&) = default;
+};
+
+struct RecordedGpu {
+    model::Gpu identity;                // name, bus id, UUID, NUMA node, CPU list
+    std::optional<int> nvlink_slots;    // link indices NVML answers for; unknown when the walk failed
+    std::vector<RecordedNvlink> links;  // every slot, in index order (meaningful only with nvlink_slots)
+};
+
+// nvmlGpuP2PCapsIndex_t order: READ, WRITE, NVLINK, ATOMICS, PROP.
+inline constexpr std::size_t kRecordedCaps = 5;
+using StatusMatrix = std::vector<std::vector<std::string>>;  // OK CNS GNS TNS DR NS U; X diagonal
+
+struct NvmlRecord {
+    std::vector<RecordedGpu> gpus;                              // NVML's order
+    std::array<std::optional<StatusMatrix>, kRecordedCaps> p2p;  // absent: some pair had no answer
+    std::optional<model::Topology> topology;                    // only when asked for, 2+ GPUs
+    std::vector<std::string> notes;                             // what NVML could not tell
+};
+
+struct NvmlRecordOptions {
+    std::vector<std::string> libraries{"libnvidia-ml.so.1", "libnvidia-ml.so"};
+    std::string host_root = "/";
+    std::chrono::milliseconds watchdog{10'000};
+    bool with_topology = false;  // also read the tier's matrix (a host without nvidia-smi)
+};
+
+// The token of one status value: 0 OK, 1 CNS, 2 GNS, 3 TNS, 4 DR, 5 NS, 6 U; a value a
+// newer driver adds has no token (nullopt).
+std::optional<std::string> p2p_status_token(nvmlGpuP2PStatus_t status);
+
+// Everything above through one session on `nvml`; fails only when the GPUs cannot be listed.
+util::Expected<NvmlRecord> read_nvml_record(NvmlCalls& nvml, bool with_topology);
+
+// Loads the library and records behind the watchdog (nvml_worker.hpp): a hung driver
+// gives the timeout error, a missing library not_found.
+util::Expected<NvmlRecord> record_nvml(const NvmlRecordOptions& options);
+
+}  // namespace peergate::nvml
