@@ -108,6 +108,19 @@ TEST(IdentityE2e, WithoutADriverTheIndexRulesApply) {
     EXPECT_NE(warnings.find("does not load"), std::string::npos) << warnings;
 }
 
+// A driver that fails cuInit in the helper: the join is not used, and the note says why.
+TEST(IdentityE2e, FailingCuInitFallsBackToTheIndexRules) {
+    const std::string machine = kFixtures + "/machines/probe-init-fail-2x.json";
+    const auto r = peergate({"--simulate", machine, "gate", "--json"});
+    const auto doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
+    EXPECT_EQ(doc["selection_source"], "host");
+    const std::string warnings = doc["warnings"].dump();
+    EXPECT_NE(warnings.find("identity join not used (the CUDA helper exited with status 2"), std::string::npos)
+        << warnings;
+    EXPECT_NE(warnings.find("cuInit"), std::string::npos) << warnings;
+}
+
 // (e) an explicit selection still hands the child exactly the pinned environment, and the
 // join (made under that environment) confirms the GPUs gated.
 TEST(IdentityE2e, ExecGpusGivesThePinnedEnvironment) {
