@@ -4,11 +4,11 @@
 // it as a short-lived helper under the child's environment (GATE-SPEC.md §4 "beyond"):
 // the driver reads CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER once at cuInit, so only a
 // fresh process started with the child's values can say what the child will see.
-#include <fmt/format.h>
-
 #include "cli/commands.hpp"
 #include "sources/cuda/cuda_api.hpp"
 #include "sources/cuda/cuda_devices.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::cli {
 
@@ -28,8 +28,10 @@ int run_cuda_visible(const Invocation& inv) {
     std::string lines;
     for (const auto& device : *devices) {
         if (!device.pci) {
-            print_error(inv.output, fmt::format("cuda-visible: CUDA device {} reported a PCI bus id "
-                                                "that does not parse", device.ordinal));
+            print_error(inv.output,
+                        fmt::format("cuda-visible: CUDA device {} reported a PCI bus id "
+                                    "that does not parse",
+                                    device.ordinal));
             return kExitError;
         }
         lines += device.pci->to_nvml() + "\n";
@@ -42,7 +44,8 @@ int run_cuda_visible(const Invocation& inv) {
 
 Command add_cuda_visible_command(CLI::App& app) {
     CLI::App* sub = app.add_subcommand(
-        "cuda-visible", "internal: PCI bus ids of the CUDA devices this process sees, in CUDA order");
+        "cuda-visible",
+        "internal: PCI bus ids of the CUDA devices this process sees, in CUDA order");
     sub->group("");  // a helper the gate runs, not a user command
     return Command{sub, [](const Invocation& inv) { return run_cuda_visible(inv); }};
 }

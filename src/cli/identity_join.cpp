@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/identity_join.hpp"
 
-#include <fmt/format.h>
-
-#include <filesystem>
-
 #include "policy/gate_control.hpp"
 #include "util/dynamic_library.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
 
+#include <fmt/format.h>
+
+#include <filesystem>
+
 namespace peergate::cli {
 
-util::EnvMap child_cuda_environment(const util::EnvMap& env, const policy::Selection& selection,
-                                    bool pin_selection, const std::vector<model::Gpu>& host) {
+util::EnvMap child_cuda_environment(const util::EnvMap& env,
+                                    const policy::Selection& selection,
+                                    bool pin_selection,
+                                    const std::vector<model::Gpu>& host) {
     util::EnvMap child = env;
     if (!selection.is_explicit() || !pin_selection) {
         return child;
@@ -41,8 +43,9 @@ util::Expected<std::vector<model::PciAddress>> parse_cuda_visible(const std::str
         }
         auto pci = model::PciAddress::parse(trimmed);
         if (!pci) {
-            return util::unexpected(util::ErrorCode::invalid_input,
-                                    fmt::format("cuda-visible printed '{}', not a PCI bus id", trimmed));
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format("cuda-visible printed '{}', not a PCI bus id", trimmed));
         }
         out.push_back(*pci);
     }
@@ -67,7 +70,9 @@ bool cuda_library_loads(const std::string& path) {
 }
 
 util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
-    const std::string& helper_binary, const util::Seams& seams, const util::EnvMap& child_env,
+    const std::string& helper_binary,
+    const util::Seams& seams,
+    const util::EnvMap& child_env,
     std::chrono::milliseconds timeout) {
     // PEERGATE_SIMULATE would make the helper materialise the simulated host again; the
     // driver it stands in for reads PEERGATE_SIM_MACHINE, which stays, and --cuda-lib names

@@ -43,7 +43,8 @@ std::optional<std::size_t> parse_ordinal(std::string_view entry) {
 
 // The position one entry names, or nullopt for a bad or ambiguous one.
 std::optional<std::size_t> resolve_entry(const std::vector<MachineGpu>& gpus,
-                                         const std::vector<std::size_t>& order, std::string_view entry) {
+                                         const std::vector<std::size_t>& order,
+                                         std::string_view entry) {
     if (auto ordinal = parse_ordinal(entry)) {
         return *ordinal < order.size() ? std::optional(order[*ordinal]) : std::nullopt;
     }
@@ -140,7 +141,8 @@ std::vector<std::vector<T>> permuted(const std::vector<std::vector<T>>& table,
 
 }  // namespace
 
-MachineFile restrict_to_positions(const MachineFile& machine, const std::vector<std::size_t>& positions) {
+MachineFile restrict_to_positions(const MachineFile& machine,
+                                  const std::vector<std::size_t>& positions) {
     MachineFile out = machine;
     out.gpus.clear();
     for (const std::size_t p : positions) {

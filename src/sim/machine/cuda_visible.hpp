@@ -4,12 +4,12 @@
 // it once at cuInit, like the real one. Pure: the values come in, positions go out.
 #pragma once
 
+#include "sim/machine/machine_file.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "sim/machine/machine_file.hpp"
 
 namespace peergate::sim {
 
@@ -34,6 +34,7 @@ std::vector<std::size_t> cuda_visible_positions(const std::vector<MachineGpu>& g
 
 // The machine as that process sees it: GPUs, matrices and bandwidth overrides reordered
 // (and cut) to `positions`, so position p is CUDA ordinal p. GPU indices stay nvidia-smi's.
-MachineFile restrict_to_positions(const MachineFile& machine, const std::vector<std::size_t>& positions);
+MachineFile restrict_to_positions(const MachineFile& machine,
+                                  const std::vector<std::size_t>& positions);
 
 }  // namespace peergate::sim

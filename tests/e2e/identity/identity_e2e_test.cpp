@@ -5,9 +5,9 @@
 //
 // identity-mixed-4x: nvidia-smi GPUs 0,1 are A100s (NODE, no bridge), 2,3 are H100 NVLs
 // joined by NV12. FASTEST_FIRST puts the H100s first: CUDA ordinals 0,1 = GPUs 2,3.
-#include <gtest/gtest.h>
-
 #include "e2e/gate/gate_e2e_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::e2e {
 namespace {
@@ -41,7 +41,8 @@ TEST(IdentityE2e, HelperListsTheGpusCudaShowsInCudaOrder) {
     EXPECT_EQ(r.out, "00000000:B1:00.0\n00000000:CA:00.0\n");
     const auto all = peergate({"--simulate", kMixed, "cuda-visible"});
     EXPECT_EQ(all.out, "00000000:B1:00.0\n00000000:CA:00.0\n00000000:17:00.0\n00000000:31:00.0\n");
-    const auto bus = peergate({"--simulate", kMixed, "cuda-visible"}, with_mask("3,0", "PCI_BUS_ID"));
+    const auto bus =
+        peergate({"--simulate", kMixed, "cuda-visible"}, with_mask("3,0", "PCI_BUS_ID"));
     EXPECT_EQ(bus.out, "00000000:CA:00.0\n00000000:17:00.0\n");
 }
 
@@ -116,7 +117,8 @@ TEST(IdentityE2e, FailingCuInitFallsBackToTheIndexRules) {
     ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
     EXPECT_EQ(doc["selection_source"], "host");
     const std::string warnings = doc["warnings"].dump();
-    EXPECT_NE(warnings.find("identity join not used (the CUDA helper exited with status 2"), std::string::npos)
+    EXPECT_NE(warnings.find("identity join not used (the CUDA helper exited with status 2"),
+              std::string::npos)
         << warnings;
     EXPECT_NE(warnings.find("cuInit"), std::string::npos) << warnings;
 }
@@ -126,7 +128,8 @@ TEST(IdentityE2e, FailingCuInitFallsBackToTheIndexRules) {
 TEST(IdentityE2e, ExecGpusGivesThePinnedEnvironment) {
     auto parent = base_env();
     parent.set("CUDA_VISIBLE_DEVICES", "1");
-    const auto nvlinked = peergate({"--simulate", kMixed, "exec", "--gpus", "2,3", "--", "env"}, parent);
+    const auto nvlinked =
+        peergate({"--simulate", kMixed, "exec", "--gpus", "2,3", "--", "env"}, parent);
     ASSERT_EQ(nvlinked.exit_code, 0) << nvlinked.err;
     auto expected = parent;
     expected.set("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
@@ -136,7 +139,8 @@ TEST(IdentityE2e, ExecGpusGivesThePinnedEnvironment) {
     expected.set("GGML_CUDA_P2P", "1");
     EXPECT_EQ(parse_env_output(nvlinked.out), as_map(expected));
 
-    const auto node = peergate({"--simulate", kMixed, "exec", "--gpus", "0,1", "--", "env"}, parent);
+    const auto node =
+        peergate({"--simulate", kMixed, "exec", "--gpus", "0,1", "--", "env"}, parent);
     ASSERT_EQ(node.exit_code, 0) << node.err;
     const auto env = parse_env_output(node.out);
     EXPECT_EQ(env.at("CUDA_VISIBLE_DEVICES"), "0,1");
@@ -145,7 +149,9 @@ TEST(IdentityE2e, ExecGpusGivesThePinnedEnvironment) {
     EXPECT_NE(node.err.find("GPU 0 to GPU 1 is NODE"), std::string::npos) << node.err;
 
     auto doc = nlohmann::json::parse(
-        peergate({"--simulate", kMixed, "gate", "--gpus", "2,3", "--json"}, parent).out, nullptr, false);
+        peergate({"--simulate", kMixed, "gate", "--gpus", "2,3", "--json"}, parent).out,
+        nullptr,
+        false);
     EXPECT_EQ(doc["selection_source"], "cuda_identity") << doc.dump(2);
     EXPECT_EQ(doc["selection"], nlohmann::json({2, 3}));
 }

@@ -2,10 +2,11 @@
 // The simulated driver's CUDA_DEVICE_ORDER / CUDA_VISIBLE_DEVICES rules (DRIVER-FACTS.md),
 // and the gate's side of the identity join: the child's CUDA environment and the helper's
 // output.
-#include <gtest/gtest.h>
+#include "sim/machine/cuda_visible.hpp"
 
 #include "cli/identity_join.hpp"
-#include "sim/machine/cuda_visible.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
@@ -24,20 +25,24 @@ sim::MachineGpu gpu(int index, const char* bus, const char* uuid, int cc_major, 
 
 // PCI order: two slow GPUs, then a fast one, then a middle one (same cc, more memory).
 std::vector<sim::MachineGpu> mixed() {
-    return {gpu(0, "0000:17:00.0", "GPU-aaaa0000", 8, 80), gpu(1, "0000:31:00.0", "GPU-aaaa1111", 8, 80),
-            gpu(2, "0000:b1:00.0", "GPU-bbbb2222", 9, 80), gpu(3, "0000:ca:00.0", "GPU-cccc3333", 8, 94)};
+    return {gpu(0, "0000:17:00.0", "GPU-aaaa0000", 8, 80),
+            gpu(1, "0000:31:00.0", "GPU-aaaa1111", 8, 80),
+            gpu(2, "0000:b1:00.0", "GPU-bbbb2222", 9, 80),
+            gpu(3, "0000:ca:00.0", "GPU-cccc3333", 8, 94)};
 }
 
 TEST(SimCudaOrder, FastestFirstSortsBySpeedWithTiesInPciOrder) {
     const Positions fastest{2, 3, 0, 1};
     EXPECT_EQ(sim::cuda_enumeration_order(mixed(), std::nullopt), fastest);
     EXPECT_EQ(sim::cuda_enumeration_order(mixed(), "FASTEST_FIRST"), fastest);
-    EXPECT_EQ(sim::cuda_enumeration_order(mixed(), "bogus"), fastest) << "unknown values are the default";
+    EXPECT_EQ(sim::cuda_enumeration_order(mixed(), "bogus"), fastest)
+        << "unknown values are the default";
     EXPECT_EQ(sim::cuda_enumeration_order(mixed(), "PCI_BUS_ID"), (Positions{0, 1, 2, 3}));
 }
 
 TEST(SimCudaOrder, IdenticalGpusEnumerateInPciOrder) {
-    std::vector<sim::MachineGpu> same{gpu(0, "0000:b1:00.0", "GPU-1", 9, 80), gpu(1, "0000:17:00.0", "GPU-2", 9, 80)};
+    std::vector<sim::MachineGpu> same{gpu(0, "0000:b1:00.0", "GPU-1", 9, 80),
+                                      gpu(1, "0000:17:00.0", "GPU-2", 9, 80)};
     EXPECT_EQ(sim::cuda_enumeration_order(same, std::nullopt), (Positions{1, 0}));
 }
 
@@ -112,7 +117,8 @@ TEST(IdentityJoin, ChildEnvironmentPinsAnExplicitSelection) {
     for (int i = 0; i < 3; ++i) {
         host[static_cast<std::size_t>(i)].index = i;
     }
-    const auto all = cli::child_cuda_environment(parent, *policy::Selection::parse("all"), true, host);
+    const auto all =
+        cli::child_cuda_environment(parent, *policy::Selection::parse("all"), true, host);
     EXPECT_EQ(all.get("CUDA_VISIBLE_DEVICES"), "0,1,2");
 }
 
@@ -124,7 +130,8 @@ TEST(IdentityJoin, ParsesTheHelperOutput) {
     const auto none = cli::parse_cuda_visible("");
     ASSERT_TRUE(none);
     EXPECT_TRUE(none->empty()) << "no line: the child sees no GPU";
-    EXPECT_FALSE(cli::parse_cuda_visible("00000000:B1:00.0\nGPU 1\n")) << "a stray line is an error";
+    EXPECT_FALSE(cli::parse_cuda_visible("00000000:B1:00.0\nGPU 1\n"))
+        << "a stray line is an error";
 }
 
 TEST(IdentityJoin, LibraryLoadCheck) {
