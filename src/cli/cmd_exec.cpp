@@ -10,6 +10,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/gate_pipeline.hpp"
+#include "cli/identity_join.hpp"
 #include "report/gate_render.hpp"
 #include "util/subprocess.hpp"
 
@@ -64,6 +65,7 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         print_error(inv.output, request.error().message);
         return kExitError;
     }
+    request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
     const auto decision = decide_for_host(inv.seams, inv.env, *request);
     if (!inv.output.quiet) {
         fmt::print(inv.output.err, "peergate: {}\n", report::gate_to_log_line(decision));

@@ -5,6 +5,7 @@
 #include "cli/commands.hpp"
 #include "report/json_text.hpp"
 #include "cli/gate_pipeline.hpp"
+#include "cli/identity_join.hpp"
 #include "report/gate_render.hpp"
 
 namespace peergate::cli {
@@ -26,6 +27,7 @@ int run_gate(const Invocation& inv, const GateOptions& options) {
         print_error(inv.output, request.error().message);
         return kExitError;
     }
+    request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
     const auto decision = decide_for_host(inv.seams, inv.env, *request);
     const std::string format = inv.output.json ? "json" : options.format;
     if (format == "json") {

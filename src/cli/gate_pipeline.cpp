@@ -6,6 +6,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "cli/identity_join.hpp"
 #include "cli/probe_cache_io.hpp"
 #include "policy/gate_control.hpp"
 #include "sources/discovery/topology_tiers.hpp"
@@ -113,6 +114,39 @@ void consider_cached_probe(const util::Seams& seams, const util::EnvMap& env,
     }
 }
 
+std::vector<model::Gpu> known_gpus(const policy::GateInput& input) {
+    if (!input.gpus.empty()) {
+        return input.gpus;
+    }
+    return input.topology ? input.topology->gpus : std::vector<model::Gpu>{};
+}
+
+// The identity join: ask the CUDA driver, in a helper process started with the child's
+// environment, which physical GPUs the child will see. Whatever fails leaves
+// child_visible unset (the index rules of §4 apply) and says why.
+void join_on_identity(const util::Seams& seams, const util::EnvMap& env, const GateRequest& request,
+                      policy::GateInput& input) {
+    const auto not_used = [&](const std::string& why) {
+        input.notes.push_back("identity join not used (" + why + "): the index rules of GATE-SPEC.md §4 apply");
+    };
+    if (request.identity_helper.empty()) {
+        not_used("no peergate binary to run the CUDA helper in");
+        return;
+    }
+    if (!cuda_library_loads(seams.cuda_library)) {
+        not_used("the CUDA driver library " + seams.cuda_library + " does not load");
+        return;
+    }
+    const auto child_env =
+        child_cuda_environment(env, request.selection, input.pin_selection, known_gpus(input));
+    auto visible = enumerate_child_visible(request.identity_helper, seams, child_env);
+    if (!visible) {
+        not_used(visible.error().message);
+        return;
+    }
+    input.child_visible = std::move(*visible);
+}
+
 }  // namespace
 
 policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap& env,
@@ -132,6 +166,7 @@ policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap
     }
     input.host = sources::host::read_host_facts(sources::host::HostRoot(seams.host_root));
     consider_cached_probe(seams, env, discovery, input);
+    join_on_identity(seams, env, request, input);
     return input;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/cuda/sim_cuda_state.hpp"
 
+#include "sim/machine/cuda_visible.hpp"
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -97,6 +99,11 @@ using namespace peergate::sim::cuda;  // NOLINT
 
 namespace {
 
+std::optional<std::string> environment(const char* name) {
+    const char* value = std::getenv(name);  // NOLINT: a driver stand-in reads its environment
+    return value == nullptr ? std::nullopt : std::optional<std::string>(value);
+}
+
 // Reads the machine file and applies a cuInit fault, without holding the lock (a hanging
 // cuInit must not block the other threads' calls).
 CUresult load(std::optional<peergate::sim::MachineFile>& out) {
@@ -113,7 +120,11 @@ CUresult load(std::optional<peergate::sim::MachineFile>& out) {
             return fail_or_hang(fault);
         }
     }
-    out = std::move(*machine);
+    // Like the real driver, the device order and mask are read once, here: ordinals,
+    // names and bus ids follow them for the life of the process.
+    const auto positions = peergate::sim::cuda_visible_positions(
+        machine->gpus, environment("CUDA_VISIBLE_DEVICES"), environment("CUDA_DEVICE_ORDER"));
+    out = peergate::sim::restrict_to_positions(*machine, positions);
     return CUDA_SUCCESS;
 }
 
