@@ -151,7 +151,7 @@ void BM_Place(benchmark::State& state) {
 void Arguments(benchmark::internal::Benchmark* b) {
     for (int kind = nvswitch; kind <= random_labels; ++kind) {
         for (int n : {8, 16, 32, 72, 256}) {
-            for (int k : {2, 4, 8}) {
+            for (int k : {2, 4, 8, 16}) {
                 b->Args({kind, n, k});
             }
         }
