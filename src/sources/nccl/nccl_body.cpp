@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nccl/nccl_body.hpp"
 
+#include <cstring>
+
 #include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
@@ -106,12 +108,29 @@ std::string_view connection_keyword(TextCursor& cursor) {
     return {};
 }
 
+// Whether " via" occurs in `body`. Looking for the rare 'v' with memchr beats find(" via"),
+// which stops at every space of the line.
+bool contains_via(std::string_view body) {
+    for (std::size_t from = 1; from + 3 <= body.size();) {
+        const void* hit = std::memchr(body.data() + from, 'v', body.size() - from);
+        if (hit == nullptr) {
+            return false;
+        }
+        const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - body.data());
+        if (body[at - 1] == ' ' && body.substr(at, 3) == "via") {
+            return true;
+        }
+        from = at + 1;
+    }
+    return false;
+}
+
 }  // namespace
 
 bool looks_like_connection(std::string_view body) {
     TextCursor cursor(body);
     cursor.skip_spaces();
-    return !connection_keyword(cursor).empty() && body.find(" via") != std::string_view::npos;
+    return !connection_keyword(cursor).empty() && contains_via(body);
 }
 
 std::optional<ConnectionLine> parse_connection(std::string_view body) {

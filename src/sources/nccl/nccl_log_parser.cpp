@@ -2,9 +2,10 @@
 #include "sources/nccl/nccl_log_parser.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <iterator>
 
 #include "sources/nccl/text_cursor.hpp"
@@ -37,6 +38,26 @@ std::size_t NcclLogParser::ConnectionKeyHash::operator()(const ConnectionKey& ke
     h = fmix64(h ^ pack(key.channel, key.conn_index));
     h = fmix64(h ^ pack(key.src_rank, key.dst_rank));
     return static_cast<std::size_t>(fmix64(h ^ (std::uint64_t{key.direction} << 8 | key.transport)));
+}
+
+std::size_t NcclLogParser::PackedKeyHash::operator()(const PackedKey& key) const {
+    return static_cast<std::size_t>(fmix64(key.ranks ^ fmix64(key.rest)));
+}
+
+std::optional<NcclLogParser::PackedKey> NcclLogParser::pack_key(const ConnectionKey& key) {
+    // Ranks below 2^31 (dst -1: none), 2^20 hosts, 4096 details, channels and connection
+    // indices below 4095: every real job. Anything else goes to the wide table.
+    const bool fits = key.src_rank >= 0 && key.dst_rank >= -1 && key.dst_rank < INT32_MAX && key.host < (1U << 20) &&
+                      key.detail < (1U << 12) && key.channel >= 0 && key.channel < 4096 && key.conn_index >= -1 &&
+                      key.conn_index < 4095 && key.direction < 4 && key.transport < 8;
+    if (!fits) {
+        return std::nullopt;
+    }
+    return PackedKey{
+        pack(key.dst_rank + 1, key.src_rank),
+        std::uint64_t{key.host} | std::uint64_t{key.detail} << 20 | static_cast<std::uint64_t>(key.channel) << 32 |
+            static_cast<std::uint64_t>(key.conn_index + 1) << 44 | std::uint64_t{key.direction} << 56 |
+            std::uint64_t{key.transport} << 58};
 }
 
 std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
@@ -72,6 +93,11 @@ std::uint32_t NcclLogParser::detail_id(std::string_view detail) {
 }
 
 void NcclLogParser::feed(std::string_view chunk) {
+    feed_lines(chunk);
+    flush_pending();
+}
+
+void NcclLogParser::feed_lines(std::string_view chunk) {
     while (!chunk.empty()) {
         const std::size_t newline = chunk.find('\n');
         const std::string_view piece = chunk.substr(0, newline);
@@ -85,13 +111,14 @@ void NcclLogParser::feed(std::string_view chunk) {
             return;
         }
         if (carry_.empty() && !carry_overflow_) {
-            feed_line(piece);
+            read_line(piece);
         } else if (carry_overflow_ || carry_.size() + piece.size() > kMaxLineBytes) {
             ++counts_.lines;
             ++counts_.skipped;
         } else {
             carry_.append(piece);
-            feed_line(carry_);
+            read_line(carry_);
+            flush_pending();  // before carry_ changes under the pending views
         }
         carry_.clear();
         carry_overflow_ = false;
@@ -113,6 +140,11 @@ void NcclLogParser::end_input() {
 }
 
 void NcclLogParser::feed_line(std::string_view line) {
+    read_line(line);
+    flush_pending();
+}
+
+void NcclLogParser::read_line(std::string_view line) {
     ++counts_.lines;
     for_each_record(line, [this](const NcclRecord& record) {
         if (record.marked) {
@@ -207,7 +239,42 @@ void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& 
     ConnectionKey key{last_host_id_, detail_id(line.detail), line.channel,
                       line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
                       static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
-    const auto [slot, inserted] = connection_index_.find_or_insert(key, static_cast<std::uint32_t>(connections_.size()));
+    if (const auto packed = pack_key(key)) {
+        queue_connection(host, line, *packed);
+        return;
+    }
+    flush_pending();  // keeps connections in the order their lines came
+    store_connection(host, line,
+                     connection_index_.find_or_insert(key, static_cast<std::uint32_t>(connections_.size())));
+}
+
+void NcclLogParser::queue_connection(std::string_view host, const ConnectionLine& line, const PackedKey& key) {
+    if (pending_count_ == kPrefetchDepth) {
+        resolve_oldest_pending();
+    }
+    auto& entry = pending_[(pending_head_ + pending_count_) % kPrefetchDepth];
+    entry = PendingConnection{key, PackedKeyHash{}(key), host, line};
+    packed_index_.prefetch(entry.hash);
+    ++pending_count_;
+}
+
+void NcclLogParser::resolve_oldest_pending() {
+    const auto& entry = pending_[pending_head_];
+    pending_head_ = (pending_head_ + 1) % kPrefetchDepth;
+    --pending_count_;
+    store_connection(entry.host, entry.line,
+                     packed_index_.find_or_insert(entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
+}
+
+void NcclLogParser::flush_pending() {
+    while (pending_count_ > 0) {
+        resolve_oldest_pending();
+    }
+}
+
+void NcclLogParser::store_connection(std::string_view host, const ConnectionLine& line,
+                                     std::pair<std::uint32_t, bool> found) {
+    const auto [slot, inserted] = found;
     if (!inserted) {
         ++connection_counts_[slot];
         return;
@@ -230,15 +297,18 @@ void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& 
 void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
     // Ranks are numbered per communicator; older logs print no commId, so their ranks
     // are told apart by communicator size only.
-    key_.clear();
-    if (line.comm_id.empty()) {
-        fmt::format_to(std::back_inserter(key_), "n{}|{}", line.nranks.value_or(-1), line.rank);
-    } else {
-        fmt::format_to(std::back_inserter(key_), "{}|{}", line.comm_id, line.rank);
+    std::string_view head = line.comm_id;
+    if (head.empty()) {
+        key_.clear();
+        fmt::format_to(std::back_inserter(key_), "n{}", line.nranks.value_or(-1));
+        head = key_;
     }
-    const auto [slot, inserted] = slot_of(rank_index_, key_, ranks_.size());
+    const std::uint64_t hash = fmix64(std::hash<std::string_view>{}(head) ^ pack(line.rank, 0));
+    const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
+        [&](std::uint32_t at) { return ranks_[at].rank == line.rank && rank_heads_[at] == head; });
     if (inserted) {
         ranks_.push_back(model::NcclRank{.rank = line.rank});
+        rank_heads_.emplace_back(head);
     }
     auto& rank = ranks_[slot];
     rank.nranks = line.nranks ? line.nranks : rank.nranks;
@@ -268,10 +338,16 @@ void NcclLogParser::add_setting(const SettingLine& line) {
 }
 
 void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
-    key_.clear();
-    fmt::format_to(std::back_inserter(key_), "{}|{}|{}|{}|{}", host, line.pattern, line.n_channels, line.intra_type,
-                   line.inter_type);
-    const auto [slot, inserted] = slot_of(graph_index_, key_, graphs_.size());
+    const std::hash<std::string_view> text_hash;
+    std::uint64_t hash = fmix64(text_hash(host) ^ pack(line.pattern, line.n_channels));
+    hash = fmix64(hash ^ text_hash(line.intra_type));
+    hash = fmix64(hash ^ text_hash(line.inter_type));
+    const auto [slot, inserted] = graph_index_.find_or_insert(
+        hash, static_cast<std::uint32_t>(graphs_.size()), [&](std::uint32_t at) {
+            const auto& graph = graphs_[at];
+            return graph.pattern == line.pattern && graph.n_channels == line.n_channels && graph.host == host &&
+                   graph.intra_type == line.intra_type && graph.inter_type == line.inter_type;
+        });
     if (!inserted) {
         ++graphs_[slot].count;
         return;
@@ -281,9 +357,16 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
 }
 
 void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
-    key_.clear();
-    fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, line.channel, fmt::join(line.order, " "));
-    if (slot_of(ring_index_, key_, rings_.size()).second) {
+    std::uint64_t hash = fmix64(std::hash<std::string_view>{}(host) ^ pack(line.channel, 0));
+    for (const int rank : line.order) {
+        hash = fmix64(hash ^ static_cast<std::uint32_t>(rank));
+    }
+    const auto [slot, inserted] = ring_index_.find_or_insert(
+        hash, static_cast<std::uint32_t>(rings_.size()), [&](std::uint32_t at) {
+            const auto& ring = rings_[at];
+            return ring.channel == line.channel && ring.order == line.order && ring.host == host;
+        });
+    if (inserted) {
         rings_.push_back(model::NcclRing{std::string(host), line.channel, std::move(line.order)});
     }
 }
