@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
-#include "cli/identity_join.hpp"
 #include "report/gate_render.hpp"
 #include "util/subprocess.hpp"
 
@@ -58,15 +58,11 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
-    auto request = parse_gate_request(
-        options.gpus_option->count() > 0 ? std::optional<std::string>(options.gpus) : std::nullopt,
-        options.profile);
-    if (!request) {
-        print_error(inv.output, request.error().message);
+    const auto decided = decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
+    if (!decided) {
         return kExitError;
     }
-    request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
-    const auto decision = decide_for_host(inv.seams, inv.env, *request);
+    const auto& decision = *decided;
     if (!inv.output.quiet) {
         fmt::print(inv.output.err, "peergate: {}\n", report::gate_to_log_line(decision));
     }

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.hpp"
+#include "cli/gate_command.hpp"
 #include "report/json_text.hpp"
 #include "cli/gate_pipeline.hpp"
-#include "cli/identity_join.hpp"
 #include "report/gate_render.hpp"
 
 namespace peergate::cli {
@@ -20,15 +20,11 @@ struct GateOptions {
 };
 
 int run_gate(const Invocation& inv, const GateOptions& options) {
-    auto request = parse_gate_request(
-        options.gpus_option->count() > 0 ? std::optional<std::string>(options.gpus) : std::nullopt,
-        options.profile);
-    if (!request) {
-        print_error(inv.output, request.error().message);
+    const auto decided = decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
+    if (!decided) {
         return kExitError;
     }
-    request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
-    const auto decision = decide_for_host(inv.seams, inv.env, *request);
+    const auto& decision = *decided;
     const std::string format = inv.output.json ? "json" : options.format;
     if (format == "json") {
         fmt::print(inv.output.out, "{}\n", report::json_text(report::gate_to_json(decision)));

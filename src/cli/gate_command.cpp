@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/gate_command.hpp"
+
+#include "cli/gate_pipeline.hpp"
+#include "cli/identity_join.hpp"
+
+namespace peergate::cli {
+
+std::optional<policy::GateDecision> decide_for_command(const Invocation& inv, const CLI::Option* gpus_option,
+                                                       const std::string& gpus, const std::string& profile) {
+    // The Option tells "--gpus ''" (an error) from no --gpus at all (the inherited mask).
+    auto request = parse_gate_request(
+        gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt, profile);
+    if (!request) {
+        print_error(inv.output, request.error().message);
+        return std::nullopt;
+    }
+    request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
+    return decide_for_host(inv.seams, inv.env, *request);
+}
+
+}  // namespace peergate::cli
