@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "policy/placement_assign.hpp"
 #include "policy/placement_heuristic.hpp"
 #include "policy/placement_search.hpp"
 
@@ -18,6 +19,24 @@ std::size_t index_of(const std::vector<Weight>& weights, Weight value) {
     return it == weights.begin() ? 0 : static_cast<std::size_t>(it - weights.begin()) - 1;
 }
 
+// Feasibility probes: the group-by-group search settles sparse levels in a few nodes; the
+// search that fills all groups at once proves dense ones infeasible far sooner.
+constexpr std::uint64_t kGroupProbeNodes = 5'000;
+
+SearchResult fits(const Problem& problem, Weight threshold, std::uint64_t budget) {
+    const SearchResult first = find_packing(problem, threshold, std::min(budget, kGroupProbeNodes));
+    if (first.complete) {
+        return first;
+    }
+    SearchResult second = assign_feasible(problem, threshold, budget - first.nodes);
+    second.nodes += first.nodes;
+    return second;
+}
+
+// The level caps only tighten the bounds of the last stage, so they get a share of the
+// budget; levels left unsettled keep G, which is still a valid cap.
+constexpr std::uint64_t kCapsShare = 4;
+
 struct Ladder {
     std::size_t lo = 0;  // a placement is known at weights[lo]
     std::size_t hi = 0;  // nothing above weights[hi] is possible
@@ -31,7 +50,7 @@ void climb(const Problem& problem, const std::vector<Weight>& weights, Ladder& l
     while (ladder.lo < ladder.hi) {
         const std::size_t mid = (ladder.lo + ladder.hi + 1) / 2;
         const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
-        const SearchResult probe = find_packing(problem, weights[mid], left);
+        const SearchResult probe = fits(problem, weights[mid], left);
         solved.nodes += probe.nodes;
         if (!probe.complete) {
             ladder.complete = false;
@@ -59,7 +78,7 @@ std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& w
     for (std::size_t i = caps.size(); i-- > 0;) {
         for (unconstrained.g = known + 1; unconstrained.g <= problem.g; ++unconstrained.g) {
             const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
-            const SearchResult probe = find_packing(unconstrained, weights[lo + 1 + i], left);
+            const SearchResult probe = fits(unconstrained, weights[lo + 1 + i], left);
             solved.nodes += probe.nodes;
             if (!probe.complete) {
                 return caps;
@@ -76,21 +95,28 @@ std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& w
 
 }  // namespace
 
-Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget) {
+Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
+                     std::uint64_t group_search_nodes) {
     const auto weights = distinct_weights(problem);
     Solved solved;
     Ladder ladder{.lo = index_of(weights, evaluate(problem, start).min_bottleneck),
                   .hi = index_of(weights, ceiling), .at_lo = start};
     climb(problem, weights, ladder, solved, node_budget);
     solved.upper_bound = weights[ladder.hi];
-    const auto caps = level_caps(problem, weights, ladder.lo, solved, node_budget);
+    const auto caps = level_caps(problem, weights, ladder.lo, solved,
+                                 solved.nodes + (node_budget - std::min(node_budget, solved.nodes)) / kCapsShare);
     // Swaps never lower the weakest link, so the packing stays at the threshold; a better
     // incumbent prunes more.
     improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
     normalise(ladder.at_lo);
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
-    const SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, left, caps);
+    SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, std::min(left, group_search_nodes), caps);
     solved.nodes += best.nodes;
+    if (!best.complete) {
+        const std::uint64_t rest = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
+        best = assign_packing(problem, weights[ladder.lo], best.groups, rest, caps);
+        solved.nodes += best.nodes;
+    }
     solved.groups = best.groups;
     normalise(solved.groups);
     solved.exact = ladder.complete && best.complete;

@@ -110,6 +110,20 @@ TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInPairs) {
     }
 }
 
+// Groups of 4 and 8 among 32 random GPUs: the search that fills all groups at once
+// (placement_assign) finishes them well inside the default budget.
+TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInGroupsOfFourAndEight) {
+    std::mt19937 rng(3208);
+    const auto t = random_topology(rng, 32);
+    for (int k : {4, 8}) {
+        const auto result = policy::place(t, {.size = k});
+        ASSERT_TRUE(result.has_value());
+        expect_valid(*result, 32, k);
+        EXPECT_TRUE(result->exact) << "K " << k;
+        EXPECT_LT(result->nodes, 1'200'000U) << "K " << k;
+    }
+}
+
 TEST(PlacementScale, Nvl72LikeRackIsOneNvlinkDomain) {
     // 72 GPUs, every pair NV18, one Grace CPU (NUMA node) per two GPUs.
     const auto t = generated(72, [](int, int) { return std::string("NV18"); }, [](int a) { return a / 2; });

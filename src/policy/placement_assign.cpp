@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/placement_assign.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <functional>
+
+#include "policy/placement_bounds.hpp"
+
+namespace peergate::policy::placement {
+
+namespace {
+
+using Mask = std::uint64_t;
+
+Mask bit(int v) { return Mask{1} << v; }
+int lowest(Mask m) { return std::countr_zero(m); }
+int count(Mask m) { return std::popcount(m); }
+
+// Up to this many distinct usable weights, partners are counted level by level.
+constexpr std::size_t kFewLevels = 6;
+
+// Nodes are the budget's unit (about a microsecond each, as in the group-by-group search);
+// a node here also pays for its partner scans, which grow with n, G and K.
+constexpr std::uint64_t kScansPerNode = 256;
+
+// A group being filled.
+struct Slot {
+    Mask members = 0;
+    int size = 0;
+    Weight bottleneck = kUnlimited;
+    Weight weight_sum = 0;
+    Mask classes = 0;          // NUMA classes, as bits
+    Mask compatible = ~Mask{0};  // candidates whose pairs to every member reach the threshold
+};
+
+// Where the branching candidate may go, with its estimated gain (heaviest first).
+struct Choice {
+    int slot = -1;  // -1: left out
+    Weight gain = 0;
+};
+
+// The upper bound of a node and the candidate to branch on (-1: some candidate has
+// nowhere to go, or a group cannot be completed).
+struct Bounded {
+    Score upper;
+    int branch_on = -1;
+};
+
+class Assigner {
+public:
+    Assigner(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
+             const std::vector<int>& level_caps)
+        : p_(problem),
+          t_(threshold),
+          feasibility_(feasibility),
+          nb_(neighbours_at(problem, threshold)),
+          ceilings_(feasibility ? std::vector<Weight>(static_cast<std::size_t>(problem.n), kUnlimited)
+                                : clique_ceilings(problem, threshold)),
+          slots_(static_cast<std::size_t>(problem.g)),
+          lin_(static_cast<std::size_t>(problem.n * problem.g), 0),
+          budget_(budget) {
+        for (Weight level : distinct_weights(p_)) {
+            if (level >= t_) {
+                levels_.insert(levels_.begin(), level);
+            }
+            if (level > t_) {
+                const std::size_t i = cap_levels_.size();
+                cap_levels_.push_back(level);
+                cap_groups_.push_back(i < level_caps.size() ? level_caps[i] : p_.g);
+            }
+        }
+        index_levels();
+    }
+
+    // Per candidate and level (heaviest first): the partners at exactly that weight.
+    void index_levels() {
+        level_masks_.assign(static_cast<std::size_t>(p_.n) * levels_.size(), 0);
+        for (int v = 0; v < p_.n; ++v) {
+            for (int u = 0; u < p_.n; ++u) {
+                const auto level = std::find(levels_.begin(), levels_.end(), p_.w(v, u));
+                if (u != v && level != levels_.end()) {
+                    level_masks_[static_cast<std::size_t>(v) * levels_.size() +
+                                 static_cast<std::size_t>(level - levels_.begin())] |= bit(u);
+                }
+            }
+        }
+    }
+
+    void seed(const Groups& incumbent) {
+        best_groups_ = incumbent;
+        normalise(best_groups_);
+        for (const auto& group : best_groups_) {
+            best_ = best_ + score_of(group_stats(p_, group));
+        }
+        has_best_ = true;
+    }
+
+    SearchResult run() {
+        pool_ = p_.n >= 64 ? ~Mask{0} : bit(p_.n) - 1;
+        missing_ = p_.g * p_.k;
+        if (place_required()) {
+            search();
+        }
+        return SearchResult{.complete = !stopped_, .found = has_best_, .groups = best_groups_, .score = best_,
+                            .nodes = nodes_};
+    }
+
+private:
+    // The required GPUs open the first group together.
+    bool place_required() {
+        for (int v = 0; v < p_.n; ++v) {
+            if (p_.is_required(v)) {
+                if ((slots_[0].size > 0 && (slots_[0].compatible & bit(v)) == 0) || slots_[0].size == p_.k) {
+                    return false;
+                }
+                join(v, 0);
+                opened_ = 1;
+            }
+        }
+        return true;
+    }
+
+    void search() {
+        nodes_ += 1 + scans_ / kScansPerNode;
+        scans_ %= kScansPerNode;
+        if (done_ || stopped_ || nodes_ > budget_) {
+            stopped_ = !done_;
+            return;
+        }
+        if (missing_ == 0) {
+            offer();
+            return;
+        }
+        const Bounded bounded = bound();
+        if (bounded.branch_on < 0 || (!feasibility_ && prunes(bounded.upper))) {
+            return;
+        }
+        const int v = bounded.branch_on;
+        for (const Choice& choice : choices(v)) {
+            if (choice.slot < 0) {
+                pool_ &= ~bit(v);
+                search();
+                pool_ |= bit(v);
+                continue;
+            }
+            const bool opens = choice.slot == opened_;
+            const Slot saved = slots_[static_cast<std::size_t>(choice.slot)];
+            opened_ += opens ? 1 : 0;
+            join(v, choice.slot);
+            search();
+            leave(v, choice.slot, saved);
+            opened_ -= opens ? 1 : 0;
+        }
+    }
+
+    void join(int v, int g) {
+        Slot& slot = slots_[static_cast<std::size_t>(g)];
+        for (Mask m = slot.members; m != 0; m &= m - 1) {
+            slot.bottleneck = std::min(slot.bottleneck, p_.w(v, lowest(m)));
+        }
+        slot.weight_sum += lin(v, g);
+        slot.members |= bit(v);
+        ++slot.size;
+        slot.classes |= bit(at(p_.numa, v));
+        slot.compatible &= at(nb_.mask, v);
+        pool_ &= ~bit(v);
+        --missing_;
+        for (Mask m = pool_; m != 0; m &= m - 1) {
+            lin(lowest(m), g) += p_.w(v, lowest(m));
+        }
+    }
+
+    void leave(int v, int g, const Slot& saved) {
+        for (Mask m = pool_; m != 0; m &= m - 1) {
+            lin(lowest(m), g) -= p_.w(v, lowest(m));
+        }
+        ++missing_;
+        pool_ |= bit(v);
+        slots_[static_cast<std::size_t>(g)] = saved;
+    }
+
+    Weight& lin(int v, int g) { return lin_[static_cast<std::size_t>(v * p_.g + g)]; }
+
+    int spare() const { return count(pool_) - missing_; }
+
+    // The `kth` heaviest pair from v into `among` (enough false: fewer partners), and the
+    // sum of the heaviest `kth`. Counted level by level (a bit count each) where there are
+    // few distinct weights, as on PCIe trees; otherwise along the partners heaviest first.
+    struct Partners {
+        bool enough = false;
+        Weight kth = kUnlimited;
+        Weight top = 0;
+    };
+
+    Partners partners(int v, Mask among, int kth) const {
+        return levels_.size() <= kFewLevels ? partners_by_level(v, among, kth) : partners_by_weight(v, among, kth);
+    }
+
+    Partners partners_by_weight(int v, Mask among, int kth) const {
+        Partners found{.enough = kth == 0};
+        int taken = 0;
+        for (int u : at(nb_.by_weight, v)) {
+            if (taken == kth) {
+                break;
+            }
+            ++scans_;
+            if ((among & bit(u)) != 0) {
+                found.kth = p_.w(v, u);
+                found.top += found.kth;
+                found.enough = ++taken == kth;
+            }
+        }
+        return found;
+    }
+
+    Partners partners_by_level(int v, Mask among, int kth) const {
+        Partners found{.enough = kth == 0};
+        int missing = kth;
+        const Mask* masks = &level_masks_[static_cast<std::size_t>(v) * levels_.size()];
+        for (std::size_t l = 0; l < levels_.size() && missing > 0; ++l) {
+            ++scans_;
+            const int here = std::min(missing, count(masks[l] & among));
+            if (here > 0) {
+                found.kth = levels_[l];
+                found.top += here * levels_[l];
+                missing -= here;
+            }
+        }
+        found.enough = missing == 0;
+        return found;
+    }
+
+    Bounded bound() {
+        Bounded out;
+        std::array<Weight, 64> bottlenecks{};
+        int fewest = 1 << 30;
+        Weight doubled = 0;
+        Weight opening = t_;  // the best bottleneck a group not yet opened could reach
+        for (int g = 0; g < p_.g; ++g) {
+            const Slot& slot = slots_[static_cast<std::size_t>(g)];
+            doubled += 2 * slot.weight_sum;
+            at(bottlenecks, g) = g < opened_ ? slot_ceiling(slot) : t_;
+            if (at(bottlenecks, g) < t_) {
+                return out;  // an open group cannot be completed
+            }
+        }
+        const bool may_leave = spare() > 0;
+        for (Mask m = pool_; m != 0; m &= m - 1) {
+            const int v = lowest(m);
+            int options = may_leave ? 1 : 0;
+            Weight gain = 0;
+            for (int g = 0; g < opened_; ++g) {
+                const Slot& slot = slots_[static_cast<std::size_t>(g)];
+                if (slot.size == p_.k || (slot.compatible & bit(v)) == 0) {
+                    continue;
+                }
+                const Partners rest = partners(v, slot.compatible & pool_ & ~bit(v), p_.k - slot.size - 1);
+                if (rest.enough) {
+                    ++options;
+                    gain = std::max(gain, 2 * lin(v, g) + rest.top);
+                }
+            }
+            if (opened_ < p_.g) {
+                const Partners rest = partners(v, pool_ & ~bit(v), p_.k - 1);
+                if (rest.enough) {
+                    ++options;
+                    gain = std::max(gain, rest.top);
+                    opening = std::max(opening, std::min(rest.kth, at(ceilings_, v)));
+                }
+            }
+            if (options == 0) {
+                return out;
+            }
+            doubled += gain;
+            if (options < fewest) {
+                fewest = options;
+                out.branch_on = v;
+            }
+        }
+        for (int g = opened_; g < p_.g; ++g) {
+            at(bottlenecks, g) = opening;
+        }
+        out.upper = Score{capped_sum(bottlenecks), doubled, negative_spans()};
+        return out;
+    }
+
+    // The best bottleneck an open group can still reach: each member needs the missing
+    // partners among the compatible candidates left, and its clique ceiling holds.
+    Weight slot_ceiling(const Slot& slot) const {
+        const int missing = p_.k - slot.size;
+        if (missing == 0) {
+            return slot.bottleneck;
+        }
+        Weight ceiling = slot.bottleneck;
+        for (Mask m = slot.members; m != 0; m &= m - 1) {
+            const Partners rest = partners(lowest(m), slot.compatible & pool_, missing);
+            if (!rest.enough) {
+                return kNoGroup;
+            }
+            ceiling = std::min({ceiling, rest.kth, at(ceilings_, lowest(m))});
+        }
+        return ceiling;
+    }
+
+    // The i-th best group's bottleneck is at most the highest level at which i disjoint
+    // groups fit in the whole problem.
+    Weight capped_sum(std::array<Weight, 64>& bottlenecks) const {
+        auto* end = bottlenecks.data() + p_.g;
+        std::sort(bottlenecks.data(), end, std::greater<>());
+        Weight sum = 0;
+        for (int i = 0; i < p_.g; ++i) {
+            Weight cap = t_;
+            for (std::size_t l = 0; l < cap_levels_.size(); ++l) {
+                if (cap_groups_[l] > i) {
+                    cap = cap_levels_[l];
+                }
+            }
+            sum += std::min(at(bottlenecks, i), cap);
+        }
+        return sum;
+    }
+
+    Weight negative_spans() const {
+        Weight spans = p_.g - opened_;
+        for (int g = 0; g < opened_; ++g) {
+            spans += count(slots_[static_cast<std::size_t>(g)].classes);
+        }
+        return -spans;
+    }
+
+    std::vector<Choice> choices(int v) {
+        std::vector<Choice> out;
+        for (int g = 0; g < opened_; ++g) {
+            const Slot& slot = slots_[static_cast<std::size_t>(g)];
+            if (slot.size < p_.k && (slot.compatible & bit(v)) != 0) {
+                out.push_back({g, lin(v, g)});
+            }
+        }
+        std::stable_sort(out.begin(), out.end(), [](const Choice& a, const Choice& b) { return a.gain > b.gain; });
+        if (opened_ < p_.g) {
+            out.push_back({opened_, 0});
+        }
+        if (spare() > 0) {
+            out.push_back({-1, 0});
+        }
+        return out;
+    }
+
+    bool prunes(const Score& upper) const { return has_best_ && upper < best_; }
+
+    void offer() {
+        done_ = feasibility_;
+        Score score;
+        Groups groups;
+        for (const Slot& slot : slots_) {
+            score = score + Score{slot.bottleneck, 2 * slot.weight_sum, -static_cast<Weight>(count(slot.classes))};
+            auto& group = groups.emplace_back();
+            for (Mask m = slot.members; m != 0; m &= m - 1) {
+                group.push_back(lowest(m));
+            }
+        }
+        normalise(groups);
+        if (!has_best_ || score > best_ || (score == best_ && groups < best_groups_)) {
+            best_ = score;
+            best_groups_ = std::move(groups);
+            has_best_ = true;
+        }
+    }
+
+    const Problem& p_;
+    Weight t_;
+    bool feasibility_;  // any placement will do
+    Neighbours nb_;
+    std::vector<Weight> ceilings_;
+    std::vector<Weight> levels_;      // distinct weights >= the threshold, heaviest first
+    std::vector<Mask> level_masks_;   // per candidate, per level
+    std::vector<Weight> cap_levels_;  // ascending
+    std::vector<int> cap_groups_;
+    std::vector<Slot> slots_;
+    std::vector<Weight> lin_;  // per candidate and slot: its pair weights to the members
+    Mask pool_ = 0;
+    int opened_ = 0;
+    int missing_ = 0;  // places left in the G groups
+    std::uint64_t budget_;
+    std::uint64_t nodes_ = 0;
+    mutable std::uint64_t scans_ = 0;  // partner-scan steps not yet charged as nodes
+    bool stopped_ = false;
+    bool done_ = false;  // feasibility: a placement was found
+    bool has_best_ = false;
+    Score best_;
+    Groups best_groups_;
+};
+
+}  // namespace
+
+SearchResult assign_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
+                            std::uint64_t node_budget, const std::vector<int>& level_caps) {
+    Assigner assigner(problem, threshold, false, node_budget, level_caps);
+    assigner.seed(incumbent);
+    return assigner.run();
+}
+
+}  // namespace peergate::policy::placement
+
+namespace peergate::policy::placement {
+
+SearchResult assign_feasible(const Problem& problem, Weight threshold, std::uint64_t node_budget) {
+    Assigner assigner(problem, threshold, true, node_budget, {});
+    return assigner.run();
+}
+
+}  // namespace peergate::policy::placement

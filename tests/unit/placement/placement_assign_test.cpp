@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// The search that fills all groups at once (placement_assign), forced on by giving the
+// group-by-group search no nodes, against the brute-force enumerator: the same objective
+// and the same groups (the tie-break) on random topologies, every K, with candidate lists,
+// counts that leave GPUs out, and required GPUs.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "placement_support.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_exact.hpp"
+#include "policy/placement_heuristic.hpp"
+
+namespace peergate {
+namespace {
+
+using placement_test::brute_force;
+using placement_test::random_topology;
+using placement_test::topology_from;
+
+// Labels from two or three tokens and one NUMA node: many placements tie on every
+// component, so the tie-break decides.
+model::Topology tie_heavy_topology(std::mt19937& rng, int n) {
+    static const std::vector<std::vector<std::string>> kVocabularies = {{"NV1", "SYS"}, {"NV2", "NV1", "SYS"}, {"PIX", "NODE"}};
+    const auto& vocabulary = kVocabularies[std::uniform_int_distribution<std::size_t>(0, 2)(rng)];
+    std::uniform_int_distribution<std::size_t> pick(0, vocabulary.size() - 1);
+    std::vector<std::vector<std::string>> tokens(static_cast<std::size_t>(n), std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    for (std::size_t a = 0; a < tokens.size(); ++a) {
+        for (std::size_t b = a + 1; b < tokens.size(); ++b) {
+            tokens[a][b] = tokens[b][a] = vocabulary[pick(rng)];
+        }
+    }
+    return topology_from(tokens, std::vector<std::optional<int>>(static_cast<std::size_t>(n), 0));
+}
+
+void expect_assign_search_matches(const model::Topology& t, const policy::PlacementRequest& request,
+                                  const std::string& what) {
+    const auto problem = policy::placement::build_problem(t, request);
+    const int count = request.count.value_or(
+        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
+    const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
+    ASSERT_EQ(problem.has_value(), brute.has_value()) << what;
+    if (!brute || problem->k == 1) {
+        return;
+    }
+    const auto ceiling = policy::placement::first_component_bound(*problem);
+    const auto start = policy::placement::heuristic_placement(*problem, ceiling);
+    const auto solved = policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, 0);
+    ASSERT_TRUE(solved.exact) << what;
+    EXPECT_EQ(policy::placement::evaluate(*problem, solved.groups), brute->objective) << what;
+    std::vector<std::vector<int>> ids;
+    for (const auto& group : solved.groups) {
+        auto& mapped = ids.emplace_back();
+        for (int v : group) {
+            mapped.push_back(policy::placement::at(problem->ids, v));
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    EXPECT_EQ(ids, brute->groups) << what;
+}
+
+TEST(PlacementAssignSearch, MatchesBruteForceForEveryK) {
+    std::mt19937 rng(7001U);
+    for (int trial = 0; trial < 150; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = random_topology(rng, n);
+        for (int k = 2; k <= n / 2; ++k) {
+            expect_assign_search_matches(t, policy::PlacementRequest{.size = k},
+                                         "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " +
+                                             std::to_string(k));
+        }
+    }
+}
+
+TEST(PlacementAssignSearch, TieBreakMatchesBruteForceWhereManyPlacementsTie) {
+    std::mt19937 rng(7003U);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = tie_heavy_topology(rng, n);
+        for (int k = 2; k <= n / 2; ++k) {
+            expect_assign_search_matches(t, policy::PlacementRequest{.size = k},
+                                         "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " +
+                                             std::to_string(k));
+        }
+    }
+}
+
+TEST(PlacementAssignSearch, MatchesBruteForceWithCandidatesCountAndRequired) {
+    std::mt19937 rng(7002U);
+    for (int trial = 0; trial < 300; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = random_topology(rng, n);
+        policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(2, 4)(rng)};
+        for (int v = 0; v < n; ++v) {
+            if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
+                request.candidates.push_back(v);
+            }
+        }
+        const int available = static_cast<int>(request.candidates.size());
+        if (available < request.size) {
+            continue;
+        }
+        request.count = std::uniform_int_distribution<int>(1, available / request.size)(rng);
+        std::shuffle(request.candidates.begin(), request.candidates.end(), rng);
+        const int required = std::uniform_int_distribution<int>(0, std::min(3, request.size))(rng);
+        request.required.assign(request.candidates.begin(), request.candidates.begin() + required);
+        expect_assign_search_matches(t, request, "trial " + std::to_string(trial));
+    }
+}
+
+}  // namespace
+}  // namespace peergate
