@@ -261,6 +261,43 @@ int groups_in_core(const Problem& p, Weight t) {
     return groups;
 }
 
+// For n <= 64: as groups_in_core, after also dropping every pair with fewer than K-2
+// common partners (repeatedly; no group of K can use it). That splits components joined
+// only by pairs no group could use, such as one NVLink bridge between two PCIe switches.
+int groups_in_truss(const Problem& p, Weight t) {
+    std::vector<std::uint64_t> adjacency = adjacency_at(p, t);
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (int a = 0; a < p.n; ++a) {
+            for (std::uint64_t rest = at(adjacency, a); rest != 0; rest &= rest - 1) {
+                const int b = std::countr_zero(rest);
+                const bool no_group = std::popcount(at(adjacency, a) & at(adjacency, b)) < p.k - 2 ||
+                                      std::popcount(at(adjacency, a)) < p.k - 1 ||
+                                      std::popcount(at(adjacency, b)) < p.k - 1;
+                if (no_group) {
+                    at(adjacency, a) &= ~(std::uint64_t{1} << b);
+                    at(adjacency, b) &= ~(std::uint64_t{1} << a);
+                    changed = true;
+                }
+            }
+        }
+    }
+    std::uint64_t unseen = p.n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.n) - 1;
+    int groups = 0;
+    while (unseen != 0) {
+        std::uint64_t component = unseen & -unseen;
+        for (std::uint64_t grown = 0; grown != component;) {
+            grown = component;
+            for (std::uint64_t m = grown; m != 0; m &= m - 1) {
+                component |= at(adjacency, std::countr_zero(m));
+            }
+        }
+        unseen &= ~component;
+        groups += std::popcount(component) / p.k;
+    }
+    return groups;
+}
+
 Weight required_ceiling(const Problem& p) {
     Weight ceiling = kUnlimited;
     for (int a = 0; a < p.n; ++a) {
@@ -275,6 +312,10 @@ Weight required_ceiling(const Problem& p) {
 
 }  // namespace
 
+int disjoint_groups_bound(const Problem& p, Weight t) {
+    return p.n <= 64 ? groups_in_truss(p, t) : groups_in_core(p, t);
+}
+
 Weight first_component_bound(const Problem& p) {
     if (p.k < 2) {
         return kUnlimited;
@@ -286,7 +327,7 @@ Weight first_component_bound(const Problem& p) {
     std::size_t hi = weights.size() - 1;
     while (lo < hi) {
         const std::size_t mid = (lo + hi + 1) / 2;
-        if (weights[mid] <= ceiling && groups_in_core(p, weights[mid]) >= p.g) {
+        if (weights[mid] <= ceiling && disjoint_groups_bound(p, weights[mid]) >= p.g) {
             lo = mid;
         } else {
             hi = mid - 1;

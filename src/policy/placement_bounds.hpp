@@ -71,9 +71,14 @@ struct BoundScratch {
 RestBound rest_bound(const Problem& problem, const Neighbours& neighbours, const std::vector<Weight>& ceilings,
                      const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch);
 
+// At most how many disjoint groups of K have every pair >= t (required GPUs ignored): the
+// components left by the peeling described below, each holding floor(size / K).
+int disjoint_groups_bound(const Problem& problem, Weight t);
+
 // The largest weight T such that, after peeling every candidate with fewer than K-1
-// partners of weight >= T, the connected components still hold G disjoint groups of K
-// (and the required GPUs are pairwise >= T). No placement has a larger (1). Any n.
+// partners of weight >= T (and, for n <= 64, every pair with fewer than K-2 common
+// partners), the connected components still hold G disjoint groups of K (and the required
+// GPUs are pairwise >= T). No placement has a larger (1). Any n.
 Weight first_component_bound(const Problem& problem);
 
 }  // namespace peergate::policy::placement

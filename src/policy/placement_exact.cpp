@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "policy/placement_assign.hpp"
+#include "policy/placement_bounds.hpp"
 #include "policy/placement_heuristic.hpp"
 #include "policy/placement_search.hpp"
 
@@ -28,7 +29,7 @@ SearchResult fits(const Problem& problem, Weight threshold, std::uint64_t budget
     if (first.complete) {
         return first;
     }
-    SearchResult second = assign_feasible(problem, threshold, budget - first.nodes);
+    SearchResult second = assign_feasible(problem, threshold, budget > first.nodes ? budget - first.nodes : 0);
     second.nodes += first.nodes;
     return second;
 }
@@ -36,6 +37,16 @@ SearchResult fits(const Problem& problem, Weight threshold, std::uint64_t budget
 // The level caps only tighten the bounds of the last stage, so they get a share of the
 // budget; levels left unsettled keep G, which is still a valid cap.
 constexpr std::uint64_t kCapsShare = 4;
+
+// With few distinct weights in play (PCIe trees) many placements tie and the tie-break
+// decides, which the group-by-group search settles in order; it then keeps 3/4 of the
+// budget. With many (NVLink meshes) the search that fills all groups at once gets it.
+constexpr std::size_t kFewWeights = 6;
+constexpr std::uint64_t kTieHeavyShare = 4;
+
+bool few_levels(const std::vector<Weight>& weights, std::size_t threshold_index) {
+    return weights.size() - threshold_index <= kFewWeights;
+}
 
 struct Ladder {
     std::size_t lo = 0;  // a placement is known at weights[lo]
@@ -76,7 +87,8 @@ std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& w
     unconstrained.required_count = 0;
     int known = 0;  // groups that fit at the level above
     for (std::size_t i = caps.size(); i-- > 0;) {
-        for (unconstrained.g = known + 1; unconstrained.g <= problem.g; ++unconstrained.g) {
+        const int most = disjoint_groups_bound(unconstrained, weights[lo + 1 + i]);
+        for (unconstrained.g = known + 1; unconstrained.g <= std::min(problem.g, most); ++unconstrained.g) {
             const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
             const SearchResult probe = fits(unconstrained, weights[lo + 1 + i], left);
             solved.nodes += probe.nodes;
@@ -110,7 +122,9 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
     improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
     normalise(ladder.at_lo);
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
-    SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo, std::min(left, group_search_nodes), caps);
+    const std::uint64_t group_share = few_levels(weights, ladder.lo) ? left / kTieHeavyShare * (kTieHeavyShare - 1) : 0;
+    SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo,
+                                         std::min(left, std::max(group_search_nodes, group_share)), caps);
     solved.nodes += best.nodes;
     if (!best.complete) {
         const std::uint64_t rest = node_budget > solved.nodes ? node_budget - solved.nodes : 0;

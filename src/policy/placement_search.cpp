@@ -19,9 +19,11 @@ Mask bit(int v) { return Mask{1} << v; }
 int lowest(Mask m) { return std::countr_zero(m); }
 int count(Mask m) { return std::popcount(m); }
 
-// A state of the search: which candidates are still undecided and how many groups remain.
+// A state of the search: which candidates are still undecided, which were left out (the
+// twin rule below depends on it) and how many groups remain.
 struct Key {
     Mask pool = 0;
+    Mask left_out = 0;
     int groups = 0;
     friend bool operator==(const Key&, const Key&) = default;
 };
@@ -29,7 +31,8 @@ struct Key {
 struct KeyHash {
     std::size_t operator()(const Key& key) const {
         const Mask spread = key.pool * Mask{0x9E3779B97F4A7C15U};
-        return std::hash<Mask>{}(spread ^ static_cast<Mask>(static_cast<unsigned>(key.groups)));
+        return std::hash<Mask>{}(spread ^ (key.left_out * Mask{0xC2B2AE3D27D4EB4FU}) ^
+                                 static_cast<Mask>(static_cast<unsigned>(key.groups)));
     }
 };
 
@@ -58,6 +61,7 @@ public:
             required_ |= p_.is_required(v) ? bit(v) : 0;
             usable_ |= at(ceilings_, v) != kNoGroup ? bit(v) : 0;
         }
+        find_twins();
         for (Weight level : distinct_weights(p_)) {
             if (level > threshold) {
                 const std::size_t i = caps_.levels.size();
@@ -79,6 +83,7 @@ public:
     SearchResult run() {
         // Candidates in no group of K at this threshold can only be left out.
         if ((required_ & ~usable_) == 0) {
+            left_out_ = (p_.n >= 64 ? ~Mask{0} : bit(p_.n) - 1) & ~usable_;
             boundary(usable_, p_.g, Score{}, ceilings_);
         }
         return SearchResult{.complete = !stopped_ || done_, .found = has_best_, .groups = best_groups_,
@@ -155,7 +160,7 @@ private:
             }
             return;
         }
-        const Key key{pool, groups};
+        const Key key{pool, left_out_, groups};
         if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
             return;
         }
@@ -172,13 +177,50 @@ private:
             }
         }
         const int u = feasibility_ ? most_constrained(pool) : lowest(pool);
-        const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
-        extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one, here);
+        if (twin_allows(u, pool)) {
+            const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
+            extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one, here);
+        }
         const bool spare = count(pool) - 1 >= groups * p_.k;
         if (spare && (bit(u) & required_) == 0) {
+            left_out_ |= bit(u);
             boundary(pool & ~bit(u), groups, prefix, here);
+            left_out_ &= ~bit(u);
         }
         remember(key, prefix);
+    }
+
+    // Twins (the same weight to every other candidate, the same NUMA class and requirement)
+    // can swap places without changing the score. So a group takes the smallest undecided
+    // members of each twin class: whatever a larger twin does, the smaller can do. The
+    // optimiser, whose groups come in list order, also keeps a twin out of every group once
+    // a smaller one was left out, since the smallest list puts the smaller twin in the
+    // earlier group.
+    bool twin_allows(int v, Mask undecided) const {
+        const int twin = at(previous_twin_, v);
+        const Mask blocked = feasibility_ ? undecided : undecided | left_out_;
+        return twin < 0 || (blocked & bit(twin)) == 0;
+    }
+
+    void find_twins() {
+        previous_twin_.assign(static_cast<std::size_t>(p_.n), -1);
+        for (int v = 0; v < p_.n; ++v) {
+            for (int u = v - 1; u >= 0 && at(previous_twin_, v) < 0; --u) {
+                at(previous_twin_, v) = twins(u, v) ? u : -1;
+            }
+        }
+    }
+
+    bool twins(int u, int v) const {
+        if (at(p_.numa, u) != at(p_.numa, v) || p_.is_required(u) != p_.is_required(v)) {
+            return false;
+        }
+        for (int x = 0; x < p_.n; ++x) {
+            if (x != u && x != v && p_.w(u, x) != p_.w(v, x)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     // Any undecided candidate may branch first when only existence matters: the one with
@@ -233,7 +275,9 @@ private:
             return;
         }
         const int v = lowest(cand);
-        extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest, ceilings);
+        if (twin_allows(v, pool)) {
+            extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest, ceilings);
+        }
         if (!holds_required || (bit(v) & required_) == 0) {
             extend(pool, groups, prefix, open, cand & ~bit(v), rest, ceilings);
         }
@@ -337,6 +381,8 @@ private:
     Groups stack_;
     Mask required_ = 0;
     Mask usable_ = 0;  // candidates in some group of K at the threshold
+    Mask left_out_ = 0;
+    std::vector<int> previous_twin_;  // per candidate: its next smaller twin, or -1
     std::unordered_map<Key, Score, KeyHash> memo_;
     std::unordered_set<Key, KeyHash> failed_;
 };

@@ -61,6 +61,57 @@ void expect_assign_search_matches(const model::Topology& t, const policy::Placem
     EXPECT_EQ(ids, brute->groups) << what;
 }
 
+// A PCIe tree: GPUs under a few switches (twins: same switch, same NUMA node), so many
+// placements tie and the group-by-group search's twin rule prunes most of them.
+model::Topology tree_topology(std::mt19937& rng, int n) {
+    std::vector<int> switch_of;
+    std::vector<std::optional<int>> numa;
+    for (int a = 0; a < n; ++a) {
+        switch_of.push_back(std::uniform_int_distribution<int>(0, 3)(rng));
+        numa.emplace_back(switch_of.back() % 2);
+    }
+    std::vector<std::vector<std::string>> tokens(static_cast<std::size_t>(n), std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    for (int a = 0; a < n; ++a) {
+        for (int b = a + 1; b < n; ++b) {
+            const int sa = switch_of[static_cast<std::size_t>(a)];
+            const int sb = switch_of[static_cast<std::size_t>(b)];
+            tokens[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] =
+                tokens[static_cast<std::size_t>(b)][static_cast<std::size_t>(a)] =
+                    sa == sb ? "PIX" : sa % 2 == sb % 2 ? "NODE" : "SYS";
+        }
+    }
+    return topology_from(tokens, numa);
+}
+
+// Through place() (group-by-group search first), against brute force.
+void expect_place_matches(const model::Topology& t, const policy::PlacementRequest& request, const std::string& what) {
+    const int count = request.count.value_or(
+        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
+    const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
+    const auto result = policy::place(t, request);
+    ASSERT_EQ(brute.has_value(), result.has_value()) << what;
+    if (brute) {
+        EXPECT_TRUE(result->exact) << what;
+        EXPECT_EQ(result->objective, brute->objective) << what;
+        EXPECT_EQ(placement_test::sorted_groups(*result), brute->groups) << what;
+    }
+}
+
+TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
+    std::mt19937 rng(7004U);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = tree_topology(rng, n);
+        policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(2, 4)(rng)};
+        request.count = std::uniform_int_distribution<int>(1, n / request.size)(rng);
+        if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
+            request.required = {std::uniform_int_distribution<int>(0, n - 1)(rng)};
+        }
+        expect_place_matches(t, request, "trial " + std::to_string(trial) + " n " + std::to_string(n));
+        expect_assign_search_matches(t, request, "assign, trial " + std::to_string(trial));
+    }
+}
+
 TEST(PlacementAssignSearch, MatchesBruteForceForEveryK) {
     std::mt19937 rng(7001U);
     for (int trial = 0; trial < 150; ++trial) {

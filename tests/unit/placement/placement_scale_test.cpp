@@ -124,6 +124,22 @@ TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInGroupsOfFourAndEight) {
     }
 }
 
+// Every stage draws on one budget: a small one is kept (each search may pass it by the node
+// that tells it to stop, which in the all-groups search also pays for its partner scans),
+// and the answer is then the best found, not exact.
+TEST(PlacementScale, NodeBudgetHoldsAcrossEveryStage) {
+    std::mt19937 rng(3209);
+    const auto t = random_topology(rng, 32);
+    for (std::uint64_t budget : {0U, 1U, 100U, 5'000U, 60'000U}) {
+        for (int k : {3, 8, 16}) {
+            const auto result = policy::place(t, {.size = k, .node_budget = budget});
+            ASSERT_TRUE(result.has_value());
+            expect_valid(*result, 32, k);
+            EXPECT_LE(result->nodes, budget + 128) << "budget " << budget << " K " << k;
+        }
+    }
+}
+
 TEST(PlacementScale, Nvl72LikeRackIsOneNvlinkDomain) {
     // 72 GPUs, every pair NV18, one Grace CPU (NUMA node) per two GPUs.
     const auto t = generated(72, [](int, int) { return std::string("NV18"); }, [](int a) { return a / 2; });

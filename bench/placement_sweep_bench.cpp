@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+// "Exact within 1 s for n <= 32 on any topology", checked on many topologies rather than a
+// few: for each label mix, n and K, ten random topologies (seeds 1..10) are placed once each
+// per iteration; the counters give the slowest solve, how many were proven exact, and the
+// most search nodes any of them used.
+//
+//   cmake --preset bench && cmake --build build/bench --target peergate_placement_sweep_bench
+//   build/bench/bench/peergate_placement_sweep_bench
+//
+// Mixes: `dense_nvlink` (NV1..NV18 on 18 of 23 pairs, else PIX..SYS: the hardest, since
+// almost every pair is usable and weights barely differ), `sparse_nvlink` (NV1..NV4 on 30 %
+// of pairs), `pcie` (PIX..SYS drawn per pair), `two_level` (NV2 or SYS: balanced graph
+// partitioning in disguise), `degraded_nvswitch` (NV18, some pairs NV12 or SYS) and
+// `pcie_tree` (a switch tree with random fan-out and a few NVLink-bridged pairs).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <string>
+
+#include "policy/placement.hpp"
+
+namespace {
+
+using peergate::model::Gpu;
+using peergate::model::LinkKind;
+using peergate::model::LinkLabel;
+using peergate::model::Topology;
+
+enum Mix : int { dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree };
+
+LinkLabel draw(Mix mix, std::mt19937& rng) {
+    const auto pcie_kind = [&rng] {
+        return LinkLabel::of(static_cast<LinkKind>(std::uniform_int_distribution<int>(2, 6)(rng)));
+    };
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    switch (mix) {
+        case dense_nvlink: {
+            const int drawn = std::uniform_int_distribution<int>(0, 22)(rng);
+            return drawn < 18 ? LinkLabel::nvlink(drawn + 1) : LinkLabel::of(static_cast<LinkKind>(drawn - 16));
+        }
+        case sparse_nvlink:
+            return unit(rng) < 0.3 ? LinkLabel::nvlink(std::uniform_int_distribution<int>(1, 4)(rng)) : pcie_kind();
+        case pcie: return pcie_kind();
+        case two_level: return unit(rng) < 0.5 ? LinkLabel::nvlink(2) : LinkLabel::of(LinkKind::sys);
+        case degraded_nvswitch: {
+            const double drawn = unit(rng);
+            return drawn < 0.9 ? LinkLabel::nvlink(18) : drawn < 0.97 ? LinkLabel::nvlink(12) : LinkLabel::of(LinkKind::sys);
+        }
+        case pcie_tree: break;  // drawn per GPU in make_tree
+    }
+    return pcie_kind();
+}
+
+// A PCIe tree with random fan-out: each GPU under one of n/3 switches, switches under four
+// host bridges, bridges on two NUMA nodes; a quarter of the GPUs bridged in pairs (NV4).
+LinkLabel tree_label(const std::vector<int>& switch_of, int a, int b) {
+    const int sa = switch_of[static_cast<std::size_t>(a)];
+    const int sb = switch_of[static_cast<std::size_t>(b)];
+    const LinkKind kind = sa == sb ? LinkKind::pix : sa % 4 == sb % 4 ? LinkKind::pxb : sa % 2 == sb % 2 ? LinkKind::node : LinkKind::sys;
+    return LinkLabel::of(kind);
+}
+
+Topology make_tree(Topology t, std::mt19937& rng) {
+    const int n = static_cast<int>(t.gpus.size());
+    std::vector<int> switch_of;
+    for (int a = 0; a < n; ++a) {
+        switch_of.push_back(std::uniform_int_distribution<int>(0, n / 3 - 1)(rng));
+        t.gpus[static_cast<std::size_t>(a)].numa_node = switch_of.back() % 2;
+    }
+    for (int a = 0; a < n; ++a) {
+        for (int b = a + 1; b < n; ++b) {
+            const bool bridged = a % 2 == 0 && b == a + 1 && a < n / 4;
+            t.matrix[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] =
+                t.matrix[static_cast<std::size_t>(b)][static_cast<std::size_t>(a)] =
+                    bridged ? LinkLabel::nvlink(4) : tree_label(switch_of, a, b);
+        }
+    }
+    return t;
+}
+
+Topology make(Mix mix, int n, unsigned seed) {
+    std::mt19937 rng(seed * 104729U + static_cast<unsigned>(n) * 31U + static_cast<unsigned>(mix));
+    Topology t;
+    const auto size = static_cast<std::size_t>(n);
+    t.matrix.assign(size, std::vector<LinkLabel>(size, LinkLabel::self()));
+    for (int a = 0; a < n; ++a) {
+        t.gpus.push_back(Gpu{.index = a, .numa_node = std::uniform_int_distribution<int>(0, 1)(rng)});
+    }
+    if (mix == pcie_tree) {
+        return make_tree(std::move(t), rng);
+    }
+    for (std::size_t a = 0; a < size; ++a) {
+        for (std::size_t b = a + 1; b < size; ++b) {
+            t.matrix[a][b] = t.matrix[b][a] = draw(mix, rng);
+        }
+    }
+    return t;
+}
+
+void BM_PlaceSweep(benchmark::State& state) {
+    const auto mix = static_cast<Mix>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    const int k = static_cast<int>(state.range(2));
+    constexpr unsigned kSeeds = 10;
+    std::vector<Topology> topologies;
+    for (unsigned seed = 1; seed <= kSeeds; ++seed) {
+        topologies.push_back(make(mix, n, seed));
+    }
+    double slowest_ms = 0;
+    int exact = 0;
+    std::uint64_t most_nodes = 0;
+    for (auto _ : state) {
+        exact = 0;
+        for (const auto& topology : topologies) {
+            const auto start = std::chrono::steady_clock::now();
+            const auto placed = peergate::policy::place(topology, {.size = k});
+            const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+            if (!placed) {
+                state.SkipWithError(placed.error().message.c_str());
+                return;
+            }
+            slowest_ms = std::max(slowest_ms, took.count());
+            exact += placed->exact ? 1 : 0;
+            most_nodes = std::max(most_nodes, placed->nodes);
+        }
+    }
+    state.counters["slowest_ms"] = slowest_ms;
+    state.counters["exact_of_10"] = exact;
+    state.counters["most_nodes"] = static_cast<double>(most_nodes);
+    static const char* const kNames[] = {"dense_nvlink", "sparse_nvlink", "pcie",
+                                         "two_level",    "degraded_nvswitch", "pcie_tree"};
+    state.SetLabel(kNames[mix]);
+}
+
+BENCHMARK(BM_PlaceSweep)
+    ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree},
+                   {24, 32},
+                   {2, 3, 4, 6, 8, 12, 16}})
+    ->ArgNames({"mix", "n", "K"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+BENCHMARK_MAIN();
