@@ -5,6 +5,7 @@
 # that does the least work that still looks at every connection line).
 #
 #   bench/nccl_log_throughput.sh [SIZE_MB ...]      default: 100 1000
+#   bench/nccl_log_throughput.sh --generate FILE SIZE_MB   only writes the log (kept)
 #
 # Env: PEERGATE (binary, default build/release/bin/peergate, built with the `release`
 # preset), BENCH_DIR (default /tmp), REPEATS (default 3; the best run of each counts).
@@ -12,25 +13,6 @@
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-peergate="${PEERGATE:-$root/build/release/bin/peergate}"
-bench_dir="${BENCH_DIR:-/tmp}"
-repeats="${REPEATS:-3}"
-sizes=("$@")
-[[ ${#sizes[@]} -eq 0 ]] && sizes=(100 1000)
-
-[[ -x "$peergate" ]] || { echo "no peergate at $peergate (cmake --preset release && cmake --build build/release --target peergate)" >&2; exit 2; }
-[[ -x /usr/bin/time ]] || { echo "/usr/bin/time is needed (package: time)" >&2; exit 2; }
-
-need_mb=0
-for s in "${sizes[@]}"; do (( s > need_mb )) && need_mb=$s; done
-avail_mb=$(df -Pm "$bench_dir" | awk 'NR==2 {print $4}')
-if (( avail_mb < need_mb * 2 )); then
-  echo "only ${avail_mb} MB free in $bench_dir; need about $((need_mb * 2)) MB" >&2
-  exit 2
-fi
-
-work="$(mktemp -d "$bench_dir/peergate-nccl-bench.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 
 # Writes SIZE_MB of log: a 16 MiB block of realistic lines (64 hosts x 8 GPUs, 32
 # channels, every transport, init/ring/graph/setting noise) repeated to size. As in a real
@@ -78,6 +60,32 @@ with open(out, "wb") as f:
         f.write(chunk); written += len(chunk)
 PY
 }
+
+if [[ "${1:-}" == "--generate" ]]; then
+  [[ $# -eq 3 ]] || { echo "usage: $0 --generate FILE SIZE_MB" >&2; exit 2; }
+  generate "$2" "$3"
+  exit 0
+fi
+
+peergate="${PEERGATE:-$root/build/release/bin/peergate}"
+bench_dir="${BENCH_DIR:-/tmp}"
+repeats="${REPEATS:-3}"
+sizes=("$@")
+[[ ${#sizes[@]} -eq 0 ]] && sizes=(100 1000)
+
+[[ -x "$peergate" ]] || { echo "no peergate at $peergate (cmake --preset release && cmake --build build/release --target peergate)" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "/usr/bin/time is needed (package: time)" >&2; exit 2; }
+
+need_mb=0
+for s in "${sizes[@]}"; do (( s > need_mb )) && need_mb=$s; done
+avail_mb=$(df -Pm "$bench_dir" | awk 'NR==2 {print $4}')
+if (( avail_mb < need_mb * 2 )); then
+  echo "only ${avail_mb} MB free in $bench_dir; need about $((need_mb * 2)) MB" >&2
+  exit 2
+fi
+
+work="$(mktemp -d "$bench_dir/peergate-nccl-bench.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
 
 # Best elapsed seconds over $repeats runs of "$@", with that run's CPU seconds (user +
 # sys) and peak RSS (KiB). CPU seconds matter on a shared host, where elapsed time also

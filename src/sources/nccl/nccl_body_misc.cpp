@@ -14,7 +14,7 @@ std::optional<int> word_int(std::string_view word) {
 }
 
 bool is_setting_name(std::string_view name) {
-    if (name.size() <= 5 || name.substr(0, 5) != "NCCL_") {
+    if (name.size() <= 5 || !starts_with_text(name, "NCCL_")) {
         return false;
     }
     for (char c : name) {

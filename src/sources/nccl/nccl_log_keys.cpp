@@ -6,9 +6,9 @@
 
 #include "sources/nccl/nccl_hash.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
+#include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
-
 
 std::size_t NcclLogParser::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
     std::uint64_t h = fmix64(pack(static_cast<int>(key.host), static_cast<int>(key.detail)));
@@ -44,6 +44,21 @@ std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
     const auto id = static_cast<std::uint32_t>(table.size());
     table.emplace(std::string(text), id);
     return id;
+}
+
+std::uint32_t NcclLogParser::host_id(std::string_view host) {
+    // Host names differ mostly at their end ("gpu-node-017"): the length and the last
+    // four characters pick the cache entry.
+    std::size_t pick = host.size();
+    for (std::size_t i = host.size() > 4 ? host.size() - 4 : 0; i < host.size(); ++i) {
+        pick = pick * 31 + static_cast<unsigned char>(host[i]);
+    }
+    CachedHost& cached = host_cache_[pick % host_cache_.size()];
+    if (cached.used && same_text(cached.text, host)) {
+        return cached.id;
+    }
+    cached = CachedHost{std::string(host), intern(hosts_, host), true};
+    return cached.id;
 }
 
 std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_view key, std::size_t next) {

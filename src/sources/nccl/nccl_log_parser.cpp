@@ -158,12 +158,7 @@ void NcclLogParser::read_record(const NcclRecord& record) {
 }
 
 void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
-    // Consecutive lines mostly come from one host: skip its lookup then.
-    if (host != last_host_ || hosts_.empty()) {
-        last_host_id_ = intern(hosts_, host);
-        last_host_.assign(host);
-    }
-    ConnectionKey key{last_host_id_, detail_id(line.detail), line.channel,
+    ConnectionKey key{host_id(host), detail_id(line.detail), line.channel,
                       line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
                       static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
     if (const auto packed = pack_key(key)) {
@@ -172,7 +167,7 @@ void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& 
     }
     flush_pending();  // keeps connections in the order their lines came
     store_connection(host, line,
-                     connection_index_.find_or_insert(key, static_cast<std::uint32_t>(connections_.size())));
+                     connection_index_.count(key, static_cast<std::uint32_t>(connections_.size())));
 }
 
 void NcclLogParser::queue_connection(std::string_view host, const ConnectionLine& line, const PackedKey& key) {
@@ -190,7 +185,7 @@ void NcclLogParser::resolve_oldest_pending() {
     pending_head_ = (pending_head_ + 1) % kPrefetchDepth;
     --pending_count_;
     store_connection(entry.host, entry.line,
-                     packed_index_.find_or_insert(entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
+                     packed_index_.count(entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
 }
 
 void NcclLogParser::flush_pending() {
@@ -201,12 +196,9 @@ void NcclLogParser::flush_pending() {
 
 void NcclLogParser::store_connection(std::string_view host, const ConnectionLine& line,
                                      std::pair<std::uint32_t, bool> found) {
-    const auto [slot, inserted] = found;
-    if (!inserted) {
-        ++connection_counts_[slot];
-        return;
+    if (!found.second) {
+        return;  // counted in the index
     }
-    connection_counts_.push_back(1);
     model::NcclConnection connection{
         .host = std::string(host), .channel = line.channel, .conn_index = line.conn_index,
         .src_rank = line.src_rank, .dst_rank = line.dst_rank,
@@ -313,9 +305,9 @@ void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& en
 model::NcclLog NcclLogParser::result() const {
     model::NcclLog log;
     log.connections = connections_;
-    for (std::size_t i = 0; i < log.connections.size(); ++i) {
-        log.connections[i].count = connection_counts_[i];
-    }
+    const auto set_count = [&log](std::uint32_t slot, std::uint64_t count) { log.connections[slot].count = count; };
+    packed_index_.for_each(set_count);
+    connection_index_.for_each(set_count);
     log.ranks = ranks_;
     for (const auto& [name, values] : settings_) {
         log.settings.emplace_back(name, values.empty() ? std::string() : values.front());

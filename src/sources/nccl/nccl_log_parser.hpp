@@ -106,20 +106,26 @@ private:
     void add_ring(std::string_view host, RingLine&& line);
     void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
     std::uint32_t intern(Interned& table, std::string_view text);
+    std::uint32_t host_id(std::string_view host);
     std::uint32_t detail_id(std::string_view detail);
 
     Interned hosts_;
     Interned details_;
     std::vector<std::pair<std::string, std::uint32_t>> recent_details_;  // first few, scanned linearly
-    std::string last_host_;
-    std::uint32_t last_host_id_ = 0;
+    // Recently seen hosts, picked by their last characters: lines of many hosts interleave,
+    // and a hit here costs a short compare where hosts_ would hash the whole name.
+    struct CachedHost {
+        std::string text;
+        std::uint32_t id = 0;
+        bool used = false;
+    };
+    std::array<CachedHost, 256> host_cache_{};
     FlatIndex<PackedKey, PackedKeyHash> packed_index_;
     FlatIndex<ConnectionKey, ConnectionKeyHash> connection_index_;  // keys pack_key cannot hold
     std::vector<model::NcclConnection> connections_;
     std::array<PendingConnection, kPrefetchDepth> pending_{};
     std::size_t pending_head_ = 0;
     std::size_t pending_count_ = 0;
-    std::vector<std::uint64_t> connection_counts_;  // apart from connections_: small, stays in cache
     HashedIndex rank_index_;         // by commId (or "n<nranks>") and rank
     std::vector<std::string> rank_heads_;  // each rank's commId or "n<nranks>"
     std::vector<model::NcclRank> ranks_;

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "sources/nccl/text_cursor.hpp"
+
 namespace peergate::sources::nccl {
 
 namespace {
@@ -52,12 +54,41 @@ std::size_t find_marker(std::string_view line, std::size_t from) {
             return std::string_view::npos;
         }
         const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data()) - 5;
-        if (line.compare(at, kMarker.size(), kMarker) == 0) {
+        if (starts_with_text(line.substr(at), kMarker)) {
             return at;
         }
         from = at + 1;
     }
     return std::string_view::npos;
+}
+
+std::size_t read_leading_prefix(std::string_view line, RecordPrefix& prefix) {
+    constexpr auto kNone = std::string_view::npos;
+    std::size_t space = 0;
+    while (space < line.size() && line[space] != ' ') {
+        if (line[space] == '\t') {
+            return kNone;
+        }
+        ++space;
+    }
+    if (space == 0 || space + 1 >= line.size() || line[space + 1] != '[') {
+        return kNone;
+    }
+    std::size_t close = space + 2;
+    while (close < line.size() && line[close] != ']') {
+        if (is_space(line[close]) || line[close] == '[') {
+            return kNone;
+        }
+        ++close;
+    }
+    const std::size_t marker = close + 2;
+    if (marker > line.size() || line[close + 1] != ' ' || !starts_with_text(line.substr(marker), kMarker)) {
+        return kNone;
+    }
+    // What read_prefix(line, marker, 0) finds: the token before " [..]", here from 0.
+    split_source(line.substr(0, space), prefix);
+    prefix.start = prefix.source.empty() ? space : 0;
+    return marker;
 }
 
 RecordPrefix read_prefix(std::string_view line, std::size_t marker, std::size_t floor) {

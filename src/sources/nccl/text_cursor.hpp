@@ -3,10 +3,29 @@
 // allocates and never reads past the end; every method leaves the cursor unmoved on a miss.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
 namespace peergate::sources::nccl {
+
+// Whether `text` begins with `prefix`, compared in line: the strings here are a few bytes
+// long, and a call to memcmp per keyword cost more than the compare itself.
+inline bool starts_with_text(std::string_view text, std::string_view prefix) {
+    if (text.size() < prefix.size()) {
+        return false;
+    }
+    for (std::size_t i = 0; i < prefix.size(); ++i) {
+        if (text[i] != prefix[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+inline bool same_text(std::string_view a, std::string_view b) {
+    return a.size() == b.size() && starts_with_text(a, b);
+}
 
 inline std::string_view trim_view(std::string_view text) {
     while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
@@ -32,7 +51,7 @@ public:
     }
 
     bool consume(std::string_view expected) {
-        if (text_.substr(pos_, expected.size()) != expected) {
+        if (pos_ > text_.size() || !starts_with_text(text_.substr(pos_), expected)) {
             return false;
         }
         pos_ += expected.size();
