@@ -157,6 +157,7 @@ std::optional<ConnectionLine> parse_connection(std::string_view body) {
     }
     line.direction = read_direction(cursor);
     cursor.skip_spaces();
+    line.space_before_via = cursor.position() > 0 && body[cursor.position() - 1] == ' ';
     if (!cursor.consume("via ") || !read_transport(cursor.rest(), line)) {
         return std::nullopt;
     }

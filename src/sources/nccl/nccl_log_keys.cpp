@@ -6,7 +6,6 @@
 
 #include "sources/nccl/nccl_hash.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
-#include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -47,18 +46,7 @@ std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
 }
 
 std::uint32_t NcclLogParser::host_id(std::string_view host) {
-    // Host names differ mostly at their end ("gpu-node-017"): the length and the last
-    // four characters pick the cache entry.
-    std::size_t pick = host.size();
-    for (std::size_t i = host.size() > 4 ? host.size() - 4 : 0; i < host.size(); ++i) {
-        pick = pick * 31 + static_cast<unsigned char>(host[i]);
-    }
-    CachedHost& cached = host_cache_[pick % host_cache_.size()];
-    if (cached.used && same_text(cached.text, host)) {
-        return cached.id;
-    }
-    cached = CachedHost{std::string(host), intern(hosts_, host), true};
-    return cached.id;
+    return recent_hosts_.id_of(host, [this](std::string_view text) { return intern(hosts_, text); });
 }
 
 std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_view key, std::size_t next) {
@@ -70,18 +58,7 @@ std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_vi
 }
 
 std::uint32_t NcclLogParser::detail_id(std::string_view detail) {
-    // A job has a handful of details ("IPC/read", "IB/0/GDRDMA"): a short linear scan
-    // beats hashing the text on every line.
-    for (const auto& [text, id] : recent_details_) {
-        if (text.size() == detail.size() && text == detail) {
-            return id;
-        }
-    }
-    const std::uint32_t id = intern(details_, detail);
-    if (recent_details_.size() < 16) {
-        recent_details_.emplace_back(std::string(detail), id);
-    }
-    return id;
+    return recent_details_.id_of(detail, [this](std::string_view text) { return intern(details_, text); });
 }
 
 }  // namespace peergate::sources::nccl

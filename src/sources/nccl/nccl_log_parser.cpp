@@ -116,16 +116,7 @@ void NcclLogParser::read_record(const NcclRecord& record) {
     switch (body.front()) {
         case 'C':
         case 'R':
-            if (looks_like_connection(body)) {
-                ++counts_.connection_lines;
-                if (auto line = parse_connection(body)) {
-                    add_connection(record.host, *line);
-                } else {
-                    ++counts_.skipped;
-                }
-            } else if (auto ring = parse_ring(body)) {
-                add_ring(record.host, std::move(*ring));
-            }
+            read_connection_or_ring(record.host, body);
             return;
         case 'N':
             if (auto setting = parse_setting(body)) {
@@ -154,6 +145,25 @@ void NcclLogParser::read_record(const NcclRecord& record) {
         if (auto version = parse_version(body)) {
             version_ = std::string(*version);
         }
+    }
+}
+
+void NcclLogParser::read_connection_or_ring(std::string_view host, std::string_view body) {
+    // Most 'C'/'R' bodies are connections with " via": parsed first, such a line needs no
+    // separate scan of looks_like_connection.
+    const auto line = parse_connection(body);
+    if (line && line->space_before_via) {
+        ++counts_.connection_lines;
+        add_connection(host, *line);
+    } else if (looks_like_connection(body)) {
+        ++counts_.connection_lines;
+        if (line) {
+            add_connection(host, *line);
+        } else {
+            ++counts_.skipped;
+        }
+    } else if (parse_ring_into(body, ring_scratch_)) {
+        add_ring(host, ring_scratch_);
     }
 }
 
@@ -224,14 +234,14 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
     }
     const std::uint64_t hash = fmix64(std::hash<std::string_view>{}(head) ^ pack(line.rank, 0));
     const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
-        [&](std::uint32_t at) { return ranks_[at].rank == line.rank && rank_heads_[at] == head; });
+        [&](std::uint32_t at) { return ranks_[at].rank == line.rank && same_text(rank_heads_[at], head); });
     if (inserted) {
         ranks_.push_back(model::NcclRank{.rank = line.rank});
         rank_heads_.emplace_back(head);
     }
     auto& rank = ranks_[slot];
     rank.nranks = line.nranks ? line.nranks : rank.nranks;
-    if (!host.empty() && rank.host != host) {
+    if (!host.empty() && !same_text(rank.host, host)) {
         rank.host = std::string(host);
     }
     rank.cuda_dev = line.cuda_dev ? line.cuda_dev : rank.cuda_dev;
@@ -239,7 +249,7 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
     if (!line.bus_id.empty()) {
         rank.bus_id = normalize_bus_id(line.bus_id);
     }
-    if (rank.comm_id != line.comm_id) {
+    if (!same_text(rank.comm_id, line.comm_id)) {
         rank.comm_id = std::string(line.comm_id);
     }
     (line.complete ? rank.init_complete : rank.init_started) = true;
@@ -264,7 +274,7 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
     const auto [slot, inserted] = graph_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(graphs_.size()), [&](std::uint32_t at) {
             const auto& graph = graphs_[at];
-            return graph.pattern == line.pattern && graph.n_channels == line.n_channels && graph.host == host &&
+            return graph.pattern == line.pattern && graph.n_channels == line.n_channels && same_text(graph.host, host) &&
                    graph.intra_type == line.intra_type && graph.inter_type == line.inter_type;
         });
     if (!inserted) {
@@ -275,7 +285,7 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
                                        std::string(line.intra_type), std::string(line.inter_type), 1});
 }
 
-void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
+void NcclLogParser::add_ring(std::string_view host, const RingLine& line) {
     std::uint64_t hash = fmix64(std::hash<std::string_view>{}(host) ^ pack(line.channel, 0));
     for (const int rank : line.order) {
         hash = fmix64(hash ^ static_cast<std::uint32_t>(rank));
@@ -283,10 +293,10 @@ void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
     const auto [slot, inserted] = ring_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(rings_.size()), [&](std::uint32_t at) {
             const auto& ring = rings_[at];
-            return ring.channel == line.channel && ring.order == line.order && ring.host == host;
+            return ring.channel == line.channel && ring.order == line.order && same_text(ring.host, host);
         });
     if (inserted) {
-        rings_.push_back(model::NcclRing{std::string(host), line.channel, std::move(line.order)});
+        rings_.push_back(model::NcclRing{std::string(host), line.channel, line.order});
     }
 }
 

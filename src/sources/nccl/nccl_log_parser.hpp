@@ -21,6 +21,7 @@
 #include "sources/nccl/nccl_body.hpp"
 #include "sources/nccl/nccl_record.hpp"
 #include "sources/nccl/nccl_topo_dump.hpp"
+#include "sources/nccl/recent_texts.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -99,11 +100,12 @@ private:
     void store_connection(std::string_view host, const ConnectionLine& line, std::pair<std::uint32_t, bool> found);
     void read_record(const NcclRecord& record);
     bool read_dump_line(const NcclRecord& record);
+    void read_connection_or_ring(std::string_view host, std::string_view body);
     void add_connection(std::string_view host, const ConnectionLine& line);
     void add_rank(std::string_view host, const RankLine& line);
     void add_setting(const SettingLine& line);
     void add_graph(std::string_view host, const GraphLine& line);
-    void add_ring(std::string_view host, RingLine&& line);
+    void add_ring(std::string_view host, const RingLine& line);
     void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
     std::uint32_t intern(Interned& table, std::string_view text);
     std::uint32_t host_id(std::string_view host);
@@ -111,15 +113,8 @@ private:
 
     Interned hosts_;
     Interned details_;
-    std::vector<std::pair<std::string, std::uint32_t>> recent_details_;  // first few, scanned linearly
-    // Recently seen hosts, picked by their last characters: lines of many hosts interleave,
-    // and a hit here costs a short compare where hosts_ would hash the whole name.
-    struct CachedHost {
-        std::string text;
-        std::uint32_t id = 0;
-        bool used = false;
-    };
-    std::array<CachedHost, 256> host_cache_{};
+    RecentTexts recent_details_;
+    RecentTexts recent_hosts_;
     FlatIndex<PackedKey, PackedKeyHash> packed_index_;
     FlatIndex<ConnectionKey, ConnectionKeyHash> connection_index_;  // keys pack_key cannot hold
     std::vector<model::NcclConnection> connections_;
@@ -135,6 +130,7 @@ private:
     std::vector<model::NcclGraph> graphs_;
     HashedIndex ring_index_;
     std::vector<model::NcclRing> rings_;
+    RingLine ring_scratch_;  // reused by every ring line
     Index tree_index_;
     std::vector<model::NcclTree> trees_;
     std::unordered_map<std::string, TopologyDumpReader, TransparentHash, std::equal_to<>> dumps_;
