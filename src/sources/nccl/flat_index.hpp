@@ -22,8 +22,10 @@ public:
     // true when inserted.
     std::pair<std::uint32_t, bool> count(const Key& key, std::uint32_t next) { return count(key, Hash{}(key), next); }
 
-    // The same, with `hash` = Hash{}(key) already known (see prefetch).
-    std::pair<std::uint32_t, bool> count(const Key& key, std::size_t hash, std::uint32_t next) {
+    // The same, with `hash` = Hash{}(key) already known (see prefetch), counting `amount`
+    // (at least 1) at once.
+    std::pair<std::uint32_t, bool> count(const Key& key, std::size_t hash, std::uint32_t next,
+                                         std::uint64_t amount = 1) {
         if ((size_ + 1) * 2 > slots_.size()) {
             grow();
         }
@@ -32,11 +34,12 @@ public:
             Slot& slot = slots_[at];
             if (slot.count == 0) {
                 slot = Slot{key, next, 1};
+                add(slot, amount - 1);
                 ++size_;
                 return {next, true};
             }
             if (slot.key == key) {
-                bump(slot);
+                add(slot, amount);
                 return {slot.value, false};
             }
         }
@@ -73,13 +76,15 @@ private:
         std::uint32_t count = 0;
     };
 
-    // Counts past 2^32 - 1 (a log of hundreds of GB) move to overflow_, so the slot stays small.
-    void bump(Slot& slot) {
-        if (slot.count == UINT32_MAX) {
-            overflow_[slot.value] += UINT32_MAX - 1;
-            slot.count = 1;
+    // Counts from 2^32 - 1 on (a log of hundreds of GB) move to overflow_, so the slot
+    // stays small; the slot keeps 1, since 0 marks a free slot.
+    void add(Slot& slot, std::uint64_t amount) {
+        std::uint64_t total = std::uint64_t{slot.count} + amount;
+        if (total >= UINT32_MAX) {
+            overflow_[slot.value] += total - 1;
+            total = 1;
         }
-        ++slot.count;
+        slot.count = static_cast<std::uint32_t>(total);
     }
 
     void grow() {

@@ -232,14 +232,7 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
         fmt::format_to(std::back_inserter(key_), "n{}", line.nranks.value_or(-1));
         head = key_;
     }
-    const std::uint64_t hash = fmix64(std::hash<std::string_view>{}(head) ^ pack(line.rank, 0));
-    const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
-        [&](std::uint32_t at) { return ranks_[at].rank == line.rank && same_text(rank_heads_[at], head); });
-    if (inserted) {
-        ranks_.push_back(model::NcclRank{.rank = line.rank});
-        rank_heads_.emplace_back(head);
-    }
-    auto& rank = ranks_[slot];
+    auto& rank = ranks_[rank_slot(head, line.rank)];
     rank.nranks = line.nranks ? line.nranks : rank.nranks;
     if (!host.empty() && !same_text(rank.host, host)) {
         rank.host = std::string(host);
@@ -248,6 +241,7 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
     rank.nvml_dev = line.nvml_dev ? line.nvml_dev : rank.nvml_dev;
     if (!line.bus_id.empty()) {
         rank.bus_id = normalize_bus_id(line.bus_id);
+        rank_bus_set_[static_cast<std::size_t>(&rank - ranks_.data())] = true;
     }
     if (!same_text(rank.comm_id, line.comm_id)) {
         rank.comm_id = std::string(line.comm_id);
@@ -255,18 +249,38 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
     (line.complete ? rank.init_complete : rank.init_started) = true;
 }
 
-void NcclLogParser::add_setting(const SettingLine& line) {
-    const auto [slot, inserted] = slot_of(setting_index_, line.name, settings_.size());
+std::uint32_t NcclLogParser::rank_slot(std::string_view head, int rank) {
+    const std::uint64_t hash = fmix64(std::hash<std::string_view>{}(head) ^ pack(rank, 0));
+    const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
+        [&](std::uint32_t at) { return ranks_[at].rank == rank && same_text(rank_heads_[at], head); });
     if (inserted) {
-        settings_.emplace_back(std::string(line.name), std::vector<std::string>{});
+        ranks_.push_back(model::NcclRank{.rank = rank});
+        rank_heads_.emplace_back(head);
+        rank_bus_set_.push_back(false);
     }
+    return slot;
+}
+
+void NcclLogParser::add_setting(const SettingLine& line) {
+    add_setting_value(setting_slot(line.name), line.value);
+}
+
+std::size_t NcclLogParser::setting_slot(std::string_view name) {
+    const auto [slot, inserted] = slot_of(setting_index_, name, settings_.size());
+    if (inserted) {
+        settings_.emplace_back(std::string(name), std::vector<std::string>{});
+    }
+    return slot;
+}
+
+void NcclLogParser::add_setting_value(std::size_t slot, std::string_view value) {
     auto& values = settings_[slot].second;
-    if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), line.value) == values.end()) {
-        values.emplace_back(line.value);
+    if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), value) == values.end()) {
+        values.emplace_back(value);
     }
 }
 
-void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
+void NcclLogParser::add_graph(std::string_view host, const GraphLine& line, std::uint64_t count) {
     const std::hash<std::string_view> text_hash;
     std::uint64_t hash = fmix64(text_hash(host) ^ pack(line.pattern, line.n_channels));
     hash = fmix64(hash ^ text_hash(line.intra_type));
@@ -278,37 +292,45 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
                    graph.intra_type == line.intra_type && graph.inter_type == line.inter_type;
         });
     if (!inserted) {
-        ++graphs_[slot].count;
+        graphs_[slot].count += count;
         return;
     }
     graphs_.push_back(model::NcclGraph{std::string(host), line.pattern, line.n_channels,
-                                       std::string(line.intra_type), std::string(line.inter_type), 1});
+                                       std::string(line.intra_type), std::string(line.inter_type), count});
 }
 
 void NcclLogParser::add_ring(std::string_view host, const RingLine& line) {
-    std::uint64_t hash = fmix64(std::hash<std::string_view>{}(host) ^ pack(line.channel, 0));
-    for (const int rank : line.order) {
+    add_ring(host, line.channel, line.order);
+}
+
+void NcclLogParser::add_ring(std::string_view host, int channel, const std::vector<int>& order) {
+    std::uint64_t hash = fmix64(std::hash<std::string_view>{}(host) ^ pack(channel, 0));
+    for (const int rank : order) {
         hash = fmix64(hash ^ static_cast<std::uint32_t>(rank));
     }
     const auto [slot, inserted] = ring_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(rings_.size()), [&](std::uint32_t at) {
             const auto& ring = rings_[at];
-            return ring.channel == line.channel && ring.order == line.order && same_text(ring.host, host);
+            return ring.channel == channel && ring.order == order && same_text(ring.host, host);
         });
     if (inserted) {
-        rings_.push_back(model::NcclRing{std::string(host), line.channel, line.order});
+        rings_.push_back(model::NcclRing{std::string(host), channel, order});
     }
 }
 
 void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
     for (auto& entry : entries) {
-        key_.clear();
-        fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, entry.channel, entry.rank);
-        if (slot_of(tree_index_, key_, trees_.size()).second) {
-            trees_.push_back(model::NcclTree{
-                std::string(host), entry.channel, entry.rank,
-                entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt, std::move(entry.children)});
-        }
+        add_tree(model::NcclTree{std::string(host), entry.channel, entry.rank,
+                                 entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt,
+                                 std::move(entry.children)});
+    }
+}
+
+void NcclLogParser::add_tree(model::NcclTree&& tree) {
+    key_.clear();
+    fmt::format_to(std::back_inserter(key_), "{}|{}|{}", tree.host, tree.channel, tree.rank);
+    if (slot_of(tree_index_, key_, trees_.size()).second) {
+        trees_.push_back(std::move(tree));
     }
 }
 

@@ -43,6 +43,16 @@ public:
     // Everything read so far (the parser may keep reading afterwards).
     model::NcclLog result() const;
 
+    // True when no line is half read and no topology dump is open: what follows can be
+    // parsed by a fresh parser and merged, as if this one had read it.
+    bool between_records() const { return active_dumps_ == 0 && carry_.empty() && !carry_overflow_; }
+
+    // Takes in what `later` read, as if its input had followed this parser's: counts add
+    // up, records keep the order in which they first appeared, later values of a rank's
+    // fields win, and later's open state (a half line, open dumps) becomes this one's.
+    // Exact when this parser was between_records() where later's input began.
+    void merge_from(NcclLogParser&& later);
+
 private:
     struct TransparentHash {
         using is_transparent = void;
@@ -103,10 +113,20 @@ private:
     void read_connection_or_ring(std::string_view host, std::string_view body);
     void add_connection(std::string_view host, const ConnectionLine& line);
     void add_rank(std::string_view host, const RankLine& line);
+    std::uint32_t rank_slot(std::string_view head, int rank);
     void add_setting(const SettingLine& line);
-    void add_graph(std::string_view host, const GraphLine& line);
+    std::size_t setting_slot(std::string_view name);
+    void add_setting_value(std::size_t slot, std::string_view value);
+    void add_graph(std::string_view host, const GraphLine& line, std::uint64_t count = 1);
     void add_ring(std::string_view host, const RingLine& line);
+    void add_ring(std::string_view host, int channel, const std::vector<int>& order);
     void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
+    void add_tree(model::NcclTree&& tree);
+    // merge_from's steps (nccl_log_merge.cpp), each for one kind of record.
+    void merge_connections(NcclLogParser& later);
+    void merge_ranks(NcclLogParser& later);
+    void merge_settings_and_graphs(NcclLogParser& later);
+    void merge_topology(NcclLogParser& later);
     std::uint32_t intern(Interned& table, std::string_view text);
     std::uint32_t host_id(std::string_view host);
     std::uint32_t detail_id(std::string_view detail);
@@ -124,6 +144,7 @@ private:
     HashedIndex rank_index_;         // by commId (or "n<nranks>") and rank
     std::vector<std::string> rank_heads_;  // each rank's commId or "n<nranks>"
     std::vector<model::NcclRank> ranks_;
+    std::vector<bool> rank_bus_set_;  // whether a line gave the rank a busId (merge_from needs it)
     Index setting_index_;
     std::vector<std::pair<std::string, std::vector<std::string>>> settings_;  // all values
     HashedIndex graph_index_;
