@@ -100,7 +100,15 @@ bool read_channel(TextCursor& cursor, ConnectionLine& line) {
 }
 
 std::string_view connection_keyword(TextCursor& cursor) {
-    for (std::string_view keyword : {"Channel ", "Ring ", "CollNet ", "Coll "}) {
+    // By the first letter, so a line tries one or two keywords, not all four.
+    const std::string_view rest = cursor.rest();
+    if (rest.empty()) {
+        return {};
+    }
+    if (rest.front() == 'R') {
+        return cursor.consume("Ring ") ? "Ring " : std::string_view{};
+    }
+    for (std::string_view keyword : {"Channel ", "CollNet ", "Coll "}) {
         if (cursor.consume(keyword)) {
             return keyword;
         }

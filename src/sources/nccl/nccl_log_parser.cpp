@@ -250,12 +250,16 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
 }
 
 std::uint32_t NcclLogParser::rank_slot(std::string_view head, int rank) {
-    const std::uint64_t hash = fmix64(std::hash<std::string_view>{}(head) ^ pack(rank, 0));
+    // The head as a number (cached like hosts): no hashing or comparing of its text.
+    const std::uint32_t head_id =
+        recent_heads_.id_of(head, [this](std::string_view text) { return intern(heads_, text); });
+    const std::uint64_t hash = fmix64(pack(static_cast<int>(head_id), rank));
     const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
-        [&](std::uint32_t at) { return ranks_[at].rank == rank && same_text(rank_heads_[at], head); });
+        [&](std::uint32_t at) { return ranks_[at].rank == rank && rank_head_ids_[at] == head_id; });
     if (inserted) {
         ranks_.push_back(model::NcclRank{.rank = rank});
         rank_heads_.emplace_back(head);
+        rank_head_ids_.push_back(head_id);
         rank_bus_set_.push_back(false);
     }
     return slot;
@@ -304,10 +308,13 @@ void NcclLogParser::add_ring(std::string_view host, const RingLine& line) {
 }
 
 void NcclLogParser::add_ring(std::string_view host, int channel, const std::vector<int>& order) {
-    std::uint64_t hash = fmix64(std::hash<std::string_view>{}(host) ^ pack(channel, 0));
+    // One multiply per rank and one finaliser: ring lines are common, and fmix64 per
+    // rank was a measurable share of them.
+    std::uint64_t hash = pack(static_cast<int>(host_id(host)), channel);
     for (const int rank : order) {
-        hash = fmix64(hash ^ static_cast<std::uint32_t>(rank));
+        hash = (hash ^ static_cast<std::uint32_t>(rank)) * 0x9E3779B97F4A7C15ULL;
     }
+    hash = fmix64(hash);
     const auto [slot, inserted] = ring_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(rings_.size()), [&](std::uint32_t at) {
             const auto& ring = rings_[at];

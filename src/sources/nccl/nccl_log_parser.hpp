@@ -143,6 +143,9 @@ private:
     std::size_t pending_count_ = 0;
     HashedIndex rank_index_;         // by commId (or "n<nranks>") and rank
     std::vector<std::string> rank_heads_;  // each rank's commId or "n<nranks>"
+    std::vector<std::uint32_t> rank_head_ids_;  // the same, interned in heads_
+    Interned heads_;
+    RecentTexts recent_heads_;
     std::vector<model::NcclRank> ranks_;
     std::vector<bool> rank_bus_set_;  // whether a line gave the rank a busId (merge_from needs it)
     Index setting_index_;
