@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <map>
 #include <random>
 #include <string>
@@ -151,6 +152,20 @@ TEST(NcclFlatIndex, CountsEveryKeyThroughGrowth) {
     }
 }
 
+TEST(NcclFlatIndex, CountsPastThirtyTwoBits) {
+    FlatIndex<int, IntKeyHash> index;
+    const std::uint64_t big = std::uint64_t{UINT32_MAX} + 5;
+    index.count(1, IntKeyHash{}(1), 0, big);
+    index.count(1, 0);
+    index.count(2, IntKeyHash{}(2), 1, UINT32_MAX - 1);
+    index.count(2, 1);  // reaches 2^32 - 1 one line at a time
+    index.count(2, 1);
+    std::map<std::uint32_t, std::uint64_t> seen;
+    index.for_each([&seen](std::uint32_t value, std::uint64_t count) { seen[value] = count; });
+    EXPECT_EQ(seen[0], big + 1);
+    EXPECT_EQ(seen[1], std::uint64_t{UINT32_MAX} + 1);
+}
+
 TEST(NcclRecentTexts, GivesTheInternedIdUnderCollisions) {
     RecentTexts cache;
     std::map<std::string, std::uint32_t, std::less<>> interned;
@@ -163,8 +178,11 @@ TEST(NcclRecentTexts, GivesTheInternedIdUnderCollisions) {
     std::vector<std::string> texts;
     for (int i = 0; i < 2000; ++i) {  // far more than the cache holds
         texts.push_back(fmt::format("gpu-node-{:04}", i));
+        texts.push_back(fmt::format("{}", i));                           // shorter than 8 bytes
+        texts.push_back(fmt::format("a-much-longer-host-name-{}.example", i));  // longer than 16
     }
     texts.emplace_back("");
+    texts.emplace_back(std::string_view("x\0y", 3));
     std::mt19937 rng(5);
     for (int i = 0; i < 20000; ++i) {
         const auto& text = texts[std::uniform_int_distribution<std::size_t>(0, texts.size() - 1)(rng)];
