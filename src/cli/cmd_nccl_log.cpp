@@ -63,8 +63,8 @@ Command add_nccl_log_command(CLI::App& app) {
                     "the machine's topology: peergate topo --json output or saved `nvidia-smi topo -m` text "
                     "(applied to every host in the logs)");
     sub->add_option("--threads", options->threads,
-                    "threads that parse a large log file (default 0: one per CPU; 1: one pass); the result is "
-                    "the same");
+                    "threads that parse a large log file (default 0: one per CPU, at most 8; 1: one pass); "
+                    "the result is the same");
     sub->footer("Exit status: 0 no error findings, 1 an error finding (e.g. NVLink present but unused, a rank\n"
                 "that never finished init), 2 an input file or --topology could not be read.\n"
                 "Example: NCCL_DEBUG=INFO torchrun ... 2> nccl.log; peergate nccl-log nccl.log --topology topo.txt");

@@ -77,7 +77,11 @@ void parse_all(int fd, const std::vector<std::uint64_t>& cuts, std::vector<sourc
 }  // namespace
 
 unsigned piece_count(std::uint64_t size, const NcclReadOptions& options) {
-    const unsigned threads = options.threads != 0 ? options.threads : std::max(1U, std::thread::hardware_concurrency());
+    // Each thread holds its own tables (as large as the job's distinct connections), so
+    // the default stops at kMaxDefaultThreads however many CPUs there are.
+    const unsigned threads = options.threads != 0
+                                 ? options.threads
+                                 : std::clamp(std::thread::hardware_concurrency(), 1U, kMaxDefaultThreads);
     const std::uint64_t by_size = size / std::max<std::uint64_t>(options.min_piece_bytes, 1);
     return static_cast<unsigned>(std::clamp<std::uint64_t>(by_size, 1, threads));
 }

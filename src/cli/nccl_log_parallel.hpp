@@ -14,8 +14,10 @@
 
 namespace peergate::cli {
 
+inline constexpr unsigned kMaxDefaultThreads = 8;
+
 struct NcclReadOptions {
-    unsigned threads = 0;  // 0: one per hardware thread; 1: one pass on the calling thread
+    unsigned threads = 0;  // 0: one per CPU, at most kMaxDefaultThreads; 1: one pass on this thread
     // Files shorter than two of these are read in one pass: threads cost more than they save.
     std::uint64_t min_piece_bytes = std::uint64_t{16} << 20;
 };

@@ -220,8 +220,9 @@ TEST(NcclParallelParse, SmallFilesAndOneThreadStaySerial) {
     EXPECT_EQ(piece_count(std::uint64_t{64} << 20, NcclReadOptions{.threads = 1}), 1u);
     EXPECT_EQ(piece_count(std::uint64_t{64} << 20, NcclReadOptions{.threads = 8}), 4u);
     EXPECT_EQ(piece_count(std::uint64_t{1} << 30, NcclReadOptions{.threads = 8}), 8u);
-    const unsigned cores = std::max(1U, std::thread::hardware_concurrency());
+    const unsigned cores = std::clamp(std::thread::hardware_concurrency(), 1U, kMaxDefaultThreads);
     EXPECT_EQ(piece_count(std::uint64_t{1} << 40, NcclReadOptions{}), cores);
+    EXPECT_EQ(piece_count(std::uint64_t{1} << 40, NcclReadOptions{.threads = 32}), 32u);
     // No newline after the middle: one piece, whatever was asked.
     const std::string text(1000, 'x');
     const TempLog file(text);
