@@ -19,7 +19,7 @@ constexpr std::size_t kReadBytes = std::size_t{1} << 20;
 
 // Reads [begin, end) of `fd` into `parser`; an error message, or empty.
 std::string read_range(int fd, std::uint64_t begin, std::uint64_t end, sources::nccl::NcclLogParser& parser) {
-    std::vector<char> buffer(kReadBytes);
+    std::vector<char> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(kReadBytes, end - begin)));
     while (begin < end) {
         const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - begin));
         const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(begin));

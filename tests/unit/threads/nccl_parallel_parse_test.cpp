@@ -139,8 +139,11 @@ TEST(NcclParallelParse, EveryFixtureCutAtEveryLineStart) {
         const TempLog file(text);
         const auto size = static_cast<std::uint64_t>(text.size());
         const auto starts = line_starts(text);
-        for (const auto cut : starts) {
-            ASSERT_EQ(in_pieces(file, {0, cut, size}), whole) << "cut at " << cut;
+        // Every line start of each file; every fifth of all of them together (each file's
+        // seams are covered already), which keeps the test fast under ThreadSanitizer.
+        const std::size_t stride = name == "all fixtures" ? 5 : 1;
+        for (std::size_t i = 0; i < starts.size(); i += stride) {
+            ASSERT_EQ(in_pieces(file, {0, starts[i], size}), whole) << "cut at " << starts[i];
         }
         std::mt19937 rng(9);
         for (int round = 0; round < 20 && starts.size() >= 3; ++round) {
@@ -198,7 +201,7 @@ std::string generated_log(std::size_t lines) {
 }
 
 TEST(NcclParallelParse, GeneratedLogReadByManyThreadsEqualsOnePass) {
-    const std::string text = generated_log(20000);
+    const std::string text = generated_log(8000);
     const auto whole = one_pass(text);
     const TempLog file(text);
     for (const unsigned threads : {2U, 3U, 4U, 7U}) {
