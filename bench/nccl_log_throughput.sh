@@ -5,32 +5,19 @@
 # that does the least work that still looks at every connection line).
 #
 #   bench/nccl_log_throughput.sh [SIZE_MB ...]      default: 100 1000
+#   bench/nccl_log_throughput.sh --generate FILE SIZE_MB   only writes the log (kept)
 #
 # Env: PEERGATE (binary, default build/release/bin/peergate, built with the `release`
-# preset), BENCH_DIR (default /tmp), REPEATS (default 3; the best run of each counts).
-# The logs are written under BENCH_DIR and deleted on exit.
+# preset), BENCH_DIR (default /tmp), REPEATS (default 3; the best run of each counts),
+# THREADS (nccl-log --threads values, one row each; default "1 0": one pass, then one
+# thread per CPU; 0 rows say how many CPUs that was), PEERGATE_BEFORE (a previous binary,
+# measured on the same file in the same minutes, without --threads, which it may lack).
+# The logs are written under BENCH_DIR and deleted on exit. Elapsed time counts waiting
+# for a core on a loaded host, and extra threads only help where a core is free; CPU
+# seconds add up every thread, so the CPU ratio never improves with threads.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
-peergate="${PEERGATE:-$root/build/release/bin/peergate}"
-bench_dir="${BENCH_DIR:-/tmp}"
-repeats="${REPEATS:-3}"
-sizes=("$@")
-[[ ${#sizes[@]} -eq 0 ]] && sizes=(100 1000)
-
-[[ -x "$peergate" ]] || { echo "no peergate at $peergate (cmake --preset release && cmake --build build/release --target peergate)" >&2; exit 2; }
-[[ -x /usr/bin/time ]] || { echo "/usr/bin/time is needed (package: time)" >&2; exit 2; }
-
-need_mb=0
-for s in "${sizes[@]}"; do (( s > need_mb )) && need_mb=$s; done
-avail_mb=$(df -Pm "$bench_dir" | awk 'NR==2 {print $4}')
-if (( avail_mb < need_mb * 2 )); then
-  echo "only ${avail_mb} MB free in $bench_dir; need about $((need_mb * 2)) MB" >&2
-  exit 2
-fi
-
-work="$(mktemp -d "$bench_dir/peergate-nccl-bench.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 
 # Writes SIZE_MB of log: a 16 MiB block of realistic lines (64 hosts x 8 GPUs, 32
 # channels, every transport, init/ring/graph/setting noise) repeated to size. As in a real
@@ -79,6 +66,34 @@ with open(out, "wb") as f:
 PY
 }
 
+if [[ "${1:-}" == "--generate" ]]; then
+  [[ $# -eq 3 ]] || { echo "usage: $0 --generate FILE SIZE_MB" >&2; exit 2; }
+  generate "$2" "$3"
+  exit 0
+fi
+
+peergate="${PEERGATE:-$root/build/release/bin/peergate}"
+bench_dir="${BENCH_DIR:-/tmp}"
+repeats="${REPEATS:-3}"
+read -r -a thread_counts <<< "${THREADS:-1 0}"
+before="${PEERGATE_BEFORE:-}"
+sizes=("$@")
+[[ ${#sizes[@]} -eq 0 ]] && sizes=(100 1000)
+
+[[ -x "$peergate" ]] || { echo "no peergate at $peergate (cmake --preset release && cmake --build build/release --target peergate)" >&2; exit 2; }
+[[ -x /usr/bin/time ]] || { echo "/usr/bin/time is needed (package: time)" >&2; exit 2; }
+
+need_mb=0
+for s in "${sizes[@]}"; do (( s > need_mb )) && need_mb=$s; done
+avail_mb=$(df -Pm "$bench_dir" | awk 'NR==2 {print $4}')
+if (( avail_mb < need_mb * 2 )); then
+  echo "only ${avail_mb} MB free in $bench_dir; need about $((need_mb * 2)) MB" >&2
+  exit 2
+fi
+
+work="$(mktemp -d "$bench_dir/peergate-nccl-bench.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+
 # Best elapsed seconds over $repeats runs of "$@", with that run's CPU seconds (user +
 # sys) and peak RSS (KiB). CPU seconds matter on a shared host, where elapsed time also
 # counts waiting for a core.
@@ -100,17 +115,27 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; 
 
 echo "peergate: $peergate"
 echo "host: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); best of $repeats runs each; files page-cached"
-printf '\n| size | lines | grep -c s (cpu) | nccl-log --json s (cpu) | ratio elapsed | ratio cpu | nccl-log MB/s | nccl-log peak RSS | grep peak RSS |\n'
-printf '|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n'
+printf '\n| size | lines | grep -c s (cpu) | binary, threads | nccl-log --json s (cpu) | ratio elapsed | ratio cpu | nccl-log MB/s | nccl-log peak RSS | grep peak RSS |\n'
+printf '|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n'
+row() {  # label, then the command
+  local label=$1 p_s p_cpu p_rss mbps
+  shift
+  read -r p_s p_cpu p_rss < <(measure "$@")
+  mbps=$(awk -v s="$size" -v p="$p_s" 'BEGIN {printf "%.0f", (p > 0 ? s / p : 0)}')
+  printf '| %s MB | %s | %s (%s) | %s | %s (%s) | %sx | %sx | %s | %s MiB | %s MiB |\n' "$size" "$lines" "$g_s" "$g_cpu" \
+    "$label" "$p_s" "$p_cpu" "$(ratio "$p_s" "$g_s")" "$(ratio "$p_cpu" "$g_cpu")" "$mbps" "$((p_rss / 1024))" "$((g_rss / 1024))"
+}
 for size in "${sizes[@]}"; do
   file="$work/nccl-${size}mb.log"
   generate "$file" "$size"
   cat "$file" > /dev/null   # warm the page cache for both readers alike
   lines=$(wc -l < "$file")
   read -r g_s g_cpu g_rss < <(measure grep -c ' via ' "$file")
-  read -r p_s p_cpu p_rss < <(measure "$peergate" nccl-log "$file" --json)
-  mbps=$(awk -v s="$size" -v p="$p_s" 'BEGIN {printf "%.0f", (p > 0 ? s / p : 0)}')
-  printf '| %s MB | %s | %s (%s) | %s (%s) | %sx | %sx | %s | %s MiB | %s MiB |\n' "$size" "$lines" "$g_s" "$g_cpu" \
-    "$p_s" "$p_cpu" "$(ratio "$p_s" "$g_s")" "$(ratio "$p_cpu" "$g_cpu")" "$mbps" "$((p_rss / 1024))" "$((g_rss / 1024))"
+  for t in "${thread_counts[@]}"; do
+    label="this, $t"
+    [[ "$t" == 0 ]] && label="this, 0 ($(nproc) CPUs)"
+    row "$label" "$peergate" nccl-log "$file" --json --threads "$t"
+  done
+  [[ -n "$before" ]] && row "before, 1" "$before" nccl-log "$file" --json
   rm -f "$file"
 done

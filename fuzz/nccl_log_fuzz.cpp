@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
+#include <utility>
 
 #include "policy/nccl_analysis.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
@@ -23,6 +24,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     chunked.end_input();
     const auto log = whole.result();
     if (!(log == chunked.result())) {
+        std::abort();
+    }
+    // Cut at a line start, read by two parsers and merged (as the threaded reader does):
+    // the same result again.
+    const std::size_t newline = text.find('\n', size / 2);
+    const std::size_t cut = newline == std::string_view::npos ? size : newline + 1;
+    peergate::sources::nccl::NcclLogParser first;
+    peergate::sources::nccl::NcclLogParser second;
+    first.feed(text.substr(0, cut));
+    second.feed(text.substr(cut));
+    if (first.between_records()) {
+        first.merge_from(std::move(second));
+    } else {
+        first.feed(text.substr(cut));
+    }
+    first.end_input();
+    if (!(log == first.result())) {
         std::abort();
     }
     const auto analysis = peergate::policy::analyze_nccl_log(log, nullptr);

@@ -17,6 +17,7 @@ namespace {
 struct NcclLogOptions {
     std::vector<std::string> files;
     std::string topology;
+    unsigned threads = 0;
 };
 
 constexpr std::size_t kDefaultPairRows = 64;
@@ -33,7 +34,7 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     }
     sources::nccl::NcclLogParser parser;
     for (const auto& file : options.files) {
-        if (auto streamed = stream_log_file(file, parser); !streamed) {
+        if (auto streamed = stream_log_file(file, parser, NcclReadOptions{.threads = options.threads}); !streamed) {
             print_error(inv.output, streamed.error().message);
             return kExitError;
         }
@@ -61,6 +62,9 @@ Command add_nccl_log_command(CLI::App& app) {
     sub->add_option("--topology", options->topology,
                     "the machine's topology: peergate topo --json output or saved `nvidia-smi topo -m` text "
                     "(applied to every host in the logs)");
+    sub->add_option("--threads", options->threads,
+                    "threads that parse a large log file (default 0: one per CPU, at most 8; 1: one pass); "
+                    "the result is the same");
     sub->footer("Exit status: 0 no error findings, 1 an error finding (e.g. NVLink present but unused, a rank\n"
                 "that never finished init), 2 an input file or --topology could not be read.\n"
                 "Example: NCCL_DEBUG=INFO torchrun ... 2> nccl.log; peergate nccl-log nccl.log --topology topo.txt");

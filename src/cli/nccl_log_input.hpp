@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli/nccl_log_parallel.hpp"
 #include "model/topology.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 #include "util/expected.hpp"
@@ -13,7 +14,10 @@
 namespace peergate::cli {
 
 // Streams `path` ("-" = stdin) through `parser` in fixed-size chunks, then ends the input.
-util::Expected<void> stream_log_file(const std::string& path, sources::nccl::NcclLogParser& parser);
+// A regular file large enough for options.threads is parsed in pieces on several threads
+// (nccl_log_parallel.hpp), with the same result.
+util::Expected<void> stream_log_file(const std::string& path, sources::nccl::NcclLogParser& parser,
+                                     const NcclReadOptions& options = {});
 
 // Reads a peergate.topology/v1 document (topo --json) into a topology.
 util::Expected<model::Topology> parse_topology_json(std::string_view text);

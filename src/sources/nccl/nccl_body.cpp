@@ -54,7 +54,7 @@ bool read_transport(std::string_view rest, ConnectionLine& line) {
     }
     rest = trim_view(rest);
     for (const auto& prefix : kPrefixes) {
-        if (rest.size() > prefix.text.size() && rest.substr(0, prefix.text.size()) == prefix.text) {
+        if (rest.size() > prefix.text.size() && starts_with_text(rest, prefix.text)) {
             line.transport = prefix.transport;
             line.detail = rest.substr(prefix.text.size());
             return true;
@@ -100,7 +100,15 @@ bool read_channel(TextCursor& cursor, ConnectionLine& line) {
 }
 
 std::string_view connection_keyword(TextCursor& cursor) {
-    for (std::string_view keyword : {"Channel ", "Ring ", "CollNet ", "Coll "}) {
+    // By the first letter, so a line tries one or two keywords, not all four.
+    const std::string_view rest = cursor.rest();
+    if (rest.empty()) {
+        return {};
+    }
+    if (rest.front() == 'R') {
+        return cursor.consume("Ring ") ? "Ring " : std::string_view{};
+    }
+    for (std::string_view keyword : {"Channel ", "CollNet ", "Coll "}) {
         if (cursor.consume(keyword)) {
             return keyword;
         }
@@ -117,7 +125,7 @@ bool contains_via(std::string_view body) {
             return false;
         }
         const auto at = static_cast<std::size_t>(static_cast<const char*>(hit) - body.data());
-        if (body[at - 1] == ' ' && body.substr(at, 3) == "via") {
+        if (body[at - 1] == ' ' && starts_with_text(body.substr(at), "via")) {
             return true;
         }
         from = at + 1;
@@ -142,7 +150,8 @@ std::optional<ConnectionLine> parse_connection(std::string_view body) {
         !read_rank(cursor, line.src_rank, line.src_bracket)) {
         return std::nullopt;
     }
-    if (keyword.substr(0, 4) != "Coll") {
+    const bool coll = keyword.front() == 'C' && keyword[1] == 'o';  // "CollNet " or "Coll "
+    if (!coll) {
         cursor.skip_spaces();
         int dst = 0;
         if (!cursor.consume("->")) {
@@ -156,10 +165,11 @@ std::optional<ConnectionLine> parse_connection(std::string_view body) {
     }
     line.direction = read_direction(cursor);
     cursor.skip_spaces();
+    line.space_before_via = cursor.position() > 0 && body[cursor.position() - 1] == ' ';
     if (!cursor.consume("via ") || !read_transport(cursor.rest(), line)) {
         return std::nullopt;
     }
-    if (keyword.substr(0, 4) == "Coll" && line.transport != NcclTransport::collnet) {
+    if (coll && line.transport != NcclTransport::collnet) {
         return std::nullopt;
     }
     return line;

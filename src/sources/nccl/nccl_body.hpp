@@ -24,6 +24,8 @@ struct ConnectionLine {
     model::NcclDirection direction = model::NcclDirection::none;
     model::NcclTransport transport = model::NcclTransport::p2p;
     std::string_view detail;
+    // A space stands right before "via": then looks_like_connection(body) holds too.
+    bool space_before_via = false;
 };
 
 // True when the body starts like a connection line and contains " via": if
@@ -68,6 +70,9 @@ struct RingLine {
     std::vector<int> order;
 };
 std::optional<RingLine> parse_ring(std::string_view body);
+// The same into `out`, whose order keeps its capacity between lines: no allocation per
+// ring line. False (out unspecified) when the body is not a ring order.
+bool parse_ring_into(std::string_view body, RingLine& out);
 
 // "Trees [0] 1/4/-1->0->-1 [1] -1/-1/-1->0->1": per channel, children -> rank -> parent.
 struct TreeEntry {

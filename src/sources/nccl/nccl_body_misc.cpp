@@ -14,7 +14,7 @@ std::optional<int> word_int(std::string_view word) {
 }
 
 bool is_setting_name(std::string_view name) {
-    if (name.size() <= 5 || name.substr(0, 5) != "NCCL_") {
+    if (name.size() <= 5 || !starts_with_text(name, "NCCL_")) {
         return false;
     }
     for (char c : name) {
@@ -116,29 +116,34 @@ std::optional<GraphLine> parse_graph(std::string_view body) {
     return line;
 }
 
-std::optional<RingLine> parse_ring(std::string_view body) {
+bool parse_ring_into(std::string_view body, RingLine& out) {
     TextCursor cursor(trim_view(body));
     if (!cursor.consume("Channel ")) {
-        return std::nullopt;
+        return false;
     }
-    RingLine line;
     auto channel = cursor.integer();
     if (!channel || !cursor.consume("/") || !cursor.integer()) {
-        return std::nullopt;
+        return false;
     }
-    line.channel = *channel;
+    out.channel = *channel;
+    out.order.clear();
     cursor.skip_spaces();
     if (!cursor.consume(":")) {
-        return std::nullopt;
+        return false;
     }
     for (std::string_view word = cursor.word(); !word.empty(); word = cursor.word()) {
         auto rank = word_int(word);
-        if (!rank || *rank < 0 || line.order.size() >= 4096) {
-            return std::nullopt;
+        if (!rank || *rank < 0 || out.order.size() >= 4096) {
+            return false;
         }
-        line.order.push_back(*rank);
+        out.order.push_back(*rank);
     }
-    if (line.order.empty()) {
+    return !out.order.empty();
+}
+
+std::optional<RingLine> parse_ring(std::string_view body) {
+    RingLine line;
+    if (!parse_ring_into(body, line)) {
         return std::nullopt;
     }
     return line;

@@ -9,7 +9,6 @@
 
 namespace peergate::sources::nccl {
 
-
 std::size_t NcclLogParser::ConnectionKeyHash::operator()(const ConnectionKey& key) const {
     std::uint64_t h = fmix64(pack(static_cast<int>(key.host), static_cast<int>(key.detail)));
     h = fmix64(h ^ pack(key.channel, key.conn_index));
@@ -46,6 +45,10 @@ std::uint32_t NcclLogParser::intern(Interned& table, std::string_view text) {
     return id;
 }
 
+std::uint32_t NcclLogParser::host_id(std::string_view host) {
+    return recent_hosts_.id_of(host, [this](std::string_view text) { return intern(hosts_, text); });
+}
+
 std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_view key, std::size_t next) {
     if (auto found = index.find(key); found != index.end()) {
         return {found->second, false};
@@ -55,18 +58,7 @@ std::pair<std::size_t, bool> NcclLogParser::slot_of(Index& index, std::string_vi
 }
 
 std::uint32_t NcclLogParser::detail_id(std::string_view detail) {
-    // A job has a handful of details ("IPC/read", "IB/0/GDRDMA"): a short linear scan
-    // beats hashing the text on every line.
-    for (const auto& [text, id] : recent_details_) {
-        if (text.size() == detail.size() && text == detail) {
-            return id;
-        }
-    }
-    const std::uint32_t id = intern(details_, detail);
-    if (recent_details_.size() < 16) {
-        recent_details_.emplace_back(std::string(detail), id);
-    }
-    return id;
+    return recent_details_.id_of(detail, [this](std::string_view text) { return intern(details_, text); });
 }
 
 }  // namespace peergate::sources::nccl

@@ -116,16 +116,7 @@ void NcclLogParser::read_record(const NcclRecord& record) {
     switch (body.front()) {
         case 'C':
         case 'R':
-            if (looks_like_connection(body)) {
-                ++counts_.connection_lines;
-                if (auto line = parse_connection(body)) {
-                    add_connection(record.host, *line);
-                } else {
-                    ++counts_.skipped;
-                }
-            } else if (auto ring = parse_ring(body)) {
-                add_ring(record.host, std::move(*ring));
-            }
+            read_connection_or_ring(record.host, body);
             return;
         case 'N':
             if (auto setting = parse_setting(body)) {
@@ -157,13 +148,27 @@ void NcclLogParser::read_record(const NcclRecord& record) {
     }
 }
 
-void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
-    // Consecutive lines mostly come from one host: skip its lookup then.
-    if (host != last_host_ || hosts_.empty()) {
-        last_host_id_ = intern(hosts_, host);
-        last_host_.assign(host);
+void NcclLogParser::read_connection_or_ring(std::string_view host, std::string_view body) {
+    // Most 'C'/'R' bodies are connections with " via": parsed first, such a line needs no
+    // separate scan of looks_like_connection.
+    const auto line = parse_connection(body);
+    if (line && line->space_before_via) {
+        ++counts_.connection_lines;
+        add_connection(host, *line);
+    } else if (looks_like_connection(body)) {
+        ++counts_.connection_lines;
+        if (line) {
+            add_connection(host, *line);
+        } else {
+            ++counts_.skipped;
+        }
+    } else if (parse_ring_into(body, ring_scratch_)) {
+        add_ring(host, ring_scratch_);
     }
-    ConnectionKey key{last_host_id_, detail_id(line.detail), line.channel,
+}
+
+void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
+    ConnectionKey key{host_id(host), detail_id(line.detail), line.channel,
                       line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
                       static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
     if (const auto packed = pack_key(key)) {
@@ -172,7 +177,7 @@ void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& 
     }
     flush_pending();  // keeps connections in the order their lines came
     store_connection(host, line,
-                     connection_index_.find_or_insert(key, static_cast<std::uint32_t>(connections_.size())));
+                     connection_index_.count(key, static_cast<std::uint32_t>(connections_.size())));
 }
 
 void NcclLogParser::queue_connection(std::string_view host, const ConnectionLine& line, const PackedKey& key) {
@@ -190,7 +195,7 @@ void NcclLogParser::resolve_oldest_pending() {
     pending_head_ = (pending_head_ + 1) % kPrefetchDepth;
     --pending_count_;
     store_connection(entry.host, entry.line,
-                     packed_index_.find_or_insert(entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
+                     packed_index_.count(entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
 }
 
 void NcclLogParser::flush_pending() {
@@ -201,12 +206,9 @@ void NcclLogParser::flush_pending() {
 
 void NcclLogParser::store_connection(std::string_view host, const ConnectionLine& line,
                                      std::pair<std::uint32_t, bool> found) {
-    const auto [slot, inserted] = found;
-    if (!inserted) {
-        ++connection_counts_[slot];
-        return;
+    if (!found.second) {
+        return;  // counted in the index
     }
-    connection_counts_.push_back(1);
     model::NcclConnection connection{
         .host = std::string(host), .channel = line.channel, .conn_index = line.conn_index,
         .src_rank = line.src_rank, .dst_rank = line.dst_rank,
@@ -230,41 +232,59 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
         fmt::format_to(std::back_inserter(key_), "n{}", line.nranks.value_or(-1));
         head = key_;
     }
-    const std::uint64_t hash = fmix64(std::hash<std::string_view>{}(head) ^ pack(line.rank, 0));
-    const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
-        [&](std::uint32_t at) { return ranks_[at].rank == line.rank && rank_heads_[at] == head; });
-    if (inserted) {
-        ranks_.push_back(model::NcclRank{.rank = line.rank});
-        rank_heads_.emplace_back(head);
-    }
-    auto& rank = ranks_[slot];
+    auto& rank = ranks_[rank_slot(head, line.rank)];
     rank.nranks = line.nranks ? line.nranks : rank.nranks;
-    if (!host.empty() && rank.host != host) {
+    if (!host.empty() && !same_text(rank.host, host)) {
         rank.host = std::string(host);
     }
     rank.cuda_dev = line.cuda_dev ? line.cuda_dev : rank.cuda_dev;
     rank.nvml_dev = line.nvml_dev ? line.nvml_dev : rank.nvml_dev;
     if (!line.bus_id.empty()) {
         rank.bus_id = normalize_bus_id(line.bus_id);
+        rank_bus_set_[static_cast<std::size_t>(&rank - ranks_.data())] = true;
     }
-    if (rank.comm_id != line.comm_id) {
+    if (!same_text(rank.comm_id, line.comm_id)) {
         rank.comm_id = std::string(line.comm_id);
     }
     (line.complete ? rank.init_complete : rank.init_started) = true;
 }
 
-void NcclLogParser::add_setting(const SettingLine& line) {
-    const auto [slot, inserted] = slot_of(setting_index_, line.name, settings_.size());
+std::uint32_t NcclLogParser::rank_slot(std::string_view head, int rank) {
+    // The head as a number (cached like hosts): no hashing or comparing of its text.
+    const std::uint32_t head_id =
+        recent_heads_.id_of(head, [this](std::string_view text) { return intern(heads_, text); });
+    const std::uint64_t hash = fmix64(pack(static_cast<int>(head_id), rank));
+    const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
+        [&](std::uint32_t at) { return ranks_[at].rank == rank && rank_head_ids_[at] == head_id; });
     if (inserted) {
-        settings_.emplace_back(std::string(line.name), std::vector<std::string>{});
+        ranks_.push_back(model::NcclRank{.rank = rank});
+        rank_heads_.emplace_back(head);
+        rank_head_ids_.push_back(head_id);
+        rank_bus_set_.push_back(false);
     }
+    return slot;
+}
+
+void NcclLogParser::add_setting(const SettingLine& line) {
+    add_setting_value(setting_slot(line.name), line.value);
+}
+
+std::size_t NcclLogParser::setting_slot(std::string_view name) {
+    const auto [slot, inserted] = slot_of(setting_index_, name, settings_.size());
+    if (inserted) {
+        settings_.emplace_back(std::string(name), std::vector<std::string>{});
+    }
+    return slot;
+}
+
+void NcclLogParser::add_setting_value(std::size_t slot, std::string_view value) {
     auto& values = settings_[slot].second;
-    if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), line.value) == values.end()) {
-        values.emplace_back(line.value);
+    if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), value) == values.end()) {
+        values.emplace_back(value);
     }
 }
 
-void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
+void NcclLogParser::add_graph(std::string_view host, const GraphLine& line, std::uint64_t count) {
     const std::hash<std::string_view> text_hash;
     std::uint64_t hash = fmix64(text_hash(host) ^ pack(line.pattern, line.n_channels));
     hash = fmix64(hash ^ text_hash(line.intra_type));
@@ -272,50 +292,61 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line) {
     const auto [slot, inserted] = graph_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(graphs_.size()), [&](std::uint32_t at) {
             const auto& graph = graphs_[at];
-            return graph.pattern == line.pattern && graph.n_channels == line.n_channels && graph.host == host &&
+            return graph.pattern == line.pattern && graph.n_channels == line.n_channels && same_text(graph.host, host) &&
                    graph.intra_type == line.intra_type && graph.inter_type == line.inter_type;
         });
     if (!inserted) {
-        ++graphs_[slot].count;
+        graphs_[slot].count += count;
         return;
     }
     graphs_.push_back(model::NcclGraph{std::string(host), line.pattern, line.n_channels,
-                                       std::string(line.intra_type), std::string(line.inter_type), 1});
+                                       std::string(line.intra_type), std::string(line.inter_type), count});
 }
 
-void NcclLogParser::add_ring(std::string_view host, RingLine&& line) {
-    std::uint64_t hash = fmix64(std::hash<std::string_view>{}(host) ^ pack(line.channel, 0));
-    for (const int rank : line.order) {
-        hash = fmix64(hash ^ static_cast<std::uint32_t>(rank));
+void NcclLogParser::add_ring(std::string_view host, const RingLine& line) {
+    add_ring(host, line.channel, line.order);
+}
+
+void NcclLogParser::add_ring(std::string_view host, int channel, const std::vector<int>& order) {
+    // One multiply per rank and one finaliser: ring lines are common, and fmix64 per
+    // rank was a measurable share of them.
+    std::uint64_t hash = pack(static_cast<int>(host_id(host)), channel);
+    for (const int rank : order) {
+        hash = (hash ^ static_cast<std::uint32_t>(rank)) * 0x9E3779B97F4A7C15ULL;
     }
+    hash = fmix64(hash);
     const auto [slot, inserted] = ring_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(rings_.size()), [&](std::uint32_t at) {
             const auto& ring = rings_[at];
-            return ring.channel == line.channel && ring.order == line.order && ring.host == host;
+            return ring.channel == channel && ring.order == order && same_text(ring.host, host);
         });
     if (inserted) {
-        rings_.push_back(model::NcclRing{std::string(host), line.channel, std::move(line.order)});
+        rings_.push_back(model::NcclRing{std::string(host), channel, order});
     }
 }
 
 void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
     for (auto& entry : entries) {
-        key_.clear();
-        fmt::format_to(std::back_inserter(key_), "{}|{}|{}", host, entry.channel, entry.rank);
-        if (slot_of(tree_index_, key_, trees_.size()).second) {
-            trees_.push_back(model::NcclTree{
-                std::string(host), entry.channel, entry.rank,
-                entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt, std::move(entry.children)});
-        }
+        add_tree(model::NcclTree{std::string(host), entry.channel, entry.rank,
+                                 entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt,
+                                 std::move(entry.children)});
+    }
+}
+
+void NcclLogParser::add_tree(model::NcclTree&& tree) {
+    key_.clear();
+    fmt::format_to(std::back_inserter(key_), "{}|{}|{}", tree.host, tree.channel, tree.rank);
+    if (slot_of(tree_index_, key_, trees_.size()).second) {
+        trees_.push_back(std::move(tree));
     }
 }
 
 model::NcclLog NcclLogParser::result() const {
     model::NcclLog log;
     log.connections = connections_;
-    for (std::size_t i = 0; i < log.connections.size(); ++i) {
-        log.connections[i].count = connection_counts_[i];
-    }
+    const auto set_count = [&log](std::uint32_t slot, std::uint64_t count) { log.connections[slot].count = count; };
+    packed_index_.for_each(set_count);
+    connection_index_.for_each(set_count);
     log.ranks = ranks_;
     for (const auto& [name, values] : settings_) {
         log.settings.emplace_back(name, values.empty() ? std::string() : values.front());

@@ -21,6 +21,7 @@
 #include "sources/nccl/nccl_body.hpp"
 #include "sources/nccl/nccl_record.hpp"
 #include "sources/nccl/nccl_topo_dump.hpp"
+#include "sources/nccl/recent_texts.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -41,6 +42,16 @@ public:
 
     // Everything read so far (the parser may keep reading afterwards).
     model::NcclLog result() const;
+
+    // True when no line is half read and no topology dump is open: what follows can be
+    // parsed by a fresh parser and merged, as if this one had read it.
+    bool between_records() const { return active_dumps_ == 0 && carry_.empty() && !carry_overflow_; }
+
+    // Takes in what `later` read, as if its input had followed this parser's: counts add
+    // up, records keep the order in which they first appeared, later values of a rank's
+    // fields win, and later's open state (a half line, open dumps) becomes this one's.
+    // Exact when this parser was between_records() where later's input began.
+    void merge_from(NcclLogParser&& later);
 
 private:
     struct TransparentHash {
@@ -99,36 +110,51 @@ private:
     void store_connection(std::string_view host, const ConnectionLine& line, std::pair<std::uint32_t, bool> found);
     void read_record(const NcclRecord& record);
     bool read_dump_line(const NcclRecord& record);
+    void read_connection_or_ring(std::string_view host, std::string_view body);
     void add_connection(std::string_view host, const ConnectionLine& line);
     void add_rank(std::string_view host, const RankLine& line);
+    std::uint32_t rank_slot(std::string_view head, int rank);
     void add_setting(const SettingLine& line);
-    void add_graph(std::string_view host, const GraphLine& line);
-    void add_ring(std::string_view host, RingLine&& line);
+    std::size_t setting_slot(std::string_view name);
+    void add_setting_value(std::size_t slot, std::string_view value);
+    void add_graph(std::string_view host, const GraphLine& line, std::uint64_t count = 1);
+    void add_ring(std::string_view host, const RingLine& line);
+    void add_ring(std::string_view host, int channel, const std::vector<int>& order);
     void add_trees(std::string_view host, std::vector<TreeEntry>&& entries);
+    void add_tree(model::NcclTree&& tree);
+    // merge_from's steps (nccl_log_merge.cpp), each for one kind of record.
+    void merge_connections(NcclLogParser& later);
+    void merge_ranks(NcclLogParser& later);
+    void merge_settings_and_graphs(NcclLogParser& later);
+    void merge_topology(NcclLogParser& later);
     std::uint32_t intern(Interned& table, std::string_view text);
+    std::uint32_t host_id(std::string_view host);
     std::uint32_t detail_id(std::string_view detail);
 
     Interned hosts_;
     Interned details_;
-    std::vector<std::pair<std::string, std::uint32_t>> recent_details_;  // first few, scanned linearly
-    std::string last_host_;
-    std::uint32_t last_host_id_ = 0;
+    RecentTexts recent_details_;
+    RecentTexts recent_hosts_;
     FlatIndex<PackedKey, PackedKeyHash> packed_index_;
     FlatIndex<ConnectionKey, ConnectionKeyHash> connection_index_;  // keys pack_key cannot hold
     std::vector<model::NcclConnection> connections_;
     std::array<PendingConnection, kPrefetchDepth> pending_{};
     std::size_t pending_head_ = 0;
     std::size_t pending_count_ = 0;
-    std::vector<std::uint64_t> connection_counts_;  // apart from connections_: small, stays in cache
     HashedIndex rank_index_;         // by commId (or "n<nranks>") and rank
     std::vector<std::string> rank_heads_;  // each rank's commId or "n<nranks>"
+    std::vector<std::uint32_t> rank_head_ids_;  // the same, interned in heads_
+    Interned heads_;
+    RecentTexts recent_heads_;
     std::vector<model::NcclRank> ranks_;
+    std::vector<bool> rank_bus_set_;  // whether a line gave the rank a busId (merge_from needs it)
     Index setting_index_;
     std::vector<std::pair<std::string, std::vector<std::string>>> settings_;  // all values
     HashedIndex graph_index_;
     std::vector<model::NcclGraph> graphs_;
     HashedIndex ring_index_;
     std::vector<model::NcclRing> rings_;
+    RingLine ring_scratch_;  // reused by every ring line
     Index tree_index_;
     std::vector<model::NcclTree> trees_;
     std::unordered_map<std::string, TopologyDumpReader, TransparentHash, std::equal_to<>> dumps_;

@@ -25,6 +25,14 @@ struct RecordPrefix {
 };
 RecordPrefix read_prefix(std::string_view line, std::size_t marker, std::size_t floor);
 
+// The usual shape "host:pid:tid [dev] NCCL INFO ..." read forwards from the line's start:
+// the first marker's position, with `prefix` = read_prefix(line, marker, 0); npos (and
+// `prefix` untouched) for any other shape. Saves searching the line for the marker and
+// scanning back over the prefix. Only a token without blanks, one space, a bracket
+// without blanks or '[', one space and the marker match, so no earlier marker can hide
+// in what was skipped.
+std::size_t read_leading_prefix(std::string_view line, RecordPrefix& prefix);
+
 // Finds the next "NCCL INFO" marker at or after `from`; npos when none.
 std::size_t find_marker(std::string_view line, std::size_t from);
 
@@ -37,12 +45,16 @@ void for_each_record(std::string_view line, Visit&& visit) {
     if (!line.empty() && line.back() == '\r') {
         line.remove_suffix(1);
     }
-    std::size_t marker = find_marker(line, 0);
+    RecordPrefix prefix;
+    std::size_t marker = read_leading_prefix(line, prefix);
     if (marker == std::string_view::npos) {
-        visit(NcclRecord{{}, {}, line, false});
-        return;
+        marker = find_marker(line, 0);
+        if (marker == std::string_view::npos) {
+            visit(NcclRecord{{}, {}, line, false});
+            return;
+        }
+        prefix = read_prefix(line, marker, 0);
     }
-    RecordPrefix prefix = read_prefix(line, marker, 0);
     while (marker != std::string_view::npos) {
         std::size_t body_start = marker + kMarker.size();
         if (body_start < line.size() && line[body_start] == ' ') {

@@ -115,10 +115,6 @@ std::string normalize_bus_id(std::string_view text) {
     return to_hex((domain << 20) | *value);
 }
 
-bool TopologyDumpReader::is_dump_start(std::string_view body) {
-    return trim_view(body).substr(0, 12) == "=== System :";
-}
-
 bool TopologyDumpReader::read(std::string_view body, model::NcclHostTopology& topology) {
     std::size_t indent = 0;
     while (indent < body.size() && body[indent] == ' ') {

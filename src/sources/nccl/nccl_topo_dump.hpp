@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/nccl_log.hpp"
+#include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -25,7 +26,14 @@ std::string normalize_bus_id(std::string_view text);
 class TopologyDumpReader {
 public:
     // True when `body` starts a dump ("=== System : ...").
-    static bool is_dump_start(std::string_view body);
+    // Inline, with the first character checked before the compare: it runs on every record.
+    static bool is_dump_start(std::string_view body) {
+        std::size_t at = 0;
+        while (at < body.size() && (body[at] == ' ' || body[at] == '\t')) {
+            ++at;
+        }
+        return at < body.size() && body[at] == '=' && starts_with_text(body.substr(at), "=== System :");
+    }
 
     void start() {
         active_ = true;
