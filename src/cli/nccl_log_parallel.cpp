@@ -27,7 +27,7 @@ std::string read_range(int fd, std::uint64_t begin, std::uint64_t end, sources::
             continue;
         }
         if (got <= 0) {
-            return got < 0 ? std::strerror(errno) : "file shrank while read";
+            return got < 0 ? std::generic_category().message(errno) : "file shrank while read";  // thread-safe, unlike strerror
         }
         parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
         begin += static_cast<std::uint64_t>(got);
