@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_partners.hpp"
 
 namespace peergate::policy::placement {
 
@@ -17,9 +18,6 @@ using Mask = std::uint64_t;
 Mask bit(int v) { return Mask{1} << v; }
 int lowest(Mask m) { return std::countr_zero(m); }
 int count(Mask m) { return std::popcount(m); }
-
-// Up to this many distinct usable weights, partners are counted level by level.
-constexpr std::size_t kFewLevels = 6;
 
 // Nodes are the budget's unit (about a microsecond each, as in the group-by-group search);
 // a node here also pays for its partner scans, which grow with n, G and K.
@@ -56,34 +54,17 @@ public:
           t_(threshold),
           feasibility_(feasibility),
           nb_(neighbours_at(problem, threshold)),
+          counter_(problem, nb_),
           ceilings_(feasibility ? std::vector<Weight>(static_cast<std::size_t>(problem.n), kUnlimited)
                                 : clique_ceilings(problem, threshold)),
           slots_(static_cast<std::size_t>(problem.g)),
           lin_(static_cast<std::size_t>(problem.n * problem.g), 0),
           budget_(budget) {
         for (Weight level : distinct_weights(p_)) {
-            if (level >= t_) {
-                levels_.insert(levels_.begin(), level);
-            }
             if (level > t_) {
                 const std::size_t i = cap_levels_.size();
                 cap_levels_.push_back(level);
                 cap_groups_.push_back(i < level_caps.size() ? level_caps[i] : p_.g);
-            }
-        }
-        index_levels();
-    }
-
-    // Per candidate and level (heaviest first): the partners at exactly that weight.
-    void index_levels() {
-        level_masks_.assign(static_cast<std::size_t>(p_.n) * levels_.size(), 0);
-        for (int v = 0; v < p_.n; ++v) {
-            for (int u = 0; u < p_.n; ++u) {
-                const auto level = std::find(levels_.begin(), levels_.end(), p_.w(v, u));
-                if (u != v && level != levels_.end()) {
-                    level_masks_[static_cast<std::size_t>(v) * levels_.size() +
-                                 static_cast<std::size_t>(level - levels_.begin())] |= bit(u);
-                }
             }
         }
     }
@@ -123,8 +104,8 @@ private:
     }
 
     void search() {
-        nodes_ += 1 + scans_ / kScansPerNode;
-        scans_ %= kScansPerNode;
+        nodes_ += 1 + (counter_.steps() - charged_steps_) / kScansPerNode;
+        charged_steps_ = counter_.steps() - (counter_.steps() - charged_steps_) % kScansPerNode;
         if (done_ || stopped_ || nodes_ > budget_) {
             stopped_ = !done_;
             return;
@@ -185,53 +166,6 @@ private:
 
     int spare() const { return count(pool_) - missing_; }
 
-    // The `kth` heaviest pair from v into `among` (enough false: fewer partners), and the
-    // sum of the heaviest `kth`. Counted level by level (a bit count each) where there are
-    // few distinct weights, as on PCIe trees; otherwise along the partners heaviest first.
-    struct Partners {
-        bool enough = false;
-        Weight kth = kUnlimited;
-        Weight top = 0;
-    };
-
-    Partners partners(int v, Mask among, int kth) const {
-        return levels_.size() <= kFewLevels ? partners_by_level(v, among, kth) : partners_by_weight(v, among, kth);
-    }
-
-    Partners partners_by_weight(int v, Mask among, int kth) const {
-        Partners found{.enough = kth == 0};
-        int taken = 0;
-        for (int u : at(nb_.by_weight, v)) {
-            if (taken == kth) {
-                break;
-            }
-            ++scans_;
-            if ((among & bit(u)) != 0) {
-                found.kth = p_.w(v, u);
-                found.top += found.kth;
-                found.enough = ++taken == kth;
-            }
-        }
-        return found;
-    }
-
-    Partners partners_by_level(int v, Mask among, int kth) const {
-        Partners found{.enough = kth == 0};
-        int missing = kth;
-        const Mask* masks = &level_masks_[static_cast<std::size_t>(v) * levels_.size()];
-        for (std::size_t l = 0; l < levels_.size() && missing > 0; ++l) {
-            ++scans_;
-            const int here = std::min(missing, count(masks[l] & among));
-            if (here > 0) {
-                found.kth = levels_[l];
-                found.top += here * levels_[l];
-                missing -= here;
-            }
-        }
-        found.enough = missing == 0;
-        return found;
-    }
-
     Bounded bound() {
         Bounded out;
         std::array<Weight, 64> bottlenecks{};
@@ -256,14 +190,14 @@ private:
                 if (slot.size == p_.k || (slot.compatible & bit(v)) == 0) {
                     continue;
                 }
-                const Partners rest = partners(v, slot.compatible & pool_ & ~bit(v), p_.k - slot.size - 1);
+                const Partners rest = counter_.partners(v, slot.compatible & pool_ & ~bit(v), p_.k - slot.size - 1);
                 if (rest.enough) {
                     ++options;
                     gain = std::max(gain, 2 * lin(v, g) + rest.top);
                 }
             }
             if (opened_ < p_.g) {
-                const Partners rest = partners(v, pool_ & ~bit(v), p_.k - 1);
+                const Partners rest = counter_.partners(v, pool_ & ~bit(v), p_.k - 1);
                 if (rest.enough) {
                     ++options;
                     gain = std::max(gain, rest.top);
@@ -295,7 +229,7 @@ private:
         }
         Weight ceiling = slot.bottleneck;
         for (Mask m = slot.members; m != 0; m &= m - 1) {
-            const Partners rest = partners(lowest(m), slot.compatible & pool_, missing);
+            const Partners rest = counter_.partners(lowest(m), slot.compatible & pool_, missing);
             if (!rest.enough) {
                 return kNoGroup;
             }
@@ -373,9 +307,8 @@ private:
     Weight t_;
     bool feasibility_;  // any placement will do
     Neighbours nb_;
+    PartnerCounter counter_;
     std::vector<Weight> ceilings_;
-    std::vector<Weight> levels_;      // distinct weights >= the threshold, heaviest first
-    std::vector<Mask> level_masks_;   // per candidate, per level
     std::vector<Weight> cap_levels_;  // ascending
     std::vector<int> cap_groups_;
     std::vector<Slot> slots_;
@@ -385,7 +318,7 @@ private:
     int missing_ = 0;  // places left in the G groups
     std::uint64_t budget_;
     std::uint64_t nodes_ = 0;
-    mutable std::uint64_t scans_ = 0;  // partner-scan steps not yet charged as nodes
+    std::uint64_t charged_steps_ = 0;  // partner-scan steps already charged as nodes
     bool stopped_ = false;
     bool done_ = false;  // feasibility: a placement was found
     bool has_best_ = false;

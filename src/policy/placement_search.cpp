@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_twins.hpp"
 
 namespace peergate::policy::placement {
 
@@ -61,7 +62,7 @@ public:
             required_ |= p_.is_required(v) ? bit(v) : 0;
             usable_ |= at(ceilings_, v) != kNoGroup ? bit(v) : 0;
         }
-        find_twins();
+        previous_twin_ = previous_twins(p_);
         for (Weight level : distinct_weights(p_)) {
             if (level > threshold) {
                 const std::size_t i = caps_.levels.size();
@@ -190,8 +191,7 @@ private:
         remember(key, prefix);
     }
 
-    // Twins (the same weight to every other candidate, the same NUMA class and requirement)
-    // can swap places without changing the score. So a group takes the smallest undecided
+    // Twins (placement_twins.hpp) can swap places without changing the score. So a group takes the smallest undecided
     // members of each twin class: whatever a larger twin does, the smaller can do. The
     // optimiser, whose groups come in list order, also keeps a twin out of every group once
     // a smaller one was left out, since the smallest list puts the smaller twin in the
@@ -200,27 +200,6 @@ private:
         const int twin = at(previous_twin_, v);
         const Mask blocked = feasibility_ ? undecided : undecided | left_out_;
         return twin < 0 || (blocked & bit(twin)) == 0;
-    }
-
-    void find_twins() {
-        previous_twin_.assign(static_cast<std::size_t>(p_.n), -1);
-        for (int v = 0; v < p_.n; ++v) {
-            for (int u = v - 1; u >= 0 && at(previous_twin_, v) < 0; --u) {
-                at(previous_twin_, v) = twins(u, v) ? u : -1;
-            }
-        }
-    }
-
-    bool twins(int u, int v) const {
-        if (at(p_.numa, u) != at(p_.numa, v) || p_.is_required(u) != p_.is_required(v)) {
-            return false;
-        }
-        for (int x = 0; x < p_.n; ++x) {
-            if (x != u && x != v && p_.w(u, x) != p_.w(v, x)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     // Any undecided candidate may branch first when only existence matters: the one with
