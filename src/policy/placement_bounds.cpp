@@ -92,6 +92,40 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
     return nb;
 }
 
+int truss_groups(std::vector<std::uint64_t> adjacency, std::uint64_t within, int k) {
+    for (auto& row : adjacency) {
+        row &= within;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::uint64_t rest = within; rest != 0; rest &= rest - 1) {
+            const int a = std::countr_zero(rest);
+            for (std::uint64_t partners = at(adjacency, a); partners != 0; partners &= partners - 1) {
+                const int b = std::countr_zero(partners);
+                if (std::popcount(at(adjacency, a) & at(adjacency, b)) < k - 2 || std::popcount(at(adjacency, a)) < k - 1 ||
+                    std::popcount(at(adjacency, b)) < k - 1) {
+                    at(adjacency, a) &= ~(std::uint64_t{1} << b);
+                    at(adjacency, b) &= ~(std::uint64_t{1} << a);
+                    changed = true;
+                }
+            }
+        }
+    }
+    int groups = 0;
+    for (std::uint64_t unseen = within; unseen != 0;) {
+        std::uint64_t component = unseen & (~unseen + 1);
+        for (std::uint64_t grown = 0; grown != component;) {
+            grown = component;
+            for (std::uint64_t m = grown; m != 0; m &= m - 1) {
+                component |= at(adjacency, std::countr_zero(m));
+            }
+        }
+        unseen &= ~component;
+        groups += std::popcount(component) / k;
+    }
+    return groups;
+}
+
 RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
                      const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
     auto& kth = scratch.kth;
@@ -100,6 +134,7 @@ RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<W
     kth.clear();
     top.clear();
     per_class.assign(static_cast<std::size_t>(p.numa_classes), 0);
+    scratch.class_members.assign(static_cast<std::size_t>(p.numa_classes), 0);
     for (int v = 0; v < p.n; ++v) {
         if (!in(pool, v)) {
             continue;
@@ -108,6 +143,14 @@ RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<W
             kth.push_back(bound->kth);
             top.push_back(bound->top);
             ++at(per_class, at(p.numa, v));
+            at(scratch.class_members, at(p.numa, v)) |= std::uint64_t{1} << v;
+        }
+    }
+    // A group inside one NUMA class is a group of that class's members alone: count the
+    // ones their own pairs allow, not only K-sized shares of the class.
+    for (std::size_t c = 0; c < per_class.size(); ++c) {
+        if (per_class[c] >= p.k && !nb.mask.empty()) {
+            per_class[c] = p.k * truss_groups(nb.mask, scratch.class_members[c], p.k);
         }
     }
     RestBound rest;
@@ -261,41 +304,9 @@ int groups_in_core(const Problem& p, Weight t) {
     return groups;
 }
 
-// For n <= 64: as groups_in_core, after also dropping every pair with fewer than K-2
-// common partners (repeatedly; no group of K can use it). That splits components joined
-// only by pairs no group could use, such as one NVLink bridge between two PCIe switches.
 int groups_in_truss(const Problem& p, Weight t) {
-    std::vector<std::uint64_t> adjacency = adjacency_at(p, t);
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (int a = 0; a < p.n; ++a) {
-            for (std::uint64_t rest = at(adjacency, a); rest != 0; rest &= rest - 1) {
-                const int b = std::countr_zero(rest);
-                const bool no_group = std::popcount(at(adjacency, a) & at(adjacency, b)) < p.k - 2 ||
-                                      std::popcount(at(adjacency, a)) < p.k - 1 ||
-                                      std::popcount(at(adjacency, b)) < p.k - 1;
-                if (no_group) {
-                    at(adjacency, a) &= ~(std::uint64_t{1} << b);
-                    at(adjacency, b) &= ~(std::uint64_t{1} << a);
-                    changed = true;
-                }
-            }
-        }
-    }
-    std::uint64_t unseen = p.n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.n) - 1;
-    int groups = 0;
-    while (unseen != 0) {
-        std::uint64_t component = unseen & -unseen;
-        for (std::uint64_t grown = 0; grown != component;) {
-            grown = component;
-            for (std::uint64_t m = grown; m != 0; m &= m - 1) {
-                component |= at(adjacency, std::countr_zero(m));
-            }
-        }
-        unseen &= ~component;
-        groups += std::popcount(component) / p.k;
-    }
-    return groups;
+    const std::uint64_t all = p.n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.n) - 1;
+    return truss_groups(adjacency_at(p, t), all, p.k);
 }
 
 Weight required_ceiling(const Problem& p) {

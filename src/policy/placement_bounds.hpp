@@ -66,7 +66,13 @@ struct BoundScratch {
     std::vector<Weight> kth;
     std::vector<Weight> top;
     std::vector<int> per_class;
+    std::vector<std::uint64_t> class_members;
 };
+
+// At most how many disjoint groups of K fit among `within` (n <= 64) using only the pairs
+// in `adjacency`: drop pairs with fewer than K-2 common partners and members with fewer
+// than K-1 partners until none is left to drop, then floor(size / K) per component.
+int truss_groups(std::vector<std::uint64_t> adjacency, std::uint64_t within, int k);
 
 RestBound rest_bound(const Problem& problem, const Neighbours& neighbours, const std::vector<Weight>& ceilings,
                      const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch);
