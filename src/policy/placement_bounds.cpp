@@ -147,10 +147,10 @@ RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<W
         }
     }
     // A group inside one NUMA class is a group of that class's members alone: count the
-    // ones their own pairs allow, not only K-sized shares of the class.
+    // ones their own pairs allow (placement_packing.hpp), not only K-sized shares.
     for (std::size_t c = 0; c < per_class.size(); ++c) {
         if (per_class[c] >= p.k && !nb.mask.empty()) {
-            per_class[c] = p.k * truss_groups(nb.mask, scratch.class_members[c], p.k);
+            per_class[c] = p.k * scratch.packer.most(nb.mask, scratch.class_members[c], p.k);
         }
     }
     RestBound rest;

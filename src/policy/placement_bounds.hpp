@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "policy/placement_objective.hpp"
+#include "policy/placement_packing.hpp"
 
 namespace peergate::policy::placement {
 
@@ -67,6 +68,7 @@ struct BoundScratch {
     std::vector<Weight> top;
     std::vector<int> per_class;
     std::vector<std::uint64_t> class_members;
+    GroupPacker packer;
 };
 
 // At most how many disjoint groups of K fit among `within` (n <= 64) using only the pairs
