@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/cpu_clones.hpp"
 #include "policy/placement_assign.hpp"
 
 #include <algorithm>
@@ -103,7 +104,7 @@ private:
         return true;
     }
 
-    void search() {
+    PEERGATE_WITH_POPCNT void search() {
         nodes_ += 1 + (counter_.steps() - charged_steps_) / kScansPerNode;
         charged_steps_ = counter_.steps() - (counter_.steps() - charged_steps_) % kScansPerNode;
         if (done_ || stopped_ || nodes_ > budget_) {

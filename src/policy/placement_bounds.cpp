@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/cpu_clones.hpp"
 #include "policy/placement_bounds.hpp"
 
 #include <algorithm>
@@ -92,7 +93,7 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
     return nb;
 }
 
-int truss_groups(std::vector<std::uint64_t> adjacency, std::uint64_t within, int k) {
+PEERGATE_WITH_POPCNT int truss_groups(std::vector<std::uint64_t> adjacency, std::uint64_t within, int k) {
     for (auto& row : adjacency) {
         row &= within;
     }
@@ -126,8 +127,8 @@ int truss_groups(std::vector<std::uint64_t> adjacency, std::uint64_t within, int
     return groups;
 }
 
-RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
-                     const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
+PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
+                                          const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
     auto& kth = scratch.kth;
     auto& top = scratch.top;
     auto& per_class = scratch.per_class;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/cpu_clones.hpp"
 #include "policy/placement_packing.hpp"
 
 #include <bit>
@@ -42,7 +43,7 @@ int GroupPacker::most(const std::vector<std::uint64_t>& adjacency, std::uint64_t
     return 0;
 }
 
-bool GroupPacker::fits(std::uint64_t within, int groups) {
+PEERGATE_WITH_POPCNT bool GroupPacker::fits(std::uint64_t within, int groups) {
     if (groups == 0) {
         return true;
     }
@@ -67,7 +68,7 @@ bool GroupPacker::fits(std::uint64_t within, int groups) {
 
 // Extends `group` by `missing` more of `candidates` (each joined in ascending order), then
 // asks whether the others left in `within` hold groups - 1 more.
-bool GroupPacker::completes(std::uint64_t within, std::uint64_t group, std::uint64_t candidates, int missing,
+PEERGATE_WITH_POPCNT bool GroupPacker::completes(std::uint64_t within, std::uint64_t group, std::uint64_t candidates, int missing,
                             int groups) {
     if (missing == 0) {
         return fits(within & ~group, groups - 1);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/cpu_clones.hpp"
 #include "policy/placement_partners.hpp"
 
 #include <algorithm>
@@ -41,7 +42,7 @@ Partners PartnerCounter::by_weight(int v, std::uint64_t among, int kth) const {
     return found;
 }
 
-Partners PartnerCounter::by_level(int v, std::uint64_t among, int kth) const {
+PEERGATE_WITH_POPCNT Partners PartnerCounter::by_level(int v, std::uint64_t among, int kth) const {
     Partners found{.enough = kth == 0};
     int missing = kth;
     const std::uint64_t* masks = &masks_[static_cast<std::size_t>(v) * levels_.size()];

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/cpu_clones.hpp"
 #include "policy/placement_search.hpp"
 
 #include <algorithm>
@@ -151,7 +152,7 @@ private:
     }
 
     // `above`: the clique ceilings of the pool this one was cut from.
-    void boundary(Mask pool, int groups, const Score& prefix, const std::vector<Weight>& above) {
+    PEERGATE_WITH_POPCNT void boundary(Mask pool, int groups, const Score& prefix, const std::vector<Weight>& above) {
         if (!tick()) {
             return;
         }
@@ -232,7 +233,7 @@ private:
         return next;
     }
 
-    void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest,
+    PEERGATE_WITH_POPCNT void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest,
                 const std::vector<Weight>& ceilings) {
         if (!tick()) {
             return;
