@@ -20,7 +20,7 @@ struct MemberBound {
 
 // nullopt when the member has fewer than K-1 usable partners in the pool.
 std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling,
-                                        std::uint64_t pool, int v) {
+                                        std::uint64_t pool, int v, std::uint64_t& steps) {
     if (ceiling == kNoGroup) {
         return std::nullopt;
     }
@@ -30,6 +30,7 @@ std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, 
         if (found == p.k - 1) {
             break;
         }
+        ++steps;
         if (in(pool, u)) {
             ++found;
             bound.kth = p.w(v, u);
@@ -140,7 +141,7 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
         if (!in(pool, v)) {
             continue;
         }
-        if (const auto bound = member_bound(p, nb, at(ceilings, v), pool, v)) {
+        if (const auto bound = member_bound(p, nb, at(ceilings, v), pool, v, scratch.steps)) {
             kth.push_back(bound->kth);
             top.push_back(bound->top);
             ++at(per_class, at(p.numa, v));

@@ -69,6 +69,7 @@ struct BoundScratch {
     std::vector<int> per_class;
     std::vector<std::uint64_t> class_members;
     GroupPacker packer;
+    std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget
 };
 
 // At most how many disjoint groups of K fit among `within` (n <= 64) using only the pairs

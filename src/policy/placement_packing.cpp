@@ -35,12 +35,12 @@ void GroupPacker::prepare(const std::vector<std::uint64_t>& adjacency, int k) {
 
 int GroupPacker::most(const std::vector<std::uint64_t>& adjacency, std::uint64_t within, int k) {
     prepare(adjacency, k);
-    for (int groups = truss_groups(adjacency, within, k); groups > 0; --groups) {
-        if (fits(within, groups)) {
-            return groups;
-        }
+    int groups = truss_groups(adjacency, within, k);
+    while (groups > 0 && !fits(within, groups)) {
+        --groups;
     }
-    return 0;
+    spent_ += effort_ + 1;
+    return groups;
 }
 
 PEERGATE_WITH_POPCNT bool GroupPacker::fits(std::uint64_t within, int groups) {

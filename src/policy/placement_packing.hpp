@@ -17,6 +17,9 @@ public:
     // past its effort, when the answer is a bound that is still never too low.
     int most(const std::vector<std::uint64_t>& adjacency, std::uint64_t within, int k);
 
+    // Search steps taken over every call so far.
+    std::uint64_t spent() const { return spent_; }
+
 private:
     void prepare(const std::vector<std::uint64_t>& adjacency, int k);
     bool fits(std::uint64_t within, int groups);
@@ -24,7 +27,8 @@ private:
 
     const std::vector<std::uint64_t>* adjacency_ = nullptr;
     int k_ = 0;
-    std::uint64_t effort_ = 0;
+    std::uint64_t effort_ = 0;  // this call
+    std::uint64_t spent_ = 0;   // every call
     // (set, groups) -> fits; kept while the adjacency and K stay those of the last call.
     std::unordered_map<std::uint64_t, bool> known_;
     std::vector<std::uint64_t> known_for_;

@@ -47,6 +47,9 @@ struct Open {
     Mask classes = 0;  // NUMA classes, as bits (n <= 64 bounds the class count)
 };
 
+constexpr std::uint64_t kScanStepsPerNode = 256;
+constexpr std::uint64_t kScanStepsPerPackingStep = 4;
+
 constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
 class Searcher {
@@ -97,7 +100,12 @@ private:
         if (stopped_ || done_) {
             return false;
         }
-        if (++nodes_ > budget_) {
+        // Bounds cost more with larger K and pools: their scans and the NUMA bound's
+        // packing searches are paid for in nodes too, so the budget stays about a second.
+        const std::uint64_t spent = scratch_.packer.spent() * kScanStepsPerPackingStep + scratch_.steps + steps_;
+        nodes_ += 1 + (spent - charged_) / kScanStepsPerNode;
+        charged_ = spent - (spent - charged_) % kScanStepsPerNode;
+        if (nodes_ > budget_) {
             stopped_ = true;
             return false;
         }
@@ -315,6 +323,7 @@ private:
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
         int found = 0;
         for (int u : at(nb_.by_weight, v)) {
+            ++steps_;
             if ((cand & bit(u)) != 0 && ++found == kth) {
                 return p_.w(v, u);
             }
@@ -334,6 +343,7 @@ private:
             if (taken == missing - 1) {
                 break;
             }
+            ++steps_;
             if ((cand & bit(u)) != 0) {
                 share += p_.w(v, u);
                 ++taken;
@@ -362,6 +372,8 @@ private:
     Mask required_ = 0;
     Mask usable_ = 0;  // candidates in some group of K at the threshold
     Mask left_out_ = 0;
+    std::uint64_t charged_ = 0;        // steps already counted as nodes
+    mutable std::uint64_t steps_ = 0;  // partner-scan steps of the open-group bound
     std::vector<int> previous_twin_;  // per candidate: its next smaller twin, or -1
     std::unordered_map<Key, Score, KeyHash> memo_;
     std::unordered_set<Key, KeyHash> failed_;
