@@ -11,6 +11,9 @@ namespace peergate::policy::placement {
 
 namespace {
 
+// The NUMA bound packs a class exactly up to this many groups' worth of members.
+constexpr int kPackedClassGroups = 3;
+
 bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
 
 struct MemberBound {
@@ -152,7 +155,10 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
     // ones their own pairs allow (placement_packing.hpp), not only K-sized shares.
     for (std::size_t c = 0; c < per_class.size(); ++c) {
         if (per_class[c] >= p.k && !nb.mask.empty()) {
-            per_class[c] = p.k * scratch.packer.most(nb.mask, scratch.class_members[c], p.k);
+            // Pairs and large classes: the truss count alone, which costs far less.
+            const bool small = p.k >= 3 && per_class[c] <= kPackedClassGroups * p.k;
+            per_class[c] = p.k * (small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
+                                        : truss_groups(nb.mask, scratch.class_members[c], p.k));
         }
     }
     RestBound rest;
