@@ -24,6 +24,10 @@ int count(Mask m) { return std::popcount(m); }
 // a node here also pays for its partner scans, which grow with n, G and K.
 constexpr std::uint64_t kScansPerNode = 256;
 
+// A group a candidate cannot join, in the two-group split bound: far below any real gain,
+// far enough above the type's limit that sums of 64 of them do not overflow.
+constexpr Weight kNowhere = -(Weight{1} << 48);
+
 // A group being filled.
 struct Slot {
     Mask members = 0;
@@ -182,10 +186,14 @@ private:
             }
         }
         const bool may_leave = spare() > 0;
+        const bool two_way = p_.g == 2 && !may_leave;
+        side_gains_[0].clear();
+        side_gains_[1].clear();
         for (Mask m = pool_; m != 0; m &= m - 1) {
             const int v = lowest(m);
             int options = may_leave ? 1 : 0;
             Weight gain = 0;
+            std::array<Weight, 2> side{kNowhere, kNowhere};
             for (int g = 0; g < opened_; ++g) {
                 const Slot& slot = slots_[static_cast<std::size_t>(g)];
                 if (slot.size == p_.k || (slot.compatible & bit(v)) == 0) {
@@ -195,6 +203,7 @@ private:
                 if (rest.enough) {
                     ++options;
                     gain = std::max(gain, 2 * lin(v, g) + rest.top);
+                    side[static_cast<std::size_t>(g & 1)] = 2 * lin(v, g) + rest.top;
                 }
             }
             if (opened_ < p_.g) {
@@ -203,12 +212,17 @@ private:
                     ++options;
                     gain = std::max(gain, rest.top);
                     opening = std::max(opening, std::min(rest.kth, at(ceilings_, v)));
+                    for (int g = opened_; g < 2; ++g) {
+                        side[static_cast<std::size_t>(g)] = rest.top;
+                    }
                 }
             }
             if (options == 0) {
                 return out;
             }
             doubled += gain;
+            side_gains_[0].push_back(side[0]);
+            side_gains_[1].push_back(side[1]);
             if (options < fewest) {
                 fewest = options;
                 out.branch_on = v;
@@ -217,8 +231,35 @@ private:
         for (int g = opened_; g < p_.g; ++g) {
             at(bottlenecks, g) = opening;
         }
+        if (two_way) {
+            doubled = std::min(doubled, closed_weight() + split_gain());
+        }
         out.upper = Score{capped_sum(bottlenecks), doubled, negative_spans()};
         return out;
+    }
+
+    Weight closed_weight() const {
+        return 2 * (slots_[0].weight_sum + slots_[1].weight_sum);
+    }
+
+    // Two groups and no one left out: exactly K - size of the undecided go to each group,
+    // so the best split sends group 0 the ones that gain most by going there rather than to
+    // group 1. Tighter than each taking its better group when most prefer the same one.
+    Weight split_gain() {
+        auto& to_one = side_gains_[1];
+        auto& lead = side_gains_[0];  // becomes: what going to group 0 adds over group 1
+        Weight sum = 0;
+        for (std::size_t i = 0; i < lead.size(); ++i) {
+            sum += to_one[i];
+            lead[i] -= to_one[i];
+        }
+        const auto wanted = static_cast<std::size_t>(p_.k - slots_[0].size);
+        std::nth_element(lead.begin(), lead.begin() + static_cast<std::ptrdiff_t>(wanted), lead.end(),
+                         std::greater<>());
+        for (std::size_t i = 0; i < wanted; ++i) {
+            sum += lead[i];
+        }
+        return sum;
     }
 
     // The best bottleneck an open group can still reach: each member needs the missing
@@ -314,6 +355,7 @@ private:
     std::vector<int> cap_groups_;
     std::vector<Slot> slots_;
     std::vector<Weight> lin_;  // per candidate and slot: its pair weights to the members
+    std::array<std::vector<Weight>, 2> side_gains_;  // two groups: each undecided one's gain in each
     Mask pool_ = 0;
     int opened_ = 0;
     int missing_ = 0;  // places left in the G groups
