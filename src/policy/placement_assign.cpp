@@ -174,9 +174,7 @@ private:
     Bounded bound() {
         Bounded out;
         std::array<Weight, 64> bottlenecks{};
-        int fewest = 1 << 30;
         Weight doubled = 0;
-        Weight opening = t_;  // the best bottleneck a group not yet opened could reach
         for (int g = 0; g < p_.g; ++g) {
             const Slot& slot = slots_[static_cast<std::size_t>(g)];
             doubled += 2 * slot.weight_sum;
@@ -186,60 +184,69 @@ private:
             }
         }
         const bool may_leave = spare() > 0;
-        const bool two_way = p_.g == 2 && !may_leave;
         side_gains_[0].clear();
         side_gains_[1].clear();
+        int fewest = 1 << 30;
+        Weight opening = t_;  // the best bottleneck a group not yet opened could reach
         for (Mask m = pool_; m != 0; m &= m - 1) {
-            const int v = lowest(m);
-            int options = may_leave ? 1 : 0;
-            Weight gain = 0;
-            std::array<Weight, 2> side{kNowhere, kNowhere};
-            for (int g = 0; g < opened_; ++g) {
-                const Slot& slot = slots_[static_cast<std::size_t>(g)];
-                if (slot.size == p_.k || (slot.compatible & bit(v)) == 0) {
-                    continue;
-                }
-                const Partners rest = counter_.partners(v, slot.compatible & pool_ & ~bit(v), p_.k - slot.size - 1);
-                if (rest.enough) {
-                    ++options;
-                    gain = std::max(gain, 2 * lin(v, g) + rest.top);
-                    side[static_cast<std::size_t>(g & 1)] = 2 * lin(v, g) + rest.top;
-                }
+            const Places places = places_of(lowest(m), may_leave);
+            if (places.count == 0) {
+                return out;  // it has nowhere to go
             }
-            if (opened_ < p_.g) {
-                const Partners rest = counter_.partners(v, pool_ & ~bit(v), p_.k - 1);
-                if (rest.enough) {
-                    ++options;
-                    gain = std::max(gain, rest.top);
-                    opening = std::max(opening, std::min(rest.kth, at(ceilings_, v)));
-                    for (int g = opened_; g < 2; ++g) {
-                        side[static_cast<std::size_t>(g)] = rest.top;
-                    }
-                }
-            }
-            if (options == 0) {
-                return out;
-            }
-            doubled += gain;
-            side_gains_[0].push_back(side[0]);
-            side_gains_[1].push_back(side[1]);
-            if (options < fewest) {
-                fewest = options;
-                out.branch_on = v;
+            doubled += places.best_gain;
+            opening = std::max(opening, places.opening);
+            side_gains_[0].push_back(places.side[0]);
+            side_gains_[1].push_back(places.side[1]);
+            if (places.count < fewest) {
+                fewest = places.count;
+                out.branch_on = lowest(m);
             }
         }
         for (int g = opened_; g < p_.g; ++g) {
             at(bottlenecks, g) = opening;
         }
-        if (two_way) {
-            doubled = std::min(doubled, closed_weight() + split_gain());
+        if (p_.g == 2 && !may_leave) {
+            doubled = std::min(doubled, 2 * (slots_[0].weight_sum + slots_[1].weight_sum) + split_gain());
         }
         out.upper = Score{capped_sum(bottlenecks), doubled, negative_spans()};
         return out;
     }
 
-    Weight closed_weight() const {
-        return 2 * (slots_[0].weight_sum + slots_[1].weight_sum);
+    // Where an undecided candidate may still go and what it can add there.
+    struct Places {
+        int count = 0;
+        Weight best_gain = 0;                            // doubled pair weights, its best place
+        std::array<Weight, 2> side{kNowhere, kNowhere};  // its gain in groups 0 and 1
+        Weight opening = kNoGroup;                       // the best bottleneck of a new group it opens
+    };
+
+    Places places_of(int v, bool may_leave) {
+        Places places{.count = may_leave ? 1 : 0};
+        for (int g = 0; g < opened_; ++g) {
+            const Slot& slot = slots_[static_cast<std::size_t>(g)];
+            if (slot.size == p_.k || (slot.compatible & bit(v)) == 0) {
+                continue;
+            }
+            const Partners rest = counter_.partners(v, slot.compatible & pool_ & ~bit(v), p_.k - slot.size - 1);
+            if (rest.enough) {
+                ++places.count;
+                const Weight gain = 2 * lin(v, g) + rest.top;
+                places.best_gain = std::max(places.best_gain, gain);
+                places.side[static_cast<std::size_t>(g & 1)] = gain;
+            }
+        }
+        if (opened_ < p_.g) {
+            const Partners rest = counter_.partners(v, pool_ & ~bit(v), p_.k - 1);
+            if (rest.enough) {
+                ++places.count;
+                places.best_gain = std::max(places.best_gain, rest.top);
+                places.opening = std::min(rest.kth, at(ceilings_, v));
+                for (int g = opened_; g < 2; ++g) {
+                    places.side[static_cast<std::size_t>(g)] = rest.top;
+                }
+            }
+        }
+        return places;
     }
 
     // Two groups and no one left out: exactly K - size of the undecided go to each group,
