@@ -17,6 +17,9 @@ namespace peergate {
 namespace {
 
 using placement_test::brute_force;
+using placement_test::describe;
+using placement_test::expect_place_matches_brute_force;
+using placement_test::random_request;
 using placement_test::random_topology;
 using placement_test::topology_from;
 
@@ -83,20 +86,6 @@ model::Topology tree_topology(std::mt19937& rng, int n) {
     return topology_from(tokens, numa);
 }
 
-// Through place() (group-by-group search first), against brute force.
-void expect_place_matches(const model::Topology& t, const policy::PlacementRequest& request, const std::string& what) {
-    const int count = request.count.value_or(
-        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
-    const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
-    const auto result = policy::place(t, request);
-    ASSERT_EQ(brute.has_value(), result.has_value()) << what;
-    if (brute) {
-        EXPECT_TRUE(result->exact) << what;
-        EXPECT_EQ(result->objective, brute->objective) << what;
-        EXPECT_EQ(placement_test::sorted_groups(*result), brute->groups) << what;
-    }
-}
-
 TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
     std::mt19937 rng(7004U);
     for (int trial = 0; trial < 200; ++trial) {
@@ -107,7 +96,7 @@ TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
         if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
             request.required = {std::uniform_int_distribution<int>(0, n - 1)(rng)};
         }
-        expect_place_matches(t, request, "trial " + std::to_string(trial) + " n " + std::to_string(n));
+        expect_place_matches_brute_force(t, request, "trial " + std::to_string(trial) + " n " + std::to_string(n));
         expect_assign_search_matches(t, request, "assign, trial " + std::to_string(trial));
     }
 }
@@ -143,21 +132,9 @@ TEST(PlacementAssignSearch, MatchesBruteForceWithCandidatesCountAndRequired) {
     for (int trial = 0; trial < 300; ++trial) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = random_topology(rng, n);
-        policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(2, 4)(rng)};
-        for (int v = 0; v < n; ++v) {
-            if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
-                request.candidates.push_back(v);
-            }
+        if (const auto request = random_request(rng, n, 2, 4, 3)) {
+            expect_assign_search_matches(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
         }
-        const int available = static_cast<int>(request.candidates.size());
-        if (available < request.size) {
-            continue;
-        }
-        request.count = std::uniform_int_distribution<int>(1, available / request.size)(rng);
-        std::shuffle(request.candidates.begin(), request.candidates.end(), rng);
-        const int required = std::uniform_int_distribution<int>(0, std::min(3, request.size))(rng);
-        request.required.assign(request.candidates.begin(), request.candidates.begin() + required);
-        expect_assign_search_matches(t, request, "trial " + std::to_string(trial));
     }
 }
 

@@ -35,4 +35,18 @@ std::optional<Brute> brute_force(const model::Topology& topology, int size, int 
 // The result's groups as a sorted list of sorted groups.
 std::vector<std::vector<int>> sorted_groups(const policy::PlacementResult& result);
 
+// A request on n GPUs: K drawn from [min_size, max_size], about 4 in 5 GPUs as candidates
+// (shuffled), a count that fits them, and up to `max_required` of them required. nullopt
+// when fewer than K candidates were drawn.
+std::optional<policy::PlacementRequest> random_request(std::mt19937& rng, int n, int min_size, int max_size,
+                                                       int max_required);
+
+// Describes a request for failure messages: K, G, candidates and required GPUs.
+std::string describe(const policy::PlacementRequest& request);
+
+// place() against brute_force(): both find a placement or neither; then exact, the same
+// objective and the same groups.
+void expect_place_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
+                                      const std::string& what);
+
 }  // namespace peergate::placement_test

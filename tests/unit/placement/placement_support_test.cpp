@@ -163,6 +163,53 @@ model::Topology random_topology(std::mt19937& rng, int n) {
     return topology_from(tokens, numa);
 }
 
+std::optional<policy::PlacementRequest> random_request(std::mt19937& rng, int n, int min_size, int max_size,
+                                                       int max_required) {
+    policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(min_size, max_size)(rng)};
+    for (int v = 0; v < n; ++v) {
+        if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
+            request.candidates.push_back(v);
+        }
+    }
+    const int available = static_cast<int>(request.candidates.size());
+    if (available < request.size) {
+        return std::nullopt;
+    }
+    request.count = std::uniform_int_distribution<int>(1, available / request.size)(rng);
+    std::shuffle(request.candidates.begin(), request.candidates.end(), rng);
+    const int required = std::uniform_int_distribution<int>(0, std::min(max_required, request.size))(rng);
+    request.required.assign(request.candidates.begin(), request.candidates.begin() + required);
+    return request;
+}
+
+std::string describe(const policy::PlacementRequest& request) {
+    std::string what = "K " + std::to_string(request.size) + " G " +
+                       (request.count ? std::to_string(*request.count) : std::string("default")) + " gpus";
+    for (int v : request.candidates) {
+        what += " " + std::to_string(v);
+    }
+    what += " require";
+    for (int v : request.required) {
+        what += " " + std::to_string(v);
+    }
+    return what;
+}
+
+void expect_place_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
+                                      const std::string& what) {
+    const int count = request.count.value_or(
+        static_cast<int>(request.candidates.empty() ? topology.size() : request.candidates.size()) / request.size);
+    const auto brute = brute_force(topology, request.size, count, request.candidates, request.required);
+    const auto result = policy::place(topology, request);
+    ASSERT_EQ(brute.has_value(), result.has_value()) << what;
+    if (!brute) {
+        return;
+    }
+    EXPECT_TRUE(result->exact) << what;
+    EXPECT_EQ(result->objective, brute->objective) << what;
+    EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
+}
+
 std::optional<Brute> brute_force(const model::Topology& topology, int size, int count,
                                  std::vector<int> candidates, const std::vector<int>& required) {
     if (candidates.empty()) {

@@ -46,21 +46,6 @@ model::Topology dgx1() {
                          {0, 0, 0, 0, 1, 1, 1, 1});
 }
 
-void expect_matches_brute_force(const model::Topology& t, const policy::PlacementRequest& request,
-                                const std::string& what) {
-    const int count = request.count.value_or(
-        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
-    const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
-    const auto result = policy::place(t, request);
-    ASSERT_EQ(brute.has_value(), result.has_value()) << what;
-    if (!brute) {
-        return;
-    }
-    EXPECT_TRUE(result->exact) << what;
-    EXPECT_EQ(result->objective, brute->objective) << what;
-    EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
-}
-
 // 500 random topologies (n <= 10) and every K, in five shards of 100 to keep each test short.
 void expect_shard_matches_brute_force(int shard) {
     std::mt19937 rng(20261129U + static_cast<unsigned>(shard));
@@ -69,7 +54,7 @@ void expect_shard_matches_brute_force(int shard) {
         const int n = size(rng);
         const auto t = random_topology(rng, n);
         for (int k = 1; k <= n; ++k) {
-            expect_matches_brute_force(t, policy::PlacementRequest{.size = k},
+            expect_place_matches_brute_force(t, policy::PlacementRequest{.size = k},
                                        "shard " + std::to_string(shard) + " trial " + std::to_string(trial) +
                                            " n " + std::to_string(n) + " K " + std::to_string(k));
         }
@@ -87,30 +72,9 @@ TEST(PlacementExact, MatchesBruteForceWithCandidatesCountAndRequired) {
     for (int trial = 0; trial < 300; ++trial) {
         const int n = std::uniform_int_distribution<int>(3, 10)(rng);
         const auto t = random_topology(rng, n);
-        policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(1, 4)(rng)};
-        for (int v = 0; v < n; ++v) {
-            if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
-                request.candidates.push_back(v);
-            }
+        if (const auto request = random_request(rng, n, 1, 4, 2)) {
+            expect_place_matches_brute_force(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
         }
-        const int available = static_cast<int>(request.candidates.size());
-        if (available < request.size) {
-            continue;
-        }
-        request.count = std::uniform_int_distribution<int>(1, available / request.size)(rng);
-        std::shuffle(request.candidates.begin(), request.candidates.end(), rng);
-        const int required = std::uniform_int_distribution<int>(0, std::min(2, request.size))(rng);
-        request.required.assign(request.candidates.begin(), request.candidates.begin() + required);
-        std::string what = "trial " + std::to_string(trial) + " K " + std::to_string(request.size) + " G " +
-                           std::to_string(*request.count) + " gpus";
-        for (int v : request.candidates) {
-            what += " " + std::to_string(v);
-        }
-        what += " require";
-        for (int v : request.required) {
-            what += " " + std::to_string(v);
-        }
-        expect_matches_brute_force(t, request, what);
     }
 }
 
@@ -121,7 +85,7 @@ TEST(PlacementMachines, MatchBruteForceForEveryK) {
         const auto parsed = sources::smi::parse_topo_m(read_fixture(name));
         ASSERT_TRUE(parsed.has_value()) << name << ": " << parsed.error().message;
         for (int k = 1; k <= static_cast<int>(parsed->size()); ++k) {
-            expect_matches_brute_force(*parsed, {.size = k}, std::string(name) + " K " + std::to_string(k));
+            expect_place_matches_brute_force(*parsed, {.size = k}, std::string(name) + " K " + std::to_string(k));
         }
     }
 }
@@ -135,7 +99,7 @@ TEST(PlacementMachines, BuiltInMachinesMatchBruteForceForEveryK) {
         }
         ++machines;
         for (int k = 1; k <= static_cast<int>(discovery.topology->size()); ++k) {
-            expect_matches_brute_force(*discovery.topology, {.size = k},
+            expect_place_matches_brute_force(*discovery.topology, {.size = k},
                                        entry.path().filename().string() + " K " + std::to_string(k));
         }
     }
