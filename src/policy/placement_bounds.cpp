@@ -16,31 +16,15 @@ constexpr int kPackedClassGroups = 3;
 
 bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
 
-struct MemberBound {
-    Weight kth = 0;  // (K-1)-th heaviest usable pair inside the pool
-    Weight top = 0;  // sum of the K-1 heaviest
-};
-
-// nullopt when the member has fewer than K-1 usable partners in the pool.
-std::optional<MemberBound> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling,
-                                        std::uint64_t pool, int v, std::uint64_t& steps) {
+// The (K-1)-th heaviest usable pair inside the pool (capped by the candidate's ceiling)
+// and the sum of the K-1 heaviest; nullopt when it has fewer such partners.
+std::optional<Partners> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling, std::uint64_t pool,
+                                     int v, std::uint64_t& steps) {
     if (ceiling == kNoGroup) {
         return std::nullopt;
     }
-    MemberBound bound;
-    int found = 0;
-    for (int u : at(nb.by_weight, v)) {
-        if (found == p.k - 1) {
-            break;
-        }
-        ++steps;
-        if (in(pool, u)) {
-            ++found;
-            bound.kth = p.w(v, u);
-            bound.top += bound.kth;
-        }
-    }
-    if (found < p.k - 1) {
+    Partners bound = heaviest_partners(p, nb, v, pool, p.k - 1, steps);
+    if (!bound.enough) {
         return std::nullopt;
     }
     bound.kth = std::min(bound.kth, ceiling);

@@ -20,6 +20,33 @@ struct Neighbours {
 
 Neighbours neighbours_at(const Problem& problem, Weight threshold);
 
+// What the heaviest `kth` usable partners of a candidate among a set add up to.
+struct Partners {
+    bool enough = false;      // at least `kth` partners
+    Weight kth = kUnlimited;  // the kth heaviest pair (the last found when not enough)
+    Weight top = 0;           // the sum of those found, up to `kth`
+};
+
+// Walks v's usable partners heaviest first, keeping those in `among` (n <= 64); `steps`
+// counts the partners looked at, which the searches charge to their budgets.
+inline Partners heaviest_partners(const Problem& p, const Neighbours& nb, int v, std::uint64_t among, int kth,
+                                  std::uint64_t& steps) {
+    Partners found{.enough = kth == 0};
+    int taken = 0;
+    for (int u : at(nb.by_weight, v)) {
+        if (taken == kth) {
+            break;
+        }
+        ++steps;
+        if (((among >> u) & 1U) != 0) {
+            found.kth = p.w(v, u);
+            found.top += found.kth;
+            found.enough = ++taken == kth;
+        }
+    }
+    return found;
+}
+
 // Marks a candidate that lies in no group of K whose pairs all reach the threshold.
 inline constexpr Weight kNoGroup = -1;
 

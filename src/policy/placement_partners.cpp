@@ -25,23 +25,6 @@ PartnerCounter::PartnerCounter(const Problem& problem, const Neighbours& neighbo
     }
 }
 
-Partners PartnerCounter::by_weight(int v, std::uint64_t among, int kth) const {
-    Partners found{.enough = kth == 0};
-    int taken = 0;
-    for (int u : at(nb_.by_weight, v)) {
-        if (taken == kth) {
-            break;
-        }
-        ++steps_;
-        if (((among >> u) & 1U) != 0) {
-            found.kth = p_.w(v, u);
-            found.top += found.kth;
-            found.enough = ++taken == kth;
-        }
-    }
-    return found;
-}
-
 PEERGATE_WITH_POPCNT Partners PartnerCounter::by_level(int v, std::uint64_t among, int kth) const {
     Partners found{.enough = kth == 0};
     int missing = kth;

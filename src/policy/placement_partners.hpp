@@ -10,12 +10,6 @@
 
 namespace peergate::policy::placement {
 
-struct Partners {
-    bool enough = false;       // at least `kth` partners
-    Weight kth = kUnlimited;   // the kth heaviest pair
-    Weight top = 0;            // the sum of the kth heaviest
-};
-
 class PartnerCounter {
 public:
     PartnerCounter(const Problem& problem, const Neighbours& neighbours);
@@ -24,7 +18,7 @@ public:
     // count each) where there are few distinct weights, as on PCIe trees; otherwise along
     // the partners heaviest first.
     Partners partners(int v, std::uint64_t among, int kth) const {
-        return levels_.size() <= kFewLevels ? by_level(v, among, kth) : by_weight(v, among, kth);
+        return levels_.size() <= kFewLevels ? by_level(v, among, kth) : heaviest_partners(p_, nb_, v, among, kth, steps_);
     }
 
     // Scan steps taken so far: the search charges them to its budget.
@@ -33,7 +27,6 @@ public:
 private:
     static constexpr std::size_t kFewLevels = 6;
 
-    Partners by_weight(int v, std::uint64_t among, int kth) const;
     Partners by_level(int v, std::uint64_t among, int kth) const;
 
     const Problem& p_;

@@ -321,14 +321,8 @@ private:
     }
 
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
-        int found = 0;
-        for (int u : at(nb_.by_weight, v)) {
-            ++steps_;
-            if ((cand & bit(u)) != 0 && ++found == kth) {
-                return p_.w(v, u);
-            }
-        }
-        return std::nullopt;
+        const Partners found = heaviest_partners(p_, nb_, v, cand, kth, steps_);
+        return found.enough ? std::optional<Weight>(found.kth) : std::nullopt;
     }
 
     // Twice what joining adds through `v`: its pairs to the members, doubled, plus its
@@ -338,18 +332,7 @@ private:
         for (Mask m = open.members; m != 0; m &= m - 1) {
             share += 2 * p_.w(lowest(m), v);
         }
-        int taken = 0;
-        for (int u : at(nb_.by_weight, v)) {
-            if (taken == missing - 1) {
-                break;
-            }
-            ++steps_;
-            if ((cand & bit(u)) != 0) {
-                share += p_.w(v, u);
-                ++taken;
-            }
-        }
-        return share;
+        return share + heaviest_partners(p_, nb_, v, cand, missing - 1, steps_).top;
     }
 
     const Problem& p_;
