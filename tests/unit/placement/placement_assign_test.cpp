@@ -9,15 +9,12 @@
 #include <string>
 
 #include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_exact.hpp"
-#include "policy/placement_heuristic.hpp"
 
 namespace peergate {
 namespace {
 
-using placement_test::brute_force;
 using placement_test::describe;
+using placement_test::expect_assign_search_matches_brute_force;
 using placement_test::expect_place_matches_brute_force;
 using placement_test::random_request;
 using placement_test::random_topology;
@@ -36,32 +33,6 @@ model::Topology tie_heavy_topology(std::mt19937& rng, int n) {
         }
     }
     return topology_from(tokens, std::vector<std::optional<int>>(static_cast<std::size_t>(n), 0));
-}
-
-void expect_assign_search_matches(const model::Topology& t, const policy::PlacementRequest& request,
-                                  const std::string& what) {
-    const auto problem = policy::placement::build_problem(t, request);
-    const int count = request.count.value_or(
-        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
-    const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
-    ASSERT_EQ(problem.has_value(), brute.has_value()) << what;
-    if (!brute || problem->k == 1) {
-        return;
-    }
-    const auto ceiling = policy::placement::first_component_bound(*problem);
-    const auto start = policy::placement::heuristic_placement(*problem, ceiling);
-    const auto solved = policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, 0);
-    ASSERT_TRUE(solved.exact) << what;
-    EXPECT_EQ(policy::placement::evaluate(*problem, solved.groups), brute->objective) << what;
-    std::vector<std::vector<int>> ids;
-    for (const auto& group : solved.groups) {
-        auto& mapped = ids.emplace_back();
-        for (int v : group) {
-            mapped.push_back(policy::placement::at(problem->ids, v));
-        }
-    }
-    std::sort(ids.begin(), ids.end());
-    EXPECT_EQ(ids, brute->groups) << what;
 }
 
 // A PCIe tree: GPUs under a few switches (twins: same switch, same NUMA node), so many
@@ -97,7 +68,7 @@ TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
             request.required = {std::uniform_int_distribution<int>(0, n - 1)(rng)};
         }
         expect_place_matches_brute_force(t, request, "trial " + std::to_string(trial) + " n " + std::to_string(n));
-        expect_assign_search_matches(t, request, "assign, trial " + std::to_string(trial));
+        expect_assign_search_matches_brute_force(t, request, "assign, trial " + std::to_string(trial));
     }
 }
 
@@ -107,7 +78,7 @@ TEST(PlacementAssignSearch, MatchesBruteForceForEveryK) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = random_topology(rng, n);
         for (int k = 2; k <= n / 2; ++k) {
-            expect_assign_search_matches(t, policy::PlacementRequest{.size = k},
+            expect_assign_search_matches_brute_force(t, policy::PlacementRequest{.size = k},
                                          "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " +
                                              std::to_string(k));
         }
@@ -120,7 +91,7 @@ TEST(PlacementAssignSearch, TieBreakMatchesBruteForceWhereManyPlacementsTie) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = tie_heavy_topology(rng, n);
         for (int k = 2; k <= n / 2; ++k) {
-            expect_assign_search_matches(t, policy::PlacementRequest{.size = k},
+            expect_assign_search_matches_brute_force(t, policy::PlacementRequest{.size = k},
                                          "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " +
                                              std::to_string(k));
         }
@@ -133,7 +104,7 @@ TEST(PlacementAssignSearch, MatchesBruteForceWithCandidatesCountAndRequired) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = random_topology(rng, n);
         if (const auto request = random_request(rng, n, 2, 4, 3)) {
-            expect_assign_search_matches(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
+            expect_assign_search_matches_brute_force(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
         }
     }
 }

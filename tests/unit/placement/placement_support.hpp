@@ -49,4 +49,9 @@ std::string describe(const policy::PlacementRequest& request);
 void expect_place_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
                                       const std::string& what);
 
+// The same through the search that fills all groups at once (placement_assign.hpp), forced
+// on by giving the group-by-group search no nodes.
+void expect_assign_search_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
+                                              const std::string& what);
+
 }  // namespace peergate::placement_test

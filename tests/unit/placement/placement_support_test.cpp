@@ -9,6 +9,10 @@
 #include <set>
 #include <tuple>
 
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_exact.hpp"
+#include "policy/placement_heuristic.hpp"
+
 namespace peergate::placement_test {
 
 namespace {
@@ -208,6 +212,32 @@ void expect_place_matches_brute_force(const model::Topology& topology, const pol
     EXPECT_TRUE(result->exact) << what;
     EXPECT_EQ(result->objective, brute->objective) << what;
     EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
+}
+
+void expect_assign_search_matches_brute_force(const model::Topology& t, const policy::PlacementRequest& request,
+                                  const std::string& what) {
+    const auto problem = policy::placement::build_problem(t, request);
+    const int count = request.count.value_or(
+        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
+    const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
+    ASSERT_EQ(problem.has_value(), brute.has_value()) << what;
+    if (!brute || problem->k == 1) {
+        return;
+    }
+    const auto ceiling = policy::placement::first_component_bound(*problem);
+    const auto start = policy::placement::heuristic_placement(*problem, ceiling);
+    const auto solved = policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, 0);
+    ASSERT_TRUE(solved.exact) << what;
+    EXPECT_EQ(policy::placement::evaluate(*problem, solved.groups), brute->objective) << what;
+    std::vector<std::vector<int>> ids;
+    for (const auto& group : solved.groups) {
+        auto& mapped = ids.emplace_back();
+        for (int v : group) {
+            mapped.push_back(policy::placement::at(problem->ids, v));
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    EXPECT_EQ(ids, brute->groups) << what;
 }
 
 std::optional<Brute> brute_force(const model::Topology& topology, int size, int count,
