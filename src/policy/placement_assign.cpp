@@ -65,6 +65,10 @@ public:
           slots_(static_cast<std::size_t>(problem.g)),
           lin_(static_cast<std::size_t>(problem.n * problem.g), 0),
           budget_(budget) {
+        class_members_.assign(static_cast<std::size_t>(p_.numa_classes), 0);
+        for (int v = 0; v < p_.n; ++v) {
+            at(class_members_, at(p_.numa, v)) |= bit(v);
+        }
         for (Weight level : distinct_weights(p_)) {
             if (level > t_) {
                 const std::size_t i = cap_levels_.size();
@@ -305,10 +309,18 @@ private:
         return sum;
     }
 
+    // An open group whose compatible candidates in its own classes cannot fill it must
+    // take in one more class.
     Weight negative_spans() const {
         Weight spans = p_.g - opened_;
         for (int g = 0; g < opened_; ++g) {
-            spans += count(slots_[static_cast<std::size_t>(g)].classes);
+            const Slot& slot = slots_[static_cast<std::size_t>(g)];
+            spans += count(slot.classes);
+            Mask own = 0;
+            for (Mask c = slot.classes; c != 0; c &= c - 1) {
+                own |= at(class_members_, lowest(c));
+            }
+            spans += count(slot.compatible & pool_ & own) < p_.k - slot.size ? 1 : 0;
         }
         return -spans;
     }
@@ -358,6 +370,7 @@ private:
     Neighbours nb_;
     PartnerCounter counter_;
     std::vector<Weight> ceilings_;
+    std::vector<Mask> class_members_;  // per NUMA class
     std::vector<Weight> cap_levels_;  // ascending
     std::vector<int> cap_groups_;
     std::vector<Slot> slots_;

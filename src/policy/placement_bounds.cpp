@@ -47,16 +47,54 @@ Weight layered_bottlenecks(const Problem& p, Weight threshold, const std::vector
     return sum;
 }
 
+// Whether `mixed` groups spanning NUMA classes can be filled once the other m - mixed stay
+// inside one class each: a mixed group takes at most K-1 members of any one class, so a
+// class gives the mixed groups at most min(its members left, mixed * (K-1)). Pure groups
+// are taken where that costs least; the loss of each further one never shrinks, so taking
+// the cheapest one at a time is optimal.
+bool mixed_fill(const std::vector<int>& members, const std::vector<int>& pure, int k, int m, int mixed) {
+    const int cap = mixed * (k - 1);
+    const auto given = [&](std::size_t c, int taken) { return std::min(members[c] - k * taken, cap); };
+    std::vector<int> taken(members.size(), 0);
+    Weight offered = 0;
+    for (std::size_t c = 0; c < members.size(); ++c) {
+        offered += given(c, 0);
+    }
+    for (int left = m - mixed; left > 0; --left) {
+        std::size_t cheapest = members.size();
+        int least = 0;
+        for (std::size_t c = 0; c < members.size(); ++c) {
+            const int loss = taken[c] < pure[c] ? given(c, taken[c]) - given(c, taken[c] + 1) : -1;
+            if (loss >= 0 && (cheapest == members.size() || loss < least)) {
+                cheapest = c;
+                least = loss;
+            }
+        }
+        if (cheapest == members.size()) {
+            return false;  // not enough pure groups
+        }
+        offered -= least;
+        ++taken[cheapest];
+    }
+    return offered >= Weight{mixed} * k;
+}
+
+// The fewest of m groups that must span two or more NUMA classes, given each class's
+// usable members and the most groups it holds alone.
+int fewest_mixed(const std::vector<int>& members, const std::vector<int>& pure, int k, int m) {
+    int mixed = m - std::min(m, std::accumulate(pure.begin(), pure.end(), 0));
+    while (mixed < m && !mixed_fill(members, pure, k, m, mixed)) {
+        ++mixed;
+    }
+    return mixed;
+}
+
 Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& kth, const std::vector<Weight>& top,
-                const std::vector<int>& per_class, const LevelCaps& caps, int m) {
+                const BoundScratch& scratch, const LevelCaps& caps, int m) {
     Score score;
     score.sum_bottleneck = layered_bottlenecks(p, threshold, kth, caps, m);
     score.doubled_weight = std::accumulate(top.begin(), top.begin() + m * p.k, Weight{0});
-    int pure = 0;  // groups that can stay inside one NUMA class
-    for (int count : per_class) {
-        pure += count / p.k;
-    }
-    score.negative_spans = -static_cast<Weight>(m + std::max(0, m - pure));
+    score.negative_spans = -static_cast<Weight>(m + fewest_mixed(scratch.per_class, scratch.pure, p.k, m));
     return score;
 }
 
@@ -137,12 +175,13 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
     }
     // A group inside one NUMA class is a group of that class's members alone: count the
     // ones their own pairs allow (placement_packing.hpp), not only K-sized shares.
+    scratch.pure.assign(per_class.size(), 0);
     for (std::size_t c = 0; c < per_class.size(); ++c) {
         if (per_class[c] >= p.k && !nb.mask.empty()) {
             // Pairs and large classes: the truss count alone, which costs far less.
             const bool small = p.k >= 3 && per_class[c] <= kPackedClassGroups * p.k;
-            per_class[c] = p.k * (small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
-                                        : truss_groups(nb.mask, scratch.class_members[c], p.k));
+            scratch.pure[c] = small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
+                                    : truss_groups(nb.mask, scratch.class_members[c], p.k);
         }
     }
     RestBound rest;
@@ -152,8 +191,8 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
     rest.feasible = true;
     std::sort(kth.begin(), kth.end(), std::greater<>());
     std::sort(top.begin(), top.end(), std::greater<>());
-    rest.groups = bound_for(p, nb.threshold, kth, top, per_class, caps, m);
-    rest.all_but_one = bound_for(p, nb.threshold, kth, top, per_class, caps, std::max(0, m - 1));
+    rest.groups = bound_for(p, nb.threshold, kth, top, scratch, caps, m);
+    rest.all_but_one = bound_for(p, nb.threshold, kth, top, scratch, caps, std::max(0, m - 1));
     return rest;
 }
 

@@ -93,7 +93,8 @@ struct LevelCaps {
 struct BoundScratch {
     std::vector<Weight> kth;
     std::vector<Weight> top;
-    std::vector<int> per_class;
+    std::vector<int> per_class;  // usable members in each NUMA class
+    std::vector<int> pure;       // the most groups each class holds alone
     std::vector<std::uint64_t> class_members;
     GroupPacker packer;
     std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget

@@ -6,6 +6,7 @@
 #include "policy/placement_assign.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_heuristic.hpp"
+#include "policy/placement_numa_start.hpp"
 #include "policy/placement_search.hpp"
 
 namespace peergate::policy::placement {
@@ -105,6 +106,26 @@ std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& w
     return caps;
 }
 
+// Where NUMA nodes decide, a start that keeps each class's groups apart prunes far more.
+constexpr std::uint64_t kNumaStartNodes = 20'000;
+
+void adopt_numa_start(const Problem& problem, Weight threshold, Groups& incumbent, Solved& solved,
+                      std::uint64_t budget) {
+    const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
+    NumaStart start = numa_first_start(problem, threshold, std::min(left, kNumaStartNodes));
+    solved.nodes += start.nodes;
+    if (!start.groups) {
+        return;
+    }
+    improve_by_swaps(problem, *start.groups, kIncumbentSwaps);
+    normalise(*start.groups);
+    const PlacementObjective found = evaluate(problem, *start.groups);
+    const PlacementObjective known = evaluate(problem, incumbent);
+    if (better(found, known) || (found == known && *start.groups < incumbent)) {
+        incumbent = std::move(*start.groups);
+    }
+}
+
 }  // namespace
 
 Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
@@ -121,6 +142,7 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
     // incumbent prunes more.
     improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
     normalise(ladder.at_lo);
+    adopt_numa_start(problem, weights[ladder.lo], ladder.at_lo, solved, node_budget);
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
     const std::uint64_t group_share = few_levels(weights, ladder.lo) ? left / kTieHeavyShare * (kTieHeavyShare - 1) : 0;
     SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo,

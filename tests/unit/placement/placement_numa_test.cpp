@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// Where only NUMA nodes decide: an NVSwitch box with a few links degraded, so the weakest
+// link, (2) and (3) tie across many placements and (4) and the tie-break pick one. The
+// joint NUMA bound (a group that mixes classes needs members of two) and the NUMA-first
+// start are checked directly and, through both searches, against the brute force.
+#include "placement_support.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_numa_start.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+namespace peergate {
+namespace {
+
+using placement_test::expect_assign_search_matches_brute_force;
+using placement_test::expect_place_matches_brute_force;
+using placement_test::topology_from;
+using Tokens = std::vector<std::vector<std::string>>;
+
+// NV18 everywhere but a few pairs at NV12 or SYS; two or three NUMA nodes, sometimes one
+// GPU whose node is not known.
+model::Topology degraded_switch(std::mt19937& rng, int n) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const int nodes = std::uniform_int_distribution<int>(2, 3)(rng);
+    Tokens tokens(static_cast<std::size_t>(n),
+                  std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    std::vector<std::optional<int>> numa;
+    for (std::size_t a = 0; a < tokens.size(); ++a) {
+        numa.emplace_back(unit(rng) < 0.05 ? std::nullopt
+                                           : std::optional<int>(std::uniform_int_distribution<int>(
+                                                 0, nodes - 1)(rng)));
+        for (std::size_t b = a + 1; b < tokens.size(); ++b) {
+            const double drawn = unit(rng);
+            tokens[a][b] = tokens[b][a] = drawn < 0.8 ? "NV18" : drawn < 0.9 ? "NV12" : "SYS";
+        }
+    }
+    return topology_from(tokens, numa);
+}
+
+// Nine GPUs, all pairs usable but those among GPUs 6, 7 and 8 (NUMA node 1); GPUs 0-5 on
+// node 0. Node 0 alone holds two groups of three, yet each group can take only one of 6, 7
+// and 8, so all three groups mix nodes: 6 spans. Counting pure groups alone says 4; a
+// mixed group takes at most two members of one node, so one mixed group cannot hold all
+// three of node 1, and the joint count says 5.
+TEST(PlacementNumaBound, MixedGroupsNeedMembersOfTwoNodes) {
+    Tokens tokens(9, std::vector<std::string>(9, "X"));
+    for (std::size_t a = 0; a < 9; ++a) {
+        for (std::size_t b = a + 1; b < 9; ++b) {
+            tokens[a][b] = tokens[b][a] = (a >= 6 && b >= 6) ? "SYS" : "NV4";
+        }
+    }
+    const auto t = topology_from(tokens, {0, 0, 0, 0, 0, 0, 1, 1, 1});
+    const auto problem = policy::placement::build_problem(t, {.size = 3});
+    ASSERT_TRUE(problem.has_value());
+    const auto nb = policy::placement::neighbours_at(*problem, 1004);
+    const auto ceilings = policy::placement::clique_ceilings(*problem, 1004);
+    policy::placement::BoundScratch scratch;
+    const auto rest = policy::placement::rest_bound(*problem, nb, ceilings, {}, 0x1FF, 3, scratch);
+    ASSERT_TRUE(rest.feasible);
+    EXPECT_EQ(rest.groups.negative_spans, -5);
+    EXPECT_EQ(rest.all_but_one.negative_spans, -2);  // two groups: both inside node 0
+    const auto placed = policy::place(t, {.size = 3});
+    ASSERT_TRUE(placed.has_value());
+    EXPECT_TRUE(placed->exact);
+    EXPECT_EQ(placed->objective.numa_spans, 6);
+}
+
+// Sixteen GPUs on two nodes of eight, every pair NV18 but 0-4 and 1-5 (NV12): the greedy
+// start may mix nodes; the NUMA-first start keeps each node's eight together.
+TEST(PlacementNumaStart, KeepsEachNodesGroupTogether) {
+    Tokens tokens(16, std::vector<std::string>(16, "X"));
+    for (std::size_t a = 0; a < 16; ++a) {
+        for (std::size_t b = a + 1; b < 16; ++b) {
+            const bool degraded = (a == 0 && b == 4) || (a == 1 && b == 5);
+            tokens[a][b] = tokens[b][a] = degraded ? "NV12" : "NV18";
+        }
+    }
+    std::vector<std::optional<int>> numa;
+    for (int a = 0; a < 16; ++a) {
+        numa.emplace_back((a / 4) % 2);  // 0-3 and 8-11 on node 0
+    }
+    const auto problem = policy::placement::build_problem(topology_from(tokens, numa), {.size = 8});
+    ASSERT_TRUE(problem.has_value());
+    const auto start = policy::placement::numa_first_start(*problem, 1018, 10'000);
+    ASSERT_TRUE(start.groups.has_value());
+    const policy::placement::Groups expected = {{0, 1, 2, 3, 8, 9, 10, 11},
+                                                {4, 5, 6, 7, 12, 13, 14, 15}};
+    EXPECT_EQ(*start.groups, expected);
+    EXPECT_GT(start.nodes, 0U);
+}
+
+TEST(PlacementNumaStart, OffersNothingWithRequiredGpusOrOneNode) {
+    Tokens tokens(4, std::vector<std::string>(4, "X"));
+    for (std::size_t a = 0; a < 4; ++a) {
+        for (std::size_t b = a + 1; b < 4; ++b) {
+            tokens[a][b] = tokens[b][a] = "NV4";
+        }
+    }
+    const auto one_node =
+        policy::placement::build_problem(topology_from(tokens, {0, 0, 0, 0}), {.size = 2});
+    const auto required = policy::placement::build_problem(topology_from(tokens, {0, 0, 1, 1}),
+                                                           {.size = 2, .required = {3}});
+    ASSERT_TRUE(one_node.has_value() && required.has_value());
+    EXPECT_FALSE(policy::placement::numa_first_start(*one_node, 1004, 10'000).groups.has_value());
+    EXPECT_FALSE(policy::placement::numa_first_start(*required, 1004, 10'000).groups.has_value());
+}
+
+TEST(PlacementNuma, DegradedSwitchesMatchBruteForceThroughBothSearches) {
+    std::mt19937 rng(9101U);
+    for (int trial = 0; trial < 150; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = degraded_switch(rng, n);
+        for (int k = 2; k <= n / 2; ++k) {
+            const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
+                                     " K " + std::to_string(k);
+            expect_place_matches_brute_force(t, {.size = k}, what);
+            expect_assign_search_matches_brute_force(t, {.size = k}, "assign, " + what);
+        }
+    }
+}
+
+}  // namespace
+}  // namespace peergate
