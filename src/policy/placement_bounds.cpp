@@ -250,7 +250,7 @@ LevelAdjacency level_adjacency(const Problem& p, Weight threshold) {
 }
 
 std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& levels, std::uint64_t pool,
-                                    const std::vector<Weight>* above) {
+                                    const std::vector<Weight>* above, std::uint64_t* steps) {
     std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
     for (std::size_t i = 0; i < levels.levels.size(); ++i) {
         CliqueFinder finder{levels.adjacency[i]};
@@ -261,7 +261,11 @@ std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& leve
             }
             finder.effort = 0;
             finder.found = 0;
-            if (finder.find(at(finder.adjacency, v) & pool, p.k - 1)) {
+            const bool found = finder.find(at(finder.adjacency, v) & pool, p.k - 1);
+            if (steps != nullptr) {
+                *steps += finder.effort;
+            }
+            if (found) {
                 // Everyone in the clique found reaches this level too (levels go down).
                 for (std::uint64_t m = finder.found | (std::uint64_t{1} << v); m != 0; m &= m - 1) {
                     at(ceilings, std::countr_zero(m)) = std::max(at(ceilings, std::countr_zero(m)), levels.levels[i]);

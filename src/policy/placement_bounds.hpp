@@ -66,9 +66,10 @@ LevelAdjacency level_adjacency(const Problem& problem, Weight threshold);
 
 // clique_ceilings for groups drawn from `pool` only (kNoGroup outside it). `above`, when
 // given, holds ceilings of a larger pool: a candidate's ceiling here cannot exceed them, so
-// its search starts at that level.
+// its search starts at that level. `steps`, when given, gets the clique search steps added
+// (a search charges them to its budget).
 std::vector<Weight> clique_ceilings(const Problem& problem, const LevelAdjacency& levels, std::uint64_t pool,
-                                    const std::vector<Weight>* above = nullptr);
+                                    const std::vector<Weight>* above = nullptr, std::uint64_t* steps = nullptr);
 
 // Upper bounds on (2), (3) doubled and (4) negated for `m` and for `m - 1` more groups
 // drawn from `pool`: a member's group bottleneck is at most its (K-1)-th heaviest usable

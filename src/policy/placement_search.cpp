@@ -48,7 +48,8 @@ struct Open {
 };
 
 constexpr std::uint64_t kScanStepsPerNode = 256;
-constexpr std::uint64_t kScanStepsPerPackingStep = 4;
+// A step of the packing and clique searches inside the bounds costs about four scan steps.
+constexpr std::uint64_t kScanStepsPerInnerStep = 4;
 
 constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
@@ -100,9 +101,11 @@ private:
         if (stopped_ || done_) {
             return false;
         }
-        // Bounds cost more with larger K and pools: their scans and the NUMA bound's
-        // packing searches are paid for in nodes too, so the budget stays about a second.
-        const std::uint64_t spent = scratch_.packer.spent() * kScanStepsPerPackingStep + scratch_.steps + steps_;
+        // Bounds cost more with larger K and pools: their scans, the NUMA bound's packing
+        // searches and the clique ceilings' searches are paid for in nodes too, so the
+        // budget stays about a second.
+        const std::uint64_t spent =
+            (scratch_.packer.spent() + clique_steps_) * kScanStepsPerInnerStep + scratch_.steps + steps_;
         nodes_ += 1 + (spent - charged_) / kScanStepsPerNode;
         charged_ = spent - (spent - charged_) % kScanStepsPerNode;
         if (nodes_ > budget_) {
@@ -179,7 +182,7 @@ private:
             return;
         }
         // Tighter for the optimiser: ceilings from the groups still possible in this pool.
-        const std::vector<Weight> here = feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above);
+        const std::vector<Weight> here = feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above, &clique_steps_);
         if (!feasibility_) {
             rest = rest_bound(p_, nb_, here, caps_, pool, groups, scratch_);
             if (!rest.feasible || prunes(prefix + rest.groups)) {
@@ -357,6 +360,7 @@ private:
     Mask left_out_ = 0;
     std::uint64_t charged_ = 0;        // steps already counted as nodes
     mutable std::uint64_t steps_ = 0;  // partner-scan steps of the open-group bound
+    std::uint64_t clique_steps_ = 0;   // of the clique ceilings at each boundary
     std::vector<int> previous_twin_;  // per candidate: its next smaller twin, or -1
     std::unordered_map<Key, Score, KeyHash> memo_;
     std::unordered_set<Key, KeyHash> failed_;
