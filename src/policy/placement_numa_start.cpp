@@ -18,12 +18,20 @@ using Mask = std::uint64_t;
 // As in the group-by-group search: a packing step costs about 1/64 of a node.
 constexpr std::uint64_t kPackingStepsPerNode = 64;
 
-// The candidates in `members` as a problem of their own wanting `groups` groups; `ids`
-// keeps, for each new position, the position it had.
-Problem restricted(const Problem& p, Mask members, int groups, std::vector<int>& ids) {
+// Which packing of a class the search finds first depends on the order of its members;
+// when the rest cannot be completed, other orders (rotations) are tried.
+constexpr int kOrders = 16;
+
+// The candidates in `members` as a problem of their own wanting `groups` groups, their
+// order rotated by `rotation`; `ids` keeps, for each new position, the position it had.
+Problem restricted(
+    const Problem& p, Mask members, int groups, int rotation, std::vector<int>& ids) {
     ids.clear();
     for (Mask m = members; m != 0; m &= m - 1) {
         ids.push_back(std::countr_zero(m));
+    }
+    if (!ids.empty()) {
+        std::rotate(ids.begin(), ids.begin() + rotation % static_cast<int>(ids.size()), ids.end());
     }
     Problem sub{
         .n = static_cast<int>(ids.size()), .k = p.k, .g = groups, .numa_classes = p.numa_classes};
@@ -56,16 +64,19 @@ public:
         nodes_ += 1 + packer.spent() / kPackingStepsPerNode;
     }
 
-    // As many pure groups as the classes hold (G at most); one fewer, from the class
-    // holding most, each time the groups cannot all be completed, down to one.
+    // As many pure groups as the classes hold (G at most), each class's packing tried in
+    // kOrders orders; one fewer pure group, from the class holding most, each time none
+    // of them can be completed, down to one.
     NumaStart run() {
         std::vector<int> wanted = pure_;
         trim(wanted, std::accumulate(wanted.begin(), wanted.end(), 0) - p_.g);
         for (int total = std::accumulate(wanted.begin(), wanted.end(), 0);
              total > 0 && nodes_ < budget_;
              --total) {
-            if (auto groups = attempt(wanted)) {
-                return NumaStart{.groups = std::move(groups), .nodes = nodes_};
+            for (int order = 0; order < kOrders && nodes_ < budget_; ++order) {
+                if (auto groups = attempt(wanted, order)) {
+                    return NumaStart{.groups = std::move(groups), .nodes = nodes_};
+                }
             }
             trim(wanted, 1);
         }
@@ -80,17 +91,17 @@ private:
         }
     }
 
-    std::optional<Groups> attempt(const std::vector<int>& wanted) {
+    std::optional<Groups> attempt(const std::vector<int>& wanted, int order) {
         Groups groups;
         Mask used = 0;
         for (std::size_t c = 0; c < wanted.size(); ++c) {
-            if (wanted[c] > 0 && !place(class_members_[c], wanted[c], groups, used)) {
+            if (wanted[c] > 0 && !place(class_members_[c], wanted[c], order, groups, used)) {
                 return std::nullopt;
             }
         }
         const int mixed = p_.g - static_cast<int>(groups.size());
         const Mask all = p_.n >= 64 ? ~Mask{0} : (Mask{1} << p_.n) - 1;
-        if (mixed > 0 && !place(all & ~used, mixed, groups, used)) {
+        if (mixed > 0 && !place(all & ~used, mixed, order, groups, used)) {
             return std::nullopt;
         }
         normalise(groups);
@@ -98,9 +109,9 @@ private:
     }
 
     // Any `count` groups at the threshold among `members` not used yet.
-    bool place(Mask members, int count, Groups& groups, Mask& used) {
+    bool place(Mask members, int count, int order, Groups& groups, Mask& used) {
         std::vector<int> ids;
-        const Problem sub = restricted(p_, members & ~used, count, ids);
+        const Problem sub = restricted(p_, members & ~used, count, order, ids);
         if (sub.n < count * p_.k || nodes_ >= budget_) {
             return false;
         }
