@@ -10,8 +10,10 @@
 // Mixes: `dense_nvlink` (NV1..NV18 on 18 of 23 pairs, else PIX..SYS: the hardest, since
 // almost every pair is usable and weights barely differ), `sparse_nvlink` (NV1..NV4 on 30 %
 // of pairs), `pcie` (PIX..SYS drawn per pair), `two_level` (NV2 or SYS: balanced graph
-// partitioning in disguise), `degraded_nvswitch` (NV18, some pairs NV12 or SYS) and
-// `pcie_tree` (a switch tree with random fan-out and a few NVLink-bridged pairs).
+// partitioning in disguise), `degraded_nvswitch` (NV18, some pairs NV12 or SYS),
+// `pcie_tree` (a switch tree with random fan-out and a few NVLink-bridged pairs) and
+// `grace_nvswitch` (NV18 with 5 % of pairs NV12, a NUMA node per two GPUs as on GB200
+// trays, where one Grace CPU serves two GPUs).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -28,7 +30,7 @@ using peergate::model::LinkKind;
 using peergate::model::LinkLabel;
 using peergate::model::Topology;
 
-enum Mix : int { dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree };
+enum Mix : int { dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch };
 
 LinkLabel draw(Mix mix, std::mt19937& rng) {
     const auto pcie_kind = [&rng] {
@@ -48,6 +50,7 @@ LinkLabel draw(Mix mix, std::mt19937& rng) {
             const double drawn = unit(rng);
             return drawn < 0.9 ? LinkLabel::nvlink(18) : drawn < 0.97 ? LinkLabel::nvlink(12) : LinkLabel::of(LinkKind::sys);
         }
+        case grace_nvswitch: return unit(rng) < 0.05 ? LinkLabel::nvlink(12) : LinkLabel::nvlink(18);
         case pcie_tree: break;  // drawn per GPU in make_tree
     }
     return pcie_kind();
@@ -86,7 +89,8 @@ Topology make(Mix mix, int n, unsigned seed) {
     const auto size = static_cast<std::size_t>(n);
     t.matrix.assign(size, std::vector<LinkLabel>(size, LinkLabel::self()));
     for (int a = 0; a < n; ++a) {
-        t.gpus.push_back(Gpu{.index = a, .numa_node = std::uniform_int_distribution<int>(0, 1)(rng)});
+        const int drawn = std::uniform_int_distribution<int>(0, 1)(rng);
+        t.gpus.push_back(Gpu{.index = a, .numa_node = mix == grace_nvswitch ? a / 2 : drawn});
     }
     if (mix == pcie_tree) {
         return make_tree(std::move(t), rng);
@@ -129,13 +133,13 @@ void BM_PlaceSweep(benchmark::State& state) {
     state.counters["slowest_ms"] = slowest_ms;
     state.counters["exact_of_10"] = exact;
     state.counters["most_nodes"] = static_cast<double>(most_nodes);
-    static const char* const kNames[] = {"dense_nvlink", "sparse_nvlink", "pcie",
-                                         "two_level",    "degraded_nvswitch", "pcie_tree"};
+    static const char* const kNames[] = {"dense_nvlink",      "sparse_nvlink", "pcie",          "two_level",
+                                         "degraded_nvswitch", "pcie_tree",     "grace_nvswitch"};
     state.SetLabel(kNames[mix]);
 }
 
 BENCHMARK(BM_PlaceSweep)
-    ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree},
+    ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch},
                    {24, 32},
                    {2, 3, 4, 6, 8, 12, 16}})
     ->ArgNames({"mix", "n", "K"})

@@ -309,20 +309,37 @@ private:
         return sum;
     }
 
-    // An open group whose compatible candidates in its own classes cannot fill it must
-    // take in one more class.
-    Weight negative_spans() const {
-        Weight spans = p_.g - opened_;
+    // An open group whose compatible candidates in its own classes cannot fill it must take
+    // in as many more classes as it takes to seat the rest; the groups not opened yet need
+    // the classes fewest_spans (placement_bounds.hpp) counts among the undecided.
+    Weight negative_spans() {
+        Weight spans = 0;
         for (int g = 0; g < opened_; ++g) {
             const Slot& slot = slots_[static_cast<std::size_t>(g)];
-            spans += count(slot.classes);
-            Mask own = 0;
-            for (Mask c = slot.classes; c != 0; c &= c - 1) {
-                own |= at(class_members_, lowest(c));
-            }
-            spans += count(slot.compatible & pool_ & own) < p_.k - slot.size ? 1 : 0;
+            spans += count(slot.classes) + (slot.size < p_.k ? classes_to_add(slot) : 0);
         }
-        return -spans;
+        offers_.clear();
+        for (Mask members : class_members_) {
+            offers_.push_back(count(pool_ & members));
+        }
+        return -(spans + fewest_spans(offers_, p_.k, p_.g - opened_, pieces_));
+    }
+
+    int classes_to_add(const Slot& slot) {
+        const Mask open_to = slot.compatible & pool_;
+        Mask own = 0;
+        for (Mask c = slot.classes; c != 0; c &= c - 1) {
+            own |= at(class_members_, lowest(c));
+        }
+        const int missing = p_.k - slot.size - count(open_to & own);
+        if (missing <= 0) {
+            return 0;
+        }
+        offers_.clear();
+        for (std::size_t c = 0; c < class_members_.size(); ++c) {
+            offers_.push_back((slot.classes >> c) & 1U ? 0 : count(open_to & class_members_[c]));
+        }
+        return classes_to_seat(offers_, missing);
     }
 
     std::vector<Choice> choices(int v) {
@@ -371,6 +388,8 @@ private:
     PartnerCounter counter_;
     std::vector<Weight> ceilings_;
     std::vector<Mask> class_members_;  // per NUMA class
+    std::vector<int> offers_;          // negative_spans's
+    std::vector<int> pieces_;
     std::vector<Weight> cap_levels_;  // ascending
     std::vector<int> cap_groups_;
     std::vector<Slot> slots_;

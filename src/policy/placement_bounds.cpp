@@ -90,15 +90,46 @@ int fewest_mixed(const std::vector<int>& members, const std::vector<int>& pure, 
 }
 
 Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& kth, const std::vector<Weight>& top,
-                const BoundScratch& scratch, const LevelCaps& caps, int m) {
+                BoundScratch& scratch, const LevelCaps& caps, int m) {
     Score score;
     score.sum_bottleneck = layered_bottlenecks(p, threshold, kth, caps, m);
     score.doubled_weight = std::accumulate(top.begin(), top.begin() + m * p.k, Weight{0});
-    score.negative_spans = -static_cast<Weight>(m + fewest_mixed(scratch.per_class, scratch.pure, p.k, m));
+    const int spans = std::max(m + fewest_mixed(scratch.per_class, scratch.pure, p.k, m),
+                               fewest_spans(scratch.per_class, p.k, m, scratch.pieces));
+    score.negative_spans = -static_cast<Weight>(spans);
     return score;
 }
 
 }  // namespace
+
+int classes_to_seat(std::vector<int>& offers, int need) {
+    std::sort(offers.begin(), offers.end(), std::greater<>());
+    int classes = 0;
+    for (int seated = 0; seated < need && classes < static_cast<int>(offers.size()); ++classes) {
+        seated += std::min(offers[static_cast<std::size_t>(classes)], need);
+    }
+    return classes;
+}
+
+int fewest_spans(const std::vector<int>& members, int k, int m, std::vector<int>& pieces) {
+    if (m == 0) {
+        return 0;
+    }
+    // One group: one piece per class, of at most K.
+    pieces.clear();
+    for (int count : members) {
+        pieces.push_back(std::min(count, k));
+    }
+    const int per_group = classes_to_seat(pieces, k);
+    // All m together: a class seats K per group it fills, then its remainder.
+    pieces.clear();
+    for (int count : members) {
+        for (int left = count; left > 0; left -= k) {
+            pieces.push_back(std::min(left, k));
+        }
+    }
+    return std::max(m * per_group, classes_to_seat(pieces, m * k));
+}
 
 Neighbours neighbours_at(const Problem& p, Weight threshold) {
     Neighbours nb{.threshold = threshold};

@@ -96,10 +96,22 @@ struct BoundScratch {
     std::vector<Weight> top;
     std::vector<int> per_class;  // usable members in each NUMA class
     std::vector<int> pure;       // the most groups each class holds alone
+    std::vector<int> pieces;     // fewest_spans's
     std::vector<std::uint64_t> class_members;
     GroupPacker packer;
     std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget
 };
+
+// The fewest classes whose offers (members each can give) seat `need` members, largest
+// offers first; all of them when even that falls short. Sorts `offers`.
+int classes_to_seat(std::vector<int>& offers, int need);
+
+// The fewest NUMA classes m groups of K span in all, class c offering members[c]: a group
+// counts a class once and takes at most K of its members, so each group needs as many
+// classes as the largest offers take to reach K, and all m together need as many (group,
+// class) pairs as seat m*K members when each class is cut in pieces of K and a remainder.
+// Nodes with one or two GPUs each (a Grace per two GPUs) make this the binding count.
+int fewest_spans(const std::vector<int>& members, int k, int m, std::vector<int>& pieces);
 
 // At most how many disjoint groups of K fit among `within` (n <= 64) using only the pairs
 // in `adjacency`: drop pairs with fewer than K-2 common partners and members with fewer

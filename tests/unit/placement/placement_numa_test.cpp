@@ -68,6 +68,53 @@ TEST(PlacementNumaBound, MixedGroupsNeedMembersOfTwoNodes) {
     EXPECT_EQ(placed->objective.numa_spans, 6);
 }
 
+// A node per two GPUs (a Grace CPU each, as in GB200 trays): a group of 8 spans at least 4
+// nodes, four groups at least 16; pieces of K and a remainder when classes are large.
+TEST(PlacementNumaBound, CountsTheNodesGroupsMustSpan) {
+    std::vector<int> pieces;
+    EXPECT_EQ(policy::placement::fewest_spans(std::vector<int>(16, 2), 8, 4, pieces), 16);
+    EXPECT_EQ(policy::placement::fewest_spans(std::vector<int>(16, 2), 8, 1, pieces), 4);
+    EXPECT_EQ(policy::placement::fewest_spans({3, 3, 3, 3, 3, 3, 3, 3}, 8, 3, pieces),
+              9);                                                          // 3+3+2 each
+    EXPECT_EQ(policy::placement::fewest_spans({10, 6}, 4, 4, pieces), 5);  // 4,4 | 2 | 4 | 2
+    EXPECT_EQ(policy::placement::fewest_spans({16, 16}, 8, 4, pieces), 4);
+    EXPECT_EQ(policy::placement::fewest_spans({5}, 4, 0, pieces), 0);
+    std::vector<int> offers = {1, 5, 2};
+    EXPECT_EQ(policy::placement::classes_to_seat(offers, 6), 2);
+    offers = {1, 1};
+    EXPECT_EQ(policy::placement::classes_to_seat(offers, 3), 2);  // short: all of them
+}
+
+// An NVSwitch domain with a node per two GPUs and a few links degraded: the weakest link,
+// (2) and (3) tie, and only how the groups follow the node pairs decides.
+model::Topology grace_pairs(std::mt19937& rng, int n) {
+    Tokens tokens(static_cast<std::size_t>(n),
+                  std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    std::vector<std::optional<int>> numa;
+    for (std::size_t a = 0; a < tokens.size(); ++a) {
+        numa.emplace_back(static_cast<int>(a) / 2);
+        for (std::size_t b = a + 1; b < tokens.size(); ++b) {
+            tokens[a][b] = tokens[b][a] =
+                std::uniform_real_distribution<double>(0, 1)(rng) < 0.1 ? "NV12" : "NV18";
+        }
+    }
+    return topology_from(tokens, numa);
+}
+
+TEST(PlacementNuma, NodePerTwoGpusMatchesBruteForceThroughBothSearches) {
+    std::mt19937 rng(9102U);
+    for (int trial = 0; trial < 100; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = grace_pairs(rng, n);
+        for (int k = 2; k <= n / 2; ++k) {
+            const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
+                                     " K " + std::to_string(k);
+            expect_place_matches_brute_force(t, {.size = k}, what);
+            expect_assign_search_matches_brute_force(t, {.size = k}, "assign, " + what);
+        }
+    }
+}
+
 // Sixteen GPUs on two nodes of eight, every pair NV18 but 0-4 and 1-5 (NV12): the greedy
 // start may mix nodes; the NUMA-first start keeps each node's eight together.
 TEST(PlacementNumaStart, KeepsEachNodesGroupTogether) {
