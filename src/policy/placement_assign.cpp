@@ -65,17 +65,8 @@ public:
           slots_(static_cast<std::size_t>(problem.g)),
           lin_(static_cast<std::size_t>(problem.n * problem.g), 0),
           budget_(budget) {
-        class_members_.assign(static_cast<std::size_t>(p_.numa_classes), 0);
-        for (int v = 0; v < p_.n; ++v) {
-            at(class_members_, at(p_.numa, v)) |= bit(v);
-        }
-        for (Weight level : distinct_weights(p_)) {
-            if (level > t_) {
-                const std::size_t i = cap_levels_.size();
-                cap_levels_.push_back(level);
-                cap_groups_.push_back(i < level_caps.size() ? level_caps[i] : p_.g);
-            }
-        }
+        class_members_ = class_masks(p_);
+        caps_ = caps_above(p_, t_, level_caps);
     }
 
     void seed(const Groups& incumbent) {
@@ -299,9 +290,9 @@ private:
         Weight sum = 0;
         for (int i = 0; i < p_.g; ++i) {
             Weight cap = t_;
-            for (std::size_t l = 0; l < cap_levels_.size(); ++l) {
-                if (cap_groups_[l] > i) {
-                    cap = cap_levels_[l];
+            for (std::size_t l = 0; l < caps_.levels.size(); ++l) {
+                if (caps_.groups[l] > i) {
+                    cap = caps_.levels[l];
                 }
             }
             sum += std::min(at(bottlenecks, i), cap);
@@ -311,35 +302,19 @@ private:
 
     // An open group whose compatible candidates in its own classes cannot fill it must take
     // in as many more classes as it takes to seat the rest; the groups not opened yet need
-    // the classes fewest_spans (placement_bounds.hpp) counts among the undecided.
+    // the classes fewest_spans (placement_numa_bounds.hpp) counts among the undecided.
     Weight negative_spans() {
         Weight spans = 0;
         for (int g = 0; g < opened_; ++g) {
             const Slot& slot = slots_[static_cast<std::size_t>(g)];
-            spans += count(slot.classes) + (slot.size < p_.k ? classes_to_add(slot) : 0);
+            spans += count(slot.classes) +
+                     classes_to_add(class_members_, slot.classes, slot.compatible & pool_, p_.k - slot.size, offers_);
         }
         offers_.clear();
         for (Mask members : class_members_) {
             offers_.push_back(count(pool_ & members));
         }
         return -(spans + fewest_spans(offers_, p_.k, p_.g - opened_, pieces_));
-    }
-
-    int classes_to_add(const Slot& slot) {
-        const Mask open_to = slot.compatible & pool_;
-        Mask own = 0;
-        for (Mask c = slot.classes; c != 0; c &= c - 1) {
-            own |= at(class_members_, lowest(c));
-        }
-        const int missing = p_.k - slot.size - count(open_to & own);
-        if (missing <= 0) {
-            return 0;
-        }
-        offers_.clear();
-        for (std::size_t c = 0; c < class_members_.size(); ++c) {
-            offers_.push_back((slot.classes >> c) & 1U ? 0 : count(open_to & class_members_[c]));
-        }
-        return classes_to_seat(offers_, missing);
     }
 
     std::vector<Choice> choices(int v) {
@@ -390,8 +365,7 @@ private:
     std::vector<Mask> class_members_;  // per NUMA class
     std::vector<int> offers_;          // negative_spans's
     std::vector<int> pieces_;
-    std::vector<Weight> cap_levels_;  // ascending
-    std::vector<int> cap_groups_;
+    LevelCaps caps_;
     std::vector<Slot> slots_;
     std::vector<Weight> lin_;  // per candidate and slot: its pair weights to the members
     std::array<std::vector<Weight>, 2> side_gains_;  // two groups: each undecided one's gain in each
@@ -416,10 +390,6 @@ SearchResult assign_packing(const Problem& problem, Weight threshold, const Grou
     assigner.seed(incumbent);
     return assigner.run();
 }
-
-}  // namespace peergate::policy::placement
-
-namespace peergate::policy::placement {
 
 SearchResult assign_feasible(const Problem& problem, Weight threshold, std::uint64_t node_budget) {
     Assigner assigner(problem, threshold, true, node_budget, {});

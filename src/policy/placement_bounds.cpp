@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/cpu_clones.hpp"
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_numa_bounds.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -47,48 +48,6 @@ Weight layered_bottlenecks(const Problem& p, Weight threshold, const std::vector
     return sum;
 }
 
-// Whether `mixed` groups spanning NUMA classes can be filled once the other m - mixed stay
-// inside one class each: a mixed group takes at most K-1 members of any one class, so a
-// class gives the mixed groups at most min(its members left, mixed * (K-1)). Pure groups
-// are taken where that costs least; the loss of each further one never shrinks, so taking
-// the cheapest one at a time is optimal.
-bool mixed_fill(const std::vector<int>& members, const std::vector<int>& pure, int k, int m, int mixed) {
-    const int cap = mixed * (k - 1);
-    const auto given = [&](std::size_t c, int taken) { return std::min(members[c] - k * taken, cap); };
-    std::vector<int> taken(members.size(), 0);
-    Weight offered = 0;
-    for (std::size_t c = 0; c < members.size(); ++c) {
-        offered += given(c, 0);
-    }
-    for (int left = m - mixed; left > 0; --left) {
-        std::size_t cheapest = members.size();
-        int least = 0;
-        for (std::size_t c = 0; c < members.size(); ++c) {
-            const int loss = taken[c] < pure[c] ? given(c, taken[c]) - given(c, taken[c] + 1) : -1;
-            if (loss >= 0 && (cheapest == members.size() || loss < least)) {
-                cheapest = c;
-                least = loss;
-            }
-        }
-        if (cheapest == members.size()) {
-            return false;  // not enough pure groups
-        }
-        offered -= least;
-        ++taken[cheapest];
-    }
-    return offered >= Weight{mixed} * k;
-}
-
-// The fewest of m groups that must span two or more NUMA classes, given each class's
-// usable members and the most groups it holds alone.
-int fewest_mixed(const std::vector<int>& members, const std::vector<int>& pure, int k, int m) {
-    int mixed = m - std::min(m, std::accumulate(pure.begin(), pure.end(), 0));
-    while (mixed < m && !mixed_fill(members, pure, k, m, mixed)) {
-        ++mixed;
-    }
-    return mixed;
-}
-
 Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& kth, const std::vector<Weight>& top,
                 BoundScratch& scratch, const LevelCaps& caps, int m) {
     Score score;
@@ -102,33 +61,16 @@ Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& k
 
 }  // namespace
 
-int classes_to_seat(std::vector<int>& offers, int need) {
-    std::sort(offers.begin(), offers.end(), std::greater<>());
-    int classes = 0;
-    for (int seated = 0; seated < need && classes < static_cast<int>(offers.size()); ++classes) {
-        seated += std::min(offers[static_cast<std::size_t>(classes)], need);
-    }
-    return classes;
-}
-
-int fewest_spans(const std::vector<int>& members, int k, int m, std::vector<int>& pieces) {
-    if (m == 0) {
-        return 0;
-    }
-    // One group: one piece per class, of at most K.
-    pieces.clear();
-    for (int count : members) {
-        pieces.push_back(std::min(count, k));
-    }
-    const int per_group = classes_to_seat(pieces, k);
-    // All m together: a class seats K per group it fills, then its remainder.
-    pieces.clear();
-    for (int count : members) {
-        for (int left = count; left > 0; left -= k) {
-            pieces.push_back(std::min(left, k));
+LevelCaps caps_above(const Problem& p, Weight threshold, const std::vector<int>& counted) {
+    LevelCaps caps;
+    for (Weight level : distinct_weights(p)) {
+        if (level > threshold) {
+            const std::size_t i = caps.levels.size();
+            caps.levels.push_back(level);
+            caps.groups.push_back(i < counted.size() ? counted[i] : p.g);
         }
     }
-    return std::max(m * per_group, classes_to_seat(pieces, m * k));
+    return caps;
 }
 
 Neighbours neighbours_at(const Problem& p, Weight threshold) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "policy/placement_objective.hpp"
+#include "policy/placement_numa_bounds.hpp"
 #include "policy/placement_packing.hpp"
 
 namespace peergate::policy::placement {
@@ -90,6 +91,10 @@ struct LevelCaps {
     std::vector<int> groups;     // per level
 };
 
+// The caps above `threshold` from the first stage's counts (`counted[i]` for the i-th
+// distinct weight above it); levels it did not count keep G.
+LevelCaps caps_above(const Problem& problem, Weight threshold, const std::vector<int>& counted);
+
 // Buffers rest_bound reuses, so that the search does not allocate at every node.
 struct BoundScratch {
     std::vector<Weight> kth;
@@ -101,17 +106,6 @@ struct BoundScratch {
     GroupPacker packer;
     std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget
 };
-
-// The fewest classes whose offers (members each can give) seat `need` members, largest
-// offers first; all of them when even that falls short. Sorts `offers`.
-int classes_to_seat(std::vector<int>& offers, int need);
-
-// The fewest NUMA classes m groups of K span in all, class c offering members[c]: a group
-// counts a class once and takes at most K of its members, so each group needs as many
-// classes as the largest offers take to reach K, and all m together need as many (group,
-// class) pairs as seat m*K members when each class is cut in pieces of K and a remainder.
-// Nodes with one or two GPUs each (a Grace per two GPUs) make this the binding count.
-int fewest_spans(const std::vector<int>& members, int k, int m, std::vector<int>& pieces);
 
 // At most how many disjoint groups of K fit among `within` (n <= 64) using only the pairs
 // in `adjacency`: drop pairs with fewer than K-2 common partners and members with fewer

@@ -52,10 +52,7 @@ public:
         : p_(problem),
           t_(threshold),
           budget_(budget),
-          class_members_(static_cast<std::size_t>(problem.numa_classes), 0) {
-        for (int v = 0; v < p_.n; ++v) {
-            at(class_members_, at(p_.numa, v)) |= Mask{1} << v;
-        }
+          class_members_(class_masks(problem)) {
         const Neighbours nb = neighbours_at(p_, t_);
         GroupPacker packer;
         for (Mask members : class_members_) {

@@ -68,13 +68,8 @@ public:
             usable_ |= at(ceilings_, v) != kNoGroup ? bit(v) : 0;
         }
         previous_twin_ = previous_twins(p_);
-        for (Weight level : distinct_weights(p_)) {
-            if (level > threshold) {
-                const std::size_t i = caps_.levels.size();
-                caps_.levels.push_back(level);
-                caps_.groups.push_back(i < level_caps.size() ? level_caps[i] : p_.g);
-            }
-        }
+        class_members_ = class_masks(p_);
+        caps_ = caps_above(p_, threshold, level_caps);
     }
 
     void seed(const Groups& incumbent) {
@@ -320,7 +315,8 @@ private:
         for (int i = 0; i < missing; ++i) {
             doubled += at(shares_, i);
         }
-        return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(count(open.classes))} + rest);
+        const int spans = count(open.classes) + classes_to_add(class_members_, open.classes, cand, missing, offers_);
+        return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest);
     }
 
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
@@ -362,6 +358,8 @@ private:
     mutable std::uint64_t steps_ = 0;  // partner-scan steps of the open-group bound
     std::uint64_t clique_steps_ = 0;   // of the clique ceilings at each boundary
     std::vector<int> previous_twin_;  // per candidate: its next smaller twin, or -1
+    std::vector<Mask> class_members_;  // per NUMA class
+    std::vector<int> offers_;          // classes_to_add's
     std::unordered_map<Key, Score, KeyHash> memo_;
     std::unordered_set<Key, KeyHash> failed_;
 };
