@@ -307,14 +307,15 @@ private:
         Weight spans = 0;
         for (int g = 0; g < opened_; ++g) {
             const Slot& slot = slots_[static_cast<std::size_t>(g)];
-            spans += count(slot.classes) +
-                     classes_to_add(class_members_, slot.classes, slot.compatible & pool_, p_.k - slot.size, offers_);
+            spans += count(slot.classes) + classes_to_add({class_members_, nb_.mask}, slot.classes,
+                                                          slot.compatible & pool_, p_.k - slot.size, offers_);
         }
+        // Cliques inside each class would tighten this little for their cost per node.
         offers_.clear();
         for (Mask members : class_members_) {
             offers_.push_back(count(pool_ & members));
         }
-        return -(spans + fewest_spans(offers_, p_.k, p_.g - opened_, pieces_));
+        return -(spans + fewest_spans(offers_, offers_, p_.k, p_.g - opened_, pieces_));
     }
 
     std::vector<Choice> choices(int v) {

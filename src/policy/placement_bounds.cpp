@@ -54,7 +54,7 @@ Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& k
     score.sum_bottleneck = layered_bottlenecks(p, threshold, kth, caps, m);
     score.doubled_weight = std::accumulate(top.begin(), top.begin() + m * p.k, Weight{0});
     const int spans = std::max(m + fewest_mixed(scratch.per_class, scratch.pure, p.k, m),
-                               fewest_spans(scratch.per_class, p.k, m, scratch.pieces));
+                               fewest_spans(scratch.per_class, scratch.largest, p.k, m, scratch.pieces));
     score.negative_spans = -static_cast<Weight>(spans);
     return score;
 }
@@ -149,6 +149,10 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
     // A group inside one NUMA class is a group of that class's members alone: count the
     // ones their own pairs allow (placement_packing.hpp), not only K-sized shares.
     scratch.pure.assign(per_class.size(), 0);
+    scratch.largest.clear();
+    for (std::uint64_t members : scratch.class_members) {
+        scratch.largest.push_back(nb.mask.empty() ? p.k : largest_clique(nb.mask, members, p.k));
+    }
     for (std::size_t c = 0; c < per_class.size(); ++c) {
         if (per_class[c] >= p.k && !nb.mask.empty()) {
             // Pairs and large classes: the truss count alone, which costs far less.

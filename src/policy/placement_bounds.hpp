@@ -101,6 +101,7 @@ struct BoundScratch {
     std::vector<Weight> top;
     std::vector<int> per_class;  // usable members in each NUMA class
     std::vector<int> pure;       // the most groups each class holds alone
+    std::vector<int> largest;    // per class: the most of its members pairwise usable (up to K)
     std::vector<int> pieces;     // fewest_spans's
     std::vector<std::uint64_t> class_members;
     GroupPacker packer;

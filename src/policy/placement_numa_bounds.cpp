@@ -47,6 +47,25 @@ bool mixed_fill(
     return offered >= Weight{mixed} * k;
 }
 
+// Steps a largest_clique search may take before it answers with its cap.
+constexpr int kCliqueSteps = 64;
+
+struct CliqueSearch {
+    const std::vector<std::uint64_t>& adjacency;
+    int cap;
+    int best = 0;
+    int steps = 0;
+
+    void grow(std::uint64_t cand, int size) {
+        best = std::max(best, size);
+        while (best < cap && size + std::popcount(cand) > best && ++steps <= kCliqueSteps) {
+            const int v = std::countr_zero(cand);
+            cand &= cand - 1;
+            grow(cand & at(adjacency, v), size + 1);
+        }
+    }
+};
+
 }  // namespace
 
 int fewest_mixed(const std::vector<int>& members, const std::vector<int>& pure, int k, int m) {
@@ -74,41 +93,60 @@ std::vector<std::uint64_t> class_masks(const Problem& p) {
     return masks;
 }
 
-PEERGATE_WITH_POPCNT int classes_to_add(const std::vector<std::uint64_t>& class_members,
+PEERGATE_WITH_POPCNT int largest_clique(const std::vector<std::uint64_t>& adjacency,
+                                        std::uint64_t within,
+                                        int cap) {
+    cap = std::min(cap, std::popcount(within));
+    if (cap <= 1) {
+        return cap;
+    }
+    CliqueSearch search{adjacency, cap};
+    search.grow(within, 0);
+    return search.steps > kCliqueSteps ? cap : search.best;
+}
+
+PEERGATE_WITH_POPCNT int classes_to_add(const ClassSeats& seats,
                                         std::uint64_t classes,
                                         std::uint64_t cand,
                                         int missing,
                                         std::vector<int>& offers) {
     std::uint64_t own = 0;
     for (std::uint64_t c = classes; c != 0; c &= c - 1) {
-        own |= at(class_members, std::countr_zero(c));
+        own |= at(seats.members, std::countr_zero(c));
     }
-    const int short_by = missing - std::popcount(cand & own);
+    const int short_by = missing - largest_clique(seats.adjacency, cand & own, missing);
     if (short_by <= 0) {
         return 0;
     }
     offers.clear();
-    for (std::size_t c = 0; c < class_members.size(); ++c) {
-        offers.push_back(((classes >> c) & 1U) != 0 ? 0 : std::popcount(cand & class_members[c]));
+    for (std::size_t c = 0; c < seats.members.size(); ++c) {
+        const bool counted = ((classes >> c) & 1U) != 0;
+        offers.push_back(
+            counted ? 0 : largest_clique(seats.adjacency, cand & seats.members[c], short_by));
     }
     return classes_to_seat(offers, short_by);
 }
 
-int fewest_spans(const std::vector<int>& members, int k, int m, std::vector<int>& pieces) {
+int fewest_spans(const std::vector<int>& members,
+                 const std::vector<int>& largest,
+                 int k,
+                 int m,
+                 std::vector<int>& pieces) {
     if (m == 0) {
         return 0;
     }
-    // One group: one piece per class, of at most K.
+    // One group: one piece per class, as large as the class's largest clique allows.
     pieces.clear();
-    for (int count : members) {
-        pieces.push_back(std::min(count, k));
+    for (std::size_t c = 0; c < members.size(); ++c) {
+        pieces.push_back(std::min({members[c], largest[c], k}));
     }
     const int per_group = classes_to_seat(pieces, k);
-    // All m together: a class seats K per group it fills, then its remainder.
+    // All m together: a class is cut in pieces of that size and a remainder.
     pieces.clear();
-    for (int count : members) {
-        for (int left = count; left > 0; left -= k) {
-            pieces.push_back(std::min(left, k));
+    for (std::size_t c = 0; c < members.size(); ++c) {
+        const int piece = std::max(1, std::min(largest[c], k));
+        for (int left = members[c]; left > 0; left -= piece) {
+            pieces.push_back(std::min(left, piece));
         }
     }
     return std::max(m * per_group, classes_to_seat(pieces, m * k));

@@ -17,20 +17,37 @@ std::vector<std::uint64_t> class_masks(const Problem& problem);
 // offers first; all of them when even that falls short. Sorts `offers`.
 int classes_to_seat(std::vector<int>& offers, int need);
 
+// The most members of `within` that are pairwise usable (`adjacency`), up to `cap`; the cap
+// itself (never too low) where the search runs past a few dozen steps.
+int largest_clique(const std::vector<std::uint64_t>& adjacency, std::uint64_t within, int cap);
+
+// Each NUMA class's candidates (class_masks) and the pairs usable at the threshold.
+struct ClassSeats {
+    const std::vector<std::uint64_t>& members;
+    const std::vector<std::uint64_t>& adjacency;
+};
+
 // How many more classes a group already spanning `classes` must take in to seat `missing`
-// more members drawn from `cand`: none while its own classes' candidates suffice.
-int classes_to_add(const std::vector<std::uint64_t>& class_members,
+// more members drawn from `cand`: each class seats at most a clique of its candidates, so
+// none while the group's own classes can seat them all.
+int classes_to_add(const ClassSeats& seats,
                    std::uint64_t classes,
                    std::uint64_t cand,
                    int missing,
                    std::vector<int>& offers);
 
-// The fewest NUMA classes m groups of K span in all, class c offering members[c]: a group
-// counts a class once and takes at most K of its members, so each group needs as many
-// classes as the largest offers take to reach K, and all m together need as many (group,
-// class) pairs as seat m*K members when each class is cut in pieces of K and a remainder.
-// Nodes with one or two GPUs each (a Grace per two GPUs) make this the binding count.
-int fewest_spans(const std::vector<int>& members, int k, int m, std::vector<int>& pieces);
+// The fewest NUMA classes m groups of K span in all, class c offering members[c] of which
+// at most largest[c] are pairwise usable: a group counts a class once and takes at most
+// that many of its members, so each group needs as many classes as the largest pieces take
+// to reach K, and all m together need as many (group, class) pairs as seat m*K members
+// when each class is cut into pieces of that size and a remainder. Nodes with one or two
+// GPUs each (a Grace per two GPUs) make this the binding count; a NUMA node's pair whose
+// link is degraded below the threshold must be split.
+int fewest_spans(const std::vector<int>& members,
+                 const std::vector<int>& largest,
+                 int k,
+                 int m,
+                 std::vector<int>& pieces);
 
 // The fewest of m groups that must span two or more classes, given each class's usable
 // members and the most groups it holds alone (`pure`): a group that mixes classes takes

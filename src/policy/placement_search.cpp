@@ -315,7 +315,8 @@ private:
         for (int i = 0; i < missing; ++i) {
             doubled += at(shares_, i);
         }
-        const int spans = count(open.classes) + classes_to_add(class_members_, open.classes, cand, missing, offers_);
+        const int spans =
+            count(open.classes) + classes_to_add({class_members_, nb_.mask}, open.classes, cand, missing, offers_);
         return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest);
     }
 

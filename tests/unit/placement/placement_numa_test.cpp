@@ -71,18 +71,44 @@ TEST(PlacementNumaBound, MixedGroupsNeedMembersOfTwoNodes) {
 // A node per two GPUs (a Grace CPU each, as in GB200 trays): a group of 8 spans at least 4
 // nodes, four groups at least 16; pieces of K and a remainder when classes are large.
 TEST(PlacementNumaBound, CountsTheNodesGroupsMustSpan) {
+    using policy::placement::fewest_spans;
     std::vector<int> pieces;
-    EXPECT_EQ(policy::placement::fewest_spans(std::vector<int>(16, 2), 8, 4, pieces), 16);
-    EXPECT_EQ(policy::placement::fewest_spans(std::vector<int>(16, 2), 8, 1, pieces), 4);
-    EXPECT_EQ(policy::placement::fewest_spans({3, 3, 3, 3, 3, 3, 3, 3}, 8, 3, pieces),
-              9);                                                          // 3+3+2 each
-    EXPECT_EQ(policy::placement::fewest_spans({10, 6}, 4, 4, pieces), 5);  // 4,4 | 2 | 4 | 2
-    EXPECT_EQ(policy::placement::fewest_spans({16, 16}, 8, 4, pieces), 4);
-    EXPECT_EQ(policy::placement::fewest_spans({5}, 4, 0, pieces), 0);
+    const std::vector<int> pairs(16, 2);
+    EXPECT_EQ(fewest_spans(pairs, pairs, 8, 4, pieces), 16);
+    EXPECT_EQ(fewest_spans(pairs, pairs, 8, 1, pieces), 4);
+    EXPECT_EQ(fewest_spans({3, 3, 3, 3, 3, 3, 3, 3}, {3, 3, 3, 3, 3, 3, 3, 3}, 8, 3, pieces),
+              9);                                                // 3+3+2 each
+    EXPECT_EQ(fewest_spans({10, 6}, {10, 6}, 4, 4, pieces), 5);  // pieces 4, 4, 2 and 4, 2
+    EXPECT_EQ(fewest_spans({16, 16}, {16, 16}, 8, 4, pieces), 4);
+    EXPECT_EQ(fewest_spans({5}, {5}, 4, 0, pieces), 0);
+    // One node's two GPUs cannot share a group (their link is below the threshold).
+    std::vector<int> one_split(16, 2);
+    one_split[3] = 1;
+    EXPECT_EQ(fewest_spans(pairs, one_split, 8, 4, pieces), 17);
     std::vector<int> offers = {1, 5, 2};
     EXPECT_EQ(policy::placement::classes_to_seat(offers, 6), 2);
     offers = {1, 1};
     EXPECT_EQ(policy::placement::classes_to_seat(offers, 3), 2);  // short: all of them
+}
+
+// Only pairwise usable members seat together: a clique of three in five, an empty set, a
+// search that answers with its cap.
+TEST(PlacementNumaBound, LargestCliqueCountsPairwiseUsableMembers) {
+    std::vector<std::uint64_t> adjacency(5, 0);
+    const auto join = [&](int a, int b) {
+        adjacency[static_cast<std::size_t>(a)] |= std::uint64_t{1} << b;
+        adjacency[static_cast<std::size_t>(b)] |= std::uint64_t{1} << a;
+    };
+    join(0, 1);
+    join(1, 2);
+    join(0, 2);
+    join(3, 4);
+    join(2, 3);
+    EXPECT_EQ(policy::placement::largest_clique(adjacency, 0x1F, 8), 3);
+    EXPECT_EQ(policy::placement::largest_clique(adjacency, 0x1F, 2), 2);
+    EXPECT_EQ(policy::placement::largest_clique(adjacency, 0x18, 8), 2);
+    EXPECT_EQ(policy::placement::largest_clique(adjacency, 0x09, 8), 1);  // 0 and 3 apart
+    EXPECT_EQ(policy::placement::largest_clique(adjacency, 0, 8), 0);
 }
 
 // An NVSwitch domain with a node per two GPUs and a few links degraded: the weakest link,
