@@ -7,18 +7,13 @@
 #include <bit>
 #include <functional>
 
+#include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_partners.hpp"
 
 namespace peergate::policy::placement {
 
 namespace {
-
-using Mask = std::uint64_t;
-
-Mask bit(int v) { return Mask{1} << v; }
-int lowest(Mask m) { return std::countr_zero(m); }
-int count(Mask m) { return std::popcount(m); }
 
 // Nodes are the budget's unit (about a microsecond each, as in the group-by-group search);
 // a node here also pays for its partner scans, which grow with n, G and K.
@@ -301,22 +296,24 @@ private:
     }
 
     // An open group whose compatible candidates in its own classes cannot fill it must take
-    // in as many more classes as it takes to seat the rest; the groups not opened yet need
-    // the classes fewest_spans (placement_numa_bounds.hpp) counts among the undecided.
+    // in as many more classes as it takes to seat the rest; the groups not opened yet span
+    // what fewest_spans (placement_numa_bounds.hpp) counts among the undecided (members
+    // counted, not cliques: those cost more per node than they gain here).
     Weight negative_spans() {
-        Weight spans = 0;
-        for (int g = 0; g < opened_; ++g) {
-            const Slot& slot = slots_[static_cast<std::size_t>(g)];
-            spans += count(slot.classes) + classes_to_add({class_members_, nb_.mask}, slot.classes,
-                                                          slot.compatible & pool_, p_.k - slot.size, offers_);
-        }
-        // Cliques inside each class would tighten this little for their cost per node.
         offers_.clear();
         for (Mask members : class_members_) {
             offers_.push_back(count(pool_ & members));
         }
-        return -(spans + fewest_spans(offers_, offers_, p_.k, p_.g - opened_, pieces_));
+        Weight spans = fewest_spans(offers_, offers_, p_.k, p_.g - opened_, pieces_);
+        for (int g = 0; g < opened_; ++g) {
+            const Slot& slot = slots_[static_cast<std::size_t>(g)];
+            spans += count(slot.classes) + classes_to_add(seats(), slot.classes,
+                                                          slot.compatible & pool_, p_.k - slot.size, offers_);
+        }
+        return -spans;
     }
+
+    ClassSeats seats() const { return {class_members_, nb_.mask, false}; }
 
     std::vector<Choice> choices(int v) {
         std::vector<Choice> out;

@@ -4,6 +4,7 @@
 #include "policy/placement_numa_bounds.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
 #include <numeric>
@@ -92,15 +93,19 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
     return nb;
 }
 
-PEERGATE_WITH_POPCNT int truss_groups(std::vector<std::uint64_t> adjacency, std::uint64_t within, int k) {
-    for (auto& row : adjacency) {
-        row &= within;
+PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs, std::uint64_t within, int k,
+                                       std::uint64_t* steps) {
+    std::array<std::uint64_t, 64> adjacency{};  // within's rows, on the stack: no allocation per call
+    for (std::size_t v = 0; v < pairs.size() && v < adjacency.size(); ++v) {
+        adjacency[v] = pairs[v] & within;
     }
+    std::uint64_t looked = 0;
     for (bool changed = true; changed;) {
         changed = false;
         for (std::uint64_t rest = within; rest != 0; rest &= rest - 1) {
             const int a = std::countr_zero(rest);
             for (std::uint64_t partners = at(adjacency, a); partners != 0; partners &= partners - 1) {
+                ++looked;
                 const int b = std::countr_zero(partners);
                 if (std::popcount(at(adjacency, a) & at(adjacency, b)) < k - 2 || std::popcount(at(adjacency, a)) < k - 1 ||
                     std::popcount(at(adjacency, b)) < k - 1) {
@@ -122,6 +127,9 @@ PEERGATE_WITH_POPCNT int truss_groups(std::vector<std::uint64_t> adjacency, std:
         }
         unseen &= ~component;
         groups += std::popcount(component) / k;
+    }
+    if (steps != nullptr) {
+        *steps += looked;
     }
     return groups;
 }
@@ -158,7 +166,7 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
             // Pairs and large classes: the truss count alone, which costs far less.
             const bool small = p.k >= 3 && per_class[c] <= kPackedClassGroups * p.k;
             scratch.pure[c] = small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
-                                    : truss_groups(nb.mask, scratch.class_members[c], p.k);
+                                    : truss_groups(nb.mask, scratch.class_members[c], p.k, &scratch.steps);
         }
     }
     RestBound rest;

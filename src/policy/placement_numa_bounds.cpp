@@ -4,6 +4,7 @@
 #include "util/cpu_clones.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
 #include <numeric>
@@ -23,7 +24,7 @@ bool mixed_fill(
     const auto given = [&](std::size_t c, int taken) {
         return std::min(members[c] - k * taken, cap);
     };
-    std::vector<int> taken(members.size(), 0);
+    std::array<int, 64> taken{};  // per class; classes <= candidates <= 64
     Weight offered = 0;
     for (std::size_t c = 0; c < members.size(); ++c) {
         offered += given(c, 0);
@@ -56,7 +57,7 @@ struct CliqueSearch {
     int best = 0;
     int steps = 0;
 
-    void grow(std::uint64_t cand, int size) {
+    PEERGATE_WITH_POPCNT void grow(std::uint64_t cand, int size) {
         best = std::max(best, size);
         while (best < cap && size + std::popcount(cand) > best && ++steps <= kCliqueSteps) {
             const int v = std::countr_zero(cand);
@@ -114,15 +115,18 @@ PEERGATE_WITH_POPCNT int classes_to_add(const ClassSeats& seats,
     for (std::uint64_t c = classes; c != 0; c &= c - 1) {
         own |= at(seats.members, std::countr_zero(c));
     }
-    const int short_by = missing - largest_clique(seats.adjacency, cand & own, missing);
+    const int short_by = missing - (seats.own_cliques ? largest_clique(seats.adjacency, cand & own, missing)
+                                                      : std::popcount(cand & own));
     if (short_by <= 0) {
         return 0;
     }
     offers.clear();
     for (std::size_t c = 0; c < seats.members.size(); ++c) {
         const bool counted = ((classes >> c) & 1U) != 0;
-        offers.push_back(
-            counted ? 0 : largest_clique(seats.adjacency, cand & seats.members[c], short_by));
+        const std::uint64_t offered = counted ? 0 : cand & seats.members[c];
+        offers.push_back(seats.members.size() > 2
+                             ? largest_clique(seats.adjacency, offered, short_by)
+                             : std::popcount(offered));
     }
     return classes_to_seat(offers, short_by);
 }

@@ -25,11 +25,13 @@ int largest_clique(const std::vector<std::uint64_t>& adjacency, std::uint64_t wi
 struct ClassSeats {
     const std::vector<std::uint64_t>& members;
     const std::vector<std::uint64_t>& adjacency;
+    bool own_cliques = true;  // false: count the group's own classes' candidates instead
 };
 
 // How many more classes a group already spanning `classes` must take in to seat `missing`
 // more members drawn from `cand`: each class seats at most a clique of its candidates, so
-// none while the group's own classes can seat them all.
+// none while the group's own classes can seat them all. (With two classes the other one's
+// candidates are only counted: whatever they seat, it is one class more.)
 int classes_to_add(const ClassSeats& seats,
                    std::uint64_t classes,
                    std::uint64_t cand,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_numa_start.hpp"
 
+#include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_packing.hpp"
 #include "policy/placement_search.hpp"
@@ -12,8 +13,6 @@
 namespace peergate::policy::placement {
 
 namespace {
-
-using Mask = std::uint64_t;
 
 // As in the group-by-group search: a packing step costs about 1/64 of a node.
 constexpr std::uint64_t kPackingStepsPerNode = 64;

@@ -10,9 +10,10 @@ namespace peergate::policy::placement {
 PartnerCounter::PartnerCounter(const Problem& problem, const Neighbours& neighbours) : p_(problem), nb_(neighbours) {
     for (Weight level : distinct_weights(p_)) {
         if (level >= nb_.threshold) {
-            levels_.insert(levels_.begin(), level);
+            levels_.push_back(level);
         }
     }
+    std::reverse(levels_.begin(), levels_.end());  // heaviest first
     masks_.assign(static_cast<std::size_t>(p_.n) * levels_.size(), 0);
     for (int v = 0; v < p_.n; ++v) {
         for (int u = 0; u < p_.n; ++u) {

@@ -8,18 +8,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_twins.hpp"
 
 namespace peergate::policy::placement {
 
 namespace {
-
-using Mask = std::uint64_t;
-
-Mask bit(int v) { return Mask{1} << v; }
-int lowest(Mask m) { return std::countr_zero(m); }
-int count(Mask m) { return std::popcount(m); }
 
 // A state of the search: which candidates are still undecided, which were left out (the
 // twin rule below depends on it) and how many groups remain.
@@ -316,9 +311,11 @@ private:
             doubled += at(shares_, i);
         }
         const int spans =
-            count(open.classes) + classes_to_add({class_members_, nb_.mask}, open.classes, cand, missing, offers_);
+            count(open.classes) + classes_to_add(seats(), open.classes, cand, missing, offers_);
         return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest);
     }
+
+    ClassSeats seats() const { return {class_members_, nb_.mask}; }
 
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
         const Partners found = heaviest_partners(p_, nb_, v, cand, kth, steps_);
