@@ -40,6 +40,24 @@ model::Topology degraded_switch(std::mt19937& rng, int n) {
     return topology_from(tokens, numa);
 }
 
+// Random topologies of one shape, n = 4..10, every K: place() and the forced all-groups
+// search against the brute force.
+void expect_every_size_matches(model::Topology (*shape)(std::mt19937&, int),
+                               unsigned seed,
+                               int trials) {
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < trials; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
+        const auto t = shape(rng, n);
+        for (int k = 2; k <= n / 2; ++k) {
+            const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
+                                     " K " + std::to_string(k);
+            expect_place_matches_brute_force(t, {.size = k}, what);
+            expect_assign_search_matches_brute_force(t, {.size = k}, "assign, " + what);
+        }
+    }
+}
+
 // Nine GPUs, all pairs usable but those among GPUs 6, 7 and 8 (NUMA node 1); GPUs 0-5 on
 // node 0. Node 0 alone holds two groups of three, yet each group can take only one of 6, 7
 // and 8, so all three groups mix nodes: 6 spans. Counting pure groups alone says 4; a
@@ -128,17 +146,7 @@ model::Topology grace_pairs(std::mt19937& rng, int n) {
 }
 
 TEST(PlacementNuma, NodePerTwoGpusMatchesBruteForceThroughBothSearches) {
-    std::mt19937 rng(9102U);
-    for (int trial = 0; trial < 100; ++trial) {
-        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
-        const auto t = grace_pairs(rng, n);
-        for (int k = 2; k <= n / 2; ++k) {
-            const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
-                                     " K " + std::to_string(k);
-            expect_place_matches_brute_force(t, {.size = k}, what);
-            expect_assign_search_matches_brute_force(t, {.size = k}, "assign, " + what);
-        }
-    }
+    expect_every_size_matches(grace_pairs, 9102U, 100);
 }
 
 // Sixteen GPUs on two nodes of eight, every pair NV18 but 0-4 and 1-5 (NV12): the greedy
@@ -182,17 +190,7 @@ TEST(PlacementNumaStart, OffersNothingWithRequiredGpusOrOneNode) {
 }
 
 TEST(PlacementNuma, DegradedSwitchesMatchBruteForceThroughBothSearches) {
-    std::mt19937 rng(9101U);
-    for (int trial = 0; trial < 150; ++trial) {
-        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
-        const auto t = degraded_switch(rng, n);
-        for (int k = 2; k <= n / 2; ++k) {
-            const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
-                                     " K " + std::to_string(k);
-            expect_place_matches_brute_force(t, {.size = k}, what);
-            expect_assign_search_matches_brute_force(t, {.size = k}, "assign, " + what);
-        }
-    }
+    expect_every_size_matches(degraded_switch, 9101U, 150);
 }
 
 }  // namespace
