@@ -9,10 +9,11 @@
 
 namespace peergate::policy::placement {
 
-// When the NUMA classes hold G whole groups (floor(class size / K) summed), the optimum
-// spans one class per group, and the smallest list is built directly, in O(n): the
-// smallest undecided candidate opens a group with the K-1 next members of its class, or is
-// left out when fewer remain. nullopt otherwise (some group must mix classes), or when
+// Solved directly, in O(n) (plus a sort per group), in two cases: the NUMA classes hold G
+// groups of their own (floor(class size / K) summed), so every group spans one class; or
+// the largest classes, of size S dividing K, number at least G*K/S, so every group is K/S
+// whole classes (a GB200 NVL72 rack: a NUMA node per two GPUs). Either way the smallest
+// list is built in index order. nullopt otherwise (some group must cut a class), or when
 // GPUs are required: the general solvers handle those.
 std::optional<Groups> uniform_placement(const Problem& problem);
 

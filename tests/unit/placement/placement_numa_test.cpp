@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -191,6 +192,49 @@ TEST(PlacementNumaStart, OffersNothingWithRequiredGpusOrOneNode) {
 
 TEST(PlacementNuma, DegradedSwitchesMatchBruteForceThroughBothSearches) {
     expect_every_size_matches(degraded_switch, 9101U, 150);
+}
+
+// Every pair NV18 and NUMA nodes of a few sizes (mostly equal): where groups must take
+// whole nodes of the largest size, the uniform solver answers; otherwise the search does.
+model::Topology uniform_switch(std::mt19937& rng, int n) {
+    Tokens tokens(static_cast<std::size_t>(n),
+                  std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    const int per_node = std::uniform_int_distribution<int>(1, 3)(rng);
+    std::vector<std::optional<int>> numa;
+    for (std::size_t a = 0; a < tokens.size(); ++a) {
+        const bool odd_one = std::uniform_int_distribution<int>(0, 9)(rng) == 0;
+        numa.emplace_back(odd_one ? 100 + static_cast<int>(a) : static_cast<int>(a) / per_node);
+        for (std::size_t b = a + 1; b < tokens.size(); ++b) {
+            tokens[a][b] = tokens[b][a] = "NV18";
+        }
+    }
+    std::shuffle(numa.begin(), numa.end(), rng);
+    return topology_from(tokens, numa);
+}
+
+TEST(PlacementUniform, WholeNodesMatchBruteForce) {
+    expect_every_size_matches(uniform_switch, 9103U, 150);
+}
+
+// A GB200 NVL72 rack: NV18 everywhere, a NUMA node per two GPUs. Groups of 4, 8 and 16
+// take whole node pairs in index order, directly.
+TEST(PlacementUniform, Nvl72TakesWholeNodePairs) {
+    Tokens tokens(72, std::vector<std::string>(72, "NV18"));
+    std::vector<std::optional<int>> numa;
+    for (std::size_t a = 0; a < 72; ++a) {
+        tokens[a][a] = "X";
+        numa.emplace_back(static_cast<int>(a) / 2);
+    }
+    const auto t = topology_from(tokens, numa);
+    for (int k : {4, 8, 16}) {
+        const auto placed = policy::place(t, {.size = k});
+        ASSERT_TRUE(placed.has_value());
+        EXPECT_EQ(placed->method, policy::PlacementMethod::uniform) << k;
+        EXPECT_TRUE(placed->exact) << k;
+        EXPECT_EQ(placed->objective.numa_spans, (72 / k) * (k / 2)) << k;
+        EXPECT_EQ(placed->groups.back().gpus.back(), (72 / k) * k - 1)
+            << k;  // the last GPUs are left out
+    }
 }
 
 }  // namespace
