@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "policy/placement_numa_bounds.hpp"
-
 #include "util/cpu_clones.hpp"
+#include "policy/placement_numa_bounds.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_numa_start.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <numeric>
+
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_packing.hpp"
 #include "policy/placement_search.hpp"
-
-#include <algorithm>
-#include <bit>
-#include <numeric>
 
 namespace peergate::policy::placement {
 

@@ -3,15 +3,15 @@
 // link, (2) and (3) tie across many placements and (4) and the tie-break pick one. The
 // joint NUMA bound (a group that mixes classes needs members of two) and the NUMA-first
 // start are checked directly and, through both searches, against the brute force.
-#include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_numa_start.hpp"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
+
+#include "placement_support.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_numa_start.hpp"
 
 namespace peergate {
 namespace {
