@@ -38,23 +38,10 @@ std::size_t find_marker(std::string_view line, std::size_t from);
 
 inline constexpr std::string_view kMarker = "NCCL INFO";
 
-// Calls visit(const NcclRecord&) for each record of `line` (one unmarked record when
-// the line has no marker). `line` must not contain '\n'; a trailing '\r' is dropped.
+// Calls visit(const NcclRecord&) for the record whose "NCCL INFO" starts at `marker`, with
+// its prefix already read, and for every record after it on the line.
 template <typename Visit>
-void for_each_record(std::string_view line, Visit&& visit) {
-    if (!line.empty() && line.back() == '\r') {
-        line.remove_suffix(1);
-    }
-    RecordPrefix prefix;
-    std::size_t marker = read_leading_prefix(line, prefix);
-    if (marker == std::string_view::npos) {
-        marker = find_marker(line, 0);
-        if (marker == std::string_view::npos) {
-            visit(NcclRecord{{}, {}, line, false});
-            return;
-        }
-        prefix = read_prefix(line, marker, 0);
-    }
+void for_each_record_from(std::string_view line, std::size_t marker, RecordPrefix prefix, Visit&& visit) {
     while (marker != std::string_view::npos) {
         std::size_t body_start = marker + kMarker.size();
         if (body_start < line.size() && line[body_start] == ' ') {
@@ -75,6 +62,26 @@ void for_each_record(std::string_view line, Visit&& visit) {
         marker = next;
         prefix = next_prefix;
     }
+}
+
+// Calls visit(const NcclRecord&) for each record of `line` (one unmarked record when
+// the line has no marker). `line` must not contain '\n'; a trailing '\r' is dropped.
+template <typename Visit>
+void for_each_record(std::string_view line, Visit&& visit) {
+    if (!line.empty() && line.back() == '\r') {
+        line.remove_suffix(1);
+    }
+    RecordPrefix prefix;
+    std::size_t marker = read_leading_prefix(line, prefix);
+    if (marker == std::string_view::npos) {
+        marker = find_marker(line, 0);
+        if (marker == std::string_view::npos) {
+            visit(NcclRecord{{}, {}, line, false});
+            return;
+        }
+        prefix = read_prefix(line, marker, 0);
+    }
+    for_each_record_from(line, marker, prefix, visit);
 }
 
 }  // namespace peergate::sources::nccl

@@ -69,31 +69,14 @@ TEST(NcclRecordFastPath, LeadingPrefixAgreesWithTheBackwardScan) {
 // The records of a line found only by the marker search and the backward scan: what
 // for_each_record did before its forward read.
 std::vector<std::string> records_by_search(std::string_view line) {
-    std::vector<std::string> out;
-    std::size_t marker = find_marker(line, 0);
+    const std::size_t marker = find_marker(line, 0);
     if (marker == std::string_view::npos) {
         return {fmt::format("unmarked|{}", line)};
     }
-    RecordPrefix prefix = read_prefix(line, marker, 0);
-    while (marker != std::string_view::npos) {
-        std::size_t body_start = marker + kMarker.size();
-        if (body_start < line.size() && line[body_start] == ' ') {
-            ++body_start;
-        }
-        const std::size_t next = find_marker(line, body_start);
-        std::size_t body_end = line.size();
-        RecordPrefix next_prefix;
-        if (next != std::string_view::npos) {
-            next_prefix = read_prefix(line, next, body_start);
-            body_end = next_prefix.start;
-            while (body_end > body_start && line[body_end - 1] == ' ') {
-                --body_end;
-            }
-        }
-        out.push_back(fmt::format("{}|{}|{}", prefix.host, prefix.source, line.substr(body_start, body_end - body_start)));
-        marker = next;
-        prefix = next_prefix;
-    }
+    std::vector<std::string> out;
+    for_each_record_from(line, marker, read_prefix(line, marker, 0), [&out](const NcclRecord& r) {
+        out.push_back(fmt::format("{}|{}|{}", r.host, r.source, r.body));
+    });
     return out;
 }
 
