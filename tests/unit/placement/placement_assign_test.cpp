@@ -72,30 +72,24 @@ TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
     }
 }
 
-TEST(PlacementAssignSearch, MatchesBruteForceForEveryK) {
-    std::mt19937 rng(7001U);
-    for (int trial = 0; trial < 150; ++trial) {
+// Random topologies of one shape, n = 4..10, every K, through the forced all-groups search.
+void expect_assign_search_for_every_k(model::Topology (*shape)(std::mt19937&, int), unsigned seed, int trials) {
+    std::mt19937 rng(seed);
+    for (int trial = 0; trial < trials; ++trial) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
-        const auto t = random_topology(rng, n);
+        const auto t = shape(rng, n);
         for (int k = 2; k <= n / 2; ++k) {
             expect_assign_search_matches_brute_force(t, policy::PlacementRequest{.size = k},
-                                         "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " +
-                                             std::to_string(k));
+                                                     "trial " + std::to_string(trial) + " n " + std::to_string(n) +
+                                                         " K " + std::to_string(k));
         }
     }
 }
 
+TEST(PlacementAssignSearch, MatchesBruteForceForEveryK) { expect_assign_search_for_every_k(random_topology, 7001U, 150); }
+
 TEST(PlacementAssignSearch, TieBreakMatchesBruteForceWhereManyPlacementsTie) {
-    std::mt19937 rng(7003U);
-    for (int trial = 0; trial < 200; ++trial) {
-        const int n = std::uniform_int_distribution<int>(4, 10)(rng);
-        const auto t = tie_heavy_topology(rng, n);
-        for (int k = 2; k <= n / 2; ++k) {
-            expect_assign_search_matches_brute_force(t, policy::PlacementRequest{.size = k},
-                                         "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " +
-                                             std::to_string(k));
-        }
-    }
+    expect_assign_search_for_every_k(tie_heavy_topology, 7003U, 200);
 }
 
 TEST(PlacementAssignSearch, MatchesBruteForceWithCandidatesCountAndRequired) {
