@@ -120,7 +120,7 @@ private:
             auto& placed = groups.emplace_back();
             for (int v : group) {
                 placed.push_back(at(ids, v));
-                used |= Mask{1} << at(ids, v);
+                used |= bit(at(ids, v));
             }
         }
         return true;

@@ -4,6 +4,7 @@
 
 #include <bit>
 
+#include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 
 namespace peergate::policy::placement {
@@ -12,8 +13,6 @@ namespace {
 
 constexpr std::uint64_t kEffortPerCall = 20'000;
 constexpr std::size_t kKnownLimit = std::size_t{1} << 16;
-
-std::uint64_t bit(int v) { return std::uint64_t{1} << v; }
 
 // One key per (set, groups): sets are 64-bit masks and groups fit in 6 bits of a mix.
 std::uint64_t key_of(std::uint64_t within, int groups) {
