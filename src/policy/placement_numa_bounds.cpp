@@ -66,6 +66,33 @@ struct CliqueSearch {
     }
 };
 
+// A group of even K holds an even number of odd pieces (a class's members in one group),
+// each from a different class. When every member must be seated and each class is cut into
+// its fewest pieces, a class whose fewest pieces cannot all be even puts an odd piece in
+// some group, which needs another class's odd piece beside it. If no other class can give
+// one without cutting one piece more (an even class gives odd pieces in pairs, and only
+// if two odd ones and the rest fit its cap), at least one piece more is needed. A Grace node
+// whose two GPUs share a degraded link, alone, costs two splits, not one.
+int odd_piece_extra(const std::vector<int>& members, const std::vector<int>& largest, int k, int m) {
+    if (k % 2 != 0 || std::accumulate(members.begin(), members.end(), 0) != m * k) {
+        return 0;
+    }
+    int forced = 0;
+    for (std::size_t c = 0; c < members.size(); ++c) {
+        const int size = members[c];
+        const int cap = std::max(1, std::min(largest[c], k));
+        const int fewest = (size + cap - 1) / cap;
+        const int even_cap = cap - cap % 2;
+        const int odd_cap = cap - 1 + cap % 2;
+        if (size % 2 != 0 || fewest * even_cap < size) {
+            ++forced;
+        } else if (fewest >= 2 && odd_cap >= 1 && 2 * odd_cap + (fewest - 2) * cap >= size) {
+            return 0;  // odd pieces at no cost
+        }
+    }
+    return forced == 1 ? 1 : 0;
+}
+
 }  // namespace
 
 int fewest_mixed(const std::vector<int>& members, const std::vector<int>& pure, int k, int m) {
@@ -152,7 +179,7 @@ int fewest_spans(const std::vector<int>& members,
             pieces.push_back(std::min(left, piece));
         }
     }
-    return std::max(m * per_group, classes_to_seat(pieces, m * k));
+    return std::max(m * per_group, classes_to_seat(pieces, m * k) + odd_piece_extra(members, largest, k, m));
 }
 
 }  // namespace peergate::policy::placement

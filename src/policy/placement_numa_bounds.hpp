@@ -44,7 +44,8 @@ int classes_to_add(const ClassSeats& seats,
 // to reach K, and all m together need as many (group, class) pairs as seat m*K members
 // when each class is cut into pieces of that size and a remainder. Nodes with one or two
 // GPUs each (a Grace per two GPUs) make this the binding count; a NUMA node's pair whose
-// link is degraded below the threshold must be split.
+// link is degraded below the threshold must be split, and with K even and every member to
+// be seated, one such node alone costs a second split (parity of the odd pieces).
 int fewest_spans(const std::vector<int>& members,
                  const std::vector<int>& largest,
                  int k,

@@ -103,7 +103,21 @@ TEST(PlacementNumaBound, CountsTheNodesGroupsMustSpan) {
     // One node's two GPUs cannot share a group (their link is below the threshold).
     std::vector<int> one_split(16, 2);
     one_split[3] = 1;
-    EXPECT_EQ(fewest_spans(pairs, one_split, 8, 4, pieces), 17);
+    // Parity: the split node's two halves sit in two groups, each of which then needs a
+    // second odd piece, so a second node splits too; two degraded nodes pair up instead.
+    EXPECT_EQ(fewest_spans(pairs, one_split, 8, 4, pieces), 18);
+    std::vector<int> two_split = one_split;
+    two_split[9] = 1;
+    EXPECT_EQ(fewest_spans(pairs, two_split, 8, 4, pieces), 18);
+    EXPECT_EQ(fewest_spans(pairs, one_split, 8, 3, pieces), 12);  // 8 spare: parity says nothing
+    // A class that gives odd pieces at no cost (four GPUs, cliques of three: 3 + 1) pairs
+    // with the split node's halves, so parity adds nothing: 2 + 2 + 13 pieces.
+    std::vector<int> with_four = pairs;
+    std::vector<int> cap_three = one_split;
+    with_four[0] = 4;
+    with_four[1] = 0;
+    cap_three[0] = 3;
+    EXPECT_EQ(fewest_spans(with_four, cap_three, 8, 4, pieces), 17);
     std::vector<int> offers = {1, 5, 2};
     EXPECT_EQ(policy::placement::classes_to_seat(offers, 6), 2);
     offers = {1, 1};
