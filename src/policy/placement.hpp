@@ -48,7 +48,9 @@ struct PlacementRequest {
     std::vector<int> candidates;       // nvidia-smi indices; empty = every GPU
     std::vector<int> required;         // forced into the first group
     std::optional<std::vector<BandwidthSample>> bandwidth;  // measured weights instead of labels
-    std::uint64_t node_budget = 1'200'000;  // exact search nodes (about 1 s) before falling back
+    // Exact search nodes (about 1 s) before falling back; the last stage's two searches run
+    // side by side on two CPUs, with up to what is left each (placement_race.hpp).
+    std::uint64_t node_budget = 1'200'000;
 };
 
 struct PlacementObjective {

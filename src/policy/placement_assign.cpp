@@ -49,7 +49,7 @@ struct Bounded {
 class Assigner {
 public:
     Assigner(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
-             const std::vector<int>& level_caps)
+             const std::vector<int>& level_caps, const std::atomic<bool>* stop = nullptr)
         : p_(problem),
           t_(threshold),
           feasibility_(feasibility),
@@ -59,7 +59,8 @@ public:
                                 : clique_ceilings(problem, threshold)),
           slots_(static_cast<std::size_t>(problem.g)),
           lin_(static_cast<std::size_t>(problem.n * problem.g), 0),
-          budget_(budget) {
+          budget_(budget),
+          stop_(stop) {
         class_members_ = class_masks(p_);
         caps_ = caps_above(p_, t_, level_caps);
     }
@@ -101,7 +102,7 @@ private:
     PEERGATE_WITH_POPCNT void search() {
         nodes_ += 1 + (counter_.steps() - charged_steps_) / kScansPerNode;
         charged_steps_ = counter_.steps() - (counter_.steps() - charged_steps_) % kScansPerNode;
-        if (done_ || stopped_ || nodes_ > budget_) {
+        if (done_ || stopped_ || nodes_ > budget_ || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) {
             stopped_ = !done_;
             return;
         }
@@ -371,6 +372,7 @@ private:
     int opened_ = 0;
     int missing_ = 0;  // places left in the G groups
     std::uint64_t budget_;
+    const std::atomic<bool>* stop_;  // as in the group-by-group search
     std::uint64_t nodes_ = 0;
     std::uint64_t charged_steps_ = 0;  // partner-scan steps already charged as nodes
     bool stopped_ = false;
@@ -383,8 +385,9 @@ private:
 }  // namespace
 
 SearchResult assign_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                            std::uint64_t node_budget, const std::vector<int>& level_caps) {
-    Assigner assigner(problem, threshold, false, node_budget, level_caps);
+                            std::uint64_t node_budget, const std::vector<int>& level_caps,
+                            const std::atomic<bool>* stop) {
+    Assigner assigner(problem, threshold, false, node_budget, level_caps, stop);
     assigner.seed(incumbent);
     return assigner.run();
 }

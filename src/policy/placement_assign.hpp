@@ -16,9 +16,11 @@
 namespace peergate::policy::placement {
 
 // The best placement by (2), (3), (4) and the tie-break among those whose pairs all weigh
-// >= threshold; `incumbent` is such a placement. `level_caps` as for optimise_packing.
+// >= threshold; `incumbent` is such a placement. `level_caps` and `stop` as for
+// optimise_packing.
 SearchResult assign_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                            std::uint64_t node_budget, const std::vector<int>& level_caps);
+                            std::uint64_t node_budget, const std::vector<int>& level_caps,
+                            const std::atomic<bool>* stop = nullptr);
 
 // Any placement of G groups whose pairs all weigh >= threshold (found false: none, when
 // complete), branching on the candidate with the fewest places left.

@@ -39,16 +39,6 @@ SearchResult fits(const Problem& problem, Weight threshold, std::uint64_t budget
 // budget; levels left unsettled keep G, which is still a valid cap.
 constexpr std::uint64_t kCapsShare = 4;
 
-// With few distinct weights in play (PCIe trees) many placements tie and the tie-break
-// decides, which the group-by-group search settles in order; it then keeps 3/4 of the
-// budget. With many (NVLink meshes) the search that fills all groups at once gets it.
-constexpr std::size_t kFewWeights = 6;
-constexpr std::uint64_t kTieHeavyShare = 4;
-
-bool few_levels(const std::vector<Weight>& weights, std::size_t threshold_index) {
-    return weights.size() - threshold_index <= kFewWeights;
-}
-
 struct Ladder {
     std::size_t lo = 0;  // a placement is known at weights[lo]
     std::size_t hi = 0;  // nothing above weights[hi] is possible
@@ -129,7 +119,7 @@ void adopt_numa_start(const Problem& problem, Weight threshold, Groups& incumben
 }  // namespace
 
 Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
-                     std::uint64_t group_search_nodes) {
+                     Searches searches) {
     const auto weights = distinct_weights(problem);
     Solved solved;
     Ladder ladder{.lo = index_of(weights, evaluate(problem, start).min_bottleneck),
@@ -144,15 +134,8 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
     normalise(ladder.at_lo);
     adopt_numa_start(problem, weights[ladder.lo], ladder.at_lo, solved, node_budget);
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
-    const std::uint64_t group_share = few_levels(weights, ladder.lo) ? left / kTieHeavyShare * (kTieHeavyShare - 1) : 0;
-    SearchResult best = optimise_packing(problem, weights[ladder.lo], ladder.at_lo,
-                                         std::min(left, std::max(group_search_nodes, group_share)), caps);
+    const SearchResult best = race_searches(problem, weights[ladder.lo], ladder.at_lo, left, caps, searches);
     solved.nodes += best.nodes;
-    if (!best.complete) {
-        const std::uint64_t rest = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
-        best = assign_packing(problem, weights[ladder.lo], best.groups, rest, caps);
-        solved.nodes += best.nodes;
-    }
     solved.groups = best.groups;
     normalise(solved.groups);
     solved.exact = ladder.complete && best.complete;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "policy/placement_objective.hpp"
+#include "policy/placement_race.hpp"
 
 namespace peergate::policy::placement {
 
@@ -20,15 +21,12 @@ struct Solved {
     std::uint64_t nodes = 0;
 };
 
-// The group-by-group search (placement_search.hpp) settles structured topologies, with many
-// equal optima, in a few hundred nodes; past this many the search that fills all groups at
-// once (placement_assign.hpp) takes over with the rest of the budget.
-inline constexpr std::uint64_t kGroupSearchNodes = 50'000;
-
 // `start` is a known placement (the heuristic's); `ceiling` an upper bound on (1).
 // Stops where the node budget runs out and returns the best placement found, with
-// exact false and the tightest proven bound on (1).
+// exact false and the tightest proven bound on (1). The last stage's two searches run side
+// by side, each with most of what is left of the budget (placement_race.hpp), so `nodes`
+// may exceed the budget by up to three quarters of it.
 Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
-                     std::uint64_t group_search_nodes = kGroupSearchNodes);
+                     Searches searches = Searches::both);
 
 }  // namespace peergate::policy::placement

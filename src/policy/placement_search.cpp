@@ -51,13 +51,14 @@ constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 class Searcher {
 public:
     Searcher(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
-             const std::vector<int>& level_caps)
+             const std::vector<int>& level_caps, const std::atomic<bool>* stop = nullptr)
         : p_(problem),
           nb_(neighbours_at(problem, threshold)),
           levels_(level_adjacency(problem, threshold)),
           ceilings_(clique_ceilings(problem, levels_, problem.n >= 64 ? ~Mask{0} : bit(problem.n) - 1)),
           feasibility_(feasibility),
-          budget_(budget) {
+          budget_(budget),
+          stop_(stop) {
         for (int v = 0; v < p_.n; ++v) {
             required_ |= p_.is_required(v) ? bit(v) : 0;
             usable_ |= at(ceilings_, v) != kNoGroup ? bit(v) : 0;
@@ -98,7 +99,7 @@ private:
             (scratch_.packer.spent() + clique_steps_) * kScanStepsPerInnerStep + scratch_.steps + steps_;
         nodes_ += 1 + (spent - charged_) / kScanStepsPerNode;
         charged_ = spent - (spent - charged_) % kScanStepsPerNode;
-        if (nodes_ > budget_) {
+        if (nodes_ > budget_ || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) {
             stopped_ = true;
             return false;
         }
@@ -341,6 +342,7 @@ private:
     std::vector<Weight> shares_;
     bool feasibility_;
     std::uint64_t budget_;
+    const std::atomic<bool>* stop_;  // set by whoever no longer needs the answer
     std::uint64_t nodes_ = 0;
     bool stopped_ = false;
     bool done_ = false;
@@ -370,8 +372,9 @@ SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_
 }
 
 SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                              std::uint64_t node_budget, const std::vector<int>& level_caps) {
-    Searcher searcher(problem, threshold, false, node_budget, level_caps);
+                              std::uint64_t node_budget, const std::vector<int>& level_caps,
+                              const std::atomic<bool>* stop) {
+    Searcher searcher(problem, threshold, false, node_budget, level_caps, stop);
     searcher.seed(incumbent);
     return searcher.run();
 }

@@ -9,6 +9,7 @@
 // strict improvements yields the smallest list among the optimal ones.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "policy/placement_objective.hpp"
@@ -29,8 +30,10 @@ SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_
 // The best placement by (2), (3), (4) and the tie-break among those whose pairs all weigh
 // >= threshold. `incumbent` is a known such placement (found is then always true).
 // `level_caps[i]`, when given, bounds how many disjoint groups of the whole problem can have
-// every pair >= the i-th distinct weight above the threshold (ascending).
+// every pair >= the i-th distinct weight above the threshold (ascending). The search gives
+// up (complete false) as soon as `stop`, when given, is set.
 SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                              std::uint64_t node_budget, const std::vector<int>& level_caps = {});
+                              std::uint64_t node_budget, const std::vector<int>& level_caps = {},
+                              const std::atomic<bool>* stop = nullptr);
 
 }  // namespace peergate::policy::placement

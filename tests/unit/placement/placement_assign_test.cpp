@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The search that fills all groups at once (placement_assign), forced on by giving the
-// group-by-group search no nodes, against the brute-force enumerator: the same objective
+// The search that fills all groups at once (placement_assign), run alone through the
+// solver's Searches::all_groups_only, against the brute-force enumerator: the same objective
 // and the same groups (the tie-break) on random topologies, every K, with candidate lists,
 // counts that leave GPUs out, and required GPUs.
 #include <gtest/gtest.h>
@@ -14,7 +14,7 @@ namespace peergate {
 namespace {
 
 using placement_test::describe;
-using placement_test::expect_assign_search_matches_brute_force;
+using placement_test::expect_exact_search_matches_brute_force;
 using placement_test::expect_place_matches_brute_force;
 using placement_test::random_request;
 using placement_test::random_topology;
@@ -68,7 +68,7 @@ TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
             request.required = {std::uniform_int_distribution<int>(0, n - 1)(rng)};
         }
         expect_place_matches_brute_force(t, request, "trial " + std::to_string(trial) + " n " + std::to_string(n));
-        expect_assign_search_matches_brute_force(t, request, "assign, trial " + std::to_string(trial));
+        expect_exact_search_matches_brute_force(t, request, "assign, trial " + std::to_string(trial));
     }
 }
 
@@ -79,7 +79,7 @@ void expect_assign_search_for_every_k(model::Topology (*shape)(std::mt19937&, in
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = shape(rng, n);
         for (int k = 2; k <= n / 2; ++k) {
-            expect_assign_search_matches_brute_force(t, policy::PlacementRequest{.size = k},
+            expect_exact_search_matches_brute_force(t, policy::PlacementRequest{.size = k},
                                                      "trial " + std::to_string(trial) + " n " + std::to_string(n) +
                                                          " K " + std::to_string(k));
         }
@@ -98,7 +98,7 @@ TEST(PlacementAssignSearch, MatchesBruteForceWithCandidatesCountAndRequired) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = random_topology(rng, n);
         if (const auto request = random_request(rng, n, 2, 4, 3)) {
-            expect_assign_search_matches_brute_force(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
+            expect_exact_search_matches_brute_force(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
         }
     }
 }

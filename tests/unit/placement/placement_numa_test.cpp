@@ -16,7 +16,7 @@
 namespace peergate {
 namespace {
 
-using placement_test::expect_assign_search_matches_brute_force;
+using placement_test::expect_exact_search_matches_brute_force;
 using placement_test::expect_place_matches_brute_force;
 using placement_test::topology_from;
 using Tokens = std::vector<std::vector<std::string>>;
@@ -54,7 +54,7 @@ void expect_every_size_matches(model::Topology (*shape)(std::mt19937&, int),
             const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
                                      " K " + std::to_string(k);
             expect_place_matches_brute_force(t, {.size = k}, what);
-            expect_assign_search_matches_brute_force(t, {.size = k}, "assign, " + what);
+            expect_exact_search_matches_brute_force(t, {.size = k}, "assign, " + what);
         }
     }
 }

@@ -10,6 +10,7 @@
 
 #include "model/topology.hpp"
 #include "policy/placement.hpp"
+#include "policy/placement_race.hpp"
 
 namespace peergate::placement_test {
 
@@ -49,9 +50,10 @@ std::string describe(const policy::PlacementRequest& request);
 void expect_place_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
                                       const std::string& what);
 
-// The same through the search that fills all groups at once (placement_assign.hpp), forced
-// on by giving the group-by-group search no nodes.
-void expect_assign_search_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
-                                              const std::string& what);
+// The same through the exact solver with its last stage forced (placement_race.hpp): by
+// default the search that fills all groups at once (placement_assign.hpp) alone.
+void expect_exact_search_matches_brute_force(
+    const model::Topology& topology, const policy::PlacementRequest& request, const std::string& what,
+    policy::placement::Searches searches = policy::placement::Searches::all_groups_only);
 
 }  // namespace peergate::placement_test

@@ -214,8 +214,8 @@ void expect_place_matches_brute_force(const model::Topology& topology, const pol
     EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
 }
 
-void expect_assign_search_matches_brute_force(const model::Topology& t, const policy::PlacementRequest& request,
-                                  const std::string& what) {
+void expect_exact_search_matches_brute_force(const model::Topology& t, const policy::PlacementRequest& request,
+                                             const std::string& what, policy::placement::Searches searches) {
     const auto problem = policy::placement::build_problem(t, request);
     const int count = request.count.value_or(
         static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
@@ -226,7 +226,7 @@ void expect_assign_search_matches_brute_force(const model::Topology& t, const po
     }
     const auto ceiling = policy::placement::first_component_bound(*problem);
     const auto start = policy::placement::heuristic_placement(*problem, ceiling);
-    const auto solved = policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, 0);
+    const auto solved = policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, searches);
     ASSERT_TRUE(solved.exact) << what;
     EXPECT_EQ(policy::placement::evaluate(*problem, solved.groups), brute->objective) << what;
     std::vector<std::vector<int>> ids;
