@@ -182,4 +182,31 @@ int fewest_spans(const std::vector<int>& members,
     return std::max(m * per_group, classes_to_seat(pieces, m * k) + odd_piece_extra(members, largest, k, m));
 }
 
+void spans_after_open_group(const TwoClasses& pool, int k, int m, SpanScratch& scratch, SpansAfterOpen& after) {
+    for (int first = 0; first <= k; ++first) {
+        const std::array<int, 2> taken{first, k - first};
+        for (std::size_t c = 0; c < 2; ++c) {
+            const int left = std::max(0, pool.members[c] - taken[c]);
+            scratch.members[c] = left;
+            scratch.pure[c] = std::min(pool.pure[c], left / k);
+            scratch.largest[c] = std::min(pool.largest[c], left);
+        }
+        at(after, first) = m == 0 ? 0
+                                  : std::max(m + fewest_mixed(scratch.members, scratch.pure, k, m),
+                                             fewest_spans(scratch.members, scratch.largest, k, m, scratch.pieces));
+    }
+}
+
+int fewest_spans_around_open_group(const SpansAfterOpen& after, std::array<int, 2> open, std::array<int, 2> cand,
+                                   int k) {
+    const int missing = k - open[0] - open[1];
+    int fewest = 1 << 30;
+    for (int more = std::max(0, missing - cand[1]); more <= std::min(missing, cand[0]); ++more) {
+        const int first = open[0] + more;
+        const int second = k - first;
+        fewest = std::min(fewest, (first > 0 ? 1 : 0) + (second > 0 ? 1 : 0) + at(after, first));
+    }
+    return fewest;
+}
+
 }  // namespace peergate::policy::placement

@@ -3,6 +3,7 @@
 #include "policy/placement_search.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <functional>
 #include <unordered_map>
@@ -45,6 +46,8 @@ struct Open {
 constexpr std::uint64_t kScanStepsPerNode = 256;
 // A step of the packing and clique searches inside the bounds costs about four scan steps.
 constexpr std::uint64_t kScanStepsPerInnerStep = 4;
+// A span count for one split of a group about to be filled (spans_after_open_group).
+constexpr std::uint64_t kScanStepsPerSpanCount = 16;
 
 constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
@@ -179,11 +182,15 @@ private:
             if (!rest.feasible || prunes(prefix + rest.groups)) {
                 return;
             }
+            if (p_.numa_classes == 2) {
+                spans_after_open_group(rest.classes, p_.k, groups - 1, span_scratch_, rest.after_open);
+                steps_ += kScanStepsPerSpanCount * static_cast<std::uint64_t>(p_.k + 1);
+            }
         }
         const int u = feasibility_ ? most_constrained(pool) : lowest(pool);
         if (twin_allows(u, pool)) {
             const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
-            extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest.all_but_one, here);
+            extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest, here);
         }
         const bool spare = count(pool) - 1 >= groups * p_.k;
         if (spare && (bit(u) & required_) == 0) {
@@ -235,7 +242,7 @@ private:
         return next;
     }
 
-    PEERGATE_WITH_POPCNT void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const Score& rest,
+    PEERGATE_WITH_POPCNT void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const RestBound& rest,
                 const std::vector<Weight>& ceilings) {
         if (!tick()) {
             return;
@@ -287,7 +294,7 @@ private:
 
     // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
     // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
-    bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const Score& rest,
+    bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const RestBound& rest,
                        const std::vector<Weight>& ceilings) {
         const int missing = p_.k - open.size;
         Weight bottleneck = open.bottleneck;
@@ -298,7 +305,7 @@ private:
             }
             bottleneck = std::min({bottleneck, *kth, at(ceilings, lowest(m))});
         }
-        const Weight sum = prefix.sum_bottleneck + bottleneck + rest.sum_bottleneck;
+        const Weight sum = prefix.sum_bottleneck + bottleneck + rest.all_but_one.sum_bottleneck;
         if (!has_best_ || sum != best_.sum_bottleneck) {
             return has_best_ && sum < best_.sum_bottleneck;
         }
@@ -313,10 +320,26 @@ private:
         }
         const int spans =
             count(open.classes) + classes_to_add(seats(), open.classes, cand, missing, offers_);
-        return prunes(prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest);
+        Score upper = prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest.all_but_one;
+        if (p_.numa_classes == 2 && upper.doubled_weight == best_.doubled_weight) {
+            upper.negative_spans = std::min(upper.negative_spans, prefix.negative_spans - spans_around(open, cand, rest));
+        }
+        return prunes(upper);
     }
 
     ClassSeats seats() const { return {class_members_, nb_.mask}; }
+
+    // Two classes: how the open group splits between them decides what the groups after it
+    // can seat (fewest_spans_around_open_group).
+    int spans_around(const Open& open, Mask cand, const RestBound& rest) {
+        std::array<int, 2> in_open{};
+        std::array<int, 2> offered{};
+        for (std::size_t c = 0; c < 2; ++c) {
+            in_open[c] = count(open.members & class_members_[c]);
+            offered[c] = count(cand & class_members_[c]);
+        }
+        return fewest_spans_around_open_group(rest.after_open, in_open, offered, p_.k);
+    }
 
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
         const Partners found = heaviest_partners(p_, nb_, v, cand, kth, steps_);
@@ -360,6 +383,7 @@ private:
     std::vector<int> previous_twin_;  // per candidate: its next smaller twin, or -1
     std::vector<Mask> class_members_;  // per NUMA class
     std::vector<int> offers_;          // classes_to_add's
+    SpanScratch span_scratch_;
     std::unordered_map<Key, Score, KeyHash> memo_;
     std::unordered_set<Key, KeyHash> failed_;
 };

@@ -124,6 +124,27 @@ TEST(PlacementNumaBound, CountsTheNodesGroupsMustSpan) {
     EXPECT_EQ(policy::placement::classes_to_seat(offers, 3), 2);  // short: all of them
 }
 
+// Two sockets of 17 and 15 GPUs, groups of 8: a group that already holds two of the first
+// socket and goes on with it leaves 9 and 15, which three groups seat with one mixed (one
+// pure group each and 1 + 7): 1 + 4 = 5 spans. Splitting the group itself costs more
+// (2 + 4), and so the least over the splits is 5, where the open group's bound (1) and the
+// three others' bound on the whole pool (3) say 4 apart.
+TEST(PlacementNumaBound, AGroupBeingFilledDecidesWhatTheOthersCanSeat) {
+    policy::placement::TwoClasses pool{.members = {17, 15}, .pure = {2, 1}, .largest = {8, 8}};
+    policy::placement::SpanScratch scratch;
+    policy::placement::SpansAfterOpen after{};
+    policy::placement::spans_after_open_group(pool, 8, 3, scratch, after);
+    EXPECT_EQ(after[8], 4);  // 9 and 15 left
+    EXPECT_EQ(after[2], 4);  // 15 and 9 left
+    EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {15, 15}, 8), 5);
+    // Only the second socket's candidates left: the group must mix (2 spans), leaving 15
+    // and 9, which need a mixed group too.
+    EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {0, 15}, 8), 6);
+    // The last group: nothing after it.
+    policy::placement::spans_after_open_group(pool, 8, 0, scratch, after);
+    EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {8, 0}, {0, 0}, 8), 1);
+}
+
 // Only pairwise usable members seat together: a clique of three in five, an empty set, a
 // search that answers with its cap.
 TEST(PlacementNumaBound, LargestCliqueCountsPairwiseUsableMembers) {
