@@ -209,4 +209,16 @@ int fewest_spans_around_open_group(const SpansAfterOpen& after, std::array<int, 
     return fewest;
 }
 
+PEERGATE_WITH_POPCNT int fewest_spans_around_open_group(const SpansAfterOpen& after,
+                                                        const std::vector<std::uint64_t>& classes,
+                                                        std::uint64_t members, std::uint64_t cand, int k) {
+    std::array<int, 2> open{};
+    std::array<int, 2> offered{};
+    for (std::size_t c = 0; c < 2; ++c) {
+        open[c] = std::popcount(members & classes[c]);
+        offered[c] = std::popcount(cand & classes[c]);
+    }
+    return fewest_spans_around_open_group(after, open, offered, k);
+}
+
 }  // namespace peergate::policy::placement

@@ -88,4 +88,8 @@ void spans_after_open_group(const TwoClasses& pool, int k, int m, SpanScratch& s
 int fewest_spans_around_open_group(const SpansAfterOpen& after, std::array<int, 2> open, std::array<int, 2> cand,
                                    int k);
 
+// The same from the group's members and candidates as bits (`classes`: class_masks).
+int fewest_spans_around_open_group(const SpansAfterOpen& after, const std::vector<std::uint64_t>& classes,
+                                   std::uint64_t members, std::uint64_t cand, int k);
+
 }  // namespace peergate::policy::placement

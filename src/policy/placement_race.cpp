@@ -60,7 +60,8 @@ SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups
     const std::uint64_t all_groups_budget = all_groups_share(problem, node_budget);
     try {
         all_groups = std::async(std::launch::async, [&] {
-            SearchResult found = assign_packing(problem, threshold, incumbent, all_groups_budget, level_caps, &finished);
+            SearchResult found =
+                assign_packing(problem, threshold, incumbent, all_groups_budget, level_caps, &finished);
             if (found.complete) {
                 finished.store(true);
             }

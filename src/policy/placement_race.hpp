@@ -5,12 +5,13 @@
 // (placement_assign.hpp) balanced partitions. Which finishes first depends on the topology,
 // in ways no cheap test foretells, so both run side by side, the group-by-group search
 // with the whole budget, the other with three quarters of it (two thirds with groups of
-// up to 4: its nodes cost more), and the first to finish stops the other. (The group-by-group search first runs alone for
-// kAloneNodes, which settles most problems before a thread is worth starting.)
+// up to 4: its nodes cost more), and the first to finish stops the other. The
+// group-by-group search first runs alone for kAloneNodes, which settles most problems
+// before a thread is worth starting; its best placement then seeds both.
 //
 // Neither sees the other's placements, so the answer never depends on timing: an exact
-// answer is unique (the tie-break orders every placement), and when neither finishes, both
-// ran their whole budgets. Only the node count (the work both did) varies between runs.
+// answer is unique (the tie-break orders every placement), and when neither finishes, each
+// ran its whole share. Only the node count (the work both did) varies between runs.
 #pragma once
 
 #include <cstdint>

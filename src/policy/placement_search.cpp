@@ -3,7 +3,6 @@
 #include "policy/placement_search.hpp"
 
 #include <algorithm>
-#include <array>
 #include <bit>
 #include <functional>
 #include <unordered_map>
@@ -322,24 +321,14 @@ private:
             count(open.classes) + classes_to_add(seats(), open.classes, cand, missing, offers_);
         Score upper = prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest.all_but_one;
         if (p_.numa_classes == 2 && upper.doubled_weight == best_.doubled_weight) {
-            upper.negative_spans = std::min(upper.negative_spans, prefix.negative_spans - spans_around(open, cand, rest));
+            const int around =
+                fewest_spans_around_open_group(rest.after_open, class_members_, open.members, cand, p_.k);
+            upper.negative_spans = std::min(upper.negative_spans, prefix.negative_spans - around);
         }
         return prunes(upper);
     }
 
     ClassSeats seats() const { return {class_members_, nb_.mask}; }
-
-    // Two classes: how the open group splits between them decides what the groups after it
-    // can seat (fewest_spans_around_open_group).
-    int spans_around(const Open& open, Mask cand, const RestBound& rest) {
-        std::array<int, 2> in_open{};
-        std::array<int, 2> offered{};
-        for (std::size_t c = 0; c < 2; ++c) {
-            in_open[c] = count(open.members & class_members_[c]);
-            offered[c] = count(cand & class_members_[c]);
-        }
-        return fewest_spans_around_open_group(rest.after_open, in_open, offered, p_.k);
-    }
 
     std::optional<Weight> kth_partner(int v, Mask cand, int kth) const {
         const Partners found = heaviest_partners(p_, nb_, v, cand, kth, steps_);

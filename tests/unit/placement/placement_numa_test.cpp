@@ -137,6 +137,11 @@ TEST(PlacementNumaBound, AGroupBeingFilledDecidesWhatTheOthersCanSeat) {
     EXPECT_EQ(after[8], 4);  // 9 and 15 left
     EXPECT_EQ(after[2], 4);  // 15 and 9 left
     EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {15, 15}, 8), 5);
+    // The same as bits: GPUs 0-16 on the first socket, 17-31 on the second; 0 and 1 taken.
+    const std::uint64_t all = (std::uint64_t{1} << 32) - 1;
+    const std::uint64_t first = (std::uint64_t{1} << 17) - 1;
+    const std::vector<std::uint64_t> sockets = {first, all & ~first};
+    EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, sockets, 0x3, all & ~std::uint64_t{0x3}, 8), 5);
     // Only the second socket's candidates left: the group must mix (2 spans), leaving 15
     // and 9, which need a mixed group too.
     EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {0, 15}, 8), 6);
