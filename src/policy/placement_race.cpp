@@ -43,13 +43,14 @@ SearchResult one_after_the_other(const Problem& problem, Weight threshold, const
 }
 
 // The all-groups search's nodes cost 0.3-1.0 us with groups of 6 or more and up to 1.1 us
-// with smaller ones (its bound visits every open group per candidate), against 0.3-0.5 us
-// for the group-by-group search's: it gets three quarters of the budget, two thirds with
-// groups of up to 4, so that both end within about the same time (a second on this VM).
+// with smaller ones (its bound visits every open group per candidate; more with both
+// threads busy), against 0.3-0.5 us for the group-by-group search's: it gets three
+// quarters of the budget, half with groups of up to 4, so that a solve that finishes
+// neither stays under a second on this VM (two thirds took 1.06-1.17 s on `pcie` K = 4).
 constexpr int kSmallGroups = 4;
 
 std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget) {
-    return problem.k <= kSmallGroups ? node_budget / 3 * 2 : node_budget / 4 * 3;
+    return problem.k <= kSmallGroups ? node_budget / 2 : node_budget / 4 * 3;
 }
 
 // Both searches side by side, the first to finish stopping the other.

@@ -4,8 +4,8 @@
 // structured topologies with many equal optima, the one that fills all groups at once
 // (placement_assign.hpp) balanced partitions. Which finishes first depends on the topology,
 // in ways no cheap test foretells, so both run side by side, the group-by-group search
-// with the whole budget, the other with three quarters of it (two thirds with groups of
-// up to 4: its nodes cost more), and the first to finish stops the other. The
+// with the whole budget, the other with three quarters of it (half with groups of up to
+// 4: its nodes cost more), and the first to finish stops the other. The
 // group-by-group search first runs alone for kAloneNodes, which settles most problems
 // before a thread is worth starting; its best placement then seeds both.
 //
