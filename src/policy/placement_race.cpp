@@ -46,7 +46,7 @@ SearchResult one_after_the_other(const Problem& problem, Weight threshold, const
 // with smaller ones (its bound visits every open group per candidate; more with both
 // threads busy), against 0.3-0.5 us for the group-by-group search's: it gets three
 // quarters of the budget, half with groups of up to 4, so that a solve that finishes
-// neither stays under a second on this VM (two thirds took 1.06-1.17 s on `pcie` K = 4).
+// neither stays under a second on this VM (with two thirds, `pcie` K = 4 took up to 1.17 s).
 constexpr int kSmallGroups = 4;
 
 std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget) {
