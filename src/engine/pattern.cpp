@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "util/cpu_clones.hpp"
 #include "engine/pattern.hpp"
 
 #include <algorithm>
@@ -58,8 +59,7 @@ std::uint32_t stand_in_index(std::uint32_t seed) { return (kSentinelBits - seed)
 // the probe's compare keeps up with the copy that brought the bytes back. It compares with
 // the plain affine value; the block holding the one element per seed whose value is the
 // sentinel's stand-in goes to the exact pass instead. AVX2 where the CPU has it (chosen at load time).
-__attribute__((target_clones("avx2", "default")))
-bool block_intact(const std::uint32_t* data, std::uint32_t seed, std::uint32_t first_index,
+PEERGATE_WITH_AVX2 bool block_intact(const std::uint32_t* data, std::uint32_t seed, std::uint32_t first_index,
                   std::size_t begin, std::size_t end) {
     std::uint32_t differs = 0;
     std::uint32_t expected = (first_index + static_cast<std::uint32_t>(begin)) * kStep + seed;

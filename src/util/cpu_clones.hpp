@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Functions whose inner loops count bits (the placement searches keep GPU sets as 64-bit
-// masks): compiled twice, with and without the POPCNT instruction, and the CPU picks at
-// load time. Without it GCC calls a library routine for every count, which took a quarter
-// of the search time. x86-64 with GCC or Clang; elsewhere a plain function.
+// Functions compiled twice, for a CPU feature and without it, the CPU picking at load
+// time. PEERGATE_WITH_POPCNT: inner loops that count bits (the placement searches keep GPU
+// sets as 64-bit masks); without POPCNT GCC calls a library routine for every count, which
+// took a quarter of the search time. PEERGATE_WITH_AVX2: the probe's compare of the bytes
+// it copied back, which vectorises. x86-64 with GCC or Clang; elsewhere plain functions.
 #pragma once
 
 // Not under ThreadSanitizer: the loader runs the clones' resolvers before the sanitizer's
@@ -18,6 +19,8 @@
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PEERGATE_NO_CPU_CLONES)
 #define PEERGATE_WITH_POPCNT __attribute__((target_clones("popcnt", "default")))
+#define PEERGATE_WITH_AVX2 __attribute__((target_clones("avx2", "default")))
 #else
 #define PEERGATE_WITH_POPCNT
+#define PEERGATE_WITH_AVX2
 #endif
