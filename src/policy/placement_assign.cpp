@@ -102,7 +102,7 @@ private:
     PEERGATE_WITH_POPCNT void search() {
         nodes_ += 1 + (counter_.steps() - charged_steps_) / kScansPerNode;
         charged_steps_ = counter_.steps() - (counter_.steps() - charged_steps_) % kScansPerNode;
-        if (done_ || stopped_ || nodes_ > budget_ || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) {
+        if (done_ || stopped_ || nodes_ > budget_ || stop_requested(stop_)) {
             stopped_ = !done_;
             return;
         }
@@ -348,7 +348,7 @@ private:
             }
         }
         normalise(groups);
-        if (!has_best_ || score > best_ || (score == best_ && groups < best_groups_)) {
+        if (!has_best_ || preferred(score, groups, best_, best_groups_)) {
             best_ = score;
             best_groups_ = std::move(groups);
             has_best_ = true;

@@ -173,13 +173,6 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
     if (static_cast<int>(kth.size()) < m * p.k) {
         return rest;
     }
-    if (p.numa_classes == 2) {
-        for (std::size_t c = 0; c < 2; ++c) {
-            rest.classes.members[c] = per_class[c];
-            rest.classes.pure[c] = scratch.pure[c];
-            rest.classes.largest[c] = scratch.largest[c];
-        }
-    }
     rest.feasible = true;
     std::sort(kth.begin(), kth.end(), std::greater<>());
     std::sort(top.begin(), top.end(), std::greater<>());

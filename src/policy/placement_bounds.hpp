@@ -80,7 +80,6 @@ struct RestBound {
     bool feasible = false;  // enough members with K-1 usable partners for m groups
     Score groups;           // m groups
     Score all_but_one;      // m - 1 groups
-    TwoClasses classes;     // with two NUMA classes, their counts
     SpansAfterOpen after_open{};  // with two classes, filled by the search that opens a group
 };
 

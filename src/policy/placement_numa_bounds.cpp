@@ -182,14 +182,16 @@ int fewest_spans(const std::vector<int>& members,
     return std::max(m * per_group, classes_to_seat(pieces, m * k) + odd_piece_extra(members, largest, k, m));
 }
 
-void spans_after_open_group(const TwoClasses& pool, int k, int m, SpanScratch& scratch, SpansAfterOpen& after) {
+void spans_after_open_group(const std::vector<int>& members, const std::vector<int>& pure,
+                            const std::vector<int>& largest, int k, int m, SpanScratch& scratch,
+                            SpansAfterOpen& after) {
     for (int first = 0; first <= k; ++first) {
         const std::array<int, 2> taken{first, k - first};
         for (std::size_t c = 0; c < 2; ++c) {
-            const int left = std::max(0, pool.members[c] - taken[c]);
+            const int left = std::max(0, members[c] - taken[c]);
             scratch.members[c] = left;
-            scratch.pure[c] = std::min(pool.pure[c], left / k);
-            scratch.largest[c] = std::min(pool.largest[c], left);
+            scratch.pure[c] = std::min(pure[c], left / k);
+            scratch.largest[c] = std::min(largest[c], left);
         }
         at(after, first) = m == 0 ? 0
                                   : std::max(m + fewest_mixed(scratch.members, scratch.pure, k, m),

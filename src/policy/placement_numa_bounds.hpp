@@ -58,14 +58,6 @@ int fewest_spans(const std::vector<int>& members,
 // at most K-1 members of any one, so the pure groups must leave enough members elsewhere.
 int fewest_mixed(const std::vector<int>& members, const std::vector<int>& pure, int k, int m);
 
-// Two NUMA classes (two sockets), as counted where a group is opened: per class its
-// usable members, the most groups it holds alone and its largest clique (up to K).
-struct TwoClasses {
-    std::array<int, 2> members{};
-    std::array<int, 2> pure{};
-    std::array<int, 2> largest{};
-};
-
 // Buffers for the bound below, so that the search does not allocate at every node.
 struct SpanScratch {
     std::vector<int> members = std::vector<int>(2);
@@ -74,11 +66,14 @@ struct SpanScratch {
     std::vector<int> pieces;
 };
 
-// With two classes, per count f (0..K) of the first class in a group of K about to be
-// filled: the fewest classes the m groups after it span, from the members it leaves
-// (fewest_mixed, fewest_spans). Worked out once where the group is opened.
+// With two classes (two sockets), per count f (0..K) of the first class in a group of K
+// about to be filled: the fewest classes the m groups after it span, from the members it
+// leaves (fewest_mixed, fewest_spans). Worked out once where the group is opened, from
+// each class's usable members, the most groups it holds alone and its largest clique.
 using SpansAfterOpen = std::array<int, 65>;
-void spans_after_open_group(const TwoClasses& pool, int k, int m, SpanScratch& scratch, SpansAfterOpen& after);
+void spans_after_open_group(const std::vector<int>& members, const std::vector<int>& pure,
+                            const std::vector<int>& largest, int k, int m, SpanScratch& scratch,
+                            SpansAfterOpen& after);
 
 // The fewest classes a group being filled and the m groups after it span together:
 // however the group's members split between the two classes (`open` so far, up to `cand`

@@ -42,6 +42,12 @@ struct Score {
 };
 
 Score score_of(const GroupStats& stats);
+
+// The answer's order: the better score, then the smaller sorted list of sorted groups
+// (both normalised).
+inline bool preferred(const Score& a, const Groups& a_groups, const Score& b, const Groups& b_groups) {
+    return a > b || (a == b && a_groups < b_groups);
+}
 Score score_of(const PlacementObjective& objective);
 
 }  // namespace peergate::policy::placement

@@ -18,7 +18,7 @@ namespace {
 SearchResult better_of(SearchResult a, SearchResult b) {
     normalise(a.groups);
     normalise(b.groups);
-    const bool b_wins = !a.found || (b.found && (b.score > a.score || (b.score == a.score && b.groups < a.groups)));
+    const bool b_wins = !a.found || (b.found && preferred(b.score, b.groups, a.score, a.groups));
     return b_wins ? b : a;
 }
 

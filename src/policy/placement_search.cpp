@@ -101,7 +101,7 @@ private:
             (scratch_.packer.spent() + clique_steps_) * kScanStepsPerInnerStep + scratch_.steps + steps_;
         nodes_ += 1 + (spent - charged_) / kScanStepsPerNode;
         charged_ = spent - (spent - charged_) % kScanStepsPerNode;
-        if (nodes_ > budget_ || (stop_ != nullptr && stop_->load(std::memory_order_relaxed))) {
+        if (nodes_ > budget_ || stop_requested(stop_)) {
             stopped_ = true;
             return false;
         }
@@ -182,7 +182,8 @@ private:
                 return;
             }
             if (p_.numa_classes == 2) {
-                spans_after_open_group(rest.classes, p_.k, groups - 1, span_scratch_, rest.after_open);
+                spans_after_open_group(scratch_.per_class, scratch_.pure, scratch_.largest, p_.k, groups - 1,
+                                       span_scratch_, rest.after_open);
                 steps_ += kScanStepsPerSpanCount * static_cast<std::uint64_t>(p_.k + 1);
             }
         }

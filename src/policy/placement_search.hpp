@@ -24,6 +24,11 @@ struct SearchResult {
     std::uint64_t nodes = 0;
 };
 
+// Whether whoever handed a search `stop` has set it (a search given none runs to its budget).
+inline bool stop_requested(const std::atomic<bool>* stop) {
+    return stop != nullptr && stop->load(std::memory_order_relaxed);
+}
+
 // Any placement of G groups whose pairs all weigh >= threshold.
 SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_t node_budget);
 

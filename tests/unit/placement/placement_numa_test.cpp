@@ -130,10 +130,9 @@ TEST(PlacementNumaBound, CountsTheNodesGroupsMustSpan) {
 // (2 + 4), and so the least over the splits is 5, where the open group's bound (1) and the
 // three others' bound on the whole pool (3) say 4 apart.
 TEST(PlacementNumaBound, AGroupBeingFilledDecidesWhatTheOthersCanSeat) {
-    policy::placement::TwoClasses pool{.members = {17, 15}, .pure = {2, 1}, .largest = {8, 8}};
     policy::placement::SpanScratch scratch;
     policy::placement::SpansAfterOpen after{};
-    policy::placement::spans_after_open_group(pool, 8, 3, scratch, after);
+    policy::placement::spans_after_open_group({17, 15}, {2, 1}, {8, 8}, 8, 3, scratch, after);
     EXPECT_EQ(after[8], 4);  // 9 and 15 left
     EXPECT_EQ(after[2], 4);  // 15 and 9 left
     EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {15, 15}, 8), 5);
@@ -146,7 +145,7 @@ TEST(PlacementNumaBound, AGroupBeingFilledDecidesWhatTheOthersCanSeat) {
     // and 9, which need a mixed group too.
     EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {0, 15}, 8), 6);
     // The last group: nothing after it.
-    policy::placement::spans_after_open_group(pool, 8, 0, scratch, after);
+    policy::placement::spans_after_open_group({17, 15}, {2, 1}, {8, 8}, 8, 0, scratch, after);
     EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {8, 0}, {0, 0}, 8), 1);
 }
 
