@@ -2,7 +2,8 @@
 // The exact solver for up to kExactLimit candidates: first the largest threshold at which
 // G groups still fit (binary search over the distinct weights, each step a branch and
 // bound feasibility search), which is the optimum of (1); then the best placement by (2),
-// (3), (4) and the tie-break using only pairs at or above it.
+// (3), (4) and the tie-break using only pairs at or above it, from a start made as good as
+// a few percent of the budget allows (swaps, a NUMA-first start, groups re-split).
 #pragma once
 
 #include <cstdint>

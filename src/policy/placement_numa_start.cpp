@@ -23,8 +23,8 @@ constexpr int kOrders = 16;
 
 // The candidates in `members` as a problem of their own wanting `groups` groups, their
 // order rotated by `rotation`; `ids` keeps, for each new position, the position it had.
-Problem restricted(
-    const Problem& p, Mask members, int groups, int rotation, std::vector<int>& ids) {
+// (No GPU is required where this start runs.)
+Problem restricted(const Problem& p, Mask members, int groups, int rotation, std::vector<int>& ids) {
     ids.clear();
     for (Mask m = members; m != 0; m &= m - 1) {
         ids.push_back(std::countr_zero(m));
@@ -32,17 +32,7 @@ Problem restricted(
     if (!ids.empty()) {
         std::rotate(ids.begin(), ids.begin() + rotation % static_cast<int>(ids.size()), ids.end());
     }
-    Problem sub{
-        .n = static_cast<int>(ids.size()), .k = p.k, .g = groups, .numa_classes = p.numa_classes};
-    for (int a : ids) {
-        sub.ids.push_back(at(p.ids, a));
-        sub.numa.push_back(at(p.numa, a));
-        sub.required.push_back(0);
-        for (int b : ids) {
-            sub.weight.push_back(p.w(a, b));
-        }
-    }
-    return sub;
+    return sub_problem(p, ids, groups);
 }
 
 class NumaFirst {

@@ -178,6 +178,20 @@ std::vector<Weight> distinct_weights(const Problem& p) {
 
 bool uniform_weights(const Problem& p) { return p.n >= 2 && distinct_weights(p).size() == 1; }
 
+Problem sub_problem(const Problem& p, const std::vector<int>& positions, int groups) {
+    Problem sub{.n = static_cast<int>(positions.size()), .k = p.k, .g = groups, .numa_classes = p.numa_classes};
+    for (int a : positions) {
+        sub.ids.push_back(at(p.ids, a));
+        sub.numa.push_back(at(p.numa, a));
+        sub.required.push_back(at(p.required, a));
+        sub.required_count += p.is_required(a) ? 1 : 0;
+        for (int b : positions) {
+            sub.weight.push_back(p.w(a, b));
+        }
+    }
+    return sub;
+}
+
 void normalise(Groups& groups) {
     for (auto& group : groups) {
         std::sort(group.begin(), group.end());

@@ -44,6 +44,10 @@ std::vector<Weight> distinct_weights(const Problem& problem);
 // True when every candidate pair has the same weight (NVSwitch boxes).
 bool uniform_weights(const Problem& problem);
 
+// The candidates at `positions` (in that order) as a problem of their own wanting `groups`
+// groups; weights, NUMA classes and required marks come along. `ids` keeps the GPU indices.
+Problem sub_problem(const Problem& problem, const std::vector<int>& positions, int groups);
+
 // Sorts each group and the groups by their smallest member.
 void normalise(Groups& groups);
 

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Large moves for the exact solver's starting placement: two or three groups and the
+// leftover candidates split again by the group-by-group search itself, within a small budget.
+//
+// Swaps move one GPU at a time and stop where no single swap helps. On PCIe trees the better
+// placement often needs two groups cut anew (three GPUs of one switch trading places with
+// three of another), which no swap on the way improves. The exact search proves optimality
+// sooner from a better start (on one 32-GPU tree with groups of 6, 1.4M nodes instead of
+// 12M), and a solve that runs out of budget answers with it.
+#pragma once
+
+#include <cstdint>
+
+#include "policy/placement_objective.hpp"
+
+namespace peergate::policy::placement {
+
+// Re-splits each pair of `groups` (all pairs at or above `threshold`, which is the
+// placement's weakest link) with the leftover, then triples where no pair helps, while the
+// score improves; returns the search nodes spent (about `node_budget` at most). `groups`
+// stays normalised; required GPUs stay together.
+std::uint64_t regroup_pairs(const Problem& problem, Weight threshold, Groups& groups, std::uint64_t node_budget);
+
+}  // namespace peergate::policy::placement
