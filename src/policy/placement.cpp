@@ -7,6 +7,7 @@
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_exact.hpp"
 #include "policy/placement_heuristic.hpp"
+#include "policy/placement_regroup.hpp"
 #include "policy/placement_uniform.hpp"
 
 namespace peergate::policy {
@@ -57,7 +58,13 @@ Answer solve(const Problem& p, std::uint64_t node_budget) {
     const Weight ceiling = placement::first_component_bound(p);
     Groups start = placement::heuristic_placement(p, ceiling);
     if (p.n > placement::kExactLimit) {
-        return Answer{.groups = std::move(start), .method = PlacementMethod::heuristic, .upper_bound = ceiling};
+        // Re-split where bit sets reach (n <= 64), with half the exact solver's share: nodes
+        // cost about 0.7 us at n = 64, and a large machine's answer is due within 100 ms.
+        const Weight threshold = placement::evaluate(p, start).min_bottleneck;
+        const auto share = std::min(node_budget, placement::kRegroupNodes / 2);
+        const auto nodes = placement::regroup_pairs(p, threshold, start, share);
+        return Answer{.groups = std::move(start), .method = PlacementMethod::heuristic, .upper_bound = ceiling,
+                      .nodes = nodes};
     }
     auto solved = placement::solve_exactly(p, start, ceiling, node_budget);
     return Answer{.groups = std::move(solved.groups),

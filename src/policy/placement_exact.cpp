@@ -117,10 +117,6 @@ void adopt_numa_start(const Problem& problem, Weight threshold, Groups& incumben
     }
 }
 
-// Re-splitting pairs of groups gives the last stage a better start for a few percent of
-// the budget.
-constexpr std::uint64_t kRegroupNodes = 100'000;
-
 }  // namespace
 
 Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,

@@ -15,6 +15,10 @@
 
 namespace peergate::policy::placement {
 
+// What the re-splits may spend of the exact solver's node budget: a few percent (30 to 60k
+// nodes settle a 32-GPU tree in groups of 6).
+inline constexpr std::uint64_t kRegroupNodes = 100'000;
+
 // Re-splits each pair of `groups` (all pairs at or above `threshold`, which is the
 // placement's weakest link) with the leftover, then triples where no pair helps, while the
 // score improves; returns the search nodes spent (about `node_budget` at most). `groups`
