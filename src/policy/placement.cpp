@@ -61,7 +61,7 @@ Answer solve(const Problem& p, std::uint64_t node_budget) {
         // Re-split where bit sets reach (n <= 64), with half the exact solver's share: nodes
         // cost about 0.7 us at n = 64, and a large machine's answer is due within 100 ms.
         const Weight threshold = placement::evaluate(p, start).min_bottleneck;
-        const auto share = std::min(node_budget, placement::kRegroupNodes / 2);
+        const auto share = placement::regroup_share(node_budget) / 2;
         const auto nodes = placement::regroup_pairs(p, threshold, start, share);
         return Answer{.groups = std::move(start), .method = PlacementMethod::heuristic, .upper_bound = ceiling,
                       .nodes = nodes};

@@ -134,12 +134,15 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
     improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
     normalise(ladder.at_lo);
     adopt_numa_start(problem, weights[ladder.lo], ladder.at_lo, solved, node_budget);
-    solved.nodes += regroup_pairs(problem, weights[ladder.lo], ladder.at_lo,
-                                  std::min(kRegroupNodes, node_budget - std::min(node_budget, solved.nodes)));
+    solved.nodes += regroup_pairs(problem, weights[ladder.lo], ladder.at_lo, regroup_share(node_budget));
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
     const SearchResult best = race_searches(problem, weights[ladder.lo], ladder.at_lo, left, caps, searches);
     solved.nodes += best.nodes;
     solved.groups = best.groups;
+    if (!best.complete) {
+        // The searches' best still fixes its first groups early: re-splitting mends some.
+        solved.nodes += regroup_pairs(problem, weights[ladder.lo], solved.groups, regroup_share(node_budget));
+    }
     normalise(solved.groups);
     solved.exact = ladder.complete && best.complete;
     if (solved.exact) {

@@ -9,15 +9,19 @@
 // 12M), and a solve that runs out of budget answers with it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "policy/placement_objective.hpp"
 
 namespace peergate::policy::placement {
 
-// What the re-splits may spend of the exact solver's node budget: a few percent (30 to 60k
-// nodes settle a 32-GPU tree in groups of 6).
-inline constexpr std::uint64_t kRegroupNodes = 100'000;
+// What the re-splits may spend of a solve's node budget, before the exact search and again
+// on its answer when it did not finish: a twelfth, and at most 100k nodes (30 to 60k settle
+// a 32-GPU tree in groups of 6).
+inline std::uint64_t regroup_share(std::uint64_t node_budget) {
+    return std::min<std::uint64_t>(100'000, node_budget / 12);
+}
 
 // Re-splits each pair of `groups` (all pairs at or above `threshold`, which is the
 // placement's weakest link) with the leftover, then triples where no pair helps, while the
