@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "policy/placement_bits.hpp"
 #include "policy/placement_search.hpp"
 
 namespace peergate::policy::placement {
@@ -15,6 +14,10 @@ namespace {
 constexpr std::uint64_t kPairNodes = 2'000;
 constexpr std::uint64_t kTripleNodes = 5'000;
 
+// The exact solver's own limit: past it a node of the search costs several times more
+// (2 us with 56 candidates), and a 72-GPU answer is due within 100 ms.
+constexpr std::size_t kMaxPool = 32;
+
 Score score_of_groups(const Problem& p, const Groups& groups) {
     Score total;
     for (const auto& group : groups) {
@@ -23,11 +26,18 @@ Score score_of_groups(const Problem& p, const Groups& groups) {
     return total;
 }
 
-Mask leftover_of(const Problem& p, const Groups& groups) {
-    Mask left = p.n >= 64 ? ~Mask{0} : (Mask{1} << p.n) - 1;
+// The candidates in no group, ascending.
+std::vector<int> leftover_of(const Problem& p, const Groups& groups) {
+    std::vector<char> placed(static_cast<std::size_t>(p.n), 0);
     for (const auto& group : groups) {
         for (int v : group) {
-            left &= ~bit(v);
+            at(placed, v) = 1;
+        }
+    }
+    std::vector<int> left;
+    for (int v = 0; v < p.n; ++v) {
+        if (at(placed, v) == 0) {
+            left.push_back(v);
         }
     }
     return left;
@@ -36,7 +46,7 @@ Mask leftover_of(const Problem& p, const Groups& groups) {
 class Regrouper {
 public:
     Regrouper(const Problem& problem, Weight threshold, Groups& groups)
-        : p_(problem), t_(threshold), groups_(groups) {}
+        : p_(problem), t_(threshold), groups_(groups), leftover_(leftover_of(problem, groups)) {}
 
     std::uint64_t run(std::uint64_t budget) {
         budget_ = budget;
@@ -75,16 +85,14 @@ private:
 
     // The chosen groups with the leftover as a problem of their own; keeps a better split.
     bool resplit(const std::vector<std::size_t>& chosen, std::uint64_t share) {
-        Mask pool = leftover_of(p_, groups_);
+        std::vector<int> positions = leftover_;
         for (std::size_t g : chosen) {
-            for (int v : groups_[g]) {
-                pool |= bit(v);
-            }
+            positions.insert(positions.end(), groups_[g].begin(), groups_[g].end());
         }
-        std::vector<int> positions;
-        for (Mask m = pool; m != 0; m &= m - 1) {
-            positions.push_back(lowest(m));
+        if (positions.size() > kMaxPool) {
+            return false;
         }
+        std::sort(positions.begin(), positions.end());
         const Problem sub = sub_problem(p_, positions, static_cast<int>(chosen.size()));
         Groups now;
         for (std::size_t g : chosen) {
@@ -92,13 +100,16 @@ private:
         }
         normalise(now);
         const SearchResult found = optimise_packing(sub, t_, now, std::min(share, budget_ - spent_));
-        spent_ += found.nodes;
+        // Building the pool's problem and the search's tables costs about a node per member,
+        // and a pool the search settles at once must still count against the budget.
+        spent_ += found.nodes + positions.size();
         if (score_of_groups(sub, found.groups) <= score_of_groups(sub, now)) {
             return false;
         }
         for (std::size_t i = 0; i < chosen.size(); ++i) {
             groups_[chosen[i]] = global(positions, found.groups[i]);
         }
+        leftover_ = leftover_of(p_, groups_);
         return true;
     }
 
@@ -122,6 +133,7 @@ private:
     const Problem& p_;
     Weight t_;
     Groups& groups_;
+    std::vector<int> leftover_;
     std::uint64_t budget_ = 0;
     std::uint64_t spent_ = 0;
 };
@@ -129,7 +141,7 @@ private:
 }  // namespace
 
 std::uint64_t regroup_pairs(const Problem& problem, Weight threshold, Groups& groups, std::uint64_t node_budget) {
-    if (groups.size() < 2 || problem.n > 64) {
+    if (groups.size() < 2) {
         return 0;
     }
     return Regrouper(problem, threshold, groups).run(node_budget);
