@@ -5,7 +5,8 @@
 // most search nodes any of them used.
 //
 //   cmake --preset bench && cmake --build build/bench --target peergate_placement_sweep_bench
-//   build/bench/bench/peergate_placement_sweep_bench
+//   build/bench/bench/peergate_placement_sweep_bench --benchmark_filter=BM_PlaceSweep
+//   build/bench/bench/peergate_placement_sweep_bench --benchmark_filter=BM_RegroupStart
 //
 // Mixes: `dense_nvlink` (NV1..NV18 on 18 of 23 pairs, else PIX..SYS: the hardest, since
 // almost every pair is usable and weights barely differ), `sparse_nvlink` (NV1..NV4 on 30 %
@@ -22,6 +23,10 @@
 #include <string>
 
 #include "policy/placement.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_exact.hpp"
+#include "policy/placement_heuristic.hpp"
+#include "policy/placement_regroup.hpp"
 
 namespace {
 
@@ -142,6 +147,52 @@ BENCHMARK(BM_PlaceSweep)
     ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch},
                    {24, 32},
                    {2, 3, 4, 6, 8, 12, 16}})
+    ->ArgNames({"mix", "n", "K"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// Re-splitting groups (placement_regroup) against its baseline, the heuristic's greedy
+// start and swaps, on the same ten topologies per cell: how many answers it improves, and
+// its time as a ratio of the heuristic's. With the share place() gives it: the whole
+// re-split share at n <= 32 (where it prepares the exact search's start), half past that.
+void BM_RegroupStart(benchmark::State& state) {
+    namespace pl = peergate::policy::placement;
+    const auto mix = static_cast<Mix>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    const int k = static_cast<int>(state.range(2));
+    const auto whole = pl::regroup_share(peergate::policy::PlacementRequest{}.node_budget);
+    const auto share = n <= pl::kExactLimit ? whole : whole / 2;
+    using Clock = std::chrono::steady_clock;
+    std::chrono::duration<double, std::milli> heuristic{}, regroup{}, slowest{};
+    int improved = 0;
+    for (auto _ : state) {
+        improved = 0;
+        for (unsigned seed = 1; seed <= 10; ++seed) {
+            const auto problem = pl::build_problem(make(mix, n, seed), {.size = k});
+            const auto start = Clock::now();
+            auto groups = pl::heuristic_placement(*problem, pl::first_component_bound(*problem));
+            const auto swapped = Clock::now();
+            const auto before = pl::evaluate(*problem, groups);
+            pl::regroup_pairs(*problem, before.min_bottleneck, groups, share);
+            const auto done = Clock::now();
+            heuristic += swapped - start;
+            regroup += done - swapped;
+            slowest = std::max<std::chrono::duration<double, std::milli>>(slowest, done - start);
+            improved += peergate::policy::better(pl::evaluate(*problem, groups), before) ? 1 : 0;
+        }
+    }
+    state.counters["improved_of_10"] = improved;
+    state.counters["regroup_over_heuristic"] = regroup / heuristic;
+    state.counters["slowest_ms"] = slowest.count();
+    static const char* const kNames[] = {"dense_nvlink",      "sparse_nvlink", "pcie",          "two_level",
+                                         "degraded_nvswitch", "pcie_tree",     "grace_nvswitch"};
+    state.SetLabel(kNames[mix]);
+}
+
+BENCHMARK(BM_RegroupStart)
+    ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch},
+                   {32, 64, 128},
+                   {2, 4, 6, 8, 16}})
     ->ArgNames({"mix", "n", "K"})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);

@@ -140,8 +140,9 @@ Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling
     solved.nodes += best.nodes;
     solved.groups = best.groups;
     if (!best.complete) {
-        // The searches' best still fixes its first groups early: re-splitting mends some.
-        solved.nodes += regroup_pairs(problem, weights[ladder.lo], solved.groups, regroup_share(node_budget));
+        // The searches' best still fixes its first groups early: re-splitting mends some,
+        // with half the share, since this comes on top of a whole budget's time.
+        solved.nodes += regroup_pairs(problem, weights[ladder.lo], solved.groups, regroup_share(node_budget) / 2);
     }
     normalise(solved.groups);
     solved.exact = ladder.complete && best.complete;

@@ -27,7 +27,7 @@ struct Solved {
 // exact false and the tightest proven bound on (1). The last stage's two searches run side
 // by side, each with most of what is left of the budget (placement_race.hpp), and an
 // unfinished answer is re-split (placement_regroup.hpp), so `nodes` may exceed the budget
-// by up to five sixths of it.
+// by up to four fifths of it.
 Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
                      Searches searches = Searches::both);
 

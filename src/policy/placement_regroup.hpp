@@ -26,7 +26,7 @@ inline std::uint64_t regroup_share(std::uint64_t node_budget) {
 // Re-splits each pair of `groups` (all pairs at or above `threshold`, which is the
 // placement's weakest link) with the leftover, then triples where no pair helps, while the
 // score improves; returns the search nodes spent (about `node_budget` at most). Pools of
-// more than 32 candidates are left as they are. `groups` stays normalised; required GPUs
+// more than 24 candidates are left as they are. `groups` stays normalised; required GPUs
 // stay together. Any n.
 std::uint64_t regroup_pairs(const Problem& problem, Weight threshold, Groups& groups, std::uint64_t node_budget);
 
