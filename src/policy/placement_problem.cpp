@@ -116,6 +116,14 @@ util::Expected<Weight> measured_weight(const Measured& m, int a, int b) {
     return static_cast<Weight>(std::llround(slower * static_cast<double>(kBandwidthScale)));
 }
 
+// Topology::label for positions rather than GPU indices.
+std::optional<model::LinkLabel> label_between(const model::Topology& t, std::size_t a, std::size_t b) {
+    if (a >= t.matrix.size() || b >= t.matrix[a].size()) {
+        return std::nullopt;
+    }
+    return t.matrix[a][b];
+}
+
 util::Expected<void> fill_weights(Problem& p, const model::Topology& t, const PlacementRequest& r) {
     Measured measured;
     if (r.bandwidth) {
@@ -126,9 +134,14 @@ util::Expected<void> fill_weights(Problem& p, const model::Topology& t, const Pl
         measured = std::move(*parsed);
     }
     p.weight.assign(static_cast<std::size_t>(p.n * p.n), 0);
+    // Positions in the topology once, not per pair (a linear search each: 8M steps at n = 256).
+    std::vector<std::size_t> position;
+    for (int id : p.ids) {
+        position.push_back(*t.position_of(id));  // checked by pick_candidates
+    }
     for (int a = 0; a < p.n; ++a) {
         for (int b = a + 1; b < p.n; ++b) {
-            const auto label = t.label(at(p.ids, a), at(p.ids, b));
+            const auto label = label_between(t, at(position, a), at(position, b));
             Weight value = label ? link_weight(*label) : 0;
             if (value == 0) {
                 return fail(fmt::format("topology: GPU {} to GPU {} has no usable label", at(p.ids, a), at(p.ids, b)));
