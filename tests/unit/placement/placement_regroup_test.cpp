@@ -51,6 +51,11 @@ TEST(PlacementRegroup, CutsTwoGroupsAnewWhereNoSwapHelps) {
     EXPECT_EQ(found.sum_bottleneck, 10 + 50);  // was 10 + 20
 }
 
+// What the heuristic answers: the start the exact solver re-splits.
+Groups heuristic_start(const Problem& p) {
+    return policy::placement::heuristic_placement(p, policy::placement::first_component_bound(p));
+}
+
 // G groups of K among the request's candidates, disjoint, the required GPUs together, every
 // pair at or above the threshold.
 void expect_valid(const Problem& p, const Groups& groups, policy::Weight threshold, const std::string& what) {
@@ -87,8 +92,7 @@ TEST(PlacementRegroup, NeverLowersTheScoreAndKeepsAPlacement) {
         }
         const auto problem = policy::placement::build_problem(topology, *request);
         ASSERT_TRUE(problem.has_value());
-        const auto ceiling = policy::placement::first_component_bound(*problem);
-        Groups groups = policy::placement::heuristic_placement(*problem, ceiling);
+        Groups groups = heuristic_start(*problem);
         const auto before = policy::placement::evaluate(*problem, groups);
         policy::placement::regroup_pairs(*problem, before.min_bottleneck, groups, 20'000);
         const std::string what = "trial " + std::to_string(trial) + " " + placement_test::describe(*request);
@@ -111,8 +115,7 @@ TEST(PlacementRegroup, WithTwoGroupsMatchesTheBruteForce) {
         const int k = std::uniform_int_distribution<int>(2, n / 2)(rng);
         const auto problem = policy::placement::build_problem(topology, {.size = k, .count = 2});
         ASSERT_TRUE(problem.has_value());
-        const auto ceiling = policy::placement::first_component_bound(*problem);
-        Groups groups = policy::placement::heuristic_placement(*problem, ceiling);
+        Groups groups = heuristic_start(*problem);
         const auto start = policy::placement::evaluate(*problem, groups);
         const auto brute = placement_test::brute_force(topology, k, 2, {}, {});
         ASSERT_TRUE(brute.has_value());
