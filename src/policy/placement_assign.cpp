@@ -9,6 +9,7 @@
 
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_gains.hpp"
 #include "policy/placement_partners.hpp"
 
 namespace peergate::policy::placement {
@@ -175,8 +176,10 @@ private:
             }
         }
         const bool may_leave = spare() > 0;
+        const bool splits = p_.g == 2 && !may_leave;
         side_gains_[0].clear();
         side_gains_[1].clear();
+        best_gains_.clear();
         int fewest = 1 << 30;
         Weight opening = t_;  // the best bottleneck a group not yet opened could reach
         for (Mask m = pool_; m != 0; m &= m - 1) {
@@ -184,10 +187,16 @@ private:
             if (places.count == 0) {
                 return out;  // it has nowhere to go
             }
-            doubled += places.best_gain;
+            if (may_leave) {
+                best_gains_.push_back(places.best_gain);  // not every one will be seated
+            } else {
+                doubled += places.best_gain;
+            }
             opening = std::max(opening, places.opening);
-            side_gains_[0].push_back(places.side[0]);
-            side_gains_[1].push_back(places.side[1]);
+            if (splits) {
+                side_gains_[0].push_back(places.side[0]);
+                side_gains_[1].push_back(places.side[1]);
+            }
             if (places.count < fewest) {
                 fewest = places.count;
                 out.branch_on = lowest(m);
@@ -196,8 +205,11 @@ private:
         for (int g = opened_; g < p_.g; ++g) {
             at(bottlenecks, g) = opening;
         }
-        if (p_.g == 2 && !may_leave) {
-            doubled = std::min(doubled, 2 * (slots_[0].weight_sum + slots_[1].weight_sum) + split_gain());
+        doubled += largest_sum(best_gains_, static_cast<std::size_t>(missing_));
+        if (splits) {
+            const auto wanted = static_cast<std::size_t>(p_.k - slots_[0].size);
+            const Weight split = best_split(side_gains_[0], side_gains_[1], wanted);
+            doubled = std::min(doubled, 2 * (slots_[0].weight_sum + slots_[1].weight_sum) + split);
         }
         out.upper = Score{capped_sum(bottlenecks), doubled, negative_spans()};
         return out;
@@ -238,26 +250,6 @@ private:
             }
         }
         return places;
-    }
-
-    // Two groups and no one left out: exactly K - size of the undecided go to each group,
-    // so the best split sends group 0 the ones that gain most by going there rather than to
-    // group 1. Tighter than each taking its better group when most prefer the same one.
-    Weight split_gain() {
-        auto& to_one = side_gains_[1];
-        auto& lead = side_gains_[0];  // becomes: what going to group 0 adds over group 1
-        Weight sum = 0;
-        for (std::size_t i = 0; i < lead.size(); ++i) {
-            sum += to_one[i];
-            lead[i] -= to_one[i];
-        }
-        const auto wanted = static_cast<std::size_t>(p_.k - slots_[0].size);
-        std::nth_element(lead.begin(), lead.begin() + static_cast<std::ptrdiff_t>(wanted), lead.end(),
-                         std::greater<>());
-        for (std::size_t i = 0; i < wanted; ++i) {
-            sum += lead[i];
-        }
-        return sum;
     }
 
     // The best bottleneck an open group can still reach: each member needs the missing
@@ -368,6 +360,7 @@ private:
     std::vector<Slot> slots_;
     std::vector<Weight> lin_;  // per candidate and slot: its pair weights to the members
     std::array<std::vector<Weight>, 2> side_gains_;  // two groups: each undecided one's gain in each
+    std::vector<Weight> best_gains_;                 // each undecided one's gain in its best place
     Mask pool_ = 0;
     int opened_ = 0;
     int missing_ = 0;  // places left in the G groups
