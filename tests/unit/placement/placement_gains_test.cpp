@@ -73,7 +73,8 @@ TEST(PlacementGains, BestSplitMatchesEveryAssignment) {
             to_zero.push_back(std::uniform_int_distribution<Weight>(0, 500)(rng));
             to_one.push_back(std::uniform_int_distribution<Weight>(0, 500)(rng));
         }
-        const auto wanted = static_cast<std::size_t>(std::uniform_int_distribution<int>(0, static_cast<int>(size))(rng));
+        const int most = static_cast<int>(size);
+        const auto wanted = static_cast<std::size_t>(std::uniform_int_distribution<int>(0, most)(rng));
         Weight expected = 0;
         bool found = false;
         for (unsigned chosen = 0; chosen < (1U << size); ++chosen) {
