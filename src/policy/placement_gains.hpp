@@ -13,8 +13,6 @@
 
 namespace peergate::policy::placement {
 
-inline constexpr std::size_t kFewLeftOut = 4;
-
 // The sum of the `count` largest of `gains` (reordered), or of all when there are fewer:
 // with spare candidates only as many as there are places left are seated, and one left out
 // adds nothing.
@@ -22,8 +20,9 @@ inline Weight largest_sum(std::vector<Weight>& gains, std::size_t count) {
     if (count >= gains.size()) {
         return std::accumulate(gains.begin(), gains.end(), Weight{0});
     }
-    // Usually only a few are left out (n - G*K < K), and at every node of the search: taking
-    // out the smallest one at a time costs a fifth of selecting the largest.
+    // Usually only a few are left out (n - G*K < K with the default G): take out the
+    // smallest one at a time rather than select the largest.
+    constexpr std::size_t kFewLeftOut = 4;
     if (gains.size() - count <= kFewLeftOut) {
         Weight sum = std::accumulate(gains.begin(), gains.end(), Weight{0});
         while (gains.size() > count) {
