@@ -36,6 +36,8 @@ using peergate::model::LinkLabel;
 using peergate::model::Topology;
 
 enum Mix : int { dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch };
+constexpr const char* kMixNames[] = {"dense_nvlink",      "sparse_nvlink", "pcie",          "two_level",
+                                     "degraded_nvswitch", "pcie_tree",     "grace_nvswitch"};
 
 LinkLabel draw(Mix mix, std::mt19937& rng) {
     const auto pcie_kind = [&rng] {
@@ -138,9 +140,7 @@ void BM_PlaceSweep(benchmark::State& state) {
     state.counters["slowest_ms"] = slowest_ms;
     state.counters["exact_of_10"] = exact;
     state.counters["most_nodes"] = static_cast<double>(most_nodes);
-    static const char* const kNames[] = {"dense_nvlink",      "sparse_nvlink", "pcie",          "two_level",
-                                         "degraded_nvswitch", "pcie_tree",     "grace_nvswitch"};
-    state.SetLabel(kNames[mix]);
+    state.SetLabel(kMixNames[mix]);
 }
 
 BENCHMARK(BM_PlaceSweep)
@@ -184,9 +184,7 @@ void BM_RegroupStart(benchmark::State& state) {
     state.counters["improved_of_10"] = improved;
     state.counters["regroup_over_heuristic"] = regroup / heuristic;
     state.counters["slowest_ms"] = slowest.count();
-    static const char* const kNames[] = {"dense_nvlink",      "sparse_nvlink", "pcie",          "two_level",
-                                         "degraded_nvswitch", "pcie_tree",     "grace_nvswitch"};
-    state.SetLabel(kNames[mix]);
+    state.SetLabel(kMixNames[mix]);
 }
 
 BENCHMARK(BM_RegroupStart)

@@ -106,19 +106,13 @@ PlacedGroup describe(const model::Topology& topology, const Problem& p, const st
 PlacementResult describe(const model::Topology& topology, const Problem& p, const Answer& answer, bool measured) {
     PlacementResult result{.size = p.k, .count = p.g, .method = answer.method, .exact = answer.exact,
                            .upper_bound = answer.upper_bound, .nodes = answer.nodes, .measured = measured};
-    std::vector<char> used(static_cast<std::size_t>(p.n), 0);
     for (const auto& group : answer.groups) {
         result.groups.push_back(describe(topology, p, group));
-        for (int v : group) {
-            placement::at(used, v) = 1;
-        }
     }
     // The group holding the required GPUs is "the first group".
     std::stable_partition(result.groups.begin(), result.groups.end(), [](const PlacedGroup& g) { return g.required; });
-    for (int v = 0; v < p.n; ++v) {
-        if (!placement::at(used, v)) {
-            result.leftover.push_back(placement::at(p.ids, v));
-        }
+    for (int v : placement::leftover_of(p, answer.groups)) {
+        result.leftover.push_back(placement::at(p.ids, v));
     }
     result.objective = placement::evaluate(p, answer.groups);
     const bool bounded = result.upper_bound != kUnlimited && result.objective.min_bottleneck != kUnlimited;

@@ -77,21 +77,12 @@ GroupStats stats_replacing(const Problem& p, const std::vector<int>& group, cons
 class SwapSearch {
 public:
     SwapSearch(const Problem& problem, Groups& groups, std::uint64_t evaluations)
-        : p_(problem), groups_(groups), budget_(evaluations) {
-        std::vector<char> used(static_cast<std::size_t>(p_.n), 0);
+        : p_(problem), groups_(groups), budget_(evaluations), leftover_(leftover_of(problem, groups)) {
         current_ = PlacementObjective{.min_bottleneck = kUnlimited, .sum_bottleneck = 0};
         for (const auto& group : groups_) {
             stats_.push_back(group_stats(p_, group));
             profiles_.push_back(profile_of(p_, group));
             add(current_, stats_.back(), +1);
-            for (int v : group) {
-                at(used, v) = 1;
-            }
-        }
-        for (int v = 0; v < p_.n; ++v) {
-            if (!at(used, v)) {
-                leftover_.push_back(v);
-            }
         }
         settle(current_);
     }

@@ -205,6 +205,22 @@ Problem sub_problem(const Problem& p, const std::vector<int>& positions, int gro
     return sub;
 }
 
+std::vector<int> leftover_of(const Problem& p, const Groups& groups) {
+    std::vector<char> placed(static_cast<std::size_t>(p.n), 0);
+    for (const auto& group : groups) {
+        for (int v : group) {
+            at(placed, v) = 1;
+        }
+    }
+    std::vector<int> left;
+    for (int v = 0; v < p.n; ++v) {
+        if (at(placed, v) == 0) {
+            left.push_back(v);
+        }
+    }
+    return left;
+}
+
 void normalise(Groups& groups) {
     for (auto& group : groups) {
         std::sort(group.begin(), group.end());

@@ -48,6 +48,9 @@ bool uniform_weights(const Problem& problem);
 // groups; weights, NUMA classes and required marks come along. `ids` keeps the GPU indices.
 Problem sub_problem(const Problem& problem, const std::vector<int>& positions, int groups);
 
+// The candidates in none of `groups`, ascending.
+std::vector<int> leftover_of(const Problem& problem, const Groups& groups);
+
 // Sorts each group and the groups by their smallest member.
 void normalise(Groups& groups);
 

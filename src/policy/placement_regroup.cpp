@@ -19,31 +19,6 @@ constexpr std::uint64_t kTripleNodes = 5'000;
 // candidates (2 us with 56).
 constexpr std::size_t kMaxPool = 24;
 
-Score score_of_groups(const Problem& p, const Groups& groups) {
-    Score total;
-    for (const auto& group : groups) {
-        total = total + score_of(group_stats(p, group));
-    }
-    return total;
-}
-
-// The candidates in no group, ascending.
-std::vector<int> leftover_of(const Problem& p, const Groups& groups) {
-    std::vector<char> placed(static_cast<std::size_t>(p.n), 0);
-    for (const auto& group : groups) {
-        for (int v : group) {
-            at(placed, v) = 1;
-        }
-    }
-    std::vector<int> left;
-    for (int v = 0; v < p.n; ++v) {
-        if (at(placed, v) == 0) {
-            left.push_back(v);
-        }
-    }
-    return left;
-}
-
 class Regrouper {
 public:
     Regrouper(const Problem& problem, Weight threshold, Groups& groups)
@@ -104,7 +79,7 @@ private:
         // Building the pool's problem and the search's tables costs about a node per member,
         // and a pool the search settles at once must still count against the budget.
         spent_ += found.nodes + positions.size();
-        if (score_of_groups(sub, found.groups) <= score_of_groups(sub, now)) {
+        if (score_of(evaluate(sub, found.groups)) <= score_of(evaluate(sub, now))) {
             return false;
         }
         for (std::size_t i = 0; i < chosen.size(); ++i) {
