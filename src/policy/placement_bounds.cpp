@@ -20,7 +20,8 @@ bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
 
 // The (K-1)-th heaviest usable pair inside the pool (capped by the candidate's ceiling)
 // and the sum of the K-1 heaviest; nullopt when it has fewer such partners.
-std::optional<Partners> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling, std::uint64_t pool,
+[[gnu::always_inline]] inline std::optional<Partners> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling,
+                                                                   std::uint64_t pool,
                                      int v, std::uint64_t& steps) {
     if (ceiling == kNoGroup) {
         return std::nullopt;
@@ -74,6 +75,37 @@ LevelCaps caps_above(const Problem& p, Weight threshold, const std::vector<int>&
     return caps;
 }
 
+namespace {
+
+// Link labels give at most 23 distinct weights; measured bandwidths up to one per pair.
+constexpr std::size_t kMostLevels = 32;
+
+void add_level_masks(const Problem& p, Neighbours& nb) {
+    if (p.n > 64) {
+        return;
+    }
+    for (Weight level : distinct_weights(p)) {
+        if (level >= nb.threshold) {
+            nb.levels.push_back(level);
+        }
+    }
+    if (nb.levels.size() > kMostLevels) {
+        nb.levels.clear();
+        return;
+    }
+    std::reverse(nb.levels.begin(), nb.levels.end());  // heaviest first
+    const std::size_t levels = nb.levels.size();
+    nb.level_masks.assign(static_cast<std::size_t>(p.n) * levels, 0);
+    for (int v = 0; v < p.n; ++v) {
+        for (int u : at(nb.by_weight, v)) {
+            const auto level = std::find(nb.levels.begin(), nb.levels.end(), p.w(v, u)) - nb.levels.begin();
+            nb.level_masks[static_cast<std::size_t>(v) * levels + static_cast<std::size_t>(level)] |= std::uint64_t{1} << u;
+        }
+    }
+}
+
+}  // namespace
+
 Neighbours neighbours_at(const Problem& p, Weight threshold) {
     Neighbours nb{.threshold = threshold};
     nb.by_weight.resize(static_cast<std::size_t>(p.n));
@@ -90,6 +122,7 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
         }
         std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return p.w(v, a) > p.w(v, b); });
     }
+    add_level_masks(p, nb);
     return nb;
 }
 
@@ -99,16 +132,31 @@ PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs, s
     for (std::size_t v = 0; v < pairs.size() && v < adjacency.size(); ++v) {
         adjacency[v] = pairs[v] & within;
     }
+    // Dropping pairs only lowers degrees and common partners, so the order of the drops
+    // does not change what is left: each pass checks a member's degree once and each pair
+    // once, from its lower end.
     std::uint64_t looked = 0;
     for (bool changed = true; changed;) {
         changed = false;
         for (std::uint64_t rest = within; rest != 0; rest &= rest - 1) {
             const int a = std::countr_zero(rest);
-            for (std::uint64_t partners = at(adjacency, a); partners != 0; partners &= partners - 1) {
+            if (at(adjacency, a) == 0) {
+                continue;
+            }
+            ++looked;
+            if (std::popcount(at(adjacency, a)) < k - 1) {
+                for (std::uint64_t partners = at(adjacency, a); partners != 0; partners &= partners - 1) {
+                    at(adjacency, std::countr_zero(partners)) &= ~(std::uint64_t{1} << a);
+                }
+                at(adjacency, a) = 0;
+                changed = true;
+                continue;
+            }
+            for (std::uint64_t partners = at(adjacency, a) & ~((std::uint64_t{2} << a) - 1); partners != 0;
+                 partners &= partners - 1) {
                 ++looked;
                 const int b = std::countr_zero(partners);
-                if (std::popcount(at(adjacency, a) & at(adjacency, b)) < k - 2 || std::popcount(at(adjacency, a)) < k - 1 ||
-                    std::popcount(at(adjacency, b)) < k - 1) {
+                if (std::popcount(at(adjacency, a) & at(adjacency, b)) < k - 2) {
                     at(adjacency, a) &= ~(std::uint64_t{1} << b);
                     at(adjacency, b) &= ~(std::uint64_t{1} << a);
                     changed = true;
@@ -134,6 +182,34 @@ PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs, s
     return groups;
 }
 
+namespace {
+
+// A group inside one NUMA class is a group of that class's members alone: count the ones
+// their own pairs allow (placement_packing.hpp), not only K-sized shares. The search asks
+// twice per pool (with its parent's clique ceilings, then its own), mostly for the same
+// members: the counts of the last members asked are kept.
+void count_class_groups(const Problem& p, const Neighbours& nb, BoundScratch& scratch) {
+    if (scratch.class_members == scratch.counted_members && !scratch.counted_members.empty()) {
+        return;
+    }
+    scratch.counted_members = scratch.class_members;
+    scratch.pure.assign(scratch.per_class.size(), 0);
+    scratch.largest.clear();
+    for (std::uint64_t members : scratch.class_members) {
+        scratch.largest.push_back(nb.mask.empty() ? p.k : largest_clique(nb.mask, members, p.k));
+    }
+    for (std::size_t c = 0; c < scratch.per_class.size(); ++c) {
+        if (scratch.per_class[c] >= p.k && !nb.mask.empty()) {
+            // Pairs and large classes: the truss count alone, which costs far less.
+            const bool small = p.k >= 3 && scratch.per_class[c] <= kPackedClassGroups * p.k;
+            scratch.pure[c] = small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
+                                    : truss_groups(nb.mask, scratch.class_members[c], p.k, &scratch.steps);
+        }
+    }
+}
+
+}  // namespace
+
 PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
                                           const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
     auto& kth = scratch.kth;
@@ -154,21 +230,7 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
             at(scratch.class_members, at(p.numa, v)) |= std::uint64_t{1} << v;
         }
     }
-    // A group inside one NUMA class is a group of that class's members alone: count the
-    // ones their own pairs allow (placement_packing.hpp), not only K-sized shares.
-    scratch.pure.assign(per_class.size(), 0);
-    scratch.largest.clear();
-    for (std::uint64_t members : scratch.class_members) {
-        scratch.largest.push_back(nb.mask.empty() ? p.k : largest_clique(nb.mask, members, p.k));
-    }
-    for (std::size_t c = 0; c < per_class.size(); ++c) {
-        if (per_class[c] >= p.k && !nb.mask.empty()) {
-            // Pairs and large classes: the truss count alone, which costs far less.
-            const bool small = p.k >= 3 && per_class[c] <= kPackedClassGroups * p.k;
-            scratch.pure[c] = small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
-                                    : truss_groups(nb.mask, scratch.class_members[c], p.k, &scratch.steps);
-        }
-    }
+    count_class_groups(p, nb, scratch);
     RestBound rest;
     if (static_cast<int>(kth.size()) < m * p.k) {
         return rest;

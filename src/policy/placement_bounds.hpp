@@ -2,6 +2,8 @@
 // Admissible bounds for the placement search: no placement inside the pool beats them.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +19,11 @@ struct Neighbours {
     Weight threshold = 0;
     std::vector<std::vector<int>> by_weight;
     std::vector<std::uint64_t> mask;
+    // When n <= 64 and the weights are link labels (at most 18 NVLink counts and 5 PCIe
+    // kinds; measured bandwidths make far more): the weights >= the threshold, heaviest
+    // first, and per candidate its partners at each of them as bits (candidate-major).
+    std::vector<Weight> levels;
+    std::vector<std::uint64_t> level_masks;
 };
 
 Neighbours neighbours_at(const Problem& problem, Weight threshold);
@@ -28,10 +35,36 @@ struct Partners {
     Weight top = 0;           // the sum of those found, up to `kth`
 };
 
-// Walks v's usable partners heaviest first, keeping those in `among` (n <= 64); `steps`
-// counts the partners looked at, which the searches charge to their budgets.
+// The heaviest `kth` partners of v in `among`, a bit count per level (n <= 64, few levels).
+inline Partners partners_by_level(const Neighbours& nb, int v, std::uint64_t among, int kth, std::uint64_t& steps) {
+    Partners found{.enough = kth == 0};
+    int missing = kth;
+    const std::size_t levels = nb.levels.size();
+    const std::uint64_t* masks = &nb.level_masks[static_cast<std::size_t>(v) * levels];
+    const Weight* weights = nb.levels.data();
+    std::size_t l = 0;
+    for (; l < levels && missing > 0; ++l) {
+        const int here = std::min(missing, std::popcount(masks[l] & among));
+        if (here > 0) {
+            found.kth = weights[l];
+            found.top += here * weights[l];
+            missing -= here;
+        }
+    }
+    steps += l;  // once, not per level: the count would alias the masks
+    found.enough = missing == 0;
+    return found;
+}
+
+// v's usable partners among a set (n <= 64), heaviest first. Counted level by level where
+// there are level masks (1.2-2.4x faster on the sweep's mixes than walking the partners);
+// otherwise walked heaviest first. `steps` counts the levels or partners looked at, which
+// the searches charge to their budgets.
 inline Partners heaviest_partners(const Problem& p, const Neighbours& nb, int v, std::uint64_t among, int kth,
                                   std::uint64_t& steps) {
+    if (!nb.levels.empty()) {
+        return partners_by_level(nb, v, among, kth, steps);
+    }
     Partners found{.enough = kth == 0};
     int taken = 0;
     for (int u : at(nb.by_weight, v)) {
@@ -105,6 +138,7 @@ struct BoundScratch {
     std::vector<int> largest;    // per class: the most of its members pairwise usable (up to K)
     std::vector<int> pieces;     // fewest_spans's
     std::vector<std::uint64_t> class_members;
+    std::vector<std::uint64_t> counted_members;  // the class members `pure` and `largest` count
     GroupPacker packer;
     std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget
 };

@@ -3,6 +3,8 @@
 // all-groups search asks this for every undecided GPU and every open group at every node.
 #pragma once
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -14,25 +16,27 @@ class PartnerCounter {
 public:
     PartnerCounter(const Problem& problem, const Neighbours& neighbours);
 
-    // Among the usable partners of `v` in `among` (n <= 64). Counted level by level (a bit
-    // count each) where there are few distinct weights, as on PCIe trees; otherwise along
-    // the partners heaviest first.
+    // Among the usable partners of `v` in `among` (n <= 64).
     Partners partners(int v, std::uint64_t among, int kth) const {
-        return levels_.size() <= kFewLevels ? by_level(v, among, kth) : heaviest_partners(p_, nb_, v, among, kth, steps_);
+        return heaviest_partners(p_, nb_, v, among, kth, steps_);
     }
+
+    // Whether `v` has `kth` usable partners in `among`, whatever they weigh.
+    bool has(int v, std::uint64_t among, int kth) const {
+        ++steps_;
+        return std::popcount(at(nb_.mask, v) & among) >= kth;
+    }
+
+    // The heaviest pair `v` has at or above the threshold (0: none).
+    Weight heaviest(int v) const { return at(heaviest_, v); }
 
     // Scan steps taken so far: the search charges them to its budget.
     std::uint64_t steps() const { return steps_; }
 
 private:
-    static constexpr std::size_t kFewLevels = 6;
-
-    Partners by_level(int v, std::uint64_t among, int kth) const;
-
     const Problem& p_;
     const Neighbours& nb_;
-    std::vector<Weight> levels_;        // distinct weights >= the threshold, heaviest first
-    std::vector<std::uint64_t> masks_;  // per candidate, per level: partners at that weight
+    std::vector<Weight> heaviest_;  // per candidate
     mutable std::uint64_t steps_ = 0;
 };
 

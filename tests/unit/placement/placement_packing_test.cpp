@@ -74,6 +74,75 @@ TEST(PlacementPacking, MatchesBruteForceOnRandomGraphs) {
     }
 }
 
+// The peel as written down: drop any pair with fewer than K-2 common partners or an end
+// with fewer than K-1 partners, until none is dropped; then floor(size / K) per component.
+int plain_truss(Adjacency adjacency, std::uint64_t within, int k) {
+    for (auto& row : adjacency) {
+        row &= within;
+    }
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (std::size_t a = 0; a < adjacency.size(); ++a) {
+            for (std::size_t b = 0; b < adjacency.size(); ++b) {
+                const bool paired = ((adjacency[a] >> b) & 1U) != 0;
+                if (paired && (std::popcount(adjacency[a] & adjacency[b]) < k - 2 ||
+                               std::popcount(adjacency[a]) < k - 1 || std::popcount(adjacency[b]) < k - 1)) {
+                    adjacency[a] &= ~(std::uint64_t{1} << b);
+                    adjacency[b] &= ~(std::uint64_t{1} << a);
+                    changed = true;
+                }
+            }
+        }
+    }
+    int groups = 0;
+    std::vector<bool> seen(adjacency.size(), false);
+    for (std::size_t start = 0; start < adjacency.size(); ++start) {
+        if (seen[start] || ((within >> start) & 1U) == 0) {
+            continue;
+        }
+        int size = 0;
+        std::vector<std::size_t> stack{start};
+        seen[start] = true;
+        while (!stack.empty()) {
+            const std::size_t v = stack.back();
+            stack.pop_back();
+            ++size;
+            for (std::size_t u = 0; u < adjacency.size(); ++u) {
+                if (((adjacency[v] >> u) & 1U) != 0 && !seen[u]) {
+                    seen[u] = true;
+                    stack.push_back(u);
+                }
+            }
+        }
+        groups += size / k;
+    }
+    return groups;
+}
+
+// The peel's drops may come in any order (each only lowers degrees and common partners):
+// truss_groups checks each pair once per pass and must land where the plain peel does.
+TEST(PlacementPacking, TrussMatchesThePlainPeel) {
+    std::mt19937 rng(9090U);
+    for (int trial = 0; trial < 300; ++trial) {
+        const int n = std::uniform_int_distribution<int>(2, 40)(rng);
+        const double density = std::uniform_real_distribution<double>(0.2, 0.95)(rng);
+        Adjacency adjacency(static_cast<std::size_t>(n), 0);
+        for (int a = 0; a < n; ++a) {
+            for (int b = a + 1; b < n; ++b) {
+                if (std::uniform_real_distribution<double>(0, 1)(rng) < density) {
+                    join(adjacency, a, b);
+                }
+            }
+        }
+        const std::uint64_t all = (std::uint64_t{1} << n) - 1;
+        const std::uint64_t within = all & std::uniform_int_distribution<std::uint64_t>(0, all)(rng);
+        for (int k = 2; k <= 8; ++k) {
+            EXPECT_EQ(truss_groups(adjacency, within, k), plain_truss(adjacency, within, k))
+                << "trial " << trial << " k " << k;
+        }
+    }
+}
+
 // Sixteen GPUs, every pair usable but the ones forming a triangle: two groups of 8 would
 // need the triangle split between them, which cannot be, so only one fits. Component
 // counting (and the truss) see 16 members and say two.
