@@ -248,12 +248,12 @@ namespace {
 constexpr std::uint64_t kCliqueEffort = 20'000;  // search nodes per candidate and level
 
 struct CliqueFinder {
-    std::vector<std::uint64_t> adjacency;  // pairs >= the level being tried
+    const std::vector<std::uint64_t>& adjacency;  // pairs >= the level being tried
     std::uint64_t effort = 0;
     std::uint64_t found = 0;  // members of the clique found
 
     // A clique of `need` more members inside `cand`, each later one above the previous.
-    bool find(std::uint64_t cand, int need) {
+    PEERGATE_WITH_POPCNT bool find(std::uint64_t cand, int need) {
         if (need == 0) {
             return true;
         }
@@ -296,8 +296,9 @@ LevelAdjacency level_adjacency(const Problem& p, Weight threshold) {
     return out;
 }
 
-std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& levels, std::uint64_t pool,
-                                    const std::vector<Weight>* above, std::uint64_t* steps) {
+PEERGATE_WITH_POPCNT std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& levels,
+                                                         std::uint64_t pool, const std::vector<Weight>* above,
+                                                         std::uint64_t* steps) {
     std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
     for (std::size_t i = 0; i < levels.levels.size(); ++i) {
         CliqueFinder finder{levels.adjacency[i]};
