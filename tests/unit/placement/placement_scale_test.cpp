@@ -124,7 +124,7 @@ TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInGroupsOfFourAndEight) {
         ASSERT_TRUE(result.has_value());
         expect_valid(*result, 32, k);
         EXPECT_TRUE(result->exact) << "K " << k;
-        EXPECT_LT(result->nodes, 1'200'000U) << "K " << k;
+        EXPECT_LT(result->nodes, policy::PlacementRequest{}.node_budget) << "K " << k;
     }
 }
 
