@@ -15,6 +15,8 @@ namespace {
 
 // The NUMA bound packs a class exactly up to this many groups' worth of members.
 constexpr int kPackedClassGroups = 3;
+// Class counts kept (count_class_groups) before the table starts again.
+constexpr std::size_t kCountedLimit = std::size_t{1} << 16;
 
 bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
 
@@ -185,26 +187,32 @@ PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs, s
 namespace {
 
 // A group inside one NUMA class is a group of that class's members alone: count the ones
-// their own pairs allow (placement_packing.hpp), not only K-sized shares. The search asks
-// twice per pool (with its parent's clique ceilings, then its own), mostly for the same
-// members: the counts of the last members asked are kept.
+// their own pairs allow (placement_packing.hpp), not only K-sized shares. A class of the
+// undecided candidates changes only when one of its members is placed, so the searches ask
+// about the same members again and again: the counts are kept per set.
 void count_class_groups(const Problem& p, const Neighbours& nb, BoundScratch& scratch) {
-    if (scratch.class_members == scratch.counted_members && !scratch.counted_members.empty()) {
-        return;
+    if (scratch.counted_pairs != nb.mask || scratch.counted_k != p.k || scratch.counted.size() > kCountedLimit) {
+        scratch.counted.clear();
+        scratch.counted_pairs = nb.mask;
+        scratch.counted_k = p.k;
     }
-    scratch.counted_members = scratch.class_members;
-    scratch.pure.assign(scratch.per_class.size(), 0);
+    scratch.pure.clear();
     scratch.largest.clear();
-    for (std::uint64_t members : scratch.class_members) {
-        scratch.largest.push_back(nb.mask.empty() ? p.k : largest_clique(nb.mask, members, p.k));
-    }
-    for (std::size_t c = 0; c < scratch.per_class.size(); ++c) {
-        if (scratch.per_class[c] >= p.k && !nb.mask.empty()) {
-            // Pairs and large classes: the truss count alone, which costs far less.
-            const bool small = p.k >= 3 && scratch.per_class[c] <= kPackedClassGroups * p.k;
-            scratch.pure[c] = small ? scratch.packer.most(nb.mask, scratch.class_members[c], p.k)
-                                    : truss_groups(nb.mask, scratch.class_members[c], p.k, &scratch.steps);
+    for (std::size_t c = 0; c < scratch.class_members.size(); ++c) {
+        const std::uint64_t members = scratch.class_members[c];
+        auto [it, added] = scratch.counted.try_emplace(members);
+        if (added) {
+            it->second.largest = nb.mask.empty() ? p.k : largest_clique(nb.mask, members, p.k);
+            it->second.pure = 0;
+            if (scratch.per_class[c] >= p.k && !nb.mask.empty()) {
+                // Pairs and large classes: the truss count alone, which costs far less.
+                const bool small = p.k >= 3 && scratch.per_class[c] <= kPackedClassGroups * p.k;
+                it->second.pure = small ? scratch.packer.most(nb.mask, members, p.k)
+                                        : truss_groups(nb.mask, members, p.k, &scratch.steps);
+            }
         }
+        scratch.largest.push_back(it->second.largest);
+        scratch.pure.push_back(it->second.pure);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "policy/placement_objective.hpp"
@@ -138,7 +139,14 @@ struct BoundScratch {
     std::vector<int> largest;    // per class: the most of its members pairwise usable (up to K)
     std::vector<int> pieces;     // fewest_spans's
     std::vector<std::uint64_t> class_members;
-    std::vector<std::uint64_t> counted_members;  // the class members `pure` and `largest` count
+    // Per set of class members: its `largest` and `pure` counts, for these pairs and K.
+    struct ClassCounts {
+        int largest = 0;
+        int pure = 0;
+    };
+    std::unordered_map<std::uint64_t, ClassCounts> counted;
+    std::vector<std::uint64_t> counted_pairs;
+    int counted_k = 0;
     GroupPacker packer;
     std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget
 };

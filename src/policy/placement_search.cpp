@@ -177,9 +177,11 @@ private:
         // Tighter for the optimiser: ceilings from the groups still possible in this pool.
         const std::vector<Weight> here = feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above, &clique_steps_);
         if (!feasibility_) {
-            rest = rest_bound(p_, nb_, here, caps_, pool, groups, scratch_);
-            if (!rest.feasible || prunes(prefix + rest.groups)) {
-                return;
+            if (here != above) {  // the same ceilings would give the same bound
+                rest = rest_bound(p_, nb_, here, caps_, pool, groups, scratch_);
+                if (!rest.feasible || prunes(prefix + rest.groups)) {
+                    return;
+                }
             }
             if (p_.numa_classes == 2) {
                 spans_after_open_group(scratch_.per_class, scratch_.pure, scratch_.largest, p_.k, groups - 1,
