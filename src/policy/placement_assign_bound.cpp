@@ -9,6 +9,24 @@
 
 namespace peergate::policy::placement {
 
+namespace {
+
+// Per rank i (best first): the highest level at which i + 1 disjoint groups fit.
+std::vector<Weight> rank_caps(const Problem& problem, Weight threshold, const std::vector<int>& level_caps) {
+    const LevelCaps caps = caps_above(problem, threshold, level_caps);
+    std::vector<Weight> out(static_cast<std::size_t>(problem.g), threshold);
+    for (int i = 0; i < problem.g; ++i) {
+        for (std::size_t l = 0; l < caps.levels.size(); ++l) {
+            if (caps.groups[l] > i) {
+                at(out, i) = caps.levels[l];
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
 AssignBound::AssignBound(const Problem& problem, const Neighbours& neighbours, bool feasibility,
                          const std::vector<int>& level_caps)
     : p_(problem),
@@ -18,11 +36,13 @@ AssignBound::AssignBound(const Problem& problem, const Neighbours& neighbours, b
       ceilings_(feasibility ? std::vector<Weight>(static_cast<std::size_t>(problem.n), kUnlimited)
                             : clique_ceilings(problem, neighbours.threshold)),
       class_members_(class_masks(problem)),
-      caps_(caps_above(problem, neighbours.threshold, level_caps)) {}
+      rank_caps_(rank_caps(problem, neighbours.threshold, level_caps)) {}
 
 // Inlined into bound(), so that its counts use POPCNT too. What opening a group adds is
-// kept for doubled_weight().
-[[gnu::always_inline]] inline AssignBound::Reach AssignBound::reach_of(const Assignment& s, int v, bool may_leave) {
+// kept for doubled_weight(). The open groups are counted only up to `enough`: past it the
+// count neither prunes nor picks the candidate to branch on.
+[[gnu::always_inline]] inline AssignBound::Reach AssignBound::reach_of(const Assignment& s, int v, bool may_leave,
+                                                                       int enough) {
     Reach reach{.count = may_leave ? 1 : 0};
     at(opening_gain_, v) = kNowhere;
     if (s.opened < p_.g) {
@@ -33,14 +53,29 @@ AssignBound::AssignBound(const Problem& problem, const Neighbours& neighbours, b
             at(opening_gain_, v) = rest.top;
         }
     }
-    for (int g = 0; g < s.opened; ++g) {
-        const Slot& slot = s.slots[static_cast<std::size_t>(g)];
-        if (slot.size < p_.k && (slot.compatible & bit(v)) != 0 &&
-            counter_.has(v, slot.compatible & s.pool & ~bit(v), p_.k - slot.size - 1)) {
+    // Locals, and the scan steps charged once: a count written per slot would alias them.
+    const std::size_t open = open_count_;
+    const Mask partners = at(nb_.mask, v);
+    std::size_t i = 0;
+    for (; i < open && reach.count < enough; ++i) {
+        const OpenSlot& slot = open_[i];
+        if ((slot.among & bit(v)) != 0 && count(partners & slot.among & ~bit(v)) >= slot.need) {
             ++reach.count;
         }
     }
+    counter_.charge(i);
     return reach;
+}
+
+// The groups still taking members, with the candidates each could take.
+void AssignBound::list_open_slots(const Assignment& s) {
+    open_count_ = 0;
+    for (int g = 0; g < s.opened; ++g) {
+        const Slot& slot = s.slots[static_cast<std::size_t>(g)];
+        if (slot.size < p_.k) {
+            open_[open_count_++] = OpenSlot{.among = slot.compatible & s.pool, .need = p_.k - slot.size - 1, .g = g};
+        }
+    }
 }
 
 // The bound on (3), doubled: each undecided candidate adds at most its gain in its best
@@ -86,20 +121,19 @@ PEERGATE_WITH_POPCNT Weight AssignBound::doubled_weight(const Assignment& s, boo
         }
     }
     const Weight heaviest = counter_.heaviest(v);
-    for (int g = 0; g < s.opened; ++g) {
-        const Slot& slot = s.slots[static_cast<std::size_t>(g)];
-        if (slot.size == p_.k || (slot.compatible & bit(v)) == 0) {
+    for (std::size_t i = 0; i < open_count_; ++i) {
+        const OpenSlot& slot = open_[i];
+        if ((slot.among & bit(v)) == 0) {
             continue;
         }
-        const int need = p_.k - slot.size - 1;
-        const Weight known = 2 * s.weight_to(v, g);
-        if (!sides && known + need * heaviest <= gains.best) {
+        const Weight known = 2 * s.weight_to(v, slot.g);
+        if (!sides && known + slot.need * heaviest <= gains.best) {
             continue;
         }
-        const Partners rest = counter_.partners(v, slot.compatible & s.pool & ~bit(v), need);
+        const Partners rest = counter_.partners(v, slot.among & ~bit(v), slot.need);
         if (rest.enough) {
             gains.best = std::max(gains.best, known + rest.top);
-            gains.side[static_cast<std::size_t>(g & 1)] = known + rest.top;
+            gains.side[static_cast<std::size_t>(slot.g & 1)] = known + rest.top;
         }
     }
     return gains;
@@ -132,11 +166,12 @@ PEERGATE_WITH_POPCNT Bounded AssignBound::bound(const Assignment& s, const Score
             return out;  // an open group cannot be completed
         }
     }
+    list_open_slots(s);
     const bool may_leave = s.spare() > 0;
     int fewest = 1 << 30;
     Weight opening = nb_.threshold;  // the best bottleneck a group not yet opened could reach
     for (Mask m = s.pool; m != 0; m &= m - 1) {
-        const Reach reach = reach_of(s, lowest(m), may_leave);
+        const Reach reach = reach_of(s, lowest(m), may_leave, fewest);
         if (reach.count == 0) {
             return out;  // it has nowhere to go
         }
@@ -164,13 +199,7 @@ Weight AssignBound::capped_sum(std::array<Weight, 64>& bottlenecks) const {
     std::sort(bottlenecks.data(), end, std::greater<>());
     Weight sum = 0;
     for (int i = 0; i < p_.g; ++i) {
-        Weight cap = nb_.threshold;
-        for (std::size_t l = 0; l < caps_.levels.size(); ++l) {
-            if (caps_.groups[l] > i) {
-                cap = caps_.levels[l];
-            }
-        }
-        sum += std::min(at(bottlenecks, i), cap);
+        sum += std::min(at(bottlenecks, i), at(rank_caps_, i));
     }
     return sum;
 }

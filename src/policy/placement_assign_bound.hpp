@@ -71,7 +71,8 @@ private:
         std::array<Weight, 2> side{kNowhere, kNowhere};  // its gain in groups 0 and 1
     };
 
-    Reach reach_of(const Assignment& s, int v, bool may_leave);
+    void list_open_slots(const Assignment& s);
+    Reach reach_of(const Assignment& s, int v, bool may_leave, int enough);
     Weight doubled_weight(const Assignment& s, bool may_leave);
     Gains gains_of(const Assignment& s, int v, bool sides);
     Weight slot_ceiling(const Assignment& s, const Slot& slot) const;
@@ -88,12 +89,19 @@ private:
     PartnerCounter counter_;
     std::vector<Weight> ceilings_;
     std::vector<Mask> class_members_;  // per NUMA class
-    LevelCaps caps_;
+    std::vector<Weight> rank_caps_;  // per rank of group, best first: its bottleneck's cap
     std::vector<int> offers_;  // negative_spans's
     std::vector<int> pieces_;
     std::array<std::vector<Weight>, 2> side_gains_;  // two groups: each undecided one's gain in each
     std::vector<Weight> best_gains_;                 // each undecided one's gain in its best place
     std::array<Weight, 64> opening_gain_{};          // per candidate: what opening a group adds
+    struct OpenSlot {
+        Mask among = 0;  // the undecided candidates whose pairs to every member reach the threshold
+        int need = 0;    // members it lacks besides the one asking
+        int g = 0;
+    };
+    std::array<OpenSlot, 64> open_{};  // this node's groups still taking members (list_open_slots)
+    std::size_t open_count_ = 0;
 };
 
 }  // namespace peergate::policy::placement

@@ -21,11 +21,8 @@ public:
         return heaviest_partners(p_, nb_, v, among, kth, steps_);
     }
 
-    // Whether `v` has `kth` usable partners in `among`, whatever they weigh.
-    bool has(int v, std::uint64_t among, int kth) const {
-        ++steps_;
-        return std::popcount(at(nb_.mask, v) & among) >= kth;
-    }
+    // Scan steps taken by a caller that counted partners itself.
+    void charge(std::uint64_t steps) const { steps_ += steps; }
 
     // The heaviest pair `v` has at or above the threshold (0: none).
     Weight heaviest(int v) const { return at(heaviest_, v); }

@@ -43,7 +43,6 @@ TEST(PlacementPartners, LevelCountsMatchTheWalkOnRandomLabels) {
             EXPECT_EQ(a.enough, b.enough) << "trial " << trial << " v " << v << " kth " << kth;
             EXPECT_EQ(a.kth, b.kth) << "trial " << trial << " v " << v << " kth " << kth;
             EXPECT_EQ(a.top, b.top) << "trial " << trial << " v " << v << " kth " << kth;
-            EXPECT_EQ(pl::PartnerCounter(*problem, by_level).has(v, among, kth), a.enough);
         }
     }
 }
