@@ -42,17 +42,6 @@ SearchResult one_after_the_other(const Problem& problem, Weight threshold, const
     return combined(by_group, assign_packing(problem, threshold, by_group.groups, rest, level_caps));
 }
 
-// The all-groups search's nodes cost 0.3-1.0 us with groups of 6 or more and up to 1.1 us
-// with smaller ones (its bound visits every open group per candidate; more with both
-// threads busy), against 0.3-0.5 us for the group-by-group search's: it gets three
-// quarters of the budget, half with groups of up to 4, so that a solve that finishes
-// neither stays under a second on this VM (with two thirds, `pcie` K = 4 took up to 1.17 s).
-constexpr int kSmallGroups = 4;
-
-std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget) {
-    return problem.k <= kSmallGroups ? node_budget / 2 : node_budget / 4 * 3;
-}
-
 // Both searches side by side, the first to finish stopping the other.
 SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups& incumbent,
                           std::uint64_t node_budget, const std::vector<int>& level_caps) {
@@ -85,6 +74,17 @@ SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups
 }
 
 }  // namespace
+
+// The all-groups search's nodes cost 0.2-0.8 us with groups of 6 or more and up to 1.1 us
+// with smaller ones (its bound visits every open group per candidate; more with both
+// threads busy), against 0.1-0.6 us for the group-by-group search's: it gets two thirds
+// of the budget, half with groups of up to 4, so that a solve that finishes neither stays
+// under a second on this VM (docs/PERFORMANCE.md, "place: cheaper nodes").
+constexpr int kSmallGroups = 4;
+
+std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget) {
+    return problem.k <= kSmallGroups ? node_budget / 2 : node_budget / 3 * 2;
+}
 
 SearchResult race_searches(const Problem& problem, Weight threshold, const Groups& incumbent,
                            std::uint64_t node_budget, const std::vector<int>& level_caps, Searches searches) {

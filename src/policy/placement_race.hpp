@@ -4,8 +4,8 @@
 // structured topologies with many equal optima, the one that fills all groups at once
 // (placement_assign.hpp) balanced partitions. Which finishes first depends on the topology,
 // in ways no cheap test foretells, so both run side by side, the group-by-group search
-// with the whole budget, the other with three quarters of it (half with groups of up to
-// 4: its nodes cost more), and the first to finish stops the other. The
+// with the whole budget, the other with two thirds of it (half with groups of up to 4: its
+// nodes cost more; all_groups_share), and the first to finish stops the other. The
 // group-by-group search first runs alone for kAloneNodes, which settles most problems
 // before a thread is worth starting; its best placement then seeds both.
 //
@@ -28,6 +28,9 @@ enum class Searches {
     in_turn,          // half the budget each, the group-by-group search first
     all_groups_only,  // the all-groups search alone (tests check it on its own)
 };
+
+// The all-groups search's part of a budget when the two run side by side.
+std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget);
 
 // The best placement by (2), (3), (4) and the tie-break among those whose pairs all weigh
 // >= threshold; `incumbent` is such a placement, `level_caps` as for optimise_packing.

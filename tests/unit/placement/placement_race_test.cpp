@@ -66,7 +66,8 @@ TEST(PlacementRace, TwoUnfinishedSearchesGiveTheBetterPlacementOnEveryRun) {
     const std::uint64_t rest = kBudget - alone.nodes;
     const SearchResult by_group = policy::placement::optimise_packing(hard.problem, hard.threshold, alone.groups, rest);
     const SearchResult all_groups =
-        policy::placement::assign_packing(hard.problem, hard.threshold, alone.groups, rest / 4 * 3, {});  // K = 8
+        policy::placement::assign_packing(hard.problem, hard.threshold, alone.groups,
+                                          policy::placement::all_groups_share(hard.problem, rest), {});
     ASSERT_FALSE(by_group.complete || all_groups.complete);
     auto a = by_group.groups;
     auto b = all_groups.groups;
