@@ -254,16 +254,42 @@ PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb
 namespace {
 
 constexpr std::uint64_t kCliqueEffort = 20'000;  // search nodes per candidate and level
+// Cliques of at least this many more members are first bounded by colouring.
+constexpr int kColouredNeed = 3;
 
 struct CliqueFinder {
     const std::vector<std::uint64_t>& adjacency;  // pairs >= the level being tried
-    std::uint64_t effort = 0;
+    std::uint64_t effort = 0;     // branching steps, capped
+    std::uint64_t coloured = 0;   // colouring steps, paid for but not capped
     std::uint64_t found = 0;  // members of the clique found
+
+    // Fewer than `need` independent sets cover `cand` (colours taken greedily): a clique
+    // takes at most one member of each, so none of `need` lies inside. Where the pairs are
+    // random (half of them usable) this settles at once what the branching below would
+    // otherwise exhaust its effort on.
+    bool too_few_colours(std::uint64_t cand, int need) {
+        int colours = 0;
+        for (std::uint64_t uncoloured = cand; uncoloured != 0; ++colours) {
+            if (colours == need) {
+                return false;
+            }
+            for (std::uint64_t free = uncoloured; free != 0;) {
+                ++coloured;
+                const int v = std::countr_zero(free);
+                uncoloured &= ~(std::uint64_t{1} << v);
+                free &= ~(std::uint64_t{1} << v) & ~adjacency[static_cast<std::size_t>(v)];
+            }
+        }
+        return colours < need;
+    }
 
     // A clique of `need` more members inside `cand`, each later one above the previous.
     PEERGATE_WITH_POPCNT bool find(std::uint64_t cand, int need) {
         if (need == 0) {
             return true;
+        }
+        if (need >= kColouredNeed && too_few_colours(cand, need)) {
+            return false;
         }
         while (std::popcount(cand) >= need) {
             if (++effort > kCliqueEffort) {
@@ -316,10 +342,11 @@ PEERGATE_WITH_POPCNT std::vector<Weight> clique_ceilings(const Problem& p, const
                 continue;
             }
             finder.effort = 0;
+            finder.coloured = 0;
             finder.found = 0;
             const bool found = finder.find(at(finder.adjacency, v) & pool, p.k - 1);
             if (steps != nullptr) {
-                *steps += finder.effort;
+                *steps += finder.effort + finder.coloured;
             }
             if (found) {
                 // Everyone in the clique found reaches this level too (levels go down).

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // A candidate's heaviest partners among a set, counted a level at a time (where the
 // weights are link labels) and by walking its partners heaviest first (where measured
-// bandwidths make too many levels): both give the same answer on the same problem.
+// bandwidths make too many levels): both give the same answer on the same problem. And the
+// clique ceilings built on them, against every group of K.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <random>
 
 #include "placement_support.hpp"
@@ -65,6 +68,47 @@ TEST(PlacementPartners, ManyDistinctWeightsAreWalked) {
     EXPECT_EQ(found.kth, 100 + 10);  // 0's two heaviest: 11 (111) and 10 (110)
     EXPECT_EQ(found.top, 111 + 110);
     EXPECT_EQ(pl::PartnerCounter(problem, nb).heaviest(0), 111);
+}
+
+// The largest L such that v lies in a group of K whose pairs all weigh >= L (kNoGroup when
+// none reaches the threshold), by trying every group of K.
+std::vector<policy::Weight> brute_ceilings(const pl::Problem& p, policy::Weight threshold) {
+    std::vector<policy::Weight> out(static_cast<std::size_t>(p.n), pl::kNoGroup);
+    for (std::uint32_t set = 0; set < (1U << p.n); ++set) {
+        if (std::popcount(set) != p.k) {
+            continue;
+        }
+        policy::Weight weakest = policy::kUnlimited;
+        for (int a = 0; a < p.n; ++a) {
+            for (int b = a + 1; b < p.n; ++b) {
+                if (((set >> a) & 1U) != 0 && ((set >> b) & 1U) != 0) {
+                    weakest = std::min(weakest, p.w(a, b));
+                }
+            }
+        }
+        for (int v = 0; v < p.n && weakest >= threshold; ++v) {
+            if (((set >> v) & 1U) != 0) {
+                out[static_cast<std::size_t>(v)] = std::max(out[static_cast<std::size_t>(v)], weakest);
+            }
+        }
+    }
+    return out;
+}
+
+// Small enough that no clique search runs out of effort, so the ceilings are exact; groups
+// of 4 and more are first bounded by colouring, which must never rule out a real one.
+TEST(PlacementPartners, CliqueCeilingsMatchEveryGroup) {
+    std::mt19937 rng(31337U);
+    for (int trial = 0; trial < 150; ++trial) {
+        const int n = std::uniform_int_distribution<int>(4, 12)(rng);
+        const int k = std::uniform_int_distribution<int>(2, std::min(n, 7))(rng);
+        const auto problem = pl::build_problem(placement_test::random_topology(rng, n), {.size = k});
+        ASSERT_TRUE(problem.has_value());
+        const auto weights = pl::distinct_weights(*problem);
+        const auto threshold = weights[std::uniform_int_distribution<std::size_t>(0, weights.size() - 1)(rng)];
+        EXPECT_EQ(pl::clique_ceilings(*problem, threshold), brute_ceilings(*problem, threshold))
+            << "trial " << trial << " n " << n << " K " << k;
+    }
 }
 
 }  // namespace
