@@ -77,13 +77,13 @@ SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups
 
 // The all-groups search's nodes cost 0.2-0.8 us with groups of 6 or more and up to 1.1 us
 // with smaller ones (its bound visits every open group per candidate; more with both
-// threads busy), against 0.1-0.6 us for the group-by-group search's: it gets two thirds
+// threads busy), against 0.1-0.5 us for the group-by-group search's: it gets three fifths
 // of the budget, half with groups of up to 4, so that a solve that finishes neither stays
 // under a second on this VM (docs/PERFORMANCE.md, "place: cheaper nodes").
 constexpr int kSmallGroups = 4;
 
 std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget) {
-    return problem.k <= kSmallGroups ? node_budget / 2 : node_budget / 3 * 2;
+    return problem.k <= kSmallGroups ? node_budget / 2 : node_budget / 5 * 3;
 }
 
 SearchResult race_searches(const Problem& problem, Weight threshold, const Groups& incumbent,

@@ -4,7 +4,7 @@
 // structured topologies with many equal optima, the one that fills all groups at once
 // (placement_assign.hpp) balanced partitions. Which finishes first depends on the topology,
 // in ways no cheap test foretells, so both run side by side, the group-by-group search
-// with the whole budget, the other with two thirds of it (half with groups of up to 4: its
+// with the whole budget, the other with three fifths of it (half with groups of up to 4: its
 // nodes cost more; all_groups_share), and the first to finish stops the other. The
 // group-by-group search first runs alone for kAloneNodes, which settles most problems
 // before a thread is worth starting; its best placement then seeds both.
