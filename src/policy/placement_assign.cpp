@@ -3,6 +3,7 @@
 #include "policy/placement_assign.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "policy/placement_assign_bound.hpp"
 
@@ -128,20 +129,35 @@ private:
         s_.slots[static_cast<std::size_t>(g)] = saved;
     }
 
-    std::vector<Choice> choices(int v) {
-        std::vector<Choice> out;
+    // On the stack, and sorted by insertion (stable, and few: the open groups and two
+    // more): a vector and std::stable_sort allocated at every node.
+    struct Choices {
+        std::array<Choice, 66> items;
+        std::size_t size = 0;
+        const Choice* begin() const { return items.data(); }
+        const Choice* end() const { return items.data() + size; }
+        void add(Choice choice) { items[size++] = choice; }
+    };
+
+    Choices choices(int v) const {
+        Choices out;
         for (int g = 0; g < s_.opened; ++g) {
             const Slot& slot = s_.slots[static_cast<std::size_t>(g)];
             if (slot.size < p_.k && (slot.compatible & bit(v)) != 0) {
-                out.push_back({g, s_.weight_to(v, g)});
+                Choice choice{g, s_.weight_to(v, g)};
+                std::size_t at = out.size;
+                for (; at > 0 && out.items[at - 1].gain < choice.gain; --at) {
+                    out.items[at] = out.items[at - 1];
+                }
+                out.items[at] = choice;
+                ++out.size;
             }
         }
-        std::stable_sort(out.begin(), out.end(), [](const Choice& a, const Choice& b) { return a.gain > b.gain; });
         if (s_.opened < p_.g) {
-            out.push_back({s_.opened, 0});
+            out.add({s_.opened, 0});
         }
         if (s_.spare() > 0) {
-            out.push_back({-1, 0});
+            out.add({-1, 0});
         }
         return out;
     }
