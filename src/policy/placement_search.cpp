@@ -10,6 +10,7 @@
 
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_gains.hpp"
 #include "policy/placement_twins.hpp"
 
 namespace peergate::policy::placement {
@@ -315,11 +316,7 @@ private:
         for (Mask c = cand; c != 0; c &= c - 1) {
             shares_.push_back(doubled_share(lowest(c), open, cand, missing));
         }
-        std::partial_sort(shares_.begin(), shares_.begin() + missing, shares_.end(), std::greater<>());
-        Weight doubled = 2 * open.weight_sum;
-        for (int i = 0; i < missing; ++i) {
-            doubled += at(shares_, i);
-        }
+        const Weight doubled = 2 * open.weight_sum + largest_sum(shares_, static_cast<std::size_t>(missing));
         const int spans =
             count(open.classes) + classes_to_add(seats(), open.classes, cand, missing, offers_);
         Score upper = prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest.all_but_one;
