@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "policy/placement_cliques.hpp"
 #include "policy/placement_objective.hpp"
 #include "policy/placement_numa_bounds.hpp"
 #include "policy/placement_packing.hpp"
@@ -81,30 +82,6 @@ inline Partners heaviest_partners(const Problem& p, const Neighbours& nb, int v,
     }
     return found;
 }
-
-// Marks a candidate that lies in no group of K whose pairs all reach the threshold.
-inline constexpr Weight kNoGroup = -1;
-
-// For each candidate (n <= 64), the largest weight L >= threshold such that it lies in a
-// group of K whose pairs all weigh >= L: a bound on the bottleneck of any group holding it.
-// kNoGroup when there is none. Clique searches that exceed their effort keep the level
-// they were trying, which can only loosen the bound.
-std::vector<Weight> clique_ceilings(const Problem& problem, Weight threshold);
-
-// The pairs at each weight >= a threshold, as bit sets (n <= 64), heaviest level first.
-struct LevelAdjacency {
-    std::vector<Weight> levels;
-    std::vector<std::vector<std::uint64_t>> adjacency;
-};
-
-LevelAdjacency level_adjacency(const Problem& problem, Weight threshold);
-
-// clique_ceilings for groups drawn from `pool` only (kNoGroup outside it). `above`, when
-// given, holds ceilings of a larger pool: a candidate's ceiling here cannot exceed them, so
-// its search starts at that level. `steps`, when given, gets the clique search steps added
-// (a search charges them to its budget).
-std::vector<Weight> clique_ceilings(const Problem& problem, const LevelAdjacency& levels, std::uint64_t pool,
-                                    const std::vector<Weight>* above = nullptr, std::uint64_t* steps = nullptr);
 
 // Upper bounds on (2), (3) doubled and (4) negated for `m` and for `m - 1` more groups
 // drawn from `pool`: a member's group bottleneck is at most its (K-1)-th heaviest usable
