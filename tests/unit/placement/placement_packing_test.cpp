@@ -22,6 +22,20 @@ void join(Adjacency& adjacency, int a, int b) {
     adjacency[static_cast<std::size_t>(b)] |= std::uint64_t{1} << a;
 }
 
+// n GPUs, each pair usable with a probability drawn from [least_density, 0.95).
+Adjacency random_graph(std::mt19937& rng, int n, double least_density) {
+    const double density = std::uniform_real_distribution<double>(least_density, 0.95)(rng);
+    Adjacency adjacency(static_cast<std::size_t>(n), 0);
+    for (int a = 0; a < n; ++a) {
+        for (int b = a + 1; b < n; ++b) {
+            if (std::uniform_real_distribution<double>(0, 1)(rng) < density) {
+                join(adjacency, a, b);
+            }
+        }
+    }
+    return adjacency;
+}
+
 bool is_clique(const Adjacency& adjacency, std::uint64_t members) {
     for (std::uint64_t m = members; m != 0; m &= m - 1) {
         const int v = std::countr_zero(m);
@@ -53,15 +67,7 @@ TEST(PlacementPacking, MatchesBruteForceOnRandomGraphs) {
     GroupPacker packer;
     for (int trial = 0; trial < 300; ++trial) {
         const int n = std::uniform_int_distribution<int>(3, 11)(rng);
-        const double density = std::uniform_real_distribution<double>(0.3, 0.95)(rng);
-        Adjacency adjacency(static_cast<std::size_t>(n), 0);
-        for (int a = 0; a < n; ++a) {
-            for (int b = a + 1; b < n; ++b) {
-                if (std::uniform_real_distribution<double>(0, 1)(rng) < density) {
-                    join(adjacency, a, b);
-                }
-            }
-        }
+        const Adjacency adjacency = random_graph(rng, n, 0.3);
         const std::uint64_t all = (std::uint64_t{1} << n) - 1;
         const std::uint64_t some = all & std::uniform_int_distribution<std::uint64_t>(0, all)(rng);
         for (int k = 2; k <= 4; ++k) {
@@ -125,15 +131,7 @@ TEST(PlacementPacking, TrussMatchesThePlainPeel) {
     std::mt19937 rng(9090U);
     for (int trial = 0; trial < 300; ++trial) {
         const int n = std::uniform_int_distribution<int>(2, 40)(rng);
-        const double density = std::uniform_real_distribution<double>(0.2, 0.95)(rng);
-        Adjacency adjacency(static_cast<std::size_t>(n), 0);
-        for (int a = 0; a < n; ++a) {
-            for (int b = a + 1; b < n; ++b) {
-                if (std::uniform_real_distribution<double>(0, 1)(rng) < density) {
-                    join(adjacency, a, b);
-                }
-            }
-        }
+        const Adjacency adjacency = random_graph(rng, n, 0.2);
         const std::uint64_t all = (std::uint64_t{1} << n) - 1;
         const std::uint64_t within = all & std::uniform_int_distribution<std::uint64_t>(0, all)(rng);
         for (int k = 2; k <= 8; ++k) {
