@@ -22,9 +22,9 @@ bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
 
 // The (K-1)-th heaviest usable pair inside the pool (capped by the candidate's ceiling)
 // and the sum of the K-1 heaviest; nullopt when it has fewer such partners.
-[[gnu::always_inline]] inline std::optional<Partners> member_bound(const Problem& p, const Neighbours& nb, Weight ceiling,
-                                                                   std::uint64_t pool,
-                                     int v, std::uint64_t& steps) {
+[[gnu::always_inline]] inline std::optional<Partners> member_bound(const Problem& p, const Neighbours& nb,
+                                                                   Weight ceiling, std::uint64_t pool, int v,
+                                                                   std::uint64_t& steps) {
     if (ceiling == kNoGroup) {
         return std::nullopt;
     }

@@ -22,9 +22,8 @@ std::uint64_t key_of(std::uint64_t within, int groups) {
 }  // namespace
 
 void GroupPacker::prepare(const std::vector<std::uint64_t>& adjacency, int k) {
-    if (known_for_ != adjacency || known_k_ != k || known_.size() > kKnownLimit || answers_.size() > kKnownLimit) {
+    if (known_for_ != adjacency || known_k_ != k || known_.size() > kKnownLimit) {
         known_.clear();
-        answers_.clear();
         known_for_ = adjacency;
         known_k_ = k;
     }
@@ -35,18 +34,11 @@ void GroupPacker::prepare(const std::vector<std::uint64_t>& adjacency, int k) {
 
 int GroupPacker::most(const std::vector<std::uint64_t>& adjacency, std::uint64_t within, int k) {
     prepare(adjacency, k);
-    // The searches ask again and again about the same classes (a class of the undecided
-    // candidates changes only when one of its members is placed).
-    if (const auto it = answers_.find(within); it != answers_.end()) {
-        ++spent_;
-        return it->second;
-    }
     int groups = truss_groups(adjacency, within, k);
     while (groups > 0 && !fits(within, groups)) {
         --groups;
     }
     spent_ += effort_ + 1;
-    answers_.emplace(within, groups);
     return groups;
 }
 

@@ -31,7 +31,6 @@ private:
     std::uint64_t spent_ = 0;   // every call
     // (set, groups) -> fits; kept while the adjacency and K stay those of the last call.
     std::unordered_map<std::uint64_t, bool> known_;
-    std::unordered_map<std::uint64_t, int> answers_;  // set -> most, under the same terms
     std::vector<std::uint64_t> known_for_;
     int known_k_ = 0;
 };

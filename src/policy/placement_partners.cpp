@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_partners.hpp"
 
-#include <algorithm>
-
 namespace peergate::policy::placement {
 
 PartnerCounter::PartnerCounter(const Problem& problem, const Neighbours& neighbours) : p_(problem), nb_(neighbours) {

@@ -3,8 +3,6 @@
 // all-groups search asks this for every undecided GPU and every open group at every node.
 #pragma once
 
-#include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <vector>
 

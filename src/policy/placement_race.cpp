@@ -75,9 +75,9 @@ SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups
 
 }  // namespace
 
-// The all-groups search's nodes cost 0.2-0.8 us with groups of 6 or more and up to 1.1 us
+// The all-groups search's nodes cost 0.2-0.9 us with groups of 6 or more and up to 1.1 us
 // with smaller ones (its bound visits every open group per candidate; more with both
-// threads busy), against 0.1-0.5 us for the group-by-group search's: it gets three fifths
+// threads busy), against 0.1-0.7 us for the group-by-group search's: it gets three fifths
 // of the budget, half with groups of up to 4, so that a solve that finishes neither stays
 // under a second on this VM (docs/PERFORMANCE.md, "place: cheaper nodes").
 constexpr int kSmallGroups = 4;

@@ -298,7 +298,7 @@ private:
     // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
     // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
     PEERGATE_WITH_POPCNT bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const RestBound& rest,
-                       const std::vector<Weight>& ceilings) {
+                                            const std::vector<Weight>& ceilings) {
         const int missing = p_.k - open.size;
         Weight bottleneck = open.bottleneck;
         for (Mask m = open.members; m != 0; m &= m - 1) {
