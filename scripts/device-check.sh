@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# What only a real GPU can show: peergate against the real NVML, CUDA driver and nvidia-smi,
+# and the probe's PTX kernels run by the real driver (the one-device loader tests). Run on a
+# machine with an NVIDIA driver; results are in docs/PERFORMANCE.md ("On a real H200").
+#
+# Usage: scripts/device-check.sh BIN OUT
+#   BIN holds peergate, libpeergate.so, peergate_loader_cuda_tests and lib/ (libfmt);
+#   OUT receives device-check.tar.gz (every command's stdout, stderr and status) and the
+#   gathered machine file. A summary goes to stdout.
+set -u
+bin=$(cd "${1:?usage: device-check.sh BIN OUT}" && pwd)
+out=${2:?usage: device-check.sh BIN OUT}
+work=$(mktemp -d)
+export LD_LIBRARY_PATH="$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export NO_COLOR=1
+pg="$bin/peergate"
+
+# step NAME CMD...: runs CMD with a 120 s limit, keeps its output, prints status and time.
+step() {
+  local name=$1
+  shift
+  local start end rc
+  start=$(date +%s%N)
+  timeout 120 "$@" >"$work/$name.out" 2>"$work/$name.err"
+  rc=$?
+  end=$(date +%s%N)
+  echo "$rc" >"$work/$name.rc"
+  printf '== %-22s rc=%-3s %6d ms  %s\n' "$name" "$rc" $(((end - start) / 1000000)) "$*" |
+    tee -a "$work/steps.txt"
+}
+
+# The host, as peergate's readers see it.
+step uname uname -a
+step cmdline cat /proc/cmdline
+step iommu ls -la /sys/class/iommu
+step smi nvidia-smi
+step smi-q nvidia-smi -q
+step smi-topo-m nvidia-smi topo -m
+step smi-topo-p2p nvidia-smi topo -p2p r
+step smi-nvlink nvidia-smi nvlink -s
+step smi-query nvidia-smi --query-gpu=index,pci.bus_id,name,driver_version,memory.total --format=csv
+step dmesg sh -c 'dmesg 2>&1 | grep -iE "iommu|dmar|amd-vi|nvrm|xid" | tail -50'
+
+# peergate on the real libraries.
+step version "$pg" --version
+step doctor "$pg" doctor
+step doctor-v "$pg" -v doctor
+step doctor-json "$pg" --json doctor
+step topo "$pg" topo
+step topo-cross "$pg" topo --crosscheck
+step topo-smi "$pg" topo --source smi
+step topo-json "$pg" --json topo
+step gate "$pg" gate --for all
+step gate-json "$pg" --json gate --for all
+step gate-shell "$pg" gate --format shell
+step probe "$pg" probe
+step bench "$pg" bench --latency
+step bench-json "$pg" --json bench
+step place "$pg" place --size 1
+step exec "$pg" exec --for nccl -- sh -c 'env | grep -E "^(CUDA|NCCL|GGML)" | sort'
+step gather "$pg" gather --output "$work/h200-machine.json"
+step replay-doctor "$pg" --simulate "$work/h200-machine.json" doctor
+step capi python3 "$bin/gate_ctypes_example.py" "$bin/libpeergate.so" 0
+
+# The decision's cost in front of a launch: ten gates in a row, wall time each.
+for i in 1 2 3 4 5 6 7 8 9 10; do step "gate-time-$i" "$pg" -q gate; done
+
+# The PTX kernels and the copy engine on the real driver (256 MiB + 12 bytes per buffer).
+step selftest env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=256 \
+  "$bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
+
+# Summary: the lines a reader wants first.
+for name in smi-topo-m doctor topo-cross gate probe bench place exec capi selftest; do
+  echo "---- $name (rc $(cat "$work/$name.rc"))"
+  head -c 1500 "$work/$name.out"
+  head -c 500 "$work/$name.err"
+done
+echo "---- steps"
+cat "$work/steps.txt"
+
+mkdir -p "$out"
+cp "$work/h200-machine.json" "$out/" 2>/dev/null
+tar -C "$work" -czf "$out/device-check.tar.gz" .
+rm -rf "$work"
