@@ -62,7 +62,8 @@ util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& optio
 
 int run_place(const Invocation& inv, const PlaceOptions& options) {
     const auto discovery = options.from.empty() ? discover(inv, options.source, false) : read_topology_file(options.from);
-    if (!discovery.topology) {
+    const model::Topology* topology = discovery.described();
+    if (topology == nullptr) {
         print_error(inv.output, "topology unreadable: " + discovery.reason);
         return kExitError;
     }
@@ -71,16 +72,16 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
         print_error(inv.output, request.error().message);
         return kExitError;
     }
-    const auto result = policy::place(*discovery.topology, *request);
+    const auto result = policy::place(*topology, *request);
     if (!result) {
         print_error(inv.output, result.error().message);
         return kExitError;
     }
     if (inv.output.json) {
         fmt::print(inv.output.out, "{}\n",
-                   report::placement_to_json(*result, *discovery.topology, options.profile).dump(2));
+                   report::placement_to_json(*result, *topology, options.profile).dump(2));
     } else {
-        fmt::print(inv.output.out, "{}", report::placement_to_text(*result, *discovery.topology, options.profile));
+        fmt::print(inv.output.out, "{}", report::placement_to_text(*result, *topology, options.profile));
     }
     return kExitOk;
 }

@@ -27,9 +27,9 @@ int run_topo(const Invocation& inv, const TopoOptions& options) {
     } else {
         const auto text = report::topology_to_text(
             discovery, report::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});
-        fmt::print(discovery.topology ? inv.output.out : inv.output.err, "{}", text);
+        fmt::print(discovery.described() ? inv.output.out : inv.output.err, "{}", text);
     }
-    return discovery.topology ? kExitOk : kExitError;
+    return discovery.described() ? kExitOk : kExitError;
 }
 
 }  // namespace
@@ -43,7 +43,8 @@ Command add_topo_command(CLI::App& app) {
                   "run NVML and nvidia-smi and report where they disagree (env PEERGATE_TOPO_CROSSCHECK=1)");
     sub->add_option("--from", options->from,
                     "read a saved 'nvidia-smi topo -m' text or a machine file instead of asking the host");
-    sub->footer("Exit status: 0 readable, 2 unreadable (the reason is on stderr or in \"reason\").");
+    sub->footer("Exit status: 0 readable (one GPU too: a 1x1 matrix), 2 unreadable (the reason is on stderr "
+                "or in \"reason\").");
     return Command{sub, [options](const Invocation& inv) { return run_topo(inv, *options); }};
 }
 

@@ -28,14 +28,19 @@ bool looks_like_json(const std::string& text) {
     return !body.empty() && body.front() == '{';
 }
 
-util::Expected<model::Topology> topology_of_machine_file(const std::string& text) {
+// A machine file of one GPU fills `lone_gpu` instead: the same rule as every tier, one
+// GPU has no pair, so there is no matrix to trust.
+util::Expected<model::Topology> topology_of_machine_file(const std::string& text,
+                                                         std::optional<model::Topology>& lone_gpu) {
     auto machine = sim::parse_machine(text);
     if (!machine) {
         return util::unexpected(machine.error());
     }
     auto topology = sim::machine_topology(*machine);
     if (topology.size() < 2) {
-        // The same rule as every tier: one GPU has no pair, so there is no matrix to trust.
+        if (topology.size() == 1) {
+            lone_gpu = std::move(topology);
+        }
         return util::unexpected(util::ErrorCode::unavailable,
                                 "machine file: fewer than 2 GPUs, no interconnect matrix");
     }
@@ -50,7 +55,7 @@ model::Discovery read_topology_file(const std::string& path) {
     auto text = util::read_file(path);
     if (!text) {
         attempt.reason = text.error().message;
-    } else if (auto topology = looks_like_json(*text) ? topology_of_machine_file(*text)
+    } else if (auto topology = looks_like_json(*text) ? topology_of_machine_file(*text, attempt.lone_gpu)
                                                       : sources::smi::parse_topo_m(*text)) {
         topology->source = model::TopologySource::file;
         topology->provenance = path;
@@ -60,6 +65,11 @@ model::Discovery read_topology_file(const std::string& path) {
     }
     discovery.topology = attempt.topology;
     discovery.reason = attempt.reason;
+    discovery.lone_gpu = attempt.lone_gpu;
+    if (discovery.lone_gpu) {
+        discovery.lone_gpu->source = model::TopologySource::file;
+        discovery.lone_gpu->provenance = path;
+    }
     discovery.attempts.push_back(std::move(attempt));
     return discovery;
 }

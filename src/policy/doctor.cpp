@@ -78,8 +78,8 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
         report.findings.push_back(no_driver_finding(input));
         return report;  // inconclusive: nothing could be asked
     }
-    const auto& topology = input.discovery.topology;
-    if (!topology) {
+    const model::Topology* topology = input.discovery.described();
+    if (topology == nullptr) {
         report.findings.push_back(Finding{
             .code = "topology_unreadable",
             .severity = Severity::error,
@@ -132,7 +132,7 @@ int exit_status(Verdict verdict) {
 
 DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
-    const model::Topology* topology = input.discovery.topology ? &*input.discovery.topology : nullptr;
+    const model::Topology* topology = input.discovery.described();
     auto kernel = kernel_findings(input.kernel_events, topology);
     report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());
     if (has_error(kernel)) {  // a GPU fallen off the bus is a problem even when nothing else answered

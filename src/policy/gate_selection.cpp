@@ -63,7 +63,7 @@ ResolvedSelection resolve_by_identity(const std::vector<model::PciAddress>& chil
         }
     }
     r.notes.push_back("the GPUs the child will see were enumerated through the CUDA driver "
-                      "and joined to the matrix by PCI bus id");
+                      "and matched to nvidia-smi indices by PCI bus id");
     return r;
 }
 

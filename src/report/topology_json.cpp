@@ -74,10 +74,10 @@ Json matrix_to_json(const model::Topology& topology) {
 }
 
 Json topology_to_json(const model::Discovery& discovery) {
-    const auto& topology = discovery.topology;
+    const model::Topology* topology = discovery.described();
     Json doc;
     doc["schema"] = "peergate.topology/v1";
-    doc["readable"] = topology.has_value();
+    doc["readable"] = topology != nullptr;
     doc["source"] = topology ? std::string(model::to_string(topology->source)) : std::string("none");
     doc["reason"] = topology ? Json(nullptr) : Json(unreadable_reason(discovery));
     doc["gpus"] = topology ? gpus_to_json(*topology) : Json::array();

@@ -72,15 +72,19 @@ std::string topology_to_text(const model::Discovery& discovery, const TextStyle&
                                attempt.topology ? "answered" : "no verdict: " + attempt.reason);
         }
     }
-    if (!discovery.topology) {
+    const model::Topology* described = discovery.described();
+    if (described == nullptr) {
         out += "interconnect matrix unreadable: " + unreadable_reason(discovery) + "\n";
         return out;
     }
-    const auto& t = *discovery.topology;
+    const auto& t = *described;
     out += fmt::format("source: {} ({})\n", model::to_string(t.source), t.provenance);
     append_matrix(out, t, style.color);
     append_gpus(out, t);
     out += "NVLink islands: " + islands_text(t) + "\n";
+    if (!discovery.topology) {
+        out += "one GPU: no pair, so no interconnect matrix to judge and no peer-to-peer traffic\n";
+    }
     if (discovery.crosscheck) {
         const auto& check = *discovery.crosscheck;
         out += check.agree() ? "cross-check: NVML and nvidia-smi topo -m agree\n"

@@ -35,6 +35,7 @@ TierAttempt try_nvml(const util::Seams& seams, const DiscoveryRequest& request) 
         attempt.topology = std::move(*result.topology);
     } else {
         attempt.reason = result.topology.error().message;
+        attempt.lone_gpu = std::move(result.lone_gpu);
     }
     return attempt;
 }
@@ -89,6 +90,9 @@ Discovery discover_topology(const util::Seams& seams, const util::EnvMap& env,
         discovery.topology = smi->topology;
     } else {
         discovery.reason = kNoMatrix;
+        if (nvml) {
+            discovery.lone_gpu = nvml->lone_gpu;
+        }
     }
     return discovery;
 }

@@ -25,11 +25,15 @@ NvmlTierResult read_with(const util::DynamicLibrary& library, const NvmlTierOpti
         return NvmlTierResult{util::unexpected(session.error()), 1};
     }
     NvmlCalls calls(*session, options.host_root);
-    auto topology = read_nvml_topology(calls);
+    std::optional<model::Topology> lone_gpu;
+    auto topology = read_nvml_topology(calls, &lone_gpu);
     if (topology) {
         topology->provenance = library.path();
     }
-    return NvmlTierResult{std::move(topology), calls.count() + 1};
+    if (lone_gpu) {
+        lone_gpu->provenance = library.path();
+    }
+    return NvmlTierResult{std::move(topology), calls.count() + 1, std::move(lone_gpu)};
 }
 
 // The worker writes here; shared, because an abandoned worker outlives the caller.

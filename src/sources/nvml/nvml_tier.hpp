@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct NvmlTierOptions {
 struct NvmlTierResult {
     util::Expected<model::Topology> topology;  // the error is the "no verdict" reason
     std::uint64_t calls = 0;                   // NVML calls made (nvmlInit_v2 included)
+    std::optional<model::Topology> lone_gpu;   // NVML saw exactly one GPU: 1x1, no verdict
 };
 
 // Runs the tier on a detached worker and waits at most options.watchdog. Past it the

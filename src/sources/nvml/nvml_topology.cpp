@@ -27,11 +27,6 @@ util::Expected<std::vector<nvmlDevice_t>> device_handles(NvmlCalls& nvml) {
     if (const auto rc = nvml(nvml.api().nvmlDeviceGetCount_v2, &count); rc != NVML_SUCCESS) {
         return nvml.failed(rc, "nvmlDeviceGetCount_v2");
     }
-    // Fewer than two GPUs has no pair to judge; an empty matrix must never read as NVLinked.
-    if (count < 2) {
-        return no_verdict(fmt::format("NVML sees {} GPU{}: no pair to judge", count,
-                                      count == 1 ? "" : "s"));
-    }
     std::vector<nvmlDevice_t> handles(count, nullptr);
     for (unsigned i = 0; i < count; ++i) {
         if (const auto rc = nvml(nvml.api().nvmlDeviceGetHandleByIndex_v2, i, &handles[i]);
@@ -42,14 +37,23 @@ util::Expected<std::vector<nvmlDevice_t>> device_handles(NvmlCalls& nvml) {
     return handles;
 }
 
-util::Expected<std::vector<Device>> read_devices(NvmlCalls& nvml) {
-    auto handles = device_handles(nvml);
-    if (!handles) {
-        return util::unexpected(handles.error());
+// One GPU as a 1x1 matrix: described, with no pair in it. Empty when its identity fails.
+std::optional<model::Topology> describe_lone_gpu(NvmlCalls& nvml, nvmlDevice_t handle) {
+    auto gpu = read_identity(nvml, handle, 0);
+    if (!gpu) {
+        return std::nullopt;
     }
+    model::Topology topology;
+    topology.source = model::TopologySource::nvml;
+    topology.gpus.push_back(std::move(*gpu));
+    topology.matrix = {{model::LinkLabel::self()}};
+    return topology;
+}
+
+util::Expected<std::vector<Device>> read_devices(NvmlCalls& nvml, const std::vector<nvmlDevice_t>& handles) {
     std::vector<Device> devices;
-    for (std::size_t i = 0; i < handles->size(); ++i) {
-        Device device{.handle = (*handles)[i]};
+    for (std::size_t i = 0; i < handles.size(); ++i) {
+        Device device{.handle = handles[i]};
         auto gpu = read_identity(nvml, device.handle, static_cast<int>(i));
         if (!gpu) {
             return util::unexpected(gpu.error());
@@ -149,8 +153,21 @@ util::Expected<model::LinkLabel> pcie_label(NvmlCalls& nvml, nvmlDevice_t a, nvm
     }
 }
 
-util::Expected<model::Topology> read_nvml_topology(NvmlCalls& nvml) {
-    auto devices = read_devices(nvml);
+util::Expected<model::Topology> read_nvml_topology(NvmlCalls& nvml,
+                                                   std::optional<model::Topology>* lone_gpu) {
+    auto handles = device_handles(nvml);
+    if (!handles) {
+        return util::unexpected(handles.error());
+    }
+    // Fewer than two GPUs has no pair to judge; an empty matrix must never read as NVLinked.
+    if (handles->size() < 2) {
+        if (handles->size() == 1 && lone_gpu != nullptr) {
+            *lone_gpu = describe_lone_gpu(nvml, handles->front());
+        }
+        return no_verdict(fmt::format("NVML sees {} GPU{}: no pair to judge", handles->size(),
+                                      handles->size() == 1 ? "" : "s"));
+    }
+    auto devices = read_devices(nvml, *handles);
     if (!devices) {
         return util::unexpected(devices.error());
     }

@@ -76,6 +76,28 @@ TEST(NvmlMatrix, OneGpuIsNoVerdict) {
     EXPECT_EQ(result.topology.error().message, "NVML sees 1 GPU: no pair to judge");
 }
 
+// No verdict, yet the one GPU is described, for topo, doctor and place.
+TEST(NvmlMatrix, OneGpuIsStillDescribedAsAOneByOneMatrix) {
+    const auto machine = load_fixture("nvml-single");
+    const auto result = run_tier(fixture("nvml-single"));
+    ASSERT_FALSE(result.topology);
+    ASSERT_TRUE(result.lone_gpu);
+    const auto& lone = *result.lone_gpu;
+    ASSERT_EQ(lone.size(), 1U);
+    EXPECT_EQ(tokens(lone), (std::vector<std::vector<std::string>>{{"X"}}));
+    EXPECT_EQ(lone.gpus[0].name, machine.gpus[0].name);
+    EXPECT_EQ(lone.gpus[0].uuid, machine.gpus[0].uuid);
+    EXPECT_EQ(lone.gpus[0].pci, machine.gpus[0].pci);
+    EXPECT_EQ(lone.source, model::TopologySource::nvml);
+    EXPECT_FALSE(lone.provenance.empty());
+    EXPECT_TRUE(lone.nvlinked_pairs().empty());
+    EXPECT_FALSE(lone.uniformly_nvlinked());
+}
+
+TEST(NvmlMatrix, TwoOrMoreGpusDescribeNoLoneGpu) {
+    EXPECT_FALSE(run_tier(fixture("nvml-pcie-2x")).lone_gpu);
+}
+
 TEST(NvmlMatrix, EveryDenialStatusIsADefiniteAnswerWithThePcieLevel) {
     for (const char* status : {"CNS", "GNS", "TNS", "DR", "NS"}) {
         SCOPED_TRACE(status);
