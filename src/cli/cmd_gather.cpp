@@ -73,8 +73,9 @@ Command add_gather_command(CLI::App& app) {
                     "watchdog, seconds, for the NVML answers (a hung driver is abandoned; default 10)")
         ->check(CLI::Range(0.05, 600.0));
     sub->footer("Records nvidia-smi's topo -m and --query-gpu texts, the parsed GPUs and matrix, NVML's "
-                "NVLinks and P2P status per caps index (the GPUs and matrix too without nvidia-smi), and host "
-                "facts (IOMMU, hypervisor, kernel cmdline, boot id). Replay: peergate --simulate FILE ...\n"
+                "NVLinks and P2P status per caps index (the GPUs and matrix too without nvidia-smi), the CUDA "
+                "driver's version and cuDeviceCanAccessPeer per pair, and host facts (IOMMU, hypervisor, "
+                "kernel cmdline, boot id). Replay: peergate --simulate FILE ...\n"
                 "Exit status: 0 written, 2 nothing usable to record (no file is written).");
     return Command{sub, [options](const Invocation& inv) { return run_gather(inv, *options); }};
 }

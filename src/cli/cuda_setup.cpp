@@ -9,11 +9,6 @@
 
 namespace peergate::cli {
 
-namespace {
-
-using DriverAndDevices = std::pair<std::shared_ptr<sources::cuda::CudaDriver>,
-                                   std::vector<engine::DeviceIdentity>>;
-
 // cuInit and the device queries run under the watchdog too: a hung driver blocks in them.
 util::Expected<DriverAndDevices> open_and_list(const std::string& path,
                                                std::chrono::milliseconds timeout) {
@@ -43,8 +38,6 @@ util::Expected<DriverAndDevices> open_and_list(const std::string& path,
     return std::move(*shared);
 }
 
-}  // namespace
-
 util::Expected<std::vector<int>> parse_gpu_list(const std::string& text) {
     std::vector<int> ids;
     if (text.empty() || text == "all") {
@@ -69,8 +62,8 @@ util::Expected<CudaSetup> set_up_cuda(const Invocation& inv, const model::Discov
         return util::unexpected(opened.error());
     }
     std::vector<model::Gpu> known;
-    if (discovery.topology) {
-        known = discovery.topology->gpus;
+    if (const model::Topology* described = discovery.described()) {
+        known = described->gpus;  // identities only: which index each CUDA device is
     }
     auto map = engine::map_devices(opened->second, known);
     if (!map) {

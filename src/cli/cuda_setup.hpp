@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/invocation.hpp"
@@ -22,6 +23,13 @@ struct CudaSetup {
     engine::DeviceMap map;
     std::vector<engine::MappedDevice> selected;  // in selection order
 };
+
+using DriverAndDevices = std::pair<std::shared_ptr<sources::cuda::CudaDriver>,
+                                   std::vector<engine::DeviceIdentity>>;
+
+// Opens the driver at `path` and lists its devices, cuInit included, on a worker that is
+// abandoned past `timeout` (a hung driver blocks in cuInit).
+util::Expected<DriverAndDevices> open_and_list(const std::string& path, std::chrono::milliseconds timeout);
 
 // "all" or "" -> empty (every GPU); "0,1,3" -> {0,1,3}; anything else is a usage error.
 util::Expected<std::vector<int>> parse_gpu_list(const std::string& text);

@@ -64,6 +64,7 @@ bool add_matrix(const std::string& topo_text, GatherState& state) {
     if (topo_text.empty()) {
         return false;
     }
+    m.recorded_topo_m = topo_text;  // verbatim, parsed or not: a replay prints what the host did
     auto topology = sources::smi::parse_topo_m(topo_text);
     if (!topology) {
         state.notes.push_back(topology.error().message);
@@ -84,7 +85,6 @@ bool add_matrix(const std::string& topo_text, GatherState& state) {
         gpu.numa_node = topology->gpus[*p].numa_node;
         gpu.cpu_affinity = topology->gpus[*p].cpu_affinity;
     }
-    m.recorded_topo_m = topo_text;
     return true;
 }
 
@@ -175,6 +175,7 @@ util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std
                                 "neither nvidia-smi topo -m nor NVML gave a usable matrix (" +
                                     util::join(state.notes, "; ") + ")");
     }
+    gather_from_cuda(inv, state);
     gather_from_host(inv, state);
     notes = state.notes;
     return state.machine;

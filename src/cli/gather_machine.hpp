@@ -30,11 +30,16 @@ void gather_from_smi(const Invocation& inv, GatherState& state);
 // without nvidia-smi also the GPUs and matrix. A hung or absent NVML leaves a note.
 void gather_from_nvml(const Invocation& inv, GatherState& state);
 
+// The CUDA driver (gather_cuda.cpp), behind the same watchdog: cuDriverGetVersion and
+// cuDeviceCanAccessPeer per ordered pair in the machine's GPU order (joined by PCI bus id).
+// An absent or hung driver leaves a note and the file's defaults.
+void gather_from_cuda(const Invocation& inv, GatherState& state);
+
 // The host root: IOMMU mode and group type, hypervisor flag, kernel cmdline, boot id, and
 // each GPU's PCI device id from sysfs.
 void gather_from_host(const Invocation& inv, GatherState& state);
 
-// Runs every step in order: smi, NVML, host. Fails (exit 2) when no NVIDIA tool listed
+// Runs every step in order: smi, NVML, CUDA, host. Fails (exit 2) when no NVIDIA tool listed
 // the GPUs or none gave a usable matrix.
 util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
                                                 std::vector<std::string>& notes,

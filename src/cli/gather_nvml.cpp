@@ -80,6 +80,20 @@ void add_p2p(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim:
     }
 }
 
+// NUMA node and CPU list from NVML where topo -m gave none (one GPU: topo -m has no matrix).
+void add_affinity(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim::MachineFile& m) {
+    for (std::size_t p = 0; p < pos.size(); ++p) {
+        const auto& id = record.gpus[pos[p]].identity;
+        auto& gpu = m.gpus[p];
+        if (!gpu.numa_node) {
+            gpu.numa_node = id.numa_node;
+        }
+        if (gpu.cpu_affinity.empty()) {
+            gpu.cpu_affinity = id.cpu_affinity;
+        }
+    }
+}
+
 // No nvidia-smi: the GPUs (and, for two or more, the matrix) come from NVML alone.
 void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
     auto& m = state.machine;
@@ -122,6 +136,7 @@ void gather_from_nvml(const Invocation& inv, GatherState& state) {
     }
     add_links(*record, *positions, state);
     add_p2p(*record, *positions, state.machine);
+    add_affinity(*record, *positions, state.machine);
 }
 
 }  // namespace peergate::cli

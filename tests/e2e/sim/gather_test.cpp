@@ -66,6 +66,38 @@ TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
     EXPECT_TRUE(recorded->faults.empty()) << "a real host has no injected faults";
 }
 
+// The CUDA driver's own answers: a replay says what the host's cuDeviceCanAccessPeer said.
+TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    const std::string machine = std::string(PEERGATE_TEST_FIXTURES) + "/machines/probe-no-peer-2x.json";
+    const auto gathered = peergate(scratch, {"--simulate", machine, "gather", "-o", out});
+    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+    const auto recorded = sim::load_machine(out);
+    const auto original = sim::load_machine(machine);
+    ASSERT_TRUE(recorded && original);
+    EXPECT_EQ(recorded->cuda_driver_version, original->cuda_driver_version);
+    EXPECT_EQ(recorded->cuda_can_access_peer, original->cuda_can_access_peer);
+}
+
+// One GPU: topo -m has no matrix, so NUMA node and CPU list come from NVML, and the text
+// is still recorded verbatim for the replay.
+TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    const auto gathered = peergate(scratch, {"--simulate", "single-h200", "gather", "-o", out});
+    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+    const auto original = testing::load_builtin_machine("single-h200");
+    ASSERT_EQ(recorded->gpus.size(), 1U);
+    EXPECT_EQ(recorded->gpus[0].numa_node, original.gpus[0].numa_node);
+    EXPECT_EQ(recorded->gpus[0].cpu_affinity, original.gpus[0].cpu_affinity);
+    EXPECT_FALSE(recorded->gpus[0].cpu_affinity.empty());
+    EXPECT_NE(recorded->recorded_topo_m.find("GPU NUMA ID"), std::string::npos);
+    EXPECT_EQ(recorded->cuda_can_access_peer, (std::vector<std::vector<int>>{{0}}));
+}
+
 TEST(Gather, WithoutAnyNvidiaToolFailsAndWritesNothing) {
     const ScratchDir scratch;
     const std::string out = scratch.file("none.json");
