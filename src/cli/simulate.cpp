@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <system_error>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "sim/machine/host_root_writer.hpp"
@@ -20,8 +21,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path exe_dir() {
+// The folder of the binary this code is linked into: the executable, or libpeergate.so
+// when another program (python3's ctypes, say) loaded the C API. /proc/self/exe names the
+// host program there, and the parts were looked for beside python3.
+fs::path module_dir() {
+    static const char anchor = 0;
+    Dl_info info{};
     std::error_code ec;
+    if (::dladdr(&anchor, &info) != 0 && info.dli_fname != nullptr) {
+        const std::string module = info.dli_fname;
+        if (module.ends_with(".so") || module.find(".so.") != std::string::npos) {
+            return fs::absolute(module, ec).parent_path();
+        }
+    }
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
     return ec ? fs::current_path() : exe.parent_path();
 }
@@ -110,7 +122,7 @@ util::Expected<std::string> materialise_host_root(const std::string& machine_tex
 }
 
 SimulationParts locate_simulation_parts() {
-    const fs::path root = exe_dir().parent_path();
+    const fs::path root = module_dir().parent_path();
     return SimulationParts{
         .machines_dir = (root / "share/peergate/machines").string(),
         .nvml_library = (root / "lib/peergate/libpeergate_sim_nvml.so").string(),

@@ -13,7 +13,7 @@
 
 namespace peergate::cli {
 
-// Where the installed (or built) parts live, relative to the running binary. The build
+// Where the installed (or built) parts live, relative to the binary that holds this code. The build
 // tree mirrors the install tree: bin/, lib/peergate/, libexec/peergate/, share/peergate/.
 struct SimulationParts {
     std::string machines_dir;  // share/peergate/machines
@@ -22,7 +22,7 @@ struct SimulationParts {
     std::string nvidia_smi;    // libexec/peergate/peergate-sim-nvidia-smi
 };
 
-// Locates the parts next to /proc/self/exe.
+// Locates the parts beside the binary this code is in: the executable, or libpeergate.so.
 SimulationParts locate_simulation_parts();
 
 // Names of the built-in machines (files in machines_dir), sorted.

@@ -36,5 +36,25 @@ TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
     EXPECT_EQ(allowed->out, "0 True null 1\n") << allowed->err;
 }
 
+// A built-in machine name resolves beside libpeergate.so, not beside python3.
+TEST(CtypesE2e, ABuiltInMachineNameResolvesBesideTheLibrary) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+    GTEST_SKIP() << "a sanitizer-instrumented libpeergate.so cannot be loaded into an uninstrumented python3";
+#endif
+    if (::access("/usr/bin/python3", X_OK) != 0) {
+        GTEST_SKIP() << "no /usr/bin/python3 on this host";
+    }
+    auto env = base_env();
+    env.set("PEERGATE_SIMULATE", "bridged-a100-4x");
+    util::Command command;
+    command.argv = {"/usr/bin/python3", kScripts + "/gate_ctypes_example.py",
+                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so", "0,1"};
+    command.env = env;
+    const auto run = util::run_process(command);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->out.find("no built-in machine"), std::string::npos) << run->out;
+    EXPECT_EQ(run->out, "0 True null 1\n") << run->err;
+}
+
 }  // namespace
 }  // namespace peergate::e2e
