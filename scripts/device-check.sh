@@ -3,17 +3,20 @@
 # and the probe's PTX kernels run by the real driver (the one-device loader tests). Run on a
 # machine with an NVIDIA driver; results are in docs/PERFORMANCE.md ("On a real H200").
 #
-# Usage: scripts/device-check.sh BIN OUT
-#   BIN holds peergate, libpeergate.so, peergate_loader_cuda_tests and lib/ (libfmt);
+# Usage: scripts/device-check.sh PREFIX OUT
+#   PREFIX is a build or install tree: bin/peergate, bin/peergate_loader_cuda_tests,
+#   lib/libpeergate.so, lib/peergate/ and libexec/peergate/ (the simulated parts, for the
+#   replay), share/peergate/machines/, and any shared library they need in lib/ (libfmt);
 #   OUT receives device-check.tar.gz (every command's stdout, stderr and status) and the
 #   gathered machine file. A summary goes to stdout.
 set -u
-bin=$(cd "${1:?usage: device-check.sh BIN OUT}" && pwd)
-out=${2:?usage: device-check.sh BIN OUT}
+prefix=$(cd "${1:?usage: device-check.sh PREFIX OUT}" && pwd)
+out=${2:?usage: device-check.sh PREFIX OUT}
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
-export LD_LIBRARY_PATH="$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export NO_COLOR=1
-pg="$bin/peergate"
+pg="$prefix/bin/peergate"
 
 # step NAME CMD...: runs CMD with a 120 s limit, keeps its output, prints status and time.
 step() {
@@ -56,21 +59,25 @@ step gate-shell "$pg" gate --format shell
 step probe "$pg" probe
 step bench "$pg" bench --latency
 step bench-json "$pg" --json bench
+step bench-256 "$pg" bench --size-mib 256
 step place "$pg" place --size 1
 step exec "$pg" exec --for nccl -- sh -c 'env | grep -E "^(CUDA|NCCL|GGML)" | sort'
 step gather "$pg" gather --output "$work/h200-machine.json"
 step replay-doctor "$pg" --simulate "$work/h200-machine.json" doctor
-step capi python3 "$bin/gate_ctypes_example.py" "$bin/libpeergate.so" 0
+step replay-topo "$pg" --simulate "$work/h200-machine.json" --json topo
+step place-json "$pg" --json place --size 1
+step cuda-visible "$pg" cuda-visible
+step capi python3 "$here/../tests/scripts/gate_ctypes_example.py" "$prefix/lib/libpeergate.so" 0
 
 # The decision's cost in front of a launch: ten gates in a row, wall time each.
 for i in 1 2 3 4 5 6 7 8 9 10; do step "gate-time-$i" "$pg" -q gate; done
 
 # The PTX kernels and the copy engine on the real driver (256 MiB + 12 bytes per buffer).
 step selftest env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=256 \
-  "$bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
+  "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
 
 # Summary: the lines a reader wants first.
-for name in smi-topo-m doctor topo-cross gate probe bench place exec capi selftest; do
+for name in doctor topo gather replay-doctor gate probe bench place exec capi cuda-visible selftest; do
   echo "---- $name (rc $(cat "$work/$name.rc"))"
   head -c 1500 "$work/$name.out"
   head -c 500 "$work/$name.err"
