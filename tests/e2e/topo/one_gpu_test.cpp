@@ -7,7 +7,9 @@
 
 #include <string>
 
+#include "sim/machine/machine_file.hpp"
 #include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
 
 namespace peergate::test {
 namespace {
@@ -68,6 +70,43 @@ TEST(OneGpu, TopoFromAOneGpuMachineFileDescribesIt) {
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     EXPECT_NE(run.process.out.find("source: file"), std::string::npos) << run.process.out;
     EXPECT_NE(run.process.out.find("one GPU: no pair"), std::string::npos) << run.process.out;
+}
+
+const std::string kGatheredH200 =
+    std::string(PEERGATE_TEST_FIXTURES) + "/machines/gathered-h200-1x-firecracker.json";
+
+// The file `gather` wrote on a real one-H200 machine (tests/fixtures/machines/README.md).
+TEST(OneGpu, TheRealH200ReplaysAsHealthyWithItsOwnIdentity) {
+    const auto topo = run_peergate({"--simulate", kGatheredH200, "--json", "topo"});
+    EXPECT_EQ(topo.process.exit_code, 0) << topo.process.err;
+    const auto doc = stdout_json(topo);
+    ASSERT_EQ(doc["gpus"].size(), 1U);
+    EXPECT_EQ(doc["gpus"][0]["name"], "NVIDIA H200");
+    EXPECT_EQ(doc["gpus"][0]["pci_bus_id"], "00000000:00:06.0");
+    EXPECT_EQ(doc["gpus"][0]["numa_node"], 0);
+    EXPECT_EQ(doc["gpus"][0]["cpu_affinity"], "0-15");
+    const auto doctor = run_peergate({"--simulate", kGatheredH200, "--json", "doctor"});
+    EXPECT_EQ(doctor.process.exit_code, 0) << doctor.process.err;
+    EXPECT_EQ(stdout_json(doctor)["verdict"], "healthy");
+}
+
+// Gathering the replay of a real host gives the host's answers back.
+TEST(OneGpu, GatheringTheReplayedH200IsAFixedPoint) {
+    const testing::ScratchDir scratch;
+    const std::string again = scratch.file("again.json");
+    const auto run = run_peergate({"--simulate", kGatheredH200, "gather", "-o", again});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto original = sim::load_machine(kGatheredH200);
+    const auto replayed = sim::load_machine(again);
+    ASSERT_TRUE(original && replayed);
+    EXPECT_EQ(replayed->gpus, original->gpus);
+    EXPECT_EQ(replayed->matrix, original->matrix);
+    EXPECT_EQ(replayed->driver_version, original->driver_version);
+    EXPECT_EQ(replayed->cuda_driver_version, 13000);
+    EXPECT_EQ(replayed->cuda_can_access_peer, original->cuda_can_access_peer);
+    EXPECT_EQ(replayed->recorded_topo_m, original->recorded_topo_m);
+    EXPECT_EQ(replayed->host.iommu, original->host.iommu);
+    EXPECT_EQ(replayed->host.hypervisor, original->host.hypervisor);
 }
 
 }  // namespace
