@@ -7,6 +7,7 @@
 //   cmake --preset bench && cmake --build build/bench --target peergate_placement_sweep_bench
 //   build/bench/bench/peergate_placement_sweep_bench --benchmark_filter=BM_PlaceSweep
 //   build/bench/bench/peergate_placement_sweep_bench --benchmark_filter=BM_RegroupStart
+//   build/bench/bench/peergate_placement_sweep_bench --benchmark_filter=BM_PlaceMeasured
 //
 // Mixes: `dense_nvlink` (NV1..NV18 on 18 of 23 pairs, else PIX..SYS: the hardest, since
 // almost every pair is usable and weights barely differ), `sparse_nvlink` (NV1..NV4 on 30 %
@@ -148,6 +149,65 @@ BENCHMARK(BM_PlaceSweep)
                    {24, 32},
                    {2, 3, 4, 6, 8, 12, 16}})
     ->ArgNames({"mix", "n", "K"})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// Measured weights (`place --bandwidth`): an NVSwitch box of n GPUs whose bench file gives
+// every ordered pair 390 GB/s plus Gaussian noise of `noise` GB/s (the slower direction
+// counts), NUMA split in halves. Every pair differs, so the link-label levels are gone and
+// the searches walk partners one by one.
+peergate::policy::PlacementRequest measured_request(int n, int k, double noise, unsigned seed) {
+    std::mt19937 rng(seed * 7919U + static_cast<unsigned>(n));
+    std::normal_distribution<double> jitter(0.0, noise);
+    peergate::policy::PlacementRequest request{.size = k};
+    request.bandwidth.emplace();
+    for (int a = 0; a < n; ++a) {
+        for (int b = 0; b < n; ++b) {
+            if (a != b) {
+                request.bandwidth->push_back({.src = a, .dst = b, .gbps = 390.0 + jitter(rng)});
+            }
+        }
+    }
+    return request;
+}
+
+void BM_PlaceMeasured(benchmark::State& state) {
+    const int n = static_cast<int>(state.range(0));
+    const int k = static_cast<int>(state.range(1));
+    const auto noise = static_cast<double>(state.range(2));
+    Topology t;
+    t.matrix.assign(static_cast<std::size_t>(n), std::vector<LinkLabel>(static_cast<std::size_t>(n), LinkLabel::nvlink(18)));
+    for (int a = 0; a < n; ++a) {
+        t.matrix[static_cast<std::size_t>(a)][static_cast<std::size_t>(a)] = LinkLabel::self();
+        t.gpus.push_back(Gpu{.index = a, .numa_node = a < n / 2 ? 0 : 1});
+    }
+    double slowest_ms = 0;
+    int exact = 0;
+    std::uint64_t most_nodes = 0;
+    for (auto _ : state) {
+        exact = 0;
+        for (unsigned seed = 1; seed <= 10; ++seed) {
+            const auto request = measured_request(n, k, noise, seed);
+            const auto start = std::chrono::steady_clock::now();
+            const auto placed = peergate::policy::place(t, request);
+            const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+            if (!placed) {
+                state.SkipWithError(placed.error().message.c_str());
+                return;
+            }
+            slowest_ms = std::max(slowest_ms, took.count());
+            exact += placed->exact ? 1 : 0;
+            most_nodes = std::max(most_nodes, placed->nodes);
+        }
+    }
+    state.counters["slowest_ms"] = slowest_ms;
+    state.counters["exact_of_10"] = exact;
+    state.counters["most_nodes"] = static_cast<double>(most_nodes);
+}
+
+BENCHMARK(BM_PlaceMeasured)
+    ->ArgsProduct({{16, 24, 32}, {2, 4, 8}, {1, 5, 30}})
+    ->ArgNames({"n", "K", "noise_gbps"})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 
