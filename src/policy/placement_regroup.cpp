@@ -75,7 +75,7 @@ private:
             now.push_back(local(positions, groups_[g]));
         }
         normalise(now);
-        const SearchResult found = optimise_packing(sub, t_, now, std::min(share, budget_ - spent_));
+        const SearchResult found = improve_packing(sub, t_, now, std::min(share, budget_ - spent_));
         // Building the pool's problem and the search's tables costs about a node per member,
         // and a pool the search settles at once must still count against the budget.
         spent_ += found.nodes + positions.size();

@@ -53,13 +53,15 @@ constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
 class Searcher {
 public:
-    Searcher(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
+    Searcher(const Problem& problem, Weight threshold, Goal goal, std::uint64_t budget,
              const std::vector<int>& level_caps, const std::atomic<bool>* stop = nullptr)
         : p_(problem),
           nb_(neighbours_at(problem, threshold)),
           levels_(level_adjacency(problem, threshold)),
           ceilings_(clique_ceilings(problem, levels_, problem.n >= 64 ? ~Mask{0} : bit(problem.n) - 1)),
-          feasibility_(feasibility),
+          feasibility_(goal == Goal::feasible),
+          any_order_(goal == Goal::feasible || goal == Goal::score),
+          first_ends_(goal == Goal::feasible || goal == Goal::smallest),
           budget_(budget),
           stop_(stop) {
         for (int v = 0; v < p_.n; ++v) {
@@ -110,15 +112,18 @@ private:
     }
 
     // Nothing in a subtree whose upper bound is `upper` can replace the best: lower, or
-    // equal and later in the tie-break order than a best this search found itself.
+    // equal and either later in the tie-break order than a best this search found itself
+    // or not wanted at all (the score goal keeps strict improvements only).
     bool prunes(const Score& upper) const {
-        return has_best_ && (upper < best_ || (upper == best_ && best_from_search_));
+        return has_best_ && (upper < best_ || (upper == best_ && (best_from_search_ || any_order_)));
     }
 
     void offer(const Score& score) {
-        if (feasibility_) {
-            best_groups_ = stack_;
-            has_best_ = done_ = true;
+        if (first_ends_) {  // any placement, or the first in list order with the proven score
+            if (feasibility_ || score == best_) {
+                best_groups_ = stack_;
+                has_best_ = best_from_search_ = done_ = true;
+            }
             return;
         }
         if (!has_best_ || score > best_ || (score == best_ && !best_from_search_)) {
@@ -190,7 +195,8 @@ private:
                 steps_ += kScanStepsPerSpanCount * static_cast<std::uint64_t>(p_.k + 1);
             }
         }
-        const int u = feasibility_ ? most_constrained(pool) : lowest(pool);
+        const int u = any_order_ ? most_constrained(pool) : lowest(pool);
+        steps_ += any_order_ ? static_cast<std::uint64_t>(count(pool)) : 0;  // most_constrained's scan
         if (twin_allows(u, pool)) {
             const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
             extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest, here);
@@ -206,18 +212,18 @@ private:
 
     // Twins (placement_twins.hpp) can swap places without changing the score. So a group takes the smallest undecided
     // members of each twin class: whatever a larger twin does, the smaller can do. The
-    // optimiser, whose groups come in list order, also keeps a twin out of every group once
-    // a smaller one was left out, since the smallest list puts the smaller twin in the
-    // earlier group.
+    // search for the smallest list, whose groups come in list order, also keeps a twin out
+    // of every group once a smaller one was left out, since the smallest list puts the
+    // smaller twin in the earlier group.
     bool twin_allows(int v, Mask undecided) const {
         const int twin = at(previous_twin_, v);
-        const Mask blocked = feasibility_ ? undecided : undecided | left_out_;
+        const Mask blocked = any_order_ ? undecided : undecided | left_out_;
         return twin < 0 || (blocked & bit(twin)) == 0;
     }
 
-    // Any undecided candidate may branch first when only existence matters: the one with
-    // the fewest usable partners fails soonest. The optimiser keeps the smallest first,
-    // which is what makes its first optimum the smallest list.
+    // Any undecided candidate may branch first when the order of the list does not matter:
+    // the one with the fewest usable partners fails soonest. The search for the smallest
+    // list keeps the smallest first, which is what makes its first find the smallest list.
     int most_constrained(Mask pool) const {
         int best = lowest(pool);
         int fewest = p_.n;
@@ -353,6 +359,8 @@ private:
     BoundScratch scratch_;
     std::vector<Weight> shares_;
     bool feasibility_;
+    bool any_order_;   // branch on the most constrained candidate; twins are one
+    bool first_ends_;  // the first placement offered ends the search
     std::uint64_t budget_;
     const std::atomic<bool>* stop_;  // set by whoever no longer needs the answer
     std::uint64_t nodes_ = 0;
@@ -379,16 +387,13 @@ private:
 
 }  // namespace
 
-SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_t node_budget) {
-    Searcher searcher(problem, threshold, true, node_budget, {});
-    return searcher.run();
-}
-
-SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                              std::uint64_t node_budget, const std::vector<int>& level_caps,
-                              const std::atomic<bool>* stop) {
-    Searcher searcher(problem, threshold, false, node_budget, level_caps, stop);
-    searcher.seed(incumbent);
+SearchResult run_search(const Problem& problem, Weight threshold, Goal goal, std::uint64_t node_budget,
+                        const std::vector<int>& level_caps, const Groups* incumbent,
+                        const std::atomic<bool>* stop) {
+    Searcher searcher(problem, threshold, goal, node_budget, level_caps, stop);
+    if (incumbent != nullptr) {
+        searcher.seed(*incumbent);
+    }
     return searcher.run();
 }
 

@@ -2,15 +2,17 @@
 // Exact branch and bound over placements whose pairs all weigh at least a threshold
 // (n <= 64 candidates, kept as bit sets).
 //
-// Symmetry breaking: the smallest undecided candidate either opens the next group or is
-// left out (only while spare candidates remain); a group is completed by taking or
-// skipping its smallest remaining usable partner. Every placement is then reached once,
-// and in the lexicographic order of its sorted list of sorted groups, so keeping only
-// strict improvements yields the smallest list among the optimal ones.
+// Symmetry breaking: an undecided candidate either opens the next group or is left out
+// (only while spare candidates remain); a group is completed by taking or skipping its
+// smallest remaining usable partner. Every placement is then reached once. When that
+// candidate is always the smallest, placements come in the lexicographic order of their
+// sorted lists of sorted groups, so the first with the best score is the smallest list;
+// proving the best score may branch on any candidate (the most constrained fails soonest).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <vector>
 
 #include "policy/placement_objective.hpp"
 
@@ -29,6 +31,21 @@ inline bool stop_requested(const std::atomic<bool>* stop) {
     return stop != nullptr && stop->load(std::memory_order_relaxed);
 }
 
+// What a search is for. Only the last two need the groups in list order; the others may
+// branch on any candidate (the most constrained) and treat twins as one.
+enum class Goal {
+    feasible,   // any placement: the first one found ends the search
+    score,      // the best score: only strict improvements count
+    smallest,   // the smallest list with the incumbent's score, proven best: the first found
+    best_list,  // the best score, then the smallest list, in one search
+};
+
+// One search for `goal`, seeded with `incumbent` when there is one (the score and
+// smallest goals need it). The drivers below (placement_optimise.cpp) combine them.
+SearchResult run_search(const Problem& problem, Weight threshold, Goal goal, std::uint64_t node_budget,
+                        const std::vector<int>& level_caps, const Groups* incumbent,
+                        const std::atomic<bool>* stop = nullptr);
+
 // Any placement of G groups whose pairs all weigh >= threshold.
 SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_t node_budget);
 
@@ -40,5 +57,11 @@ SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_
 SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
                               std::uint64_t node_budget, const std::vector<int>& level_caps = {},
                               const std::atomic<bool>* stop = nullptr);
+
+// The same in one search in list order, for a budget too small to finish: what it returns
+// unfinished is at least as good as `incumbent`, and on small pools it gets further than
+// a proof followed by a second search (the re-split's use, placement_regroup.hpp).
+SearchResult improve_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
+                             std::uint64_t node_budget);
 
 }  // namespace peergate::policy::placement
