@@ -111,23 +111,23 @@ Topology make(Mix mix, int n, unsigned seed) {
     return t;
 }
 
-void BM_PlaceSweep(benchmark::State& state) {
-    const auto mix = static_cast<Mix>(state.range(0));
-    const int n = static_cast<int>(state.range(1));
-    const int k = static_cast<int>(state.range(2));
-    constexpr unsigned kSeeds = 10;
-    std::vector<Topology> topologies;
-    for (unsigned seed = 1; seed <= kSeeds; ++seed) {
-        topologies.push_back(make(mix, n, seed));
-    }
+// One placement of the cells: a topology and what is asked of it.
+struct Solve {
+    const Topology* topology = nullptr;
+    peergate::policy::PlacementRequest request;
+};
+
+// Places every solve once per iteration; the counters give the slowest solve, how many
+// were proven exact, and the most search nodes any of them used.
+void place_each(benchmark::State& state, const std::vector<Solve>& solves) {
     double slowest_ms = 0;
     int exact = 0;
     std::uint64_t most_nodes = 0;
     for (auto _ : state) {
         exact = 0;
-        for (const auto& topology : topologies) {
+        for (const auto& solve : solves) {
             const auto start = std::chrono::steady_clock::now();
-            const auto placed = peergate::policy::place(topology, {.size = k});
+            const auto placed = peergate::policy::place(*solve.topology, solve.request);
             const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
             if (!placed) {
                 state.SkipWithError(placed.error().message.c_str());
@@ -141,6 +141,22 @@ void BM_PlaceSweep(benchmark::State& state) {
     state.counters["slowest_ms"] = slowest_ms;
     state.counters["exact_of_10"] = exact;
     state.counters["most_nodes"] = static_cast<double>(most_nodes);
+}
+
+void BM_PlaceSweep(benchmark::State& state) {
+    const auto mix = static_cast<Mix>(state.range(0));
+    const int n = static_cast<int>(state.range(1));
+    const int k = static_cast<int>(state.range(2));
+    constexpr unsigned kSeeds = 10;
+    std::vector<Topology> topologies;
+    for (unsigned seed = 1; seed <= kSeeds; ++seed) {
+        topologies.push_back(make(mix, n, seed));
+    }
+    std::vector<Solve> solves;
+    for (const auto& topology : topologies) {
+        solves.push_back({.topology = &topology, .request = {.size = k}});
+    }
+    place_each(state, solves);
     state.SetLabel(kMixNames[mix]);
 }
 
@@ -181,28 +197,11 @@ void BM_PlaceMeasured(benchmark::State& state) {
         t.matrix[static_cast<std::size_t>(a)][static_cast<std::size_t>(a)] = LinkLabel::self();
         t.gpus.push_back(Gpu{.index = a, .numa_node = a < n / 2 ? 0 : 1});
     }
-    double slowest_ms = 0;
-    int exact = 0;
-    std::uint64_t most_nodes = 0;
-    for (auto _ : state) {
-        exact = 0;
-        for (unsigned seed = 1; seed <= 10; ++seed) {
-            const auto request = measured_request(n, k, noise, seed);
-            const auto start = std::chrono::steady_clock::now();
-            const auto placed = peergate::policy::place(t, request);
-            const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
-            if (!placed) {
-                state.SkipWithError(placed.error().message.c_str());
-                return;
-            }
-            slowest_ms = std::max(slowest_ms, took.count());
-            exact += placed->exact ? 1 : 0;
-            most_nodes = std::max(most_nodes, placed->nodes);
-        }
+    std::vector<Solve> solves;
+    for (unsigned seed = 1; seed <= 10; ++seed) {
+        solves.push_back({.topology = &t, .request = measured_request(n, k, noise, seed)});
     }
-    state.counters["slowest_ms"] = slowest_ms;
-    state.counters["exact_of_10"] = exact;
-    state.counters["most_nodes"] = static_cast<double>(most_nodes);
+    place_each(state, solves);
 }
 
 BENCHMARK(BM_PlaceMeasured)

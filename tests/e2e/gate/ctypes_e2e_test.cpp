@@ -4,28 +4,42 @@
 
 #include <unistd.h>
 
+#include <string>
+
 #include "gate_e2e_support.hpp"
 
 namespace peergate::e2e {
 namespace {
 
-TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
+// Why python3 cannot load this build's libpeergate.so here; empty when it can.
+std::string why_python_cannot_load() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // TSan's runtime needs static TLS that a dlopen into python3 no longer has.
-    GTEST_SKIP() << "a sanitizer-instrumented libpeergate.so cannot be loaded into an uninstrumented python3";
+    return "a sanitizer-instrumented libpeergate.so cannot be loaded into an uninstrumented python3";
+#else
+    return ::access("/usr/bin/python3", X_OK) != 0 ? "no /usr/bin/python3 on this host" : "";
 #endif
-    if (::access("/usr/bin/python3", X_OK) != 0) {
-        GTEST_SKIP() << "no /usr/bin/python3 on this host";
+}
+
+// docs/c-api.md's example asking libpeergate.so about GPUs 0 and 1 under `env`.
+util::Command ctypes_example(const util::EnvMap& env) {
+    util::Command command;
+    command.argv = {"/usr/bin/python3", kScripts + "/gate_ctypes_example.py",
+                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so", "0,1"};
+    command.env = env;
+    return command;
+}
+
+TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
+    if (const auto why = why_python_cannot_load(); !why.empty()) {
+        GTEST_SKIP() << why;
     }
     auto env = base_env();
     env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
     env.set("PEERGATE_NVIDIA_SMI", kScripts + "/smi_bridged_a100_4x.sh");
     env.set("PEERGATE_HOST_ROOT", kFixtures + "/host/vm-dma");
     env.set("GGML_CUDA_P2P", "0");
-    util::Command command;
-    command.argv = {"/usr/bin/python3", kScripts + "/gate_ctypes_example.py",
-                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so", "0,1"};
-    command.env = env;
+    auto command = ctypes_example(env);
     const auto vetoed = util::run_process(command);
     ASSERT_TRUE(vetoed.has_value());
     EXPECT_EQ(vetoed->out, "1 False \"GGML_CUDA_P2P='0' reads as off, so P2P stays off (the variable is removed: "
@@ -38,19 +52,12 @@ TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
 
 // A built-in machine name resolves beside libpeergate.so, not beside python3.
 TEST(CtypesE2e, ABuiltInMachineNameResolvesBesideTheLibrary) {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-    GTEST_SKIP() << "a sanitizer-instrumented libpeergate.so cannot be loaded into an uninstrumented python3";
-#endif
-    if (::access("/usr/bin/python3", X_OK) != 0) {
-        GTEST_SKIP() << "no /usr/bin/python3 on this host";
+    if (const auto why = why_python_cannot_load(); !why.empty()) {
+        GTEST_SKIP() << why;
     }
     auto env = base_env();
     env.set("PEERGATE_SIMULATE", "bridged-a100-4x");
-    util::Command command;
-    command.argv = {"/usr/bin/python3", kScripts + "/gate_ctypes_example.py",
-                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so", "0,1"};
-    command.env = env;
-    const auto run = util::run_process(command);
+    const auto run = util::run_process(ctypes_example(env));
     ASSERT_TRUE(run.has_value());
     EXPECT_EQ(run->out.find("no built-in machine"), std::string::npos) << run->out;
     EXPECT_EQ(run->out, "0 True null 1\n") << run->err;
