@@ -16,10 +16,14 @@ namespace peergate::test {
 
 // A minimal environment: PATH for the fake nvidia-smi scripts, and the sanitizer options
 // ctest set for this test (the child must honour them too). Nothing else leaks in, so a
-// PEERGATE_* variable on the developer's machine cannot change a result.
+// PEERGATE_* variable on the developer's machine cannot change a result, and the real
+// NVML and CUDA driver of a GPU host are not loaded unless a test names them (flags and
+// --simulate beat these variables).
 inline util::EnvMap clean_env() {
     util::EnvMap env;
     env.set("PATH", "/usr/bin:/bin");
+    env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+    env.set("PEERGATE_CUDA_LIB", "/nonexistent/libcuda.so.1");
     for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
         if (const char* value = std::getenv(name)) {  // NOLINT(concurrency-mt-unsafe): test setup
             env.set(name, value);

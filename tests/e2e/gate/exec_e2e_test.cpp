@@ -9,8 +9,9 @@ namespace peergate::e2e {
 namespace {
 
 std::vector<std::string> with_seams(const std::string& smi, const std::string& host, std::vector<std::string> rest) {
-    std::vector<std::string> args = {"--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--nvidia-smi",
-                                     kScripts + "/" + smi, "--host-root", kFixtures + "/host/" + host};
+    std::vector<std::string> args = {"--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--cuda-lib",
+                                     "/nonexistent/libcuda.so.1", "--nvidia-smi", kScripts + "/" + smi,
+                                     "--host-root", kFixtures + "/host/" + host};
     args.insert(args.end(), rest.begin(), rest.end());
     return args;
 }

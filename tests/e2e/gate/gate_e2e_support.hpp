@@ -22,6 +22,10 @@ inline util::EnvMap base_env() {
     env.set("PATH", "/usr/local/bin:/usr/bin:/bin");
     env.set("HOME", "/nonexistent-home");
     env.set("LANG", "C");
+    // On a developer's GPU host the real driver would answer otherwise: a test names the
+    // libraries it means (flags and --simulate beat these).
+    env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+    env.set("PEERGATE_CUDA_LIB", "/nonexistent/libcuda.so.1");
     return env;
 }
 
