@@ -18,7 +18,7 @@ namespace {
 struct GatherOptions {
     std::string output;
     std::string name = "gathered";
-    double nvml_timeout_s = 10.0;  // the NVML tier's watchdog
+    double nvml_timeout_s = 10.0;  // the watchdog of the NVML and CUDA driver steps
 };
 
 void report_notes(const Invocation& inv, const std::vector<std::string>& notes) {
@@ -70,7 +70,7 @@ Command add_gather_command(CLI::App& app) {
         ->required();
     sub->add_option("--name", options->name, "the machine's name in the file (default: gathered)");
     sub->add_option("--nvml-timeout", options->nvml_timeout_s,
-                    "watchdog, seconds, for the NVML answers (a hung driver is abandoned; default 10)")
+                    "watchdog, seconds, for the NVML and CUDA driver answers (a hung driver is abandoned; default 10)")
         ->check(CLI::Range(0.05, 600.0));
     sub->footer("Records nvidia-smi's topo -m and --query-gpu texts, the parsed GPUs and matrix, NVML's "
                 "NVLinks and P2P status per caps index (the GPUs and matrix too without nvidia-smi), the CUDA "

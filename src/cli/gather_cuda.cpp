@@ -54,7 +54,7 @@ std::vector<std::vector<int>> peer_matrix(const DriverAndDevices& opened, const 
 }  // namespace
 
 void gather_from_cuda(const Invocation& inv, GatherState& state) {
-    auto opened = open_and_list(inv.seams.cuda_library, state.nvml_watchdog);
+    auto opened = open_and_list(inv.seams.cuda_library, state.driver_watchdog);
     if (!opened) {
         state.notes.push_back("CUDA driver answers not recorded: " + opened.error().message);
         return;
@@ -68,7 +68,7 @@ void gather_from_cuda(const Invocation& inv, GatherState& state) {
                                           opened->second.size()));
         return;
     }
-    auto matrix = peer_matrix(*opened, ordinals, state.nvml_watchdog);
+    auto matrix = peer_matrix(*opened, ordinals, state.driver_watchdog);
     if (matrix.empty() && !ordinals.empty()) {
         state.notes.push_back("cuDeviceCanAccessPeer did not answer within the watchdog: not recorded");
         return;

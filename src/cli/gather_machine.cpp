@@ -158,9 +158,9 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
 
 util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
                                                 std::vector<std::string>& notes,
-                                                std::chrono::milliseconds nvml_watchdog) {
+                                                std::chrono::milliseconds driver_watchdog) {
     GatherState state;
-    state.nvml_watchdog = nvml_watchdog;
+    state.driver_watchdog = driver_watchdog;
     state.machine.name = name;
     state.machine.description = fmt::format("Recorded by peergate {} gather on {}.", kVersion, host_name());
     gather_from_smi(inv, state);

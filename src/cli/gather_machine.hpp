@@ -18,7 +18,7 @@ struct GatherState {
     sim::MachineFile machine;
     std::vector<std::string> notes;  // what a source could not tell, for the user
     bool have_gpus = false;          // some NVIDIA tool listed the GPUs
-    std::chrono::milliseconds nvml_watchdog{10'000};  // NVML calls cannot be cancelled
+    std::chrono::milliseconds driver_watchdog{10'000};  // NVML and CUDA driver calls cannot be cancelled
 };
 
 // nvidia-smi: topo -m and --query-gpu texts (recorded verbatim), GPUs, matrix, memory,
@@ -43,6 +43,6 @@ void gather_from_host(const Invocation& inv, GatherState& state);
 // the GPUs or none gave a usable matrix.
 util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
                                                 std::vector<std::string>& notes,
-                                                std::chrono::milliseconds nvml_watchdog = std::chrono::seconds(10));
+                                                std::chrono::milliseconds driver_watchdog = std::chrono::seconds(10));
 
 }  // namespace peergate::cli

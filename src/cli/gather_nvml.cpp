@@ -118,7 +118,7 @@ void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
 void gather_from_nvml(const Invocation& inv, GatherState& state) {
     auto record = nvml::record_nvml(nvml::NvmlRecordOptions{.libraries = inv.seams.nvml_libraries,
                                                             .host_root = inv.seams.host_root,
-                                                            .watchdog = state.nvml_watchdog,
+                                                            .watchdog = state.driver_watchdog,
                                                             .with_topology = !state.have_gpus});
     if (!record) {
         state.notes.push_back("NVML answers not recorded: " + record.error().message);
