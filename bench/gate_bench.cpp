@@ -3,14 +3,14 @@
 // real 8x B200 `topo -m` fixture (allowed) and on the bridged 4x A100 (vetoed, pinned
 // selection, every profile), against a baseline in the same run: copying the parent
 // environment, which any launcher that builds a child environment pays anyway.
-#include <benchmark/benchmark.h>
-
-#include <string>
-
 #include "policy/gate.hpp"
 #include "report/gate_render.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <string>
 
 namespace {
 
@@ -69,6 +69,7 @@ void BM_Baseline_CopyParentEnvironment(benchmark::State& state) {
         benchmark::DoNotOptimize(child);
     }
 }
+
 BENCHMARK(BM_Baseline_CopyParentEnvironment);
 
 void BM_Decide_HgxB200Allowed(benchmark::State& state) {
@@ -78,6 +79,7 @@ void BM_Decide_HgxB200Allowed(benchmark::State& state) {
         benchmark::DoNotOptimize(decision);
     }
 }
+
 BENCHMARK(BM_Decide_HgxB200Allowed);
 
 void BM_Decide_BridgedVetoedAllProfiles(benchmark::State& state) {
@@ -87,6 +89,7 @@ void BM_Decide_BridgedVetoedAllProfiles(benchmark::State& state) {
         benchmark::DoNotOptimize(decision);
     }
 }
+
 BENCHMARK(BM_Decide_BridgedVetoedAllProfiles);
 
 void BM_DecideApplyAndRenderJson_HgxB200(benchmark::State& state) {
@@ -100,6 +103,7 @@ void BM_DecideApplyAndRenderJson_HgxB200(benchmark::State& state) {
         benchmark::DoNotOptimize(child);
     }
 }
+
 BENCHMARK(BM_DecideApplyAndRenderJson_HgxB200);
 
 }  // namespace

@@ -6,14 +6,14 @@
 // Inputs (environment, set by the script): PEERGATE_SIM_NVML (the simulated library),
 // PEERGATE_SIM_MACHINE (the machine file), PEERGATE_BENCH_SMI (an nvidia-smi stand-in)
 // and PEERGATE_FAKE_TOPO_M (the topo -m text it prints).
+#include "sources/nvml/nvml_tier.hpp"
+#include "sources/smi/smi_runner.hpp"
+#include "util/env_map.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <string>
-
-#include "sources/nvml/nvml_tier.hpp"
-#include "sources/smi/smi_runner.hpp"
-#include "util/env_map.hpp"
 
 namespace {
 
@@ -46,6 +46,7 @@ void BM_NvmlDiscovery(benchmark::State& state) {
     }
     state.counters["nvml_calls"] = static_cast<double>(calls);
 }
+
 BENCHMARK(BM_NvmlDiscovery)->Unit(benchmark::kMillisecond);
 
 // The same behind the watchdog: adds one thread start and one hand-over.
@@ -60,6 +61,7 @@ void BM_NvmlDiscoveryWithWatchdog(benchmark::State& state) {
         benchmark::DoNotOptimize(result);
     }
 }
+
 BENCHMARK(BM_NvmlDiscoveryWithWatchdog)->Unit(benchmark::kMillisecond);
 
 // Tier 2 on the same machine: topo -m plus the --query-gpu join, two child processes.
@@ -78,6 +80,7 @@ void BM_SmiDiscovery(benchmark::State& state) {
         benchmark::DoNotOptimize(topology);
     }
 }
+
 BENCHMARK(BM_SmiDiscovery)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -8,15 +8,15 @@
 //   build/bench/bench/peergate_placement_bench
 // BM_EnumerateEveryPartition is the baseline: the whole-partition enumeration, run where it
 // can be (n <= 16), on the same topologies and with the same objective.
+#include "policy/placement.hpp"
+#include "policy/placement_objective.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cmath>
 #include <random>
 #include <string>
 #include <vector>
-
-#include "policy/placement.hpp"
-#include "policy/placement_objective.hpp"
 
 namespace {
 
@@ -50,16 +50,23 @@ Topology make_nvswitch(int n) {
         for (int b = a + 1; b < n; ++b) {
             link(t, a, b, LinkLabel::nvlink(18));
         }
-        t.gpus[static_cast<std::size_t>(a)].numa_node = n == 72 ? a / 2 : n <= 32 ? a / (n / 2) : a / 32;
+        t.gpus[static_cast<std::size_t>(a)].numa_node = n == 72   ? a / 2
+                                                        : n <= 32 ? a / (n / 2)
+                                                                  : a / 32;
     }
     return t;
 }
 
 // DGX-1 hybrid cube meshes (NV1/NV2 inside each 8-GPU tile, SYS elsewhere), tiled.
 Topology make_cube_mesh(int n) {
-    static const int kCube[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
-                                    {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
-                                    {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+    static const int kCube[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0},
+                                    {1, 0, 2, 1, 0, 2, 0, 0},
+                                    {1, 2, 0, 2, 0, 0, 1, 0},
+                                    {2, 1, 2, 0, 0, 0, 0, 1},
+                                    {2, 0, 0, 0, 0, 1, 1, 2},
+                                    {0, 2, 0, 0, 1, 0, 2, 1},
+                                    {0, 0, 1, 0, 1, 2, 0, 2},
+                                    {0, 0, 0, 1, 2, 1, 2, 0}};
     Topology t = blank(n);
     for (int a = 0; a < n; ++a) {
         for (int b = a + 1; b < n; ++b) {
@@ -97,7 +104,11 @@ Topology make_random(int n) {
     for (int a = 0; a < n; ++a) {
         for (int b = a + 1; b < n; ++b) {
             const int drawn = label(rng);
-            link(t, a, b, drawn < 18 ? LinkLabel::nvlink(drawn + 1) : LinkLabel::of(static_cast<LinkKind>(drawn - 16)));
+            link(t,
+                 a,
+                 b,
+                 drawn < 18 ? LinkLabel::nvlink(drawn + 1)
+                            : LinkLabel::of(static_cast<LinkKind>(drawn - 16)));
         }
         t.gpus[static_cast<std::size_t>(a)].numa_node = node(rng);
     }
@@ -106,10 +117,14 @@ Topology make_random(int n) {
 
 Topology make(Kind kind, int n) {
     switch (kind) {
-        case nvswitch: return make_nvswitch(n);
-        case cube_mesh: return make_cube_mesh(n);
-        case pcie_tree: return make_pcie_tree(n);
-        case random_labels: return make_random(n);
+        case nvswitch:
+            return make_nvswitch(n);
+        case cube_mesh:
+            return make_cube_mesh(n);
+        case pcie_tree:
+            return make_pcie_tree(n);
+        case random_labels:
+            return make_random(n);
     }
     return make_random(n);
 }
@@ -143,7 +158,8 @@ void BM_Place(benchmark::State& state) {
     state.counters["gap"] = static_cast<double>(result.gap);
     state.counters["min_bottleneck"] = static_cast<double>(result.objective.min_bottleneck);
     state.counters["log10_partitions"] = log10_count;
-    state.counters["partitions"] = log10_count < 300 ? std::round(std::pow(10.0, log10_count)) : HUGE_VAL;
+    state.counters["partitions"] =
+        log10_count < 300 ? std::round(std::pow(10.0, log10_count)) : HUGE_VAL;
     static const char* const kNames[] = {"nvswitch", "cube_mesh", "pcie_tree", "random"};
     state.SetLabel(std::string(kNames[kind]) + " method=" + std::string(to_string(result.method)));
 }
@@ -227,7 +243,11 @@ BENCHMARK(BM_EnumerateEveryPartition)
     ->Unit(benchmark::kMillisecond);
 
 // Wall time: the exact solver's last stage runs its two searches on two threads.
-BENCHMARK(BM_Place)->Apply(Arguments)->ArgNames({"kind", "n", "K"})->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Place)
+    ->Apply(Arguments)
+    ->ArgNames({"kind", "n", "K"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -16,18 +16,18 @@
 // `pcie_tree` (a switch tree with random fan-out and a few NVLink-bridged pairs) and
 // `grace_nvswitch` (NV18 with 5 % of pairs NV12, a NUMA node per two GPUs as on GB200
 // trays, where one Grace CPU serves two GPUs).
+#include "policy/placement.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_exact.hpp"
+#include "policy/placement_heuristic.hpp"
+#include "policy/placement_regroup.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
 #include <chrono>
 #include <random>
 #include <string>
-
-#include "policy/placement.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_exact.hpp"
-#include "policy/placement_heuristic.hpp"
-#include "policy/placement_regroup.hpp"
 
 namespace {
 
@@ -36,9 +36,23 @@ using peergate::model::LinkKind;
 using peergate::model::LinkLabel;
 using peergate::model::Topology;
 
-enum Mix : int { dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch };
-constexpr const char* kMixNames[] = {"dense_nvlink",      "sparse_nvlink", "pcie",          "two_level",
-                                     "degraded_nvswitch", "pcie_tree",     "grace_nvswitch"};
+enum Mix : int {
+    dense_nvlink,
+    sparse_nvlink,
+    pcie,
+    two_level,
+    degraded_nvswitch,
+    pcie_tree,
+    grace_nvswitch
+};
+
+constexpr const char* kMixNames[] = {"dense_nvlink",
+                                     "sparse_nvlink",
+                                     "pcie",
+                                     "two_level",
+                                     "degraded_nvswitch",
+                                     "pcie_tree",
+                                     "grace_nvswitch"};
 
 LinkLabel draw(Mix mix, std::mt19937& rng) {
     const auto pcie_kind = [&rng] {
@@ -48,18 +62,27 @@ LinkLabel draw(Mix mix, std::mt19937& rng) {
     switch (mix) {
         case dense_nvlink: {
             const int drawn = std::uniform_int_distribution<int>(0, 22)(rng);
-            return drawn < 18 ? LinkLabel::nvlink(drawn + 1) : LinkLabel::of(static_cast<LinkKind>(drawn - 16));
+            return drawn < 18 ? LinkLabel::nvlink(drawn + 1)
+                              : LinkLabel::of(static_cast<LinkKind>(drawn - 16));
         }
         case sparse_nvlink:
-            return unit(rng) < 0.3 ? LinkLabel::nvlink(std::uniform_int_distribution<int>(1, 4)(rng)) : pcie_kind();
-        case pcie: return pcie_kind();
-        case two_level: return unit(rng) < 0.5 ? LinkLabel::nvlink(2) : LinkLabel::of(LinkKind::sys);
+            return unit(rng) < 0.3
+                       ? LinkLabel::nvlink(std::uniform_int_distribution<int>(1, 4)(rng))
+                       : pcie_kind();
+        case pcie:
+            return pcie_kind();
+        case two_level:
+            return unit(rng) < 0.5 ? LinkLabel::nvlink(2) : LinkLabel::of(LinkKind::sys);
         case degraded_nvswitch: {
             const double drawn = unit(rng);
-            return drawn < 0.9 ? LinkLabel::nvlink(18) : drawn < 0.97 ? LinkLabel::nvlink(12) : LinkLabel::of(LinkKind::sys);
+            return drawn < 0.9    ? LinkLabel::nvlink(18)
+                   : drawn < 0.97 ? LinkLabel::nvlink(12)
+                                  : LinkLabel::of(LinkKind::sys);
         }
-        case grace_nvswitch: return unit(rng) < 0.05 ? LinkLabel::nvlink(12) : LinkLabel::nvlink(18);
-        case pcie_tree: break;  // drawn per GPU in make_tree
+        case grace_nvswitch:
+            return unit(rng) < 0.05 ? LinkLabel::nvlink(12) : LinkLabel::nvlink(18);
+        case pcie_tree:
+            break;  // drawn per GPU in make_tree
     }
     return pcie_kind();
 }
@@ -69,7 +92,10 @@ LinkLabel draw(Mix mix, std::mt19937& rng) {
 LinkLabel tree_label(const std::vector<int>& switch_of, int a, int b) {
     const int sa = switch_of[static_cast<std::size_t>(a)];
     const int sb = switch_of[static_cast<std::size_t>(b)];
-    const LinkKind kind = sa == sb ? LinkKind::pix : sa % 4 == sb % 4 ? LinkKind::pxb : sa % 2 == sb % 2 ? LinkKind::node : LinkKind::sys;
+    const LinkKind kind = sa == sb           ? LinkKind::pix
+                          : sa % 4 == sb % 4 ? LinkKind::pxb
+                          : sa % 2 == sb % 2 ? LinkKind::node
+                                             : LinkKind::sys;
     return LinkLabel::of(kind);
 }
 
@@ -128,7 +154,8 @@ void place_each(benchmark::State& state, const std::vector<Solve>& solves) {
         for (const auto& solve : solves) {
             const auto start = std::chrono::steady_clock::now();
             const auto placed = peergate::policy::place(*solve.topology, solve.request);
-            const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+            const std::chrono::duration<double, std::milli> took =
+                std::chrono::steady_clock::now() - start;
             if (!placed) {
                 state.SkipWithError(placed.error().message.c_str());
                 return;
@@ -161,7 +188,13 @@ void BM_PlaceSweep(benchmark::State& state) {
 }
 
 BENCHMARK(BM_PlaceSweep)
-    ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch},
+    ->ArgsProduct({{dense_nvlink,
+                    sparse_nvlink,
+                    pcie,
+                    two_level,
+                    degraded_nvswitch,
+                    pcie_tree,
+                    grace_nvswitch},
                    {24, 32},
                    {2, 3, 4, 6, 8, 12, 16}})
     ->ArgNames({"mix", "n", "K"})
@@ -192,7 +225,8 @@ void BM_PlaceMeasured(benchmark::State& state) {
     const int k = static_cast<int>(state.range(1));
     const auto noise = static_cast<double>(state.range(2));
     Topology t;
-    t.matrix.assign(static_cast<std::size_t>(n), std::vector<LinkLabel>(static_cast<std::size_t>(n), LinkLabel::nvlink(18)));
+    t.matrix.assign(static_cast<std::size_t>(n),
+                    std::vector<LinkLabel>(static_cast<std::size_t>(n), LinkLabel::nvlink(18)));
     for (int a = 0; a < n; ++a) {
         t.matrix[static_cast<std::size_t>(a)][static_cast<std::size_t>(a)] = LinkLabel::self();
         t.gpus.push_back(Gpu{.index = a, .numa_node = a < n / 2 ? 0 : 1});
@@ -247,7 +281,13 @@ void BM_RegroupStart(benchmark::State& state) {
 }
 
 BENCHMARK(BM_RegroupStart)
-    ->ArgsProduct({{dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch},
+    ->ArgsProduct({{dense_nvlink,
+                    sparse_nvlink,
+                    pcie,
+                    two_level,
+                    degraded_nvswitch,
+                    pcie_tree,
+                    grace_nvswitch},
                    {32, 64, 128},
                    {2, 4, 6, 8, 16}})
     ->ArgNames({"mix", "n", "K"})
@@ -255,4 +295,5 @@ BENCHMARK(BM_RegroupStart)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
 BENCHMARK_MAIN();

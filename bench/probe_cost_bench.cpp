@@ -2,17 +2,17 @@
 // What the integrity probe itself costs, on the simulated CUDA driver (the real dlopen
 // path): in host mode, the CPU time to verify N bytes against a plain memcpy of the same
 // N bytes in the same run; in device mode, the host bytes moved per cell.
-//   cmake --preset bench && cmake --build build/bench --target peergate_probe_cost_bench peergate_sim_cuda
-//   build/bench/bench/peergate_probe_cost_bench
+//   cmake --preset bench && cmake --build build/bench --target peergate_probe_cost_bench
+//   peergate_sim_cuda build/bench/bench/peergate_probe_cost_bench
+#include "cli/simulate.hpp"
+#include "engine/probe_runner.hpp"
+#include "sources/cuda/cuda_copy_engine.hpp"
+
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-
-#include "cli/simulate.hpp"
-#include "engine/probe_runner.hpp"
-#include "sources/cuda/cuda_copy_engine.hpp"
 
 namespace {
 
@@ -20,7 +20,9 @@ using namespace peergate;  // NOLINT: a benchmark file
 
 std::shared_ptr<sources::cuda::CudaDriver> sim_driver() {
     static std::shared_ptr<sources::cuda::CudaDriver> driver = [] {
-        ::setenv("PEERGATE_SIM_MACHINE", PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json", 1);  // NOLINT
+        ::setenv("PEERGATE_SIM_MACHINE",
+                 PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
+                 1);  // NOLINT
         auto opened = sources::cuda::open_cuda_driver(cli::locate_simulation_parts().cuda_library);
         return opened ? *opened : nullptr;
     }();
@@ -99,7 +101,8 @@ void BM_DeviceModeCell(benchmark::State& state) {
     }
     const auto counters = engine->counters();
     state.counters["host_bytes_per_cell"] =
-        static_cast<double>(counters.host_bytes_in + counters.host_bytes_out) / static_cast<double>(cells);
+        static_cast<double>(counters.host_bytes_in + counters.host_bytes_out) /
+        static_cast<double>(cells);
     state.SetBytesProcessed(static_cast<std::int64_t>(cells) * state.range(0));
 }
 

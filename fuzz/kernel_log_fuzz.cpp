@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the kernel log reader must take any bytes without crashing or hanging.
+#include "sources/host/kernel_log_parser.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-
-#include "sources/host/kernel_log_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NCCL log parser and its analysis: any bytes, in any chunking, must parse
 // without crashing, and the counts must stay consistent.
+#include "policy/nccl_analysis.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
 #include <utility>
-
-#include "policy/nccl_analysis.hpp"
-#include "sources/nccl/nccl_log_parser.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -21,8 +21,8 @@ extern "C" {
    holds {"schema": "peergate.gate/v1", "error": "..."}), and -n when out_size is too small:
    n bytes (the NUL included) are needed, and out holds "" if out_size > 0. Never throws,
    never calls exit, thread-compatible (no global state). */
-int peergate_gate_json(const char* const* envp, const char* gpus, const char* profile, char* out,
-                       size_t out_size);
+int peergate_gate_json(
+    const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size);
 
 #ifdef __cplusplus
 }

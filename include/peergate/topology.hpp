@@ -3,15 +3,15 @@
 // lock and a generation counter, and a background warm-up (GATE-SPEC.md §3 "Caching").
 #pragma once
 
-#include <cstdint>
-#include <functional>
-#include <memory>
-#include <optional>
-
 #include "model/discovery.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 #include "util/env_map.hpp"
 #include "util/seams.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 
 namespace peergate {
 

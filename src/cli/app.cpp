@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/app.hpp"
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
-#include <cstdlib>
-#include <unistd.h>
-
 #include "cli/commands.hpp"
 #include "cli/seams_resolver.hpp"
 #include "peergate/version.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
 
 namespace peergate::cli {
 
@@ -17,11 +18,16 @@ namespace {
 
 void add_global_options(CLI::App& app, GlobalOptions& options) {
     app.add_option("--nvml-lib", options.nvml_lib, "NVML library to load (env PEERGATE_NVML_LIB)");
-    app.add_option("--cuda-lib", options.cuda_lib, "CUDA driver library to load (env PEERGATE_CUDA_LIB)");
-    app.add_option("--nvidia-smi", options.nvidia_smi, "nvidia-smi binary to run (env PEERGATE_NVIDIA_SMI)");
-    app.add_option("--host-root", options.host_root, "read /sys and /proc under DIR (env PEERGATE_HOST_ROOT)");
-    app.add_option("--simulate", options.simulate,
-                   "run on a simulated machine: a built-in NAME or a machine FILE (env PEERGATE_SIMULATE)");
+    app.add_option(
+        "--cuda-lib", options.cuda_lib, "CUDA driver library to load (env PEERGATE_CUDA_LIB)");
+    app.add_option(
+        "--nvidia-smi", options.nvidia_smi, "nvidia-smi binary to run (env PEERGATE_NVIDIA_SMI)");
+    app.add_option(
+        "--host-root", options.host_root, "read /sys and /proc under DIR (env PEERGATE_HOST_ROOT)");
+    app.add_option(
+        "--simulate",
+        options.simulate,
+        "run on a simulated machine: a built-in NAME or a machine FILE (env PEERGATE_SIMULATE)");
     app.add_flag("--json", options.json, "machine-readable output on stdout");
     app.add_flag("--no-color", options.no_color, "no ANSI colour (also honoured: NO_COLOR)");
     app.add_flag("-q,--quiet", options.quiet, "print only results and errors");
@@ -35,7 +41,8 @@ Output make_output(const GlobalOptions& options, const util::EnvMap& env) {
     output.verbose = options.verbose;
     // NO_COLOR: any non-empty value disables colour (no-color.org).
     const bool no_color_env = !env.get("NO_COLOR").value_or("").empty();
-    output.color = !options.no_color && !no_color_env && !options.json && ::isatty(STDOUT_FILENO) == 1;
+    output.color =
+        !options.no_color && !no_color_env && !options.json && ::isatty(STDOUT_FILENO) == 1;
     output.progress = !options.quiet && !options.json && ::isatty(STDERR_FILENO) == 1;
     return output;
 }
@@ -66,8 +73,9 @@ void print_error(const Output& output, const std::string& message) {
 }
 
 int run_main(int argc, char** argv, char** envp) {
-    CLI::App app{"peergate: may GPU peer-to-peer traffic flow here, is it intact, how fast, "
-                 "and where should the work go"};
+    CLI::App app{
+        "peergate: may GPU peer-to-peer traffic flow here, is it intact, how fast, "
+        "and where should the work go"};
     app.set_version_flag("--version", std::string("peergate ") + kVersion);
     app.require_subcommand(1);
     app.fallthrough();  // global options are accepted after the command name too

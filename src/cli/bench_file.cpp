@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/bench_file.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "util/atomic_file.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace peergate::cli {
 
@@ -51,7 +51,8 @@ util::Expected<std::vector<policy::BandwidthSample>> parse_bench_samples(std::st
         return fail("not a JSON object");
     }
     const auto schema = doc.find("schema");
-    if (schema == doc.end() || !schema->is_string() || schema->get<std::string>() != "peergate.bench/v1") {
+    if (schema == doc.end() || !schema->is_string() ||
+        schema->get<std::string>() != "peergate.bench/v1") {
         return fail("\"schema\" is not \"peergate.bench/v1\"");
     }
     const char* key = doc.contains("pairs") ? "pairs" : "cells";

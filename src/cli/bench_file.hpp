@@ -2,12 +2,12 @@
 // Reads the P2P bandwidth samples of a peergate.bench/v1 result for `place --bandwidth`.
 #pragma once
 
+#include "policy/placement.hpp"
+#include "util/expected.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "policy/placement.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::cli {
 

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C API (include/peergate/peergate_c.h): one entry point that returns the
 // peergate.gate/v1 document, for ctypes and other FFIs.
+#include "cli/gate_pipeline.hpp"
+#include "cli/seams_resolver.hpp"
 #include "peergate/peergate_c.h"
+#include "report/gate_render.hpp"
 
 #include <cstring>
 #include <exception>
 #include <string>
-
-#include "cli/gate_pipeline.hpp"
-#include "cli/seams_resolver.hpp"
-#include "report/gate_render.hpp"
 
 namespace {
 
@@ -34,7 +33,8 @@ std::string error_json(const std::string& message) {
     return doc.dump();
 }
 
-int gate_json(const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size) {
+int gate_json(
+    const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size) {
     peergate::cli::Invocation inv;
     inv.env = peergate::util::EnvMap::from_envp(envp);
     auto request = peergate::cli::parse_gate_request(
@@ -53,13 +53,14 @@ int gate_json(const char* const* envp, const char* gpus, const char* profile, ch
     } else {
         decision = peergate::cli::decide_for_host(inv.seams, inv.env, *request);
     }
-    return write_out(peergate::report::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
+    return write_out(
+        peergate::report::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
 }
 
 }  // namespace
 
-extern "C" int peergate_gate_json(const char* const* envp, const char* gpus, const char* profile, char* out,
-                                  size_t out_size) {
+extern "C" int peergate_gate_json(
+    const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size) {
     try {
         return gate_json(envp, gpus, profile, out, out_size);
     } catch (const std::exception& e) {

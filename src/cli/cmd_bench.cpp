@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate bench: bandwidth and latency per ordered pair, P2P against staged through host.
-#include <fmt/format.h>
-
-#include <mutex>
-
 #include "cli/commands.hpp"
-#include "report/json_text.hpp"
 #include "cli/cuda_setup.hpp"
 #include "cli/topology_input.hpp"
 #include "report/bench_render.hpp"
+#include "report/json_text.hpp"
 #include "sources/cuda/cuda_copy_engine.hpp"
 #include "sources/cuda/watched_run.hpp"
+
+#include <fmt/format.h>
+
+#include <mutex>
 
 namespace peergate::cli {
 
@@ -25,7 +25,8 @@ struct BenchOptions {
 
 int render(const Invocation& inv, const engine::BenchResult& result, int status) {
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::json_text(report::bench_to_json(result, status)));
+        fmt::print(
+            inv.output.out, "{}\n", report::json_text(report::bench_to_json(result, status)));
     } else {
         fmt::print(inv.output.out, "{}", report::bench_to_text(result, status));
     }
@@ -40,13 +41,15 @@ int cannot_run(const Invocation& inv, std::vector<int> gpus, std::string reason)
 int run_bench(const Invocation& inv, const BenchOptions& o) {
     auto selection = parse_gpu_list(o.gpus);
     const engine::BenchRequest request{
-        .size_mib = o.size_mib, .latency = o.latency,
+        .size_mib = o.size_mib,
+        .latency = o.latency,
         .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000.0))};
     auto plan = engine::make_bench_plan(request);
     if (!selection || !plan || o.timeout_s <= 0) {
-        print_error(inv.output, !selection ? selection.error().message
-                                : !plan    ? plan.error().message
-                                           : "--timeout: must be more than 0 seconds");
+        print_error(inv.output,
+                    !selection ? selection.error().message
+                    : !plan    ? plan.error().message
+                               : "--timeout: must be more than 0 seconds");
         return kExitError;
     }
     auto setup = set_up_cuda(inv, discover(inv, "auto", false), *selection, plan->timeout);
@@ -57,10 +60,12 @@ int run_bench(const Invocation& inv, const BenchOptions& o) {
     if (plan->gpus.empty()) {
         return cannot_run(inv, {}, "cannot run: no GPU selected");
     }
+
     struct Shared {
         std::mutex mutex;
         engine::BenchResult result;
     };
+
     auto shared = std::make_shared<Shared>();
     const sources::cuda::CudaEngineOptions options{.ordinals = ordinals_of(setup->selected),
                                                    .verify = model::VerifySite::host};
@@ -80,7 +85,8 @@ int run_bench(const Invocation& inv, const BenchOptions& o) {
     };
     const auto outcome = sources::cuda::run_watched(open, work, plan->timeout);
     if (!outcome.finished || !outcome.opened) {
-        return cannot_run(inv, plan->gpus, outcome.finished ? outcome.open_error : outcome.abandoned);
+        return cannot_run(
+            inv, plan->gpus, outcome.finished ? outcome.open_error : outcome.abandoned);
     }
     std::lock_guard lock(shared->mutex);
     return render(inv, shared->result, engine::bench_exit_status(shared->result));
@@ -91,15 +97,17 @@ int run_bench(const Invocation& inv, const BenchOptions& o) {
 Command add_bench_command(CLI::App& app) {
     auto o = std::make_shared<BenchOptions>();
     CLI::App* sub = app.add_subcommand(
-        "bench", "bandwidth and latency per ordered GPU pair: P2P against staged through host memory");
+        "bench",
+        "bandwidth and latency per ordered GPU pair: P2P against staged through host memory");
     sub->add_option("--gpus", o->gpus, "nvidia-smi indices: 'all' or a list like 0,1,3");
     sub->add_option("--size-mib", o->size_mib, "bytes per copy, in MiB");
     sub->add_flag("--latency", o->latency, "also measure small-copy (4-byte) latency");
     sub->add_option("--timeout", o->timeout_s, "watchdog, seconds, per driver call");
-    sub->footer("Measures with CUDA events after a warm-up; the median of several samples is "
-                "reported. On one GPU: device-local and host<->device bandwidth.\n"
-                "Exit status: 0 measured, 1 a pair is slower with P2P than staged through host "
-                "memory (named), 2 cannot run.");
+    sub->footer(
+        "Measures with CUDA events after a warm-up; the median of several samples is "
+        "reported. On one GPU: device-local and host<->device bandwidth.\n"
+        "Exit status: 0 measured, 1 a pair is slower with P2P than staged through host "
+        "memory (named), 2 cannot run.");
     return Command{sub, [o](const Invocation& inv) { return run_bench(inv, *o); }};
 }
 

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
-#include <fmt/format.h>
-
 #include "cli/commands.hpp"
-#include "report/json_text.hpp"
 #include "cli/kernel_log_input.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/doctor.hpp"
 #include "report/doctor_render.hpp"
+#include "report/json_text.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/kernel_log_parser.hpp"
 #include "util/dynamic_library.hpp"
 #include "util/subprocess.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::cli {
 
@@ -20,14 +20,15 @@ namespace {
 
 policy::PartStatus library_status(const char* what, const std::vector<std::string>& candidates) {
     auto lib = util::DynamicLibrary::open_first(candidates);
-    return policy::PartStatus{.what = what, .found = lib.has_value(),
-                              .detail = lib ? lib->path() : lib.error().message};
+    return policy::PartStatus{
+        .what = what, .found = lib.has_value(), .detail = lib ? lib->path() : lib.error().message};
 }
 
 policy::PartStatus smi_status(const Invocation& inv) {
     auto path = util::find_program(inv.seams.nvidia_smi,
                                    inv.env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
-    return policy::PartStatus{.what = "nvidia-smi", .found = path.has_value(),
+    return policy::PartStatus{.what = "nvidia-smi",
+                              .found = path.has_value(),
                               .detail = path ? *path : path.error().message};
 }
 
@@ -62,7 +63,8 @@ int run_doctor(const Invocation& inv, const DoctorOptions& options) {
     const auto input = gather(inv, options);
     const auto report = policy::diagnose(input);
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::json_text(report::doctor_to_json(input, report)));
+        fmt::print(
+            inv.output.out, "{}\n", report::json_text(report::doctor_to_json(input, report)));
     } else {
         fmt::print(inv.output.out, "{}", report::doctor_to_text(input, report, inv.output.color));
     }
@@ -73,12 +75,15 @@ int run_doctor(const Invocation& inv, const DoctorOptions& options) {
 
 Command add_doctor_command(CLI::App& app) {
     auto options = std::make_shared<DoctorOptions>();
-    CLI::App* sub = app.add_subcommand("doctor", "every layer's answer per pair, the root cause and the remedy");
-    sub->add_option("--kernel-log", options->kernel_log,
+    CLI::App* sub = app.add_subcommand(
+        "doctor", "every layer's answer per pair, the root cause and the remedy");
+    sub->add_option("--kernel-log",
+                    options->kernel_log,
                     "kernel log to read for Xids and IOMMU faults: a FILE, or - for stdin "
                     "(default: dmesg on a live host, the machine's log under --simulate)");
-    sub->footer("Exit status: 0 healthy, 1 problems, 2 inconclusive (e.g. no NVIDIA driver).\n"
-                "Demo without a GPU: peergate --simulate pcie-rtx6000ada-2x-iommu doctor");
+    sub->footer(
+        "Exit status: 0 healthy, 1 problems, 2 inconclusive (e.g. no NVIDIA driver).\n"
+        "Demo without a GPU: peergate --simulate pcie-rtx6000ada-2x-iommu doctor");
     return Command{sub, [options](const Invocation& inv) { return run_doctor(inv, *options); }};
 }
 

@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate exec: decide, then replace this process with CMD under the decided environment
 // (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start.
-#include <fmt/format.h>
-
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <unistd.h>
-
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
 #include "report/gate_render.hpp"
 #include "util/subprocess.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 
 namespace peergate::cli {
 
@@ -39,10 +40,13 @@ util::EnvMap child_environment(const Invocation& inv, const policy::GateDecision
     return env;
 }
 
-int replace_process(const Invocation& inv, const std::vector<std::string>& command, const util::EnvMap& env) {
+int replace_process(const Invocation& inv,
+                    const std::vector<std::string>& command,
+                    const util::EnvMap& env) {
     auto program = util::find_program(command.front(), env.get("PATH").value_or(kDefaultPath));
     if (!program) {
-        print_error(inv.output, fmt::format("cannot run '{}': {}", command.front(), program.error().message));
+        print_error(inv.output,
+                    fmt::format("cannot run '{}': {}", command.front(), program.error().message));
         return kExitError;
     }
     util::CStringArray argv(command);
@@ -58,7 +62,8 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
-    const auto decided = decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
+    const auto decided =
+        decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
     if (!decided) {
         return kExitError;
     }
@@ -75,13 +80,17 @@ Command add_exec_command(CLI::App& app) {
     auto options = std::make_shared<ExecOptions>();
     CLI::App* sub = app.add_subcommand(
         "exec", "decide, then run CMD with the decided environment (argv untouched, no shell)");
-    options->gpus_option = sub->add_option("--gpus", options->gpus,
-                    "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
-                    "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
+    options->gpus_option = sub->add_option(
+        "--gpus",
+        options->gpus,
+        "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
+        "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
     sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, all");
-    sub->add_option("command", options->command, "-- CMD ARGS...: the program to run and its arguments");
-    sub->footer("Exit status: CMD's; 2 when CMD cannot be started or the options are wrong.\n"
-                "The decision is logged on stderr in one line (not with -q).");
+    sub->add_option(
+        "command", options->command, "-- CMD ARGS...: the program to run and its arguments");
+    sub->footer(
+        "Exit status: CMD's; 2 when CMD cannot be started or the options are wrong.\n"
+        "The decision is logged on stderr in one line (not with -q).");
     return Command{sub, [options](const Invocation& inv) { return run_exec(inv, *options); }};
 }
 

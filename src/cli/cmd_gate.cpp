@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gate: the P2P decision for a selection and the environment changes it implies.
-#include <fmt/format.h>
-
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
-#include "report/json_text.hpp"
 #include "cli/gate_pipeline.hpp"
 #include "report/gate_render.hpp"
+#include "report/json_text.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::cli {
 
@@ -20,7 +20,8 @@ struct GateOptions {
 };
 
 int run_gate(const Invocation& inv, const GateOptions& options) {
-    const auto decided = decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
+    const auto decided =
+        decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
     if (!decided) {
         return kExitError;
     }
@@ -42,15 +43,20 @@ Command add_gate_command(CLI::App& app) {
     auto options = std::make_shared<GateOptions>();
     CLI::App* sub = app.add_subcommand(
         "gate", "may P2P flow between these GPUs, and which environment a launch should get");
-    options->gpus_option = sub->add_option("--gpus", options->gpus,
-                    "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; default: the GPUs "
-                    "the inherited environment exposes");
-    sub->add_option("--for", options->profile,
+    options->gpus_option = sub->add_option(
+        "--gpus",
+        options->gpus,
+        "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; default: the GPUs "
+        "the inherited environment exposes");
+    sub->add_option("--for",
+                    options->profile,
                     "which launcher to plan for: llama.cpp (default), nccl, vllm, all");
-    sub->add_option("--format", options->format, "text (default), json (as --json), shell (eval-able)")
+    sub->add_option(
+           "--format", options->format, "text (default), json (as --json), shell (eval-able)")
         ->check(CLI::IsMember({"text", "json", "shell"}));
-    sub->footer("Exit status: 0 P2P allowed, 1 vetoed, 2 usage error.\n"
-                "Apply to this shell: eval \"$(peergate gate --gpus 0,1 --format shell)\"");
+    sub->footer(
+        "Exit status: 0 P2P allowed, 1 vetoed, 2 usage error.\n"
+        "Apply to this shell: eval \"$(peergate gate --gpus 0,1 --format shell)\"");
     return Command{sub, [options](const Invocation& inv) { return run_gate(inv, *options); }};
 }
 

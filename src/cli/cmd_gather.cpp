@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gather: write a machine file from this host (or the host behind the seams).
+#include "cli/commands.hpp"
+#include "cli/gather_machine.hpp"
+#include "report/json_text.hpp"
+#include "util/atomic_file.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdint>
-
-#include "cli/commands.hpp"
-#include "report/json_text.hpp"
-#include "cli/gather_machine.hpp"
-#include "util/atomic_file.hpp"
 
 namespace peergate::cli {
 
@@ -32,7 +32,8 @@ void report_notes(const Invocation& inv, const std::vector<std::string>& notes) 
 
 int run_gather(const Invocation& inv, const GatherOptions& options) {
     std::vector<std::string> notes;
-    const auto watchdog = std::chrono::milliseconds(static_cast<std::int64_t>(options.nvml_timeout_s * 1000.0));
+    const auto watchdog =
+        std::chrono::milliseconds(static_cast<std::int64_t>(options.nvml_timeout_s * 1000.0));
     auto machine = gather_machine(inv, options.name, notes, watchdog);
     if (!machine) {
         print_error(inv.output, "gather: " + machine.error().message);
@@ -41,8 +42,9 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
     const std::string text = sim::to_json_text(*machine);
     // Never leave a file that --simulate would refuse: check it reads back as written.
     if (auto again = sim::parse_machine(text); !again || !(*again == *machine)) {
-        print_error(inv.output, "gather: the recorded machine does not read back: " +
-                                    (again ? std::string("fields differ") : again.error().message));
+        print_error(inv.output,
+                    "gather: the recorded machine does not read back: " +
+                        (again ? std::string("fields differ") : again.error().message));
         return kExitError;
     }
     if (auto written = util::write_file_atomically(options.output, text); !written) {
@@ -51,12 +53,17 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
     }
     report_notes(inv, notes);
     if (inv.output.json) {
-        const nlohmann::ordered_json summary{{"schema", "peergate.gather/v1"}, {"output", options.output},
-                                             {"gpus", machine->gpus.size()}, {"notes", notes}};
+        const nlohmann::ordered_json summary{{"schema", "peergate.gather/v1"},
+                                             {"output", options.output},
+                                             {"gpus", machine->gpus.size()},
+                                             {"notes", notes}};
         fmt::print(inv.output.out, "{}\n", report::json_text(summary));
     } else if (!inv.output.quiet) {
-        fmt::print(inv.output.out, "wrote {} ({} GPUs); replay it with: peergate --simulate {} topo\n",
-                   options.output, machine->gpus.size(), options.output);
+        fmt::print(inv.output.out,
+                   "wrote {} ({} GPUs); replay it with: peergate --simulate {} topo\n",
+                   options.output,
+                   machine->gpus.size(),
+                   options.output);
     }
     return kExitOk;
 }
@@ -65,18 +72,24 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
 
 Command add_gather_command(CLI::App& app) {
     auto options = std::make_shared<GatherOptions>();
-    CLI::App* sub = app.add_subcommand("gather", "write a machine file (peergate.machine/v1) from this host");
-    sub->add_option("--output,-o", options->output, "where to write the machine file (written atomically)")
+    CLI::App* sub =
+        app.add_subcommand("gather", "write a machine file (peergate.machine/v1) from this host");
+    sub->add_option(
+           "--output,-o", options->output, "where to write the machine file (written atomically)")
         ->required();
     sub->add_option("--name", options->name, "the machine's name in the file (default: gathered)");
-    sub->add_option("--nvml-timeout", options->nvml_timeout_s,
-                    "watchdog, seconds, for the NVML and CUDA driver answers (a hung driver is abandoned; default 10)")
+    sub->add_option("--nvml-timeout",
+                    options->nvml_timeout_s,
+                    "watchdog, seconds, for the NVML and CUDA driver answers (a hung driver is "
+                    "abandoned; default 10)")
         ->check(CLI::Range(0.05, 600.0));
-    sub->footer("Records nvidia-smi's topo -m and --query-gpu texts, the parsed GPUs and matrix, NVML's "
-                "NVLinks and P2P status per caps index (the GPUs and matrix too without nvidia-smi), the CUDA "
-                "driver's version and cuDeviceCanAccessPeer per pair, and host facts (IOMMU, hypervisor, "
-                "kernel cmdline, boot id). Replay: peergate --simulate FILE ...\n"
-                "Exit status: 0 written, 2 nothing usable to record (no file is written).");
+    sub->footer(
+        "Records nvidia-smi's topo -m and --query-gpu texts, the parsed GPUs and matrix, NVML's "
+        "NVLinks and P2P status per caps index (the GPUs and matrix too without nvidia-smi), the "
+        "CUDA "
+        "driver's version and cuDeviceCanAccessPeer per pair, and host facts (IOMMU, hypervisor, "
+        "kernel cmdline, boot id). Replay: peergate --simulate FILE ...\n"
+        "Exit status: 0 written, 2 nothing usable to record (no file is written).");
     return Command{sub, [options](const Invocation& inv) { return run_gather(inv, *options); }};
 }
 

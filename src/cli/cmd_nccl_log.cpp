@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate nccl-log: what NCCL really did with the GPUs, read from NCCL_DEBUG=INFO logs.
-#include <fmt/format.h>
-
-#include <limits>
-#include <memory>
-
 #include "cli/commands.hpp"
 #include "cli/nccl_log_input.hpp"
 #include "policy/nccl_analysis.hpp"
 #include "report/nccl_log_render.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <memory>
 
 namespace peergate::cli {
 
@@ -34,7 +34,9 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     }
     sources::nccl::NcclLogParser parser;
     for (const auto& file : options.files) {
-        if (auto streamed = stream_log_file(file, parser, NcclReadOptions{.threads = options.threads}); !streamed) {
+        if (auto streamed =
+                stream_log_file(file, parser, NcclReadOptions{.threads = options.threads});
+            !streamed) {
             print_error(inv.output, streamed.error().message);
             return kExitError;
         }
@@ -45,7 +47,8 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     if (inv.output.json) {
         fmt::print(inv.output.out, "{}\n", report::nccl_log_to_json_text(report));
     } else {
-        const std::size_t rows = inv.output.verbose ? std::numeric_limits<std::size_t>::max() : kDefaultPairRows;
+        const std::size_t rows =
+            inv.output.verbose ? std::numeric_limits<std::size_t>::max() : kDefaultPairRows;
         fmt::print(inv.output.out, "{}", report::nccl_log_to_text(report, inv.output.color, rows));
     }
     return analysis.has_error() ? kExitFindings : kExitOk;
@@ -55,19 +58,29 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
 
 Command add_nccl_log_command(CLI::App& app) {
     auto options = std::make_shared<NcclLogOptions>();
-    CLI::App* sub = app.add_subcommand("nccl-log", "what NCCL really did: transport per channel and pair, settings, "
-                                                   "mismatches with the topology");
-    sub->add_option("files", options->files, "NCCL_DEBUG=INFO logs (several are merged; - reads stdin)")
+    CLI::App* sub =
+        app.add_subcommand("nccl-log",
+                           "what NCCL really did: transport per channel and pair, settings, "
+                           "mismatches with the topology");
+    sub->add_option(
+           "files", options->files, "NCCL_DEBUG=INFO logs (several are merged; - reads stdin)")
         ->required();
-    sub->add_option("--topology", options->topology,
-                    "the machine's topology: peergate topo --json output or saved `nvidia-smi topo -m` text "
-                    "(applied to every host in the logs)");
-    sub->add_option("--threads", options->threads,
-                    "threads that parse a large log file (default 0: one per CPU, at most 8; 1: one pass); "
-                    "the result is the same");
-    sub->footer("Exit status: 0 no error findings, 1 an error finding (e.g. NVLink present but unused, a rank\n"
-                "that never finished init), 2 an input file or --topology could not be read.\n"
-                "Example: NCCL_DEBUG=INFO torchrun ... 2> nccl.log; peergate nccl-log nccl.log --topology topo.txt");
+    sub->add_option(
+        "--topology",
+        options->topology,
+        "the machine's topology: peergate topo --json output or saved `nvidia-smi topo -m` text "
+        "(applied to every host in the logs)");
+    sub->add_option(
+        "--threads",
+        options->threads,
+        "threads that parse a large log file (default 0: one per CPU, at most 8; 1: one pass); "
+        "the result is the same");
+    sub->footer(
+        "Exit status: 0 no error findings, 1 an error finding (e.g. NVLink present but unused, a "
+        "rank\n"
+        "that never finished init), 2 an input file or --topology could not be read.\n"
+        "Example: NCCL_DEBUG=INFO torchrun ... 2> nccl.log; peergate nccl-log nccl.log --topology "
+        "topo.txt");
     return Command{sub, [options](const Invocation& inv) { return run_nccl_log(inv, *options); }};
 }
 

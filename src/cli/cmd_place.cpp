@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate place: the best groups of K GPUs for tensor parallelism, and how to launch on them.
-#include <fmt/format.h>
-
 #include "cli/bench_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/placement.hpp"
 #include "report/placement_render.hpp"
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::cli {
 
@@ -33,8 +33,9 @@ util::Expected<std::vector<int>> parse_list(const std::string& text, const char*
     for (auto part : util::split(text, ',')) {
         const auto id = util::parse_int<int>(util::trim(part));
         if (!id || *id < 0) {
-            return util::unexpected(util::ErrorCode::invalid_input,
-                                    fmt::format("{}: '{}' is not a GPU index", option, util::trim(part)));
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format("{}: '{}' is not a GPU index", option, util::trim(part)));
         }
         ids.push_back(*id);
     }
@@ -53,7 +54,8 @@ util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& optio
     if (!options.bandwidth.empty()) {
         auto samples = read_bench_samples(options.bandwidth);
         if (!samples) {
-            return util::unexpected(util::ErrorCode::invalid_input, "--bandwidth " + samples.error().message);
+            return util::unexpected(util::ErrorCode::invalid_input,
+                                    "--bandwidth " + samples.error().message);
         }
         request.bandwidth = std::move(*samples);
     }
@@ -61,7 +63,8 @@ util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& optio
 }
 
 int run_place(const Invocation& inv, const PlaceOptions& options) {
-    const auto discovery = options.from.empty() ? discover(inv, options.source, false) : read_topology_file(options.from);
+    const auto discovery = options.from.empty() ? discover(inv, options.source, false)
+                                                : read_topology_file(options.from);
     const model::Topology* topology = discovery.described();
     if (topology == nullptr) {
         print_error(inv.output, "topology unreadable: " + discovery.reason);
@@ -78,10 +81,12 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
         return kExitError;
     }
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n",
+        fmt::print(inv.output.out,
+                   "{}\n",
                    report::placement_to_json(*result, *topology, options.profile).dump(2));
     } else {
-        fmt::print(inv.output.out, "{}", report::placement_to_text(*result, *topology, options.profile));
+        fmt::print(
+            inv.output.out, "{}", report::placement_to_text(*result, *topology, options.profile));
     }
     return kExitOk;
 }
@@ -90,21 +95,31 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
 
 Command add_place_command(CLI::App& app) {
     auto options = std::make_shared<PlaceOptions>();
-    CLI::App* sub = app.add_subcommand("place", "the best groups of K GPUs (tensor parallelism) and how to launch on them");
-    sub->add_option("--size", options->size, "GPUs per group (K)")->required()->check(CLI::PositiveNumber);
-    sub->add_option("--count", options->count, "groups (G); default: as many as fit, floor(candidates / K)");
-    sub->add_option("--gpus", options->gpus, "candidate GPUs, nvidia-smi indices: LIST (0,1,3) or all");
+    CLI::App* sub = app.add_subcommand(
+        "place", "the best groups of K GPUs (tensor parallelism) and how to launch on them");
+    sub->add_option("--size", options->size, "GPUs per group (K)")
+        ->required()
+        ->check(CLI::PositiveNumber);
+    sub->add_option(
+        "--count", options->count, "groups (G); default: as many as fit, floor(candidates / K)");
+    sub->add_option(
+        "--gpus", options->gpus, "candidate GPUs, nvidia-smi indices: LIST (0,1,3) or all");
     sub->add_option("--require", options->require, "GPUs that must share the first group: LIST");
-    sub->add_option("--bandwidth", options->bandwidth,
-                    "weigh pairs by the measured P2P GB/s (slower direction) of a peergate.bench/v1 file");
-    sub->add_option("--from", options->from, "read a saved 'nvidia-smi topo -m' text or a machine file");
+    sub->add_option(
+        "--bandwidth",
+        options->bandwidth,
+        "weigh pairs by the measured P2P GB/s (slower direction) of a peergate.bench/v1 file");
+    sub->add_option(
+        "--from", options->from, "read a saved 'nvidia-smi topo -m' text or a machine file");
     sub->add_option("--source", options->source, "which tier answers: auto, nvml, smi")
         ->check(CLI::IsMember({"auto", "nvml", "smi"}));
     sub->add_option("--for", options->profile, "profile for the printed 'peergate exec' lines")
         ->check(CLI::IsMember({"llama.cpp", "nccl", "vllm", "all"}));
     sub->footer(
-        "Objective, in order: the weakest link over all groups (NV<n> 1000+n, PIX 50, PXB 40, PHB 30, NODE 20,\n"
-        "SYS 10, or GB/s), the sum of each group's weakest link, the sum of all pair weights inside groups,\n"
+        "Objective, in order: the weakest link over all groups (NV<n> 1000+n, PIX 50, PXB 40, PHB "
+        "30, NODE 20,\n"
+        "SYS 10, or GB/s), the sum of each group's weakest link, the sum of all pair weights "
+        "inside groups,\n"
         "fewer NUMA nodes per group; ties go to the smallest GPU indices.\n"
         "Exit status: 0 placed, 2 impossible (K x G > candidates) or the topology is unreadable.");
     return Command{sub, [options](const Invocation& inv) { return run_place(inv, *options); }};

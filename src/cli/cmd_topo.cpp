@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate topo: the interconnect matrix, NVLink islands, NUMA/CPU affinity.
-#include <fmt/format.h>
-
 #include "cli/commands.hpp"
-#include "report/json_text.hpp"
 #include "cli/topology_input.hpp"
+#include "report/json_text.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::cli {
 
@@ -19,9 +19,8 @@ struct TopoOptions {
 };
 
 int run_topo(const Invocation& inv, const TopoOptions& options) {
-    auto discovery = options.from.empty()
-                         ? discover(inv, options.source, options.crosscheck)
-                         : read_topology_file(options.from);
+    auto discovery = options.from.empty() ? discover(inv, options.source, options.crosscheck)
+                                          : read_topology_file(options.from);
     if (inv.output.json) {
         fmt::print(inv.output.out, "{}\n", report::json_text(report::topology_to_json(discovery)));
     } else {
@@ -36,15 +35,24 @@ int run_topo(const Invocation& inv, const TopoOptions& options) {
 
 Command add_topo_command(CLI::App& app) {
     auto options = std::make_shared<TopoOptions>();
-    CLI::App* sub = app.add_subcommand("topo", "the interconnect matrix, NVLink islands and NUMA affinity");
-    sub->add_option("--source", options->source, "which tier answers: auto (NVML, else nvidia-smi), nvml, smi")
+    CLI::App* sub =
+        app.add_subcommand("topo", "the interconnect matrix, NVLink islands and NUMA affinity");
+    sub->add_option("--source",
+                    options->source,
+                    "which tier answers: auto (NVML, else nvidia-smi), nvml, smi")
         ->check(CLI::IsMember({"auto", "nvml", "smi"}));
-    sub->add_flag("--crosscheck", options->crosscheck,
-                  "run NVML and nvidia-smi and report where they disagree (env PEERGATE_TOPO_CROSSCHECK=1)");
-    sub->add_option("--from", options->from,
-                    "read a saved 'nvidia-smi topo -m' text or a machine file instead of asking the host");
-    sub->footer("Exit status: 0 readable (one GPU too: a 1x1 matrix), 2 unreadable (the reason is on stderr "
-                "or in \"reason\").");
+    sub->add_flag(
+        "--crosscheck",
+        options->crosscheck,
+        "run NVML and nvidia-smi and report where they disagree (env PEERGATE_TOPO_CROSSCHECK=1)");
+    sub->add_option(
+        "--from",
+        options->from,
+        "read a saved 'nvidia-smi topo -m' text or a machine file instead of asking the host");
+    sub->footer(
+        "Exit status: 0 readable (one GPU too: a 1x1 matrix), 2 unreadable (the reason is on "
+        "stderr "
+        "or in \"reason\").");
     return Command{sub, [options](const Invocation& inv) { return run_topo(inv, *options); }};
 }
 

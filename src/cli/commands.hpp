@@ -2,12 +2,12 @@
 // The command table: each command adds its subcommand and returns how to run it.
 #pragma once
 
+#include "cli/invocation.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <functional>
 #include <vector>
-
-#include "cli/invocation.hpp"
 
 namespace peergate::cli {
 

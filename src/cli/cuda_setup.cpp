@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/cuda_setup.hpp"
 
-#include <fmt/format.h>
-
 #include "sources/cuda/cuda_devices.hpp"
 #include "sources/cuda/watched_run.hpp"
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::cli {
 
@@ -30,10 +30,11 @@ util::Expected<DriverAndDevices> open_and_list(const std::string& path,
         },
         timeout);
     if (!finished) {
-        return util::unexpected(util::ErrorCode::timeout,
-                                fmt::format("watchdog: the CUDA driver did not answer cuInit or the "
-                                            "device queries within {} s",
-                                            std::chrono::duration<double>(timeout).count()));
+        return util::unexpected(
+            util::ErrorCode::timeout,
+            fmt::format("watchdog: the CUDA driver did not answer cuInit or the "
+                        "device queries within {} s",
+                        std::chrono::duration<double>(timeout).count()));
     }
     return std::move(*shared);
 }
@@ -54,7 +55,8 @@ util::Expected<std::vector<int>> parse_gpu_list(const std::string& text) {
     return ids;
 }
 
-util::Expected<CudaSetup> set_up_cuda(const Invocation& inv, const model::Discovery& discovery,
+util::Expected<CudaSetup> set_up_cuda(const Invocation& inv,
+                                      const model::Discovery& discovery,
                                       const std::vector<int>& selection,
                                       std::chrono::milliseconds timeout) {
     auto opened = open_and_list(inv.seams.cuda_library, timeout);
@@ -73,7 +75,8 @@ util::Expected<CudaSetup> set_up_cuda(const Invocation& inv, const model::Discov
     if (!selected) {
         return util::unexpected(selected.error());
     }
-    return CudaSetup{.driver = opened->first, .map = std::move(*map), .selected = std::move(*selected)};
+    return CudaSetup{
+        .driver = opened->first, .map = std::move(*map), .selected = std::move(*selected)};
 }
 
 std::vector<int> indices_of(const std::vector<engine::MappedDevice>& devices) {

@@ -4,17 +4,17 @@
 // order) and pick the selection.
 #pragma once
 
-#include <chrono>
-#include <memory>
-#include <string>
-#include <utility>
-#include <vector>
-
 #include "cli/invocation.hpp"
 #include "engine/device_map.hpp"
 #include "model/discovery.hpp"
 #include "sources/cuda/cuda_api.hpp"
 #include "util/expected.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace peergate::cli {
 
@@ -24,19 +24,21 @@ struct CudaSetup {
     std::vector<engine::MappedDevice> selected;  // in selection order
 };
 
-using DriverAndDevices = std::pair<std::shared_ptr<sources::cuda::CudaDriver>,
-                                   std::vector<engine::DeviceIdentity>>;
+using DriverAndDevices =
+    std::pair<std::shared_ptr<sources::cuda::CudaDriver>, std::vector<engine::DeviceIdentity>>;
 
 // Opens the driver at `path` and lists its devices, cuInit included, on a worker that is
 // abandoned past `timeout` (a hung driver blocks in cuInit).
-util::Expected<DriverAndDevices> open_and_list(const std::string& path, std::chrono::milliseconds timeout);
+util::Expected<DriverAndDevices> open_and_list(const std::string& path,
+                                               std::chrono::milliseconds timeout);
 
 // "all" or "" -> empty (every GPU); "0,1,3" -> {0,1,3}; anything else is a usage error.
 util::Expected<std::vector<int>> parse_gpu_list(const std::string& text);
 
 // Opens the driver at inv.seams.cuda_library, maps its devices with `discovery`'s GPUs
 // and selects `selection` (empty = all). Errors say why the probe cannot run.
-util::Expected<CudaSetup> set_up_cuda(const Invocation& inv, const model::Discovery& discovery,
+util::Expected<CudaSetup> set_up_cuda(const Invocation& inv,
+                                      const model::Discovery& discovery,
                                       const std::vector<int>& selection,
                                       std::chrono::milliseconds timeout);
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public gate API (include/peergate/gate.hpp) over the gate pipeline.
-#include "peergate/gate.hpp"
-
 #include "cli/gate_pipeline.hpp"
 #include "cli/seams_resolver.hpp"
+#include "peergate/gate.hpp"
 
 namespace peergate {
 
-GateDecision decide(const GateInput& input) { return policy::decide(input); }
+GateDecision decide(const GateInput& input) {
+    return policy::decide(input);
+}
 
 GateDecision apply(EnvMap& env, const ApplyOptions& options) {
     const cli::GateRequest request{.selection = options.selection, .profile = options.profile};

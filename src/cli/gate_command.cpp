@@ -6,8 +6,10 @@
 
 namespace peergate::cli {
 
-std::optional<policy::GateDecision> decide_for_command(const Invocation& inv, const CLI::Option* gpus_option,
-                                                       const std::string& gpus, const std::string& profile) {
+std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
+                                                       const CLI::Option* gpus_option,
+                                                       const std::string& gpus,
+                                                       const std::string& profile) {
     // The Option tells "--gpus ''" (an error) from no --gpus at all (the inherited mask).
     auto request = parse_gate_request(
         gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt, profile);

@@ -3,19 +3,21 @@
 // host with the identity join on (this binary is the helper), or print why they cannot.
 #pragma once
 
+#include "cli/invocation.hpp"
+#include "policy/gate.hpp"
+
 #include <CLI/CLI.hpp>
 
 #include <optional>
 #include <string>
 
-#include "cli/invocation.hpp"
-#include "policy/gate.hpp"
-
 namespace peergate::cli {
 
 // The decision for `--gpus` (when `gpus_option` was given) and `--for profile`; nullopt
 // after printing the usage error.
-std::optional<policy::GateDecision> decide_for_command(const Invocation& inv, const CLI::Option* gpus_option,
-                                                       const std::string& gpus, const std::string& profile);
+std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
+                                                       const CLI::Option* gpus_option,
+                                                       const std::string& gpus,
+                                                       const std::string& profile);
 
 }  // namespace peergate::cli

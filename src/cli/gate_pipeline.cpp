@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/gate_pipeline.hpp"
 
-#include <fmt/format.h>
-
-#include <exception>
-#include <filesystem>
-
 #include "cli/identity_join.hpp"
 #include "cli/probe_cache_io.hpp"
 #include "policy/gate_control.hpp"
@@ -14,6 +9,11 @@
 #include "sources/smi/smi_runner.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <filesystem>
 
 namespace peergate::cli {
 
@@ -32,9 +32,8 @@ std::string unreadable_reason(const model::Discovery& discovery) {
 
 // Without a matrix the names still decide the tuning (and FORCE_P2P needs them).
 std::vector<model::Gpu> listed_gpus(const util::Seams& seams, const util::EnvMap& env) {
-    auto text = sources::smi::run_smi(seams.nvidia_smi,
-                                      {"--query-gpu=index,name,pci.bus_id,uuid", "--format=csv,noheader"},
-                                      env);
+    auto text = sources::smi::run_smi(
+        seams.nvidia_smi, {"--query-gpu=index,name,pci.bus_id,uuid", "--format=csv,noheader"}, env);
     if (!text) {
         return {};
     }
@@ -56,7 +55,8 @@ std::vector<std::string> crosscheck_warnings(const model::Discovery& discovery) 
     };
     warnings.push_back(fmt::format(
         "NVML and nvidia-smi topo -m disagree (NVML-only NVLink pairs: {}; topo-only: {}); "
-        "nvidia-smi topo -m wins", pairs(discovery.crosscheck->nvml_only),
+        "nvidia-smi topo -m wins",
+        pairs(discovery.crosscheck->nvml_only),
         pairs(discovery.crosscheck->smi_only)));
     return warnings;
 }
@@ -85,8 +85,10 @@ namespace {
 
 // The verdict cache (docs/probe.md): always reported, used only with PEERGATE_TRUST_PROBE=1,
 // and then only for the pairs that passed the concurrent mode on this boot and identity.
-void consider_cached_probe(const util::Seams& seams, const util::EnvMap& env,
-                           const model::Discovery& discovery, policy::GateInput& input) {
+void consider_cached_probe(const util::Seams& seams,
+                           const util::EnvMap& env,
+                           const model::Discovery& discovery,
+                           policy::GateInput& input) {
     const std::string dir = probe_cache_dir(env, "");
     if (dir.empty() || !std::filesystem::exists(dir + "/probe.json")) {
         return;  // no cache: nothing to say, and no need to open the CUDA driver
@@ -103,7 +105,8 @@ void consider_cached_probe(const util::Seams& seams, const util::EnvMap& env,
     input.notes.push_back(fmt::format(
         "cached probe result for this boot: {} ordered pairs passed the concurrent mode{}",
         verdict.concurrent_pass_pairs.size(),
-        trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)" : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P"));
+        trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)"
+                : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P"));
     if (trusted) {
         input.probe = policy::ProbeVerdict{
             .passed = false,
@@ -124,10 +127,13 @@ std::vector<model::Gpu> known_gpus(const policy::GateInput& input) {
 // The identity join: ask the CUDA driver, in a helper process started with the child's
 // environment, which physical GPUs the child will see. Whatever fails leaves
 // child_visible unset (the index rules of §4 apply) and says why.
-void join_on_identity(const util::Seams& seams, const util::EnvMap& env, const GateRequest& request,
+void join_on_identity(const util::Seams& seams,
+                      const util::EnvMap& env,
+                      const GateRequest& request,
                       policy::GateInput& input) {
     const auto not_used = [&](const std::string& why) {
-        input.notes.push_back("identity join not used (" + why + "): the index rules of GATE-SPEC.md §4 apply");
+        input.notes.push_back("identity join not used (" + why +
+                              "): the index rules of GATE-SPEC.md §4 apply");
     };
     if (request.identity_helper.empty()) {
         not_used("no peergate binary to run the CUDA helper in");
@@ -149,7 +155,8 @@ void join_on_identity(const util::Seams& seams, const util::EnvMap& env, const G
 
 }  // namespace
 
-policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap& env,
+policy::GateInput gather_gate_input(const util::Seams& seams,
+                                    const util::EnvMap& env,
                                     const GateRequest& request) {
     policy::GateInput input;
     input.env = env;
@@ -171,7 +178,8 @@ policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap
 }
 
 policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gather,
-                                   const util::EnvMap& env, const GateRequest& request) {
+                                   const util::EnvMap& env,
+                                   const GateRequest& request) {
     policy::GateInput fallback;
     fallback.env = env;
     fallback.selection = request.selection;
@@ -185,7 +193,8 @@ policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gat
     }
 }
 
-policy::GateDecision decide_for_host(const util::Seams& seams, const util::EnvMap& env,
+policy::GateDecision decide_for_host(const util::Seams& seams,
+                                     const util::EnvMap& env,
                                      const GateRequest& request) {
     return decide_safely([&] { return gather_gate_input(seams, env, request); }, env, request);
 }

@@ -3,14 +3,14 @@
 // gather the host's facts -> decide -> (the caller renders or applies).
 #pragma once
 
-#include <functional>
-#include <optional>
-#include <string>
-
 #include "policy/gate.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
 #include "util/seams.hpp"
+
+#include <functional>
+#include <optional>
+#include <string>
 
 namespace peergate::cli {
 
@@ -30,16 +30,19 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
 
 // Reads the topology tiers, the host facts (IOMMU, hypervisor) and the GPU names into a
 // GateInput. A tier that fails is an unreadable topology, not an error.
-policy::GateInput gather_gate_input(const util::Seams& seams, const util::EnvMap& env,
+policy::GateInput gather_gate_input(const util::Seams& seams,
+                                    const util::EnvMap& env,
                                     const GateRequest& request);
 
 // Runs `gather` and decides. Whatever goes wrong while deciding (an exception from a
 // source or a parser) becomes a veto with the reason: deciding never blocks a launch.
 policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gather,
-                                   const util::EnvMap& env, const GateRequest& request);
+                                   const util::EnvMap& env,
+                                   const GateRequest& request);
 
 // gather_gate_input + decide_safely for this host.
-policy::GateDecision decide_for_host(const util::Seams& seams, const util::EnvMap& env,
+policy::GateDecision decide_for_host(const util::Seams& seams,
+                                     const util::EnvMap& env,
                                      const GateRequest& request);
 
 }  // namespace peergate::cli

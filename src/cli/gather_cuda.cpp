@@ -2,15 +2,15 @@
 // gather's CUDA step: the driver's version and what cuDeviceCanAccessPeer says per ordered
 // pair, so a replayed machine's CUDA driver answers as the real one did (a field report's
 // "CUDA says OK" is half of the silent-drop signature).
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <memory>
-
 #include "cli/cuda_setup.hpp"
 #include "cli/gather_machine.hpp"
 #include "sources/cuda/cuda_devices.hpp"
 #include "sources/cuda/watched_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
 
 namespace peergate::cli {
 
@@ -21,8 +21,10 @@ std::vector<int> ordinals_by_bus_id(const sim::MachineFile& machine,
                                     const std::vector<engine::DeviceIdentity>& devices) {
     std::vector<int> ordinals;
     for (const auto& gpu : machine.gpus) {
-        const auto it = std::find_if(devices.begin(), devices.end(),
-                                     [&](const engine::DeviceIdentity& d) { return d.pci == gpu.pci; });
+        const auto it =
+            std::find_if(devices.begin(), devices.end(), [&](const engine::DeviceIdentity& d) {
+                return d.pci == gpu.pci;
+            });
         if (it == devices.end()) {
             return {};
         }
@@ -32,7 +34,8 @@ std::vector<int> ordinals_by_bus_id(const sim::MachineFile& machine,
 }
 
 // cuDeviceCanAccessPeer in machine order, 0 on the diagonal; empty past the watchdog.
-std::vector<std::vector<int>> peer_matrix(const DriverAndDevices& opened, const std::vector<int>& ordinals,
+std::vector<std::vector<int>> peer_matrix(const DriverAndDevices& opened,
+                                          const std::vector<int>& ordinals,
                                           std::chrono::milliseconds timeout) {
     auto matrix = std::make_shared<std::vector<std::vector<int>>>();
     const auto driver = opened.first;
@@ -42,7 +45,8 @@ std::vector<std::vector<int>> peer_matrix(const DriverAndDevices& opened, const 
             std::vector<std::vector<int>> out(n, std::vector<int>(n, 0));
             for (std::size_t p = 0; p < n; ++p) {
                 for (std::size_t q = 0; q < n; ++q) {
-                    out[p][q] = p != q && sources::cuda::can_access_peer(driver->api, ordinals[p], ordinals[q]);
+                    out[p][q] = p != q && sources::cuda::can_access_peer(
+                                              driver->api, ordinals[p], ordinals[q]);
                 }
             }
             *matrix = std::move(out);
@@ -63,14 +67,16 @@ void gather_from_cuda(const Invocation& inv, GatherState& state) {
     m.cuda_driver_version = opened->first->driver_version;
     const auto ordinals = ordinals_by_bus_id(m, opened->second);
     if (ordinals.empty() && !m.gpus.empty()) {
-        state.notes.push_back(fmt::format("the CUDA driver lists {} devices that nvidia-smi does not match by "
-                                          "PCI bus id: cuDeviceCanAccessPeer not recorded",
-                                          opened->second.size()));
+        state.notes.push_back(
+            fmt::format("the CUDA driver lists {} devices that nvidia-smi does not match by "
+                        "PCI bus id: cuDeviceCanAccessPeer not recorded",
+                        opened->second.size()));
         return;
     }
     auto matrix = peer_matrix(*opened, ordinals, state.driver_watchdog);
     if (matrix.empty() && !ordinals.empty()) {
-        state.notes.push_back("cuDeviceCanAccessPeer did not answer within the watchdog: not recorded");
+        state.notes.push_back(
+            "cuDeviceCanAccessPeer did not answer within the watchdog: not recorded");
         return;
     }
     m.cuda_can_access_peer = std::move(matrix);

@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/gather_machine.hpp"
 
-#include <fmt/format.h>
-
-#include <array>
-#include <unistd.h>
-
 #include "model/host_facts.hpp"
 #include "peergate/version.hpp"
 #include "sources/host/host_facts_reader.hpp"
@@ -14,13 +9,21 @@
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"
 
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <array>
+
 namespace peergate::cli {
 
 namespace {
 
 constexpr const char* kListingQuery = "--query-gpu=index,name,pci.bus_id,uuid";
 
-std::string run_or_note(const Invocation& inv, const std::vector<std::string>& args, GatherState& state) {
+std::string run_or_note(const Invocation& inv,
+                        const std::vector<std::string>& args,
+                        GatherState& state) {
     auto text = sources::smi::run_smi(inv.seams.nvidia_smi, args, inv.env);
     if (!text) {
         state.notes.push_back(text.error().message);
@@ -33,10 +36,12 @@ std::string run_or_note(const Invocation& inv, const std::vector<std::string>& a
 void add_memory_and_driver(const std::string& text, sim::MachineFile& m) {
     for (const auto line : util::split_lines(text)) {
         const auto fields = util::split(line, ',');
-        const auto index = fields.size() == 3 ? util::parse_int<int>(util::trim(fields[0])) : std::nullopt;
+        const auto index =
+            fields.size() == 3 ? util::parse_int<int>(util::trim(fields[0])) : std::nullopt;
         for (auto& gpu : m.gpus) {
             if (index && gpu.index == *index) {
-                gpu.memory_bytes = util::parse_int<std::uint64_t>(util::trim(fields[1])).value_or(0) << 20U;
+                gpu.memory_bytes = util::parse_int<std::uint64_t>(util::trim(fields[1])).value_or(0)
+                                   << 20U;
                 m.driver_version = std::string(util::trim(fields[2]));
             }
         }
@@ -47,8 +52,10 @@ void add_memory_and_driver(const std::string& text, sim::MachineFile& m) {
 void add_compute_capability(const std::string& text, sim::MachineFile& m) {
     for (const auto line : util::split_lines(text)) {
         const auto fields = util::split(line, ',');
-        const auto cc = fields.size() == 2 ? util::split(util::trim(fields[1]), '.') : std::vector<std::string_view>{};
-        const auto index = cc.size() == 2 ? util::parse_int<int>(util::trim(fields[0])) : std::nullopt;
+        const auto cc = fields.size() == 2 ? util::split(util::trim(fields[1]), '.')
+                                           : std::vector<std::string_view>{};
+        const auto index =
+            cc.size() == 2 ? util::parse_int<int>(util::trim(fields[0])) : std::nullopt;
         for (auto& gpu : m.gpus) {
             if (index && gpu.index == *index) {
                 gpu.cc_major = util::parse_int<int>(cc[0]).value_or(0);
@@ -76,7 +83,8 @@ bool add_matrix(const std::string& topo_text, GatherState& state) {
         for (const auto& peer : m.gpus) {
             const auto label = topology->label(gpu.index, peer.index);
             if (!p || !label) {
-                state.notes.push_back(fmt::format("topo -m has no GPU{} to GPU{} pair", gpu.index, peer.index));
+                state.notes.push_back(
+                    fmt::format("topo -m has no GPU{} to GPU{} pair", gpu.index, peer.index));
                 m.matrix.clear();
                 return false;
             }
@@ -95,8 +103,10 @@ bool add_gpus(const std::string& listing, GatherState& state) {
         return false;
     }
     for (const auto& gpu : *gpus) {
-        state.machine.gpus.push_back(sim::MachineGpu{.index = gpu.index, .name = gpu.name,
-                                                     .pci = gpu.pci.value_or(model::PciAddress{}), .uuid = gpu.uuid});
+        state.machine.gpus.push_back(sim::MachineGpu{.index = gpu.index,
+                                                     .name = gpu.name,
+                                                     .pci = gpu.pci.value_or(model::PciAddress{}),
+                                                     .uuid = gpu.uuid});
     }
     state.machine.recorded_query_gpu = listing;
     return true;
@@ -115,7 +125,8 @@ std::string first_translating_type(const sources::host::HostRoot& root) {
 
 std::string host_name() {
     std::array<char, 256> name{};
-    return ::gethostname(name.data(), name.size() - 1) == 0 ? std::string(name.data()) : "unknown host";
+    return ::gethostname(name.data(), name.size() - 1) == 0 ? std::string(name.data())
+                                                            : "unknown host";
 }
 
 }  // namespace
@@ -126,15 +137,20 @@ void gather_from_smi(const Invocation& inv, GatherState& state) {
         return;
     }
     state.have_gpus = true;
-    if (!add_matrix(run_or_note(inv, {"topo", "-m"}, state), state) && state.machine.gpus.size() == 1) {
-        state.machine.matrix = {{model::LinkLabel::self()}};  // one GPU: topo -m has no pair to show
+    if (!add_matrix(run_or_note(inv, {"topo", "-m"}, state), state) &&
+        state.machine.gpus.size() == 1) {
+        state.machine.matrix = {
+            {model::LinkLabel::self()}};  // one GPU: topo -m has no pair to show
     }
     state.machine.driver_version.clear();
-    add_memory_and_driver(
-        run_or_note(inv, {"--query-gpu=index,memory.total,driver_version", "--format=csv,noheader,nounits"}, state),
+    add_memory_and_driver(run_or_note(inv,
+                                      {"--query-gpu=index,memory.total,driver_version",
+                                       "--format=csv,noheader,nounits"},
+                                      state),
+                          state.machine);
+    add_compute_capability(
+        run_or_note(inv, {"--query-gpu=index,compute_cap", "--format=csv,noheader"}, state),
         state.machine);
-    add_compute_capability(run_or_note(inv, {"--query-gpu=index,compute_cap", "--format=csv,noheader"}, state),
-                           state.machine);
 }
 
 void gather_from_host(const Invocation& inv, GatherState& state) {
@@ -142,7 +158,8 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
     const auto facts = sources::host::read_host_facts(root);
     auto& host = state.machine.host;
     host.iommu = std::string(model::to_string(facts.iommu));
-    host.iommu_group_type = facts.iommu == model::IommuMode::translating ? first_translating_type(root) : "";
+    host.iommu_group_type =
+        facts.iommu == model::IommuMode::translating ? first_translating_type(root) : "";
     host.hypervisor = facts.hypervisor.value_or(false);
     if (!facts.hypervisor) {
         state.notes.push_back("/proc/cpuinfo has no flags line: hypervisor recorded as false");
@@ -152,23 +169,28 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
     for (auto& gpu : state.machine.gpus) {
         auto id = root.read_text("/sys/bus/pci/devices/" + gpu.pci.to_sysfs() + "/device");
         const auto digits = id ? util::trim(*id) : std::string_view();
-        gpu.pci_device_id = util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0)).value_or(0);
+        gpu.pci_device_id =
+            util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0))
+                .value_or(0);
     }
 }
 
-util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
+util::Expected<sim::MachineFile> gather_machine(const Invocation& inv,
+                                                const std::string& name,
                                                 std::vector<std::string>& notes,
                                                 std::chrono::milliseconds driver_watchdog) {
     GatherState state;
     state.driver_watchdog = driver_watchdog;
     state.machine.name = name;
-    state.machine.description = fmt::format("Recorded by peergate {} gather on {}.", kVersion, host_name());
+    state.machine.description =
+        fmt::format("Recorded by peergate {} gather on {}.", kVersion, host_name());
     gather_from_smi(inv, state);
     gather_from_nvml(inv, state);
     notes = state.notes;
     if (!state.have_gpus) {
-        return util::unexpected(util::ErrorCode::unavailable,
-                                "no NVIDIA tool listed the GPUs (" + util::join(state.notes, "; ") + ")");
+        return util::unexpected(
+            util::ErrorCode::unavailable,
+            "no NVIDIA tool listed the GPUs (" + util::join(state.notes, "; ") + ")");
     }
     if (state.machine.matrix.empty()) {
         return util::unexpected(util::ErrorCode::unavailable,

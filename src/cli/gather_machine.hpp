@@ -3,12 +3,12 @@
 // report becomes a fixture: `peergate --simulate gathered.json` replays it.
 #pragma once
 
-#include <chrono>
-#include <string>
-
 #include "cli/invocation.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "util/expected.hpp"
+
+#include <chrono>
+#include <string>
 
 namespace peergate::cli {
 
@@ -18,7 +18,8 @@ struct GatherState {
     sim::MachineFile machine;
     std::vector<std::string> notes;  // what a source could not tell, for the user
     bool have_gpus = false;          // some NVIDIA tool listed the GPUs
-    std::chrono::milliseconds driver_watchdog{10'000};  // NVML and CUDA driver calls cannot be cancelled
+    std::chrono::milliseconds driver_watchdog{
+        10'000};  // NVML and CUDA driver calls cannot be cancelled
 };
 
 // nvidia-smi: topo -m and --query-gpu texts (recorded verbatim), GPUs, matrix, memory,
@@ -41,8 +42,10 @@ void gather_from_host(const Invocation& inv, GatherState& state);
 
 // Runs every step in order: smi, NVML, CUDA, host. Fails (exit 2) when no NVIDIA tool listed
 // the GPUs or none gave a usable matrix.
-util::Expected<sim::MachineFile> gather_machine(const Invocation& inv, const std::string& name,
-                                                std::vector<std::string>& notes,
-                                                std::chrono::milliseconds driver_watchdog = std::chrono::seconds(10));
+util::Expected<sim::MachineFile> gather_machine(
+    const Invocation& inv,
+    const std::string& name,
+    std::vector<std::string>& notes,
+    std::chrono::milliseconds driver_watchdog = std::chrono::seconds(10));
 
 }  // namespace peergate::cli

@@ -2,13 +2,13 @@
 // The NVML step of gather: NVLinks and P2P status per caps index, and on a host without
 // nvidia-smi the GPUs and matrix too. Recorded fields are explicit in the machine file,
 // so the replay answers what this host's NVML answered, not what derived.hpp would say.
+#include "cli/gather_machine.hpp"
+#include "sources/nvml/nvml_record.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
-
-#include "cli/gather_machine.hpp"
-#include "sources/nvml/nvml_record.hpp"
 
 namespace peergate::cli {
 
@@ -18,14 +18,17 @@ using nvml::NvmlRecord;
 
 // For each machine GPU (nvidia-smi's order) the position of the same GPU in NVML's order,
 // matched by PCI bus id; nullopt when the two tools do not list the same GPUs.
-std::optional<std::vector<std::size_t>> nvml_positions(const sim::MachineFile& m, const NvmlRecord& record) {
+std::optional<std::vector<std::size_t>> nvml_positions(const sim::MachineFile& m,
+                                                       const NvmlRecord& record) {
     if (record.gpus.size() != m.gpus.size()) {
         return std::nullopt;
     }
     std::vector<std::size_t> positions;
     for (const auto& gpu : m.gpus) {
-        const auto found = std::find_if(record.gpus.begin(), record.gpus.end(),
-                                        [&](const nvml::RecordedGpu& r) { return r.identity.pci == gpu.pci; });
+        const auto found =
+            std::find_if(record.gpus.begin(), record.gpus.end(), [&](const nvml::RecordedGpu& r) {
+                return r.identity.pci == gpu.pci;
+            });
         if (found == record.gpus.end()) {
             return std::nullopt;
         }
@@ -37,7 +40,8 @@ std::optional<std::vector<std::size_t>> nvml_positions(const sim::MachineFile& m
 std::vector<sim::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
     std::vector<sim::MachineNvlink> links;
     for (const auto& link : gpu.links) {
-        links.push_back(sim::MachineNvlink{.link = link.link, .active = link.active,
+        links.push_back(sim::MachineNvlink{.link = link.link,
+                                           .active = link.active,
                                            .remote_type = link.to_switch ? "switch" : "gpu",
                                            .remote_pci = link.remote});
     }
@@ -64,15 +68,22 @@ void add_links(const NvmlRecord& record, const std::vector<std::size_t>& pos, Ga
         auto& gpu = state.machine.gpus[p];
         gpu.nvlink_slots = *recorded.nvlink_slots;
         gpu.nvlinks = machine_links(recorded);
-        any_switch = any_switch || std::any_of(recorded.links.begin(), recorded.links.end(),
-                                               [](const nvml::RecordedNvlink& l) { return l.active && l.to_switch; });
+        any_switch = any_switch || std::any_of(recorded.links.begin(),
+                                               recorded.links.end(),
+                                               [](const nvml::RecordedNvlink& l) {
+                                                   return l.active && l.to_switch;
+                                               });
     }
     state.machine.nvswitch = any_switch;
 }
 
 void add_p2p(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim::MachineFile& m) {
     const std::array<std::vector<std::vector<std::string>>*, nvml::kRecordedCaps> fields{
-        &m.nvml_p2p_read, &m.nvml_p2p_write, &m.nvml_p2p_nvlink, &m.nvml_p2p_atomics, &m.nvml_p2p_prop};
+        &m.nvml_p2p_read,
+        &m.nvml_p2p_write,
+        &m.nvml_p2p_nvlink,
+        &m.nvml_p2p_atomics,
+        &m.nvml_p2p_prop};
     for (std::size_t caps = 0; caps < nvml::kRecordedCaps; ++caps) {
         if (record.p2p[caps]) {
             *fields[caps] = permuted(*record.p2p[caps], pos);
@@ -81,7 +92,9 @@ void add_p2p(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim:
 }
 
 // NUMA node and CPU list from NVML where topo -m gave none (one GPU: topo -m has no matrix).
-void add_affinity(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim::MachineFile& m) {
+void add_affinity(const NvmlRecord& record,
+                  const std::vector<std::size_t>& pos,
+                  sim::MachineFile& m) {
     for (std::size_t p = 0; p < pos.size(); ++p) {
         const auto& id = record.gpus[pos[p]].identity;
         auto& gpu = m.gpus[p];
@@ -99,9 +112,12 @@ void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
     auto& m = state.machine;
     for (const auto& recorded : record.gpus) {
         const auto& id = recorded.identity;
-        m.gpus.push_back(sim::MachineGpu{.index = id.index, .name = id.name,
-                                         .pci = id.pci.value_or(model::PciAddress{}), .uuid = id.uuid,
-                                         .numa_node = id.numa_node, .cpu_affinity = id.cpu_affinity});
+        m.gpus.push_back(sim::MachineGpu{.index = id.index,
+                                         .name = id.name,
+                                         .pci = id.pci.value_or(model::PciAddress{}),
+                                         .uuid = id.uuid,
+                                         .numa_node = id.numa_node,
+                                         .cpu_affinity = id.cpu_affinity});
     }
     if (record.topology) {
         m.matrix = record.topology->matrix;
@@ -130,8 +146,10 @@ void gather_from_nvml(const Invocation& inv, GatherState& state) {
     }
     const auto positions = nvml_positions(state.machine, *record);
     if (!positions) {
-        state.notes.push_back(fmt::format("NVML lists {} GPUs that nvidia-smi does not match by PCI bus id: "
-                                          "NVML answers not recorded", record->gpus.size()));
+        state.notes.push_back(
+            fmt::format("NVML lists {} GPUs that nvidia-smi does not match by PCI bus id: "
+                        "NVML answers not recorded",
+                        record->gpus.size()));
         return;
     }
     add_links(*record, *positions, state);

@@ -3,11 +3,11 @@
 // the resolved seams, and how to print.
 #pragma once
 
-#include <cstdio>
-#include <string>
-
 #include "util/env_map.hpp"
 #include "util/seams.hpp"
+
+#include <cstdio>
+#include <string>
 
 namespace peergate::cli {
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/kernel_log_input.hpp"
 
-#include <iostream>
-#include <iterator>
-
 #include "sources/host/host_root.hpp"
 #include "util/atomic_file.hpp"
 #include "util/subprocess.hpp"
+
+#include <iostream>
+#include <iterator>
 
 namespace peergate::cli {
 
@@ -25,8 +25,9 @@ KernelLogText from_dmesg(const Invocation& inv) {
         return {"", "not read (" + result.error().message + "); pass --kernel-log FILE"};
     }
     if (!result->succeeded()) {
-        return {"", "not read (dmesg " + util::describe_failure(*result, command.timeout) +
-                        ", often because dmesg needs root); pass --kernel-log FILE"};
+        return {"",
+                "not read (dmesg " + util::describe_failure(*result, command.timeout) +
+                    ", often because dmesg needs root); pass --kernel-log FILE"};
     }
     return {std::move(result->out), "dmesg"};
 }

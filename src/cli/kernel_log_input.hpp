@@ -3,9 +3,9 @@
 // machine's log, or on a live host `dmesg` (which may need root: then it says so).
 #pragma once
 
-#include <string>
-
 #include "cli/invocation.hpp"
+
+#include <string>
 
 namespace peergate::cli {
 

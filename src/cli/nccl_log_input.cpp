@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/nccl_log_input.hpp"
 
-#include <fcntl.h>
+#include "sources/smi/topo_m_parser.hpp"
+#include "util/atomic_file.hpp"
+#include "util/strings.hpp"
+
 #include <nlohmann/json.hpp>
+
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,10 +16,6 @@
 #include <cstring>
 #include <memory>
 #include <vector>
-
-#include "sources/smi/topo_m_parser.hpp"
-#include "util/atomic_file.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::cli {
 
@@ -57,7 +58,8 @@ util::Expected<std::vector<model::LinkLabel>> row_from_json(const nlohmann::json
     }
     std::vector<model::LinkLabel> labels;
     for (const auto& cell : row) {
-        auto label = cell.is_string() ? model::LinkLabel::parse(cell.get<std::string>()) : std::nullopt;
+        auto label =
+            cell.is_string() ? model::LinkLabel::parse(cell.get<std::string>()) : std::nullopt;
         if (!label) {
             return invalid("matrix cell is not a topo -m token: " + cell.dump());
         }
@@ -68,19 +70,23 @@ util::Expected<std::vector<model::LinkLabel>> row_from_json(const nlohmann::json
 
 struct FdCloser {
     int fd;
+
     ~FdCloser() { ::close(fd); }
 };
 
 // Parses `path` in pieces on several threads when it is a regular file large enough;
 // false when it is not (or cannot be opened: the one-pass reader then says why).
-util::Expected<bool> stream_in_pieces(const std::string& path, sources::nccl::NcclLogParser& parser,
+util::Expected<bool> stream_in_pieces(const std::string& path,
+                                      sources::nccl::NcclLogParser& parser,
                                       const NcclReadOptions& options) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return false;
     }
     const FdCloser closer{fd};
+
     struct stat info {};
+
     if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         return false;
     }
@@ -91,7 +97,8 @@ util::Expected<bool> stream_in_pieces(const std::string& path, sources::nccl::Nc
     }
     auto cuts = line_cuts(fd, size, pieces);
     util::Expected<void> parsed =
-        cuts ? parse_pieces(fd, *cuts, parser) : util::Expected<void>(util::unexpected(std::move(cuts).error()));
+        cuts ? parse_pieces(fd, *cuts, parser)
+             : util::Expected<void>(util::unexpected(std::move(cuts).error()));
     parser.end_input();
     if (!parsed) {
         return util::unexpected(util::ErrorCode::io, path + ": " + parsed.error().message);
@@ -101,7 +108,8 @@ util::Expected<bool> stream_in_pieces(const std::string& path, sources::nccl::Nc
 
 }  // namespace
 
-util::Expected<void> stream_log_file(const std::string& path, sources::nccl::NcclLogParser& parser,
+util::Expected<void> stream_log_file(const std::string& path,
+                                     sources::nccl::NcclLogParser& parser,
                                      const NcclReadOptions& options) {
     if (path != "-") {
         auto in_pieces = stream_in_pieces(path, parser, options);
@@ -110,7 +118,8 @@ util::Expected<void> stream_log_file(const std::string& path, sources::nccl::Ncc
             return {};
         }
     }
-    std::unique_ptr<std::FILE, FileCloser> file(path == "-" ? stdin : std::fopen(path.c_str(), "rb"));
+    std::unique_ptr<std::FILE, FileCloser> file(path == "-" ? stdin
+                                                            : std::fopen(path.c_str(), "rb"));
     if (!file) {
         return util::unexpected(util::ErrorCode::io, path + ": " + std::strerror(errno));
     }
@@ -140,7 +149,8 @@ util::Expected<model::Topology> parse_topology_json(std::string_view text) {
     if (!doc.contains("schema") || doc["schema"] != "peergate.topology/v1") {
         return invalid("schema is not peergate.topology/v1");
     }
-    if (!doc.contains("gpus") || !doc["gpus"].is_array() || !doc.contains("matrix") || !doc["matrix"].is_array()) {
+    if (!doc.contains("gpus") || !doc["gpus"].is_array() || !doc.contains("matrix") ||
+        !doc["matrix"].is_array()) {
         return invalid("\"gpus\" and \"matrix\" arrays are required");
     }
     model::Topology topology;

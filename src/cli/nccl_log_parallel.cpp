@@ -18,16 +18,22 @@ namespace {
 constexpr std::size_t kReadBytes = std::size_t{1} << 20;
 
 // Reads [begin, end) of `fd` into `parser`; an error message, or empty.
-std::string read_range(int fd, std::uint64_t begin, std::uint64_t end, sources::nccl::NcclLogParser& parser) {
-    std::vector<char> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(kReadBytes, end - begin)));
+std::string read_range(int fd,
+                       std::uint64_t begin,
+                       std::uint64_t end,
+                       sources::nccl::NcclLogParser& parser) {
+    std::vector<char> buffer(
+        static_cast<std::size_t>(std::min<std::uint64_t>(kReadBytes, end - begin)));
     while (begin < end) {
-        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - begin));
+        const auto want =
+            static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - begin));
         const ssize_t got = ::pread(fd, buffer.data(), want, static_cast<off_t>(begin));
         if (got < 0 && errno == EINTR) {
             continue;
         }
         if (got <= 0) {
-            return got < 0 ? std::generic_category().message(errno) : "file shrank while read";  // thread-safe, unlike strerror
+            return got < 0 ? std::generic_category().message(errno)
+                           : "file shrank while read";  // thread-safe, unlike strerror
         }
         parser.feed(std::string_view(buffer.data(), static_cast<std::size_t>(got)));
         begin += static_cast<std::uint64_t>(got);
@@ -44,7 +50,8 @@ util::Expected<std::uint64_t> next_line_start(int fd, std::uint64_t from, std::u
             continue;
         }
         if (got <= 0) {
-            return util::unexpected(util::ErrorCode::io, got < 0 ? std::strerror(errno) : "file shrank while read");
+            return util::unexpected(util::ErrorCode::io,
+                                    got < 0 ? std::strerror(errno) : "file shrank while read");
         }
         const char* data = buffer.data();
         if (const void* newline = std::memchr(data, '\n', static_cast<std::size_t>(got))) {
@@ -57,7 +64,9 @@ util::Expected<std::uint64_t> next_line_start(int fd, std::uint64_t from, std::u
 
 // Parses pieces 1.. on their own threads and piece 0 on this one; errors[k] says why
 // piece k failed. Where a thread cannot start, its piece is read here.
-void parse_all(int fd, const std::vector<std::uint64_t>& cuts, std::vector<sources::nccl::NcclLogParser>& parsers,
+void parse_all(int fd,
+               const std::vector<std::uint64_t>& cuts,
+               std::vector<sources::nccl::NcclLogParser>& parsers,
                std::vector<std::string>& errors) {
     std::vector<std::thread> threads;
     for (std::size_t k = 1; k < parsers.size(); ++k) {
@@ -79,9 +88,10 @@ void parse_all(int fd, const std::vector<std::uint64_t>& cuts, std::vector<sourc
 unsigned piece_count(std::uint64_t size, const NcclReadOptions& options) {
     // Each thread holds its own tables (as large as the job's distinct connections), so
     // the default stops at kMaxDefaultThreads however many CPUs there are.
-    const unsigned threads = options.threads != 0
-                                 ? options.threads
-                                 : std::clamp(std::thread::hardware_concurrency(), 1U, kMaxDefaultThreads);
+    const unsigned threads =
+        options.threads != 0
+            ? options.threads
+            : std::clamp(std::thread::hardware_concurrency(), 1U, kMaxDefaultThreads);
     const std::uint64_t by_size = size / std::max<std::uint64_t>(options.min_piece_bytes, 1);
     return static_cast<unsigned>(std::clamp<std::uint64_t>(by_size, 1, threads));
 }
@@ -100,7 +110,8 @@ util::Expected<std::vector<std::uint64_t>> line_cuts(int fd, std::uint64_t size,
     return cuts;
 }
 
-util::Expected<void> parse_pieces(int fd, const std::vector<std::uint64_t>& cuts,
+util::Expected<void> parse_pieces(int fd,
+                                  const std::vector<std::uint64_t>& cuts,
                                   sources::nccl::NcclLogParser& parser) {
     if (cuts.size() < 2) {
         return {};

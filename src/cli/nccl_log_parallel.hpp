@@ -6,11 +6,11 @@
 // serially, by the merged parser instead.
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
 #include "sources/nccl/nccl_log_parser.hpp"
 #include "util/expected.hpp"
+
+#include <cstdint>
+#include <vector>
 
 namespace peergate::cli {
 
@@ -32,7 +32,8 @@ util::Expected<std::vector<std::uint64_t>> line_cuts(int fd, std::uint64_t size,
 // Parses the pieces of `fd` between consecutive `cuts` (line starts, first 0 or where the
 // parser stands), one thread each, into `parser`, as if read in one pass. The input is
 // not ended: the caller calls end_input().
-util::Expected<void> parse_pieces(int fd, const std::vector<std::uint64_t>& cuts,
+util::Expected<void> parse_pieces(int fd,
+                                  const std::vector<std::uint64_t>& cuts,
                                   sources::nccl::NcclLogParser& parser);
 
 }  // namespace peergate::cli

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/probe_cache_io.hpp"
 
+#include "sources/host/host_facts_reader.hpp"
+#include "util/atomic_file.hpp"
+
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
@@ -8,16 +11,14 @@
 #include <filesystem>
 #include <system_error>
 
-#include "sources/host/host_facts_reader.hpp"
-#include "util/atomic_file.hpp"
-
 namespace peergate::cli {
 
 namespace {
 
 constexpr const char* kFileName = "probe.json";
 
-std::string uuid_of(const model::Discovery& discovery, const std::optional<model::PciAddress>& pci) {
+std::string uuid_of(const model::Discovery& discovery,
+                    const std::optional<model::PciAddress>& pci) {
     if (!discovery.topology || !pci) {
         return "";
     }
@@ -52,7 +53,8 @@ std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag) {
     return "";
 }
 
-model::MachineIdentity identity_of(const CudaSetup& setup, const model::Discovery& discovery,
+model::MachineIdentity identity_of(const CudaSetup& setup,
+                                   const model::Discovery& discovery,
                                    const model::HostFacts& host) {
     model::MachineIdentity id;
     id.driver_version = fmt::format("cuda {}", setup.driver ? setup.driver->driver_version : 0);
@@ -66,28 +68,34 @@ model::MachineIdentity identity_of(const CudaSetup& setup, const model::Discover
     return id;
 }
 
-void store_probe_result(const Invocation& inv, const std::string& cache_dir, const CudaSetup& setup,
-                        const model::Discovery& discovery, const model::ProbeResult& result) {
+void store_probe_result(const Invocation& inv,
+                        const std::string& cache_dir,
+                        const CudaSetup& setup,
+                        const model::Discovery& discovery,
+                        const model::ProbeResult& result) {
     const std::string dir = probe_cache_dir(inv.env, cache_dir);
     if (dir.empty()) {
         return;
     }
-    const report::ProbeCacheEntry entry{
-        .identity = identity_of(setup, discovery, host_facts(inv)),
-        .result = result,
-        .written_at = now_utc()};
+    const report::ProbeCacheEntry entry{.identity = identity_of(setup, discovery, host_facts(inv)),
+                                        .result = result,
+                                        .written_at = now_utc()};
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
-    auto written = util::write_file_atomically(dir + "/" + kFileName, report::probe_cache_to_text(entry));
+    auto written =
+        util::write_file_atomically(dir + "/" + kFileName, report::probe_cache_to_text(entry));
     if (!written && !inv.output.quiet) {
-        fmt::print(inv.output.err, "peergate: verdict cache not written: {}\n", written.error().message);
+        fmt::print(
+            inv.output.err, "peergate: verdict cache not written: {}\n", written.error().message);
     }
 }
 
-report::CacheVerdict consult_probe_cache(const Invocation& inv, const model::Discovery& discovery,
+report::CacheVerdict consult_probe_cache(const Invocation& inv,
+                                         const model::Discovery& discovery,
                                          const std::string& cache_dir) {
     const std::string dir = probe_cache_dir(inv.env, cache_dir);
-    auto text = dir.empty() ? util::Expected<std::string>(util::unexpected(util::ErrorCode::not_found, "no cache directory"))
+    auto text = dir.empty() ? util::Expected<std::string>(util::unexpected(
+                                  util::ErrorCode::not_found, "no cache directory"))
                             : util::read_file(dir + "/" + kFileName);
     std::optional<report::ProbeCacheEntry> entry;
     std::string why;
@@ -96,8 +104,8 @@ report::CacheVerdict consult_probe_cache(const Invocation& inv, const model::Dis
     }
     auto setup = set_up_cuda(inv, discovery, {}, std::chrono::seconds(10));
     if (!setup) {
-        return report::CacheVerdict{.valid = false,
-                                    .reason = "cannot identify this machine: " + setup.error().message};
+        return report::CacheVerdict{
+            .valid = false, .reason = "cannot identify this machine: " + setup.error().message};
     }
     auto verdict = report::judge_cache(entry, identity_of(*setup, discovery, host_facts(inv)));
     if (!text) {

@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/simulate.hpp"
 
+#include "sim/machine/host_root_writer.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "util/atomic_file.hpp"
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <system_error>
-#include <dlfcn.h>
-#include <unistd.h>
-
-#include "sim/machine/host_root_writer.hpp"
-#include "sim/machine/machine_file.hpp"
-#include "util/atomic_file.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::cli {
 
@@ -59,7 +60,8 @@ util::Expected<std::string> resolve_machine(const std::string& name_or_file,
     const auto known = builtin_machines(parts);
     return util::unexpected(
         util::ErrorCode::not_found,
-        fmt::format("--simulate: no built-in machine '{}'; built-in machines: {}", name_or_file,
+        fmt::format("--simulate: no built-in machine '{}'; built-in machines: {}",
+                    name_or_file,
                     known.empty() ? std::string("none installed in " + parts.machines_dir)
                                   : util::join(known, ", ")));
 }
@@ -76,7 +78,8 @@ std::uint64_t content_hash(std::string_view text) {
 
 // Writes the tree into a private sibling, then renames it into place: a concurrent run
 // either wins the rename or finds the finished tree; nobody ever sees half a tree.
-util::Expected<std::string> publish_host_root(const sim::MachineFile& machine, const fs::path& target) {
+util::Expected<std::string> publish_host_root(const sim::MachineFile& machine,
+                                              const fs::path& target) {
     std::error_code ec;
     // Unique per process and per call, so two writers (processes or threads) never share one.
     static std::atomic<unsigned> calls{0};
@@ -99,14 +102,16 @@ util::Expected<std::string> publish_host_root(const sim::MachineFile& machine, c
 
 bool smi_missing(const sim::MachineFile& machine) {
     const auto faults = sim::faults_for(machine, "smi");
-    return std::any_of(faults.begin(), faults.end(), [](const auto& f) { return f.effect == "missing"; });
+    return std::any_of(
+        faults.begin(), faults.end(), [](const auto& f) { return f.effect == "missing"; });
 }
 
 util::Expected<std::string> materialise_host_root(const std::string& machine_text,
                                                   const sim::MachineFile& machine,
                                                   const util::EnvMap& env) {
     const std::string tmp = env.get("TMPDIR").value_or("");
-    const fs::path base = fs::path(tmp.empty() ? "/tmp" : tmp) / fmt::format("peergate-sim-{}", ::getuid());
+    const fs::path base =
+        fs::path(tmp.empty() ? "/tmp" : tmp) / fmt::format("peergate-sim-{}", ::getuid());
     const std::string key = std::string(sim::kHostRootLayout) + "\n" + machine_text;
     const fs::path target = base / fmt::format("{:016x}", content_hash(key));
     std::error_code ec;
@@ -155,11 +160,13 @@ util::Expected<void> apply_simulation(const std::string& name_or_file, Invocatio
     }
     auto parsed = sim::parse_machine(*text);
     if (!parsed) {
-        return util::unexpected(parsed.error().code, "--simulate: " + *machine + ": " + parsed.error().message);
+        return util::unexpected(parsed.error().code,
+                                "--simulate: " + *machine + ": " + parsed.error().message);
     }
     auto host_root = materialise_host_root(*text, *parsed, inv.env);
     if (!host_root) {
-        return util::unexpected(host_root.error().code, "--simulate: host root: " + host_root.error().message);
+        return util::unexpected(host_root.error().code,
+                                "--simulate: host root: " + host_root.error().message);
     }
     inv.seams.simulated_machine = *machine;
     inv.seams.nvml_libraries = {parts.nvml_library};
@@ -168,7 +175,8 @@ util::Expected<void> apply_simulation(const std::string& name_or_file, Invocatio
     inv.seams.host_root = *host_root;
     if (smi_missing(*parsed)) {
         // The real "binary not found" path runs: the seam names a file that is not there.
-        inv.seams.nvidia_smi = (fs::path(parts.nvidia_smi).parent_path() / "nvidia-smi.not-installed").string();
+        inv.seams.nvidia_smi =
+            (fs::path(parts.nvidia_smi).parent_path() / "nvidia-smi.not-installed").string();
     }
     // The simulated parts read the machine file named here, in this process (dlopen'd
     // libraries) and in children (the simulated nvidia-smi gets this env explicitly).

@@ -3,13 +3,13 @@
 // nvidia-smi, all driven by one machine file, so the real code paths run without a GPU.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "cli/invocation.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
+
+#include <string>
+#include <vector>
 
 namespace peergate::cli {
 

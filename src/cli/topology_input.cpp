@@ -55,8 +55,9 @@ model::Discovery read_topology_file(const std::string& path) {
     auto text = util::read_file(path);
     if (!text) {
         attempt.reason = text.error().message;
-    } else if (auto topology = looks_like_json(*text) ? topology_of_machine_file(*text, attempt.lone_gpu)
-                                                      : sources::smi::parse_topo_m(*text)) {
+    } else if (auto topology = looks_like_json(*text)
+                                   ? topology_of_machine_file(*text, attempt.lone_gpu)
+                                   : sources::smi::parse_topo_m(*text)) {
         topology->source = model::TopologySource::file;
         topology->provenance = path;
         attempt.topology = std::move(*topology);

@@ -2,10 +2,10 @@
 // Where a command's topology comes from: the tiers on this host, or a saved file.
 #pragma once
 
-#include <string>
-
 #include "cli/invocation.hpp"
 #include "model/discovery.hpp"
+
+#include <string>
 
 namespace peergate::cli {
 

@@ -13,8 +13,10 @@ namespace {
 class BufferSet {
 public:
     explicit BufferSet(CopyEngine& engine) : engine_(engine) {}
+
     BufferSet(const BufferSet&) = delete;
     BufferSet& operator=(const BufferSet&) = delete;
+
     ~BufferSet() {
         for (const auto id : ids_) {
             engine_.release(id);
@@ -35,8 +37,10 @@ private:
 };
 
 // Warm-up, then samples; each sample is `bytes_per_iteration * iterations / slowest job`.
-util::Expected<SampleStats> sample_rate(CopyEngine& engine, const BenchPlan& plan,
-                                        const std::vector<CopyJob>& jobs, double bytes_per_iteration,
+util::Expected<SampleStats> sample_rate(CopyEngine& engine,
+                                        const BenchPlan& plan,
+                                        const std::vector<CopyJob>& jobs,
+                                        double bytes_per_iteration,
                                         int iterations) {
     for (int w = 0; w < plan.warmup; ++w) {
         PEERGATE_TRY(engine.measure(jobs, iterations, plan.timeout));
@@ -57,7 +61,8 @@ util::Expected<SampleStats> sample_rate(CopyEngine& engine, const BenchPlan& pla
 }
 
 // Latency: seconds per small copy (the inverse of the "rate" of one byte per copy).
-util::Expected<SampleStats> sample_latency(CopyEngine& engine, const BenchPlan& plan,
+util::Expected<SampleStats> sample_latency(CopyEngine& engine,
+                                           const BenchPlan& plan,
                                            const CopyJob& job) {
     auto rate = sample_rate(engine, plan, {job}, 1.0, plan.latency_iterations);
     if (!rate) {
@@ -75,8 +80,8 @@ struct PairSetup {
     StreamId ab = -1, ba = -1;
 };
 
-util::Expected<PairSetup> set_up_pair(CopyEngine& engine, BufferSet& buffers, int a, int b,
-                                      std::uint64_t bytes) {
+util::Expected<PairSetup> set_up_pair(
+    CopyEngine& engine, BufferSet& buffers, int a, int b, std::uint64_t bytes) {
     PairSetup s;
     auto take = [](auto expected, auto& slot) -> util::Expected<void> {
         if (!expected) {
@@ -95,8 +100,10 @@ util::Expected<PairSetup> set_up_pair(CopyEngine& engine, BufferSet& buffers, in
 }
 
 // Keeps a measurement, or notes why there is none.
-void keep(util::Expected<SampleStats> measured, std::optional<SampleStats>& slot,
-          std::string& error, const char* what) {
+void keep(util::Expected<SampleStats> measured,
+          std::optional<SampleStats>& slot,
+          std::string& error,
+          const char* what) {
     if (measured) {
         slot = std::move(*measured);
     } else if (error.empty()) {
@@ -116,16 +123,22 @@ void measure_pair(CopyEngine& engine, const BenchPlan& plan, PairBandwidth& out,
     const CopyJob backward{CopyKind::peer, s->a2, s->b2, s->ba};
     const CopyJob staged{CopyKind::staged, s->b, s->a, s->ab};
     keep(sample_rate(engine, plan, {forward}, bytes, plan.iterations), out.p2p, out.error, "p2p");
-    keep(sample_rate(engine, plan, {staged}, bytes, plan.iterations), out.staged, out.error,
+    keep(sample_rate(engine, plan, {staged}, bytes, plan.iterations),
+         out.staged,
+         out.error,
          "staged");
     keep(sample_rate(engine, plan, {forward, backward}, 2 * bytes, plan.iterations),
-         out.bidirectional, out.error, "bidirectional");
+         out.bidirectional,
+         out.error,
+         "bidirectional");
     if (plan.latency) {
         auto small_src = buffers.add(a, plan.latency_bytes);
         auto small_dst = small_src ? buffers.add(b, plan.latency_bytes) : small_src;
         if (small_src && small_dst) {
             keep(sample_latency(engine, plan, {CopyKind::peer, *small_dst, *small_src, s->ab}),
-                 out.latency, out.error, "latency");
+                 out.latency,
+                 out.error,
+                 "latency");
         }
     }
 }
@@ -141,13 +154,19 @@ void measure_device(CopyEngine& engine, const BenchPlan& plan, DeviceBandwidth& 
     }
     const auto bytes = static_cast<double>(plan.size_bytes);
     keep(sample_rate(engine, plan, {{CopyKind::peer, *b, *a, *stream}}, bytes, plan.iterations),
-         out.device_local, out.error, "device-local");
-    keep(sample_rate(engine, plan, {{CopyKind::host_to_device, *b, -1, *stream}}, bytes,
-                     plan.iterations),
-         out.host_to_device, out.error, "host to device");
-    keep(sample_rate(engine, plan, {{CopyKind::device_to_host, -1, *a, *stream}}, bytes,
-                     plan.iterations),
-         out.device_to_host, out.error, "device to host");
+         out.device_local,
+         out.error,
+         "device-local");
+    keep(sample_rate(
+             engine, plan, {{CopyKind::host_to_device, *b, -1, *stream}}, bytes, plan.iterations),
+         out.host_to_device,
+         out.error,
+         "host to device");
+    keep(sample_rate(
+             engine, plan, {{CopyKind::device_to_host, -1, *a, *stream}}, bytes, plan.iterations),
+         out.device_to_host,
+         out.error,
+         "device to host");
 }
 
 }  // namespace
@@ -168,9 +187,9 @@ SampleStats summarize(std::vector<double> samples) {
 
 util::Expected<BenchPlan> make_bench_plan(const BenchRequest& request) {
     if (request.size_mib <= 0 || request.size_mib > 16 * 1024) {
-        return util::unexpected(util::ErrorCode::invalid_input,
-                                fmt::format("--size-mib: {} is not a size from 1 to 16384 MiB",
-                                            request.size_mib));
+        return util::unexpected(
+            util::ErrorCode::invalid_input,
+            fmt::format("--size-mib: {} is not a size from 1 to 16384 MiB", request.size_mib));
     }
     if (request.warmup < 0 || request.samples <= 0 || request.iterations <= 0) {
         return util::unexpected(util::ErrorCode::invalid_input,
@@ -209,15 +228,18 @@ BenchResult run_bench(CopyEngine& engine, const BenchPlan& plan) {
 }
 
 int bench_exit_status(const BenchResult& result) {
-    const bool slower = std::any_of(result.pairs.begin(), result.pairs.end(),
-                                    [](const auto& p) { return p.p2p_slower_than_staged(); });
+    const bool slower = std::any_of(result.pairs.begin(), result.pairs.end(), [](const auto& p) {
+        return p.p2p_slower_than_staged();
+    });
     if (slower) {
         return 1;
     }
-    const bool measured_pair = std::any_of(result.pairs.begin(), result.pairs.end(),
-                                           [](const auto& p) { return p.p2p.has_value(); });
-    const bool measured_device = std::any_of(result.devices.begin(), result.devices.end(),
-                                             [](const auto& d) { return d.device_local.has_value(); });
+    const bool measured_pair = std::any_of(
+        result.pairs.begin(), result.pairs.end(), [](const auto& p) { return p.p2p.has_value(); });
+    const bool measured_device =
+        std::any_of(result.devices.begin(), result.devices.end(), [](const auto& d) {
+            return d.device_local.has_value();
+        });
     return measured_pair || measured_device ? 0 : 2;
 }
 

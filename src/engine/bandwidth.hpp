@@ -5,14 +5,14 @@
 // seconds; units are converted only by renderers.
 #pragma once
 
+#include "engine/copy_engine.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "engine/copy_engine.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::engine {
 
@@ -66,9 +66,7 @@ struct PairBandwidth {
     std::string error;                         // why something is missing
 
     // True when P2P is measured slower than staging the same bytes through the host.
-    bool p2p_slower_than_staged() const {
-        return p2p && staged && p2p->median < staged->median;
-    }
+    bool p2p_slower_than_staged() const { return p2p && staged && p2p->median < staged->median; }
 };
 
 struct DeviceBandwidth {

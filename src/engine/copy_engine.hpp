@@ -4,15 +4,15 @@
 // runs above it are pure: plan -> run over this interface -> verdicts and statistics.
 #pragma once
 
+#include "engine/pattern.hpp"
+#include "model/probe_result.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
-
-#include "engine/pattern.hpp"
-#include "model/probe_result.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::engine {
 
@@ -61,7 +61,8 @@ public:
 
     // Enqueue on `stream`: the destination sentinel, the source pattern, a copy.
     virtual util::Expected<void> fill_sentinel(BufferId buffer, StreamId stream) = 0;
-    virtual util::Expected<void> fill_pattern(BufferId buffer, std::uint32_t seed,
+    virtual util::Expected<void> fill_pattern(BufferId buffer,
+                                              std::uint32_t seed,
                                               StreamId stream) = 0;
     // Whole-buffer copy; the engine times it (events) when it can.
     virtual util::Expected<void> enqueue_copy(const CopyJob& job) = 0;
@@ -73,7 +74,8 @@ public:
         StreamId stream, std::chrono::milliseconds timeout) = 0;
 
     // Compares `buffer` with the pattern for `seed` (on the device or the host).
-    virtual util::Expected<VerifyCounts> verify(BufferId buffer, std::uint32_t seed,
+    virtual util::Expected<VerifyCounts> verify(BufferId buffer,
+                                                std::uint32_t seed,
                                                 StreamId stream,
                                                 std::chrono::milliseconds timeout) = 0;
 

@@ -3,13 +3,13 @@
 // nvidia-smi indices (CUDA ordinals follow CUDA_DEVICE_ORDER, FASTEST_FIRST by default).
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "model/gpu.hpp"
 #include "model/pci_address.hpp"
 #include "util/expected.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace peergate::engine {
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "engine/pattern.hpp"
+
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 
@@ -20,8 +21,8 @@ std::uint64_t mix(std::uint64_t x) {
 
 }  // namespace
 
-std::uint32_t pattern_seed(int src, int dst, std::uint64_t size_bytes, int repeat,
-                           model::ProbeMode mode) {
+std::uint32_t pattern_seed(
+    int src, int dst, std::uint64_t size_bytes, int repeat, model::ProbeMode mode) {
     std::uint64_t h = mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) + 1);
     h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 20U));
     h = mix(h ^ size_bytes);
@@ -50,17 +51,24 @@ constexpr std::uint32_t inverse(std::uint32_t a) {
     }
     return x;
 }
+
 static_assert(inverse(kStep) * kStep == 1U);
 
 // The one index whose affine value is the sentinel (and so holds the stand-in).
-std::uint32_t stand_in_index(std::uint32_t seed) { return (kSentinelBits - seed) * inverse(kStep); }
+std::uint32_t stand_in_index(std::uint32_t seed) {
+    return (kSentinelBits - seed) * inverse(kStep);
+}
 
 // True when every element of data[begin, end) matches: branch-free so it vectorises and
 // the probe's compare keeps up with the copy that brought the bytes back. It compares with
 // the plain affine value; the block holding the one element per seed whose value is the
-// sentinel's stand-in goes to the exact pass instead. AVX2 where the CPU has it (chosen at load time).
-PEERGATE_WITH_AVX2 bool block_intact(const std::uint32_t* data, std::uint32_t seed, std::uint32_t first_index,
-                  std::size_t begin, std::size_t end) {
+// sentinel's stand-in goes to the exact pass instead. AVX2 where the CPU has it (chosen at load
+// time).
+PEERGATE_WITH_AVX2 bool block_intact(const std::uint32_t* data,
+                                     std::uint32_t seed,
+                                     std::uint32_t first_index,
+                                     std::size_t begin,
+                                     std::size_t end) {
     std::uint32_t differs = 0;
     std::uint32_t expected = (first_index + static_cast<std::uint32_t>(begin)) * kStep + seed;
     for (std::size_t i = begin; i < end; ++i) {
@@ -70,8 +78,12 @@ PEERGATE_WITH_AVX2 bool block_intact(const std::uint32_t* data, std::uint32_t se
     return differs == 0;
 }
 
-void count_block(std::span<const std::uint32_t> data, std::uint32_t seed, std::uint64_t first_index,
-                 std::size_t begin, std::size_t end, VerifyCounts& counts) {
+void count_block(std::span<const std::uint32_t> data,
+                 std::uint32_t seed,
+                 std::uint64_t first_index,
+                 std::size_t begin,
+                 std::size_t end,
+                 VerifyCounts& counts) {
     for (std::size_t i = begin; i < end; ++i) {
         const std::uint32_t value = data[i];
         if (value == pattern_value(seed, static_cast<std::uint32_t>(first_index + i))) {
@@ -90,7 +102,8 @@ void count_block(std::span<const std::uint32_t> data, std::uint32_t seed, std::u
 
 }  // namespace
 
-VerifyCounts verify_pattern(std::span<const std::uint32_t> data, std::uint32_t seed,
+VerifyCounts verify_pattern(std::span<const std::uint32_t> data,
+                            std::uint32_t seed,
                             std::uint64_t first_index) {
     VerifyCounts counts;
     const auto first = static_cast<std::uint32_t>(first_index);

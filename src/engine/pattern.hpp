@@ -4,11 +4,11 @@
 // data from an earlier cell can pass. The device kernels compute the same function.
 #pragma once
 
+#include "model/probe_result.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <span>
-
-#include "model/probe_result.hpp"
 
 namespace peergate::engine {
 
@@ -29,8 +29,8 @@ constexpr std::uint32_t pattern_value(std::uint32_t seed, std::uint32_t index) {
 }
 
 // The seed of one repeat of one cell.
-std::uint32_t pattern_seed(int src, int dst, std::uint64_t size_bytes, int repeat,
-                           model::ProbeMode mode);
+std::uint32_t pattern_seed(
+    int src, int dst, std::uint64_t size_bytes, int repeat, model::ProbeMode mode);
 
 // Writes the pattern for `seed` into `out` (elements 0..out.size()-1).
 void fill_pattern(std::span<std::uint32_t> out, std::uint32_t seed);
@@ -42,12 +42,14 @@ struct VerifyCounts {
     std::optional<std::uint64_t> first_bad_element;
 
     bool intact() const { return dropped == 0 && wrong == 0; }
+
     friend bool operator==(const VerifyCounts&, const VerifyCounts&) = default;
 };
 
 // Compares `data`, elements first_index.. of a buffer, with the pattern for `seed` on the
 // CPU; first_bad_element counts from the start of the buffer.
-VerifyCounts verify_pattern(std::span<const std::uint32_t> data, std::uint32_t seed,
+VerifyCounts verify_pattern(std::span<const std::uint32_t> data,
+                            std::uint32_t seed,
                             std::uint64_t first_index = 0);
 
 // Adds the counts of a later part of the same buffer.

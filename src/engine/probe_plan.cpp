@@ -60,8 +60,8 @@ util::Expected<ProbePlan> make_probe_plan(const ProbeRequest& request) {
     }
     for (const auto size : request.sizes_mib) {
         if (size <= 0 || size > kMaxSizeMib) {
-            return usage(fmt::format("--sizes-mib: {} is not a size from 1 to {} MiB", size,
-                                     kMaxSizeMib));
+            return usage(
+                fmt::format("--sizes-mib: {} is not a size from 1 to {} MiB", size, kMaxSizeMib));
         }
     }
     if (request.repeats <= 0 || request.repeats > 1000) {
@@ -76,8 +76,10 @@ util::Expected<ProbePlan> make_probe_plan(const ProbeRequest& request) {
     if (std::set<int>(request.gpus.begin(), request.gpus.end()).size() != request.gpus.size()) {
         return usage("--gpus: a GPU is listed twice");
     }
-    ProbePlan plan{.gpus = request.gpus, .sizes_bytes = {},
-                   .repeats = static_cast<int>(request.repeats), .modes = request.modes,
+    ProbePlan plan{.gpus = request.gpus,
+                   .sizes_bytes = {},
+                   .repeats = static_cast<int>(request.repeats),
+                   .modes = request.modes,
                    .timeout = request.timeout};
     for (const auto size : request.sizes_mib) {
         plan.sizes_bytes.push_back(static_cast<std::uint64_t>(size) << 20U);

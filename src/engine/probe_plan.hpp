@@ -3,12 +3,12 @@
 // cells it will produce in run order. Pure.
 #pragma once
 
+#include "model/probe_result.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <vector>
-
-#include "model/probe_result.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::engine {
 

@@ -19,14 +19,16 @@ struct Lane {
     model::ProbeCell cell;
     BufferId src = -1;
     BufferId dst = -1;
-    bool active = true;   // false once it failed: the others of the group go on
+    bool active = true;  // false once it failed: the others of the group go on
     bool errored = false;
     bool skipped = false;
     double seconds = 0.0;
     int timed = 0;
 };
 
-std::string mib(std::uint64_t bytes) { return fmt::format("{} MiB", bytes >> 20U); }
+std::string mib(std::uint64_t bytes) {
+    return fmt::format("{} MiB", bytes >> 20U);
+}
 
 class Runner {
 public:
@@ -53,7 +55,8 @@ private:
             for (auto& lane : lanes) {
                 allocate(lane);
             }
-            for (int repeat = 0; repeat < plan_.repeats && any_active(lanes) && !aborted_; ++repeat) {
+            for (int repeat = 0; repeat < plan_.repeats && any_active(lanes) && !aborted_;
+                 ++repeat) {
                 run_repeat(lanes, repeat);
             }
             release(lanes);
@@ -103,7 +106,8 @@ private:
         lane.active = false;
         lane.skipped = true;
         lane.cell.detail = fmt::format("could not allocate {} on GPU {}: {}",
-                                       mib(lane.cell.size_bytes), gpu,
+                                       mib(lane.cell.size_bytes),
+                                       gpu,
                                        (src ? dst : src).error().message);
     }
 
@@ -139,8 +143,8 @@ private:
     }
 
     std::uint32_t seed(const Lane& lane, int repeat) const {
-        return pattern_seed(lane.cell.src, lane.cell.dst, lane.cell.size_bytes, repeat,
-                            lane.cell.mode);
+        return pattern_seed(
+            lane.cell.src, lane.cell.dst, lane.cell.size_bytes, repeat, lane.cell.mode);
     }
 
     void fill(std::vector<Lane>& lanes, int repeat) {
@@ -156,7 +160,8 @@ private:
             }
             if (auto s = engine_.fill_sentinel(lane.dst, *dst_stream); !s) {
                 fail(lane, s.error(), "sentinel fill");
-            } else if (auto p = engine_.fill_pattern(lane.src, seed(lane, repeat), *src_stream); !p) {
+            } else if (auto p = engine_.fill_pattern(lane.src, seed(lane, repeat), *src_stream);
+                       !p) {
                 fail(lane, p.error(), "pattern fill");
             }
         }
@@ -194,8 +199,8 @@ private:
                 fail(lane, stream.error(), "stream creation");
                 continue;
             }
-            const CopyJob job{.kind = CopyKind::peer, .dst = lane.dst, .src = lane.src,
-                              .stream = *stream};
+            const CopyJob job{
+                .kind = CopyKind::peer, .dst = lane.dst, .src = lane.src, .stream = *stream};
             if (auto copied = engine_.enqueue_copy(job); !copied) {
                 fail(lane, copied.error(), "peer copy");
             }
@@ -223,8 +228,8 @@ private:
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto counts = engine_.verify(lane.dst, seed(lane, repeat),
-                                         device_streams_.at(lane.pair.dst), plan_.timeout);
+            auto counts = engine_.verify(
+                lane.dst, seed(lane, repeat), device_streams_.at(lane.pair.dst), plan_.timeout);
             if (!counts) {
                 fail(lane, counts.error(), "verification");
                 continue;
@@ -266,8 +271,10 @@ private:
         lane.errored = true;
         if (error.code == util::ErrorCode::timeout) {
             aborted_ = true;
-            lane.cell.detail = fmt::format("watchdog: {} did not finish within {} s ({})", step,
-                                           std::chrono::duration<double>(plan_.timeout).count(), error.message);
+            lane.cell.detail = fmt::format("watchdog: {} did not finish within {} s ({})",
+                                           step,
+                                           std::chrono::duration<double>(plan_.timeout).count(),
+                                           error.message);
             return;
         }
         lane.cell.detail = fmt::format("{} failed: {}", step, error.message);
@@ -305,7 +312,8 @@ private:
 
 }  // namespace
 
-std::vector<model::ProbeCell> run_probe_cells(CopyEngine& engine, const ProbePlan& plan,
+std::vector<model::ProbeCell> run_probe_cells(CopyEngine& engine,
+                                              const ProbePlan& plan,
                                               const ProbeProgress& progress) {
     return Runner(engine, plan, progress).run();
 }

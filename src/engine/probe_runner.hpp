@@ -4,13 +4,13 @@
 // a watchdog timeout ends the run (the cell is an error, the rest is skipped).
 #pragma once
 
-#include <cstddef>
-#include <functional>
-#include <vector>
-
 #include "engine/copy_engine.hpp"
 #include "engine/probe_plan.hpp"
 #include "model/probe_result.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <vector>
 
 namespace peergate::engine {
 
@@ -19,7 +19,8 @@ using ProbeProgress =
     std::function<void(const model::ProbeCell& cell, std::size_t done, std::size_t total)>;
 
 // Every planned cell, in planned_cells() order, with its status and counts.
-std::vector<model::ProbeCell> run_probe_cells(CopyEngine& engine, const ProbePlan& plan,
+std::vector<model::ProbeCell> run_probe_cells(CopyEngine& engine,
+                                              const ProbePlan& plan,
                                               const ProbeProgress& progress = {});
 
 // Completes a run that had to be abandoned (a driver call that never returned): the

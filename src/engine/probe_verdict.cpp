@@ -23,12 +23,15 @@ std::string describe_loss(const model::ProbeCell& cell) {
         what = fmt::format("{} of {} elements dropped", cell.dropped, elements);
     }
     if (cell.wrong > 0) {
-        what += fmt::format("{}{} of {} elements corrupted", what.empty() ? "" : ", ", cell.wrong,
-                            elements);
+        what += fmt::format(
+            "{}{} of {} elements corrupted", what.empty() ? "" : ", ", cell.wrong, elements);
     }
     return fmt::format("{} mode, {} MiB: {} (first bad offset {}, {} path)",
-                       model::to_string(cell.mode), cell.size_bytes >> 20U, what,
-                       cell.first_bad_offset.value_or(0), model::to_string(cell.path));
+                       model::to_string(cell.mode),
+                       cell.size_bytes >> 20U,
+                       what,
+                       cell.first_bad_offset.value_or(0),
+                       model::to_string(cell.path));
 }
 
 std::string pair_detail(PairVerdict verdict, const std::vector<const model::ProbeCell*>& cells) {
@@ -37,12 +40,16 @@ std::string pair_detail(PairVerdict verdict, const std::vector<const model::Prob
             return "data lost in " + describe_loss(*cell);
         }
         if (verdict == PairVerdict::error && cell->status == CellStatus::error) {
-            return fmt::format("{} mode, {} MiB: {}", model::to_string(cell->mode),
-                               cell->size_bytes >> 20U, cell->detail);
+            return fmt::format("{} mode, {} MiB: {}",
+                               model::to_string(cell->mode),
+                               cell->size_bytes >> 20U,
+                               cell->detail);
         }
         if (verdict == PairVerdict::skipped && cell->status == CellStatus::skipped) {
-            return fmt::format("{} mode, {} MiB: {}", model::to_string(cell->mode),
-                               cell->size_bytes >> 20U, cell->detail);
+            return fmt::format("{} mode, {} MiB: {}",
+                               model::to_string(cell->mode),
+                               cell->size_bytes >> 20U,
+                               cell->detail);
         }
     }
     if (cells.empty()) {
@@ -51,13 +58,17 @@ std::string pair_detail(PairVerdict verdict, const std::vector<const model::Prob
     const bool staged = std::any_of(cells.begin(), cells.end(), [](const auto* c) {
         return c->path == model::CopyPath::staged;
     });
-    return fmt::format("intact: {} cells, {} repeats each{}", cells.size(), cells.front()->repeats,
+    return fmt::format("intact: {} cells, {} repeats each{}",
+                       cells.size(),
+                       cells.front()->repeats,
                        staged ? "; the driver refused peer access, so only the staged path "
                                 "(through host memory) was tested"
                               : ", direct path");
 }
 
-model::ProbePair make_pair(int src, int dst, const std::vector<model::ProbeCell>& cells,
+model::ProbePair make_pair(int src,
+                           int dst,
+                           const std::vector<model::ProbeCell>& cells,
                            const std::vector<model::ProbeMode>& modes) {
     model::ProbePair pair{.src = src, .dst = dst};
     std::vector<const model::ProbeCell*> all;
@@ -88,8 +99,8 @@ std::string failing_pairs(const model::ProbeResult& result, PairVerdict verdict)
                 modes.emplace_back(model::to_string(m.mode));
             }
         }
-        names.push_back(fmt::format("GPU {} -> GPU {} ({})", pair.src, pair.dst,
-                                    fmt::join(modes, ", ")));
+        names.push_back(
+            fmt::format("GPU {} -> GPU {} ({})", pair.src, pair.dst, fmt::join(modes, ", ")));
     }
     return fmt::format("{}", fmt::join(names, "; "));
 }
@@ -129,36 +140,45 @@ model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCe
         }
     }
     auto any_pair = [&](PairVerdict v) {
-        return std::any_of(result.pairs.begin(), result.pairs.end(),
-                           [v](const auto& p) { return p.verdict == v; });
+        return std::any_of(result.pairs.begin(), result.pairs.end(), [v](const auto& p) {
+            return p.verdict == v;
+        });
     };
     if (any_pair(PairVerdict::data_lost)) {
         result.outcome = model::ProbeOutcome::fail;
         result.reason = "data lost: " + failing_pairs(result, PairVerdict::data_lost);
         result.remedy = kDataLossRemedy;
-    } else if (any_pair(PairVerdict::error) || any_pair(PairVerdict::skipped) || result.pairs.empty()) {
+    } else if (any_pair(PairVerdict::error) || any_pair(PairVerdict::skipped) ||
+               result.pairs.empty()) {
         result.outcome = model::ProbeOutcome::inconclusive;
         const auto errors = failing_pairs(result, PairVerdict::error);
-        result.reason = !errors.empty() ? "errors on " + errors
-                                        : "not tested: " + failing_pairs(result, PairVerdict::skipped);
+        result.reason = !errors.empty()
+                            ? "errors on " + errors
+                            : "not tested: " + failing_pairs(result, PairVerdict::skipped);
     } else {
         result.outcome = model::ProbeOutcome::pass;
-        result.reason = fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells)",
-                                    fmt::join(plan.gpus, ","), result.cells.size());
+        result.reason =
+            fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells)",
+                        fmt::join(plan.gpus, ","),
+                        result.cells.size());
     }
     return result;
 }
 
 model::ProbeResult cannot_run(std::vector<int> gpus, std::string reason) {
     return model::ProbeResult{.outcome = model::ProbeOutcome::inconclusive,
-                              .reason = std::move(reason), .gpus = std::move(gpus)};
+                              .reason = std::move(reason),
+                              .gpus = std::move(gpus)};
 }
 
 int exit_status(const model::ProbeResult& result) {
     switch (result.outcome) {
-        case model::ProbeOutcome::pass: return 0;
-        case model::ProbeOutcome::fail: return 1;
-        case model::ProbeOutcome::inconclusive: return 2;
+        case model::ProbeOutcome::pass:
+            return 0;
+        case model::ProbeOutcome::fail:
+            return 1;
+        case model::ProbeOutcome::inconclusive:
+            return 2;
     }
     return 2;
 }

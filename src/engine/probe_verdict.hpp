@@ -3,11 +3,11 @@
 // and the remedy of GATE-SPEC.md §6. Pure.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "engine/probe_plan.hpp"
 #include "model/probe_result.hpp"
+
+#include <string>
+#include <vector>
 
 namespace peergate::engine {
 

@@ -2,12 +2,12 @@
 // What the topology tiers answered: plain values that the renderers and the gate read.
 #pragma once
 
+#include "model/topology.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "model/topology.hpp"
 
 namespace peergate::model {
 
@@ -15,7 +15,7 @@ namespace peergate::model {
 struct TierAttempt {
     std::string tier;  // "nvml" or "nvidia-smi"
     std::optional<Topology> topology;
-    std::string reason;  // why there is no topology; empty when there is one
+    std::string reason;                // why there is no topology; empty when there is one
     std::optional<Topology> lone_gpu;  // the tier saw exactly one GPU: 1x1, not a verdict
 };
 
@@ -23,13 +23,14 @@ struct TierAttempt {
 struct CrossCheck {
     std::vector<std::pair<int, int>> nvml_only;  // the dangerous direction
     std::vector<std::pair<int, int>> smi_only;
+
     bool agree() const { return nvml_only.empty() && smi_only.empty(); }
 };
 
 struct Discovery {
-    std::optional<Topology> topology;   // the answer in force
-    std::string reason;                 // why there is none; empty when there is one
-    std::vector<TierAttempt> attempts;  // every tier tried, in order
+    std::optional<Topology> topology;      // the answer in force
+    std::string reason;                    // why there is none; empty when there is one
+    std::vector<TierAttempt> attempts;     // every tier tried, in order
     std::optional<CrossCheck> crosscheck;  // when both tiers ran and answered
     // A machine of one GPU has no pair, so no tier gives it a matrix and the gate has no
     // verdict to read; the GPU is still described here, for topo, doctor and place.

@@ -5,9 +5,12 @@ namespace peergate::model {
 
 std::string_view to_string(Severity severity) {
     switch (severity) {
-        case Severity::error: return "error";
-        case Severity::warning: return "warning";
-        case Severity::info: return "info";
+        case Severity::error:
+            return "error";
+        case Severity::warning:
+            return "warning";
+        case Severity::info:
+            return "info";
     }
     return "info";
 }

@@ -2,20 +2,20 @@
 // One GPU as the host sees it. Every field that a source may not know is optional.
 #pragma once
 
+#include "model/pci_address.hpp"
+
 #include <optional>
 #include <string>
-
-#include "model/pci_address.hpp"
 
 namespace peergate::model {
 
 struct Gpu {
-    int index = 0;                       // nvidia-smi / NVML index (PCI bus order)
-    std::string name;                    // "NVIDIA B200"; empty when unknown
-    std::optional<PciAddress> pci;       // bus id
-    std::string uuid;                    // "GPU-..."; empty when unknown
-    std::optional<int> numa_node;        // host NUMA node nearest the GPU
-    std::string cpu_affinity;            // "0-47,96-143"; empty when unknown
+    int index = 0;                  // nvidia-smi / NVML index (PCI bus order)
+    std::string name;               // "NVIDIA B200"; empty when unknown
+    std::optional<PciAddress> pci;  // bus id
+    std::string uuid;               // "GPU-..."; empty when unknown
+    std::optional<int> numa_node;   // host NUMA node nearest the GPU
+    std::string cpu_affinity;       // "0-47,96-143"; empty when unknown
 
     friend bool operator==(const Gpu&, const Gpu&) = default;
 };

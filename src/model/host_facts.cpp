@@ -5,10 +5,14 @@ namespace peergate::model {
 
 std::string_view to_string(IommuMode mode) {
     switch (mode) {
-        case IommuMode::off: return "off";
-        case IommuMode::identity: return "identity";
-        case IommuMode::translating: return "translating";
-        case IommuMode::unknown: return "unknown";
+        case IommuMode::off:
+            return "off";
+        case IommuMode::identity:
+            return "identity";
+        case IommuMode::translating:
+            return "translating";
+        case IommuMode::unknown:
+            return "unknown";
     }
     return "unknown";
 }

@@ -16,10 +16,10 @@ std::string_view to_string(IommuMode mode);
 
 struct HostFacts {
     IommuMode iommu = IommuMode::unknown;
-    std::string iommu_detail;          // e.g. "12 groups, first non-identity: group 3 is DMA-FQ"
-    std::optional<bool> hypervisor;    // the cpuinfo "hypervisor" flag; nullopt when unreadable
-    std::string kernel_cmdline;        // /proc/cmdline, trimmed; empty when unreadable
-    std::string boot_id;               // /proc/sys/kernel/random/boot_id
+    std::string iommu_detail;        // e.g. "12 groups, first non-identity: group 3 is DMA-FQ"
+    std::optional<bool> hypervisor;  // the cpuinfo "hypervisor" flag; nullopt when unreadable
+    std::string kernel_cmdline;      // /proc/cmdline, trimmed; empty when unreadable
+    std::string boot_id;             // /proc/sys/kernel/random/boot_id
 };
 
 }  // namespace peergate::model

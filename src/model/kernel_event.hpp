@@ -2,18 +2,18 @@
 // One kind of event found in the kernel log, with how often it appeared.
 #pragma once
 
+#include "model/pci_address.hpp"
+
 #include <optional>
 #include <string>
-
-#include "model/pci_address.hpp"
 
 namespace peergate::model {
 
 enum class KernelEventKind {
-    xid,              // NVRM: Xid (PCI:...): N, ...
-    fallen_off_bus,   // NVRM: GPU at ... has fallen off the bus (no Xid printed)
-    dmar_fault,       // Intel VT-d: DMAR: [DMA Write] Request device [...] fault addr ...
-    amd_vi_fault,     // AMD IOMMU: AMD-Vi: Event logged [IO_PAGE_FAULT ...]
+    xid,             // NVRM: Xid (PCI:...): N, ...
+    fallen_off_bus,  // NVRM: GPU at ... has fallen off the bus (no Xid printed)
+    dmar_fault,      // Intel VT-d: DMAR: [DMA Write] Request device [...] fault addr ...
+    amd_vi_fault,    // AMD IOMMU: AMD-Vi: Event logged [IO_PAGE_FAULT ...]
 };
 
 struct KernelEvent {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/link_label.hpp"
 
+#include "util/strings.hpp"
+
 #include <array>
 #include <utility>
-
-#include "util/strings.hpp"
 
 namespace peergate::model {
 

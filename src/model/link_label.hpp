@@ -26,7 +26,9 @@ struct LinkLabel {
     int nvlinks = 0;  // link count for kind == nvlink, else 0
 
     static LinkLabel self() { return {LinkKind::self, 0}; }
+
     static LinkLabel nvlink(int count) { return {LinkKind::nvlink, count}; }
+
     static LinkLabel of(LinkKind kind) { return {kind, 0}; }
 
     // Parses a legend token: X, NV<n> (n >= 1), PIX, PXB, PHB, NODE, SYS, and the older

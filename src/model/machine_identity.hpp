@@ -11,10 +11,10 @@
 namespace peergate::model {
 
 struct MachineIdentity {
-    std::string driver_version;         // "cuda 12080" and, when known, the NVML driver string
-    std::vector<std::string> gpu_uuids;  // by nvidia-smi index; "" where unknown
+    std::string driver_version;            // "cuda 12080" and, when known, the NVML driver string
+    std::vector<std::string> gpu_uuids;    // by nvidia-smi index; "" where unknown
     std::vector<std::string> pci_bus_ids;  // NVML form, by nvidia-smi index
-    std::string iommu;                  // "off", "identity", "translating", "unknown"
+    std::string iommu;                     // "off", "identity", "translating", "unknown"
     std::string kernel_cmdline;
     std::string boot_id;
 

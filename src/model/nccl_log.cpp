@@ -7,20 +7,28 @@ namespace peergate::model {
 
 std::string_view to_string(NcclTransport transport) {
     switch (transport) {
-        case NcclTransport::p2p: return "P2P";
-        case NcclTransport::shm: return "SHM";
-        case NcclTransport::net: return "NET";
-        case NcclTransport::collnet: return "COLLNET";
-        case NcclTransport::nvls: return "NVLS";
+        case NcclTransport::p2p:
+            return "P2P";
+        case NcclTransport::shm:
+            return "SHM";
+        case NcclTransport::net:
+            return "NET";
+        case NcclTransport::collnet:
+            return "COLLNET";
+        case NcclTransport::nvls:
+            return "NVLS";
     }
     return "P2P";
 }
 
 std::string_view to_string(NcclDirection direction) {
     switch (direction) {
-        case NcclDirection::none: return "";
-        case NcclDirection::send: return "send";
-        case NcclDirection::receive: return "receive";
+        case NcclDirection::none:
+            return "";
+        case NcclDirection::send:
+            return "send";
+        case NcclDirection::receive:
+            return "receive";
     }
     return "";
 }

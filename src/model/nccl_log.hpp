@@ -29,18 +29,18 @@ std::string_view to_string(NcclDirection direction);
 
 // One distinct connection line; identical lines repeated in the log add to `count`.
 struct NcclConnection {
-    std::string host;                  // empty when the line carried no host prefix
+    std::string host;  // empty when the line carried no host prefix
     int channel = 0;
-    std::optional<int> conn_index;     // the "/0" of "Channel 00/0"; absent before NCCL 2.12
+    std::optional<int> conn_index;  // the "/0" of "Channel 00/0"; absent before NCCL 2.12
     int src_rank = 0;
-    std::optional<int> dst_rank;       // absent for CollNet lines, which name one rank
-    std::optional<int> src_dev;        // CUDA device in brackets, when it is one
+    std::optional<int> dst_rank;  // absent for CollNet lines, which name one rank
+    std::optional<int> src_dev;   // CUDA device in brackets, when it is one
     std::optional<int> dst_dev;
-    std::string src_bus_id;            // older logs put the bus id in brackets: "1b000"
+    std::string src_bus_id;  // older logs put the bus id in brackets: "1b000"
     std::string dst_bus_id;
     NcclDirection direction = NcclDirection::none;
     NcclTransport transport = NcclTransport::p2p;
-    std::string detail;                // after "<TRANSPORT>/": "IPC/read", "IB/0/GDRDMA"
+    std::string detail;  // after "<TRANSPORT>/": "IPC/read", "IB/0/GDRDMA"
     std::uint64_t count = 1;
 
     friend bool operator==(const NcclConnection&, const NcclConnection&) = default;
@@ -52,9 +52,9 @@ struct NcclRank {
     std::optional<int> nranks;
     std::string host;
     std::optional<int> cuda_dev;
-    std::optional<int> nvml_dev;       // absent before NCCL 2.12
-    std::string bus_id;                // NCCL's form, e.g. "1b000"; empty when unknown
-    std::string comm_id;               // "0x..."; empty before NCCL 2.12
+    std::optional<int> nvml_dev;  // absent before NCCL 2.12
+    std::string bus_id;           // NCCL's form, e.g. "1b000"; empty when unknown
+    std::string comm_id;          // "0x..."; empty before NCCL 2.12
     bool init_started = false;
     bool init_complete = false;
 
@@ -66,8 +66,8 @@ struct NcclGraph {
     std::string host;
     int pattern = 0;
     int n_channels = 0;
-    std::string intra_type;            // path type inside the node: LOC, NVL, NVB, PIX, ...
-    std::string inter_type;            // path type to the network
+    std::string intra_type;  // path type inside the node: LOC, NVL, NVB, PIX, ...
+    std::string inter_type;  // path type to the network
     std::uint64_t count = 1;
 
     friend bool operator==(const NcclGraph&, const NcclGraph&) = default;
@@ -87,8 +87,8 @@ struct NcclTree {
     std::string host;
     int channel = 0;
     int rank = 0;
-    std::optional<int> parent;     // -1 in the log: the root
-    std::vector<int> children;     // -1 entries dropped
+    std::optional<int> parent;  // -1 in the log: the root
+    std::vector<int> children;  // -1 entries dropped
 
     friend bool operator==(const NcclTree&, const NcclTree&) = default;
 };
@@ -107,24 +107,24 @@ struct NcclHostTopology {
 
 // Line statistics, so a reader can tell "no connections" from "nothing read".
 struct NcclLineCounts {
-    std::uint64_t lines = 0;           // physical lines fed
-    std::uint64_t records = 0;         // "NCCL INFO" records found in them
+    std::uint64_t lines = 0;    // physical lines fed
+    std::uint64_t records = 0;  // "NCCL INFO" records found in them
     std::uint64_t connection_lines = 0;
-    std::uint64_t skipped = 0;         // looked like a known shape but did not parse
+    std::uint64_t skipped = 0;  // looked like a known shape but did not parse
 
     friend bool operator==(const NcclLineCounts&, const NcclLineCounts&) = default;
 };
 
 struct NcclLog {
-    std::vector<NcclConnection> connections;              // in first-seen order
-    std::vector<NcclRank> ranks;                          // by comm id, then rank
+    std::vector<NcclConnection> connections;                    // in first-seen order
+    std::vector<NcclRank> ranks;                                // by comm id, then rank
     std::vector<std::pair<std::string, std::string>> settings;  // NCCL_* as reported, first value
     std::vector<std::pair<std::string, std::vector<std::string>>> conflicting_settings;
     std::vector<NcclGraph> graphs;
     std::vector<NcclRing> rings;
     std::vector<NcclTree> trees;
-    std::map<std::string, NcclHostTopology> topology;     // by host ("" when unknown)
-    std::string nccl_version;                             // "2.18.3+cuda12.2"; empty if not seen
+    std::map<std::string, NcclHostTopology> topology;  // by host ("" when unknown)
+    std::string nccl_version;                          // "2.18.3+cuda12.2"; empty if not seen
     NcclLineCounts counts;
 
     friend bool operator==(const NcclLog&, const NcclLog&) = default;

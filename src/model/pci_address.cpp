@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/pci_address.hpp"
 
-#include <fmt/format.h>
-
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::model {
 
@@ -46,7 +46,9 @@ util::Expected<PciAddress> PciAddress::parse(std::string_view text) {
     if (!function || *function > 7) {
         return bad(text, "bad function");
     }
-    return PciAddress{*domain, static_cast<std::uint8_t>(*bus), static_cast<std::uint8_t>(*device),
+    return PciAddress{*domain,
+                      static_cast<std::uint8_t>(*bus),
+                      static_cast<std::uint8_t>(*device),
                       static_cast<std::uint8_t>(*function)};
 }
 

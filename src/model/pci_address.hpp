@@ -3,12 +3,12 @@
 // sysfs 0000:1b:00.0 and nvidia-smi topo legends 1B:00.0: compare parsed values, never text.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <compare>
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include "util/expected.hpp"
 
 namespace peergate::model {
 

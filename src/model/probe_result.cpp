@@ -5,39 +5,54 @@ namespace peergate::model {
 
 std::string_view to_string(ProbeMode mode) {
     switch (mode) {
-        case ProbeMode::serial: return "serial";
-        case ProbeMode::bidirectional: return "bidirectional";
-        case ProbeMode::concurrent: return "concurrent";
+        case ProbeMode::serial:
+            return "serial";
+        case ProbeMode::bidirectional:
+            return "bidirectional";
+        case ProbeMode::concurrent:
+            return "concurrent";
     }
     return "serial";
 }
 
 std::string_view to_string(CellStatus status) {
     switch (status) {
-        case CellStatus::ok: return "ok";
-        case CellStatus::dropped: return "dropped";
-        case CellStatus::corrupted: return "corrupted";
-        case CellStatus::error: return "error";
-        case CellStatus::skipped: return "skipped";
+        case CellStatus::ok:
+            return "ok";
+        case CellStatus::dropped:
+            return "dropped";
+        case CellStatus::corrupted:
+            return "corrupted";
+        case CellStatus::error:
+            return "error";
+        case CellStatus::skipped:
+            return "skipped";
     }
     return "skipped";
 }
 
 std::string_view to_string(PairVerdict verdict) {
     switch (verdict) {
-        case PairVerdict::ok: return "ok";
-        case PairVerdict::data_lost: return "data_lost";
-        case PairVerdict::error: return "error";
-        case PairVerdict::skipped: return "skipped";
+        case PairVerdict::ok:
+            return "ok";
+        case PairVerdict::data_lost:
+            return "data_lost";
+        case PairVerdict::error:
+            return "error";
+        case PairVerdict::skipped:
+            return "skipped";
     }
     return "skipped";
 }
 
 std::string_view to_string(ProbeOutcome outcome) {
     switch (outcome) {
-        case ProbeOutcome::pass: return "pass";
-        case ProbeOutcome::fail: return "fail";
-        case ProbeOutcome::inconclusive: return "inconclusive";
+        case ProbeOutcome::pass:
+            return "pass";
+        case ProbeOutcome::fail:
+            return "fail";
+        case ProbeOutcome::inconclusive:
+            return "inconclusive";
     }
     return "inconclusive";
 }

@@ -11,11 +11,16 @@ namespace peergate::model {
 
 std::string_view to_string(TopologySource source) {
     switch (source) {
-        case TopologySource::nvml: return "nvml";
-        case TopologySource::nvidia_smi: return "nvidia-smi";
-        case TopologySource::file: return "file";
-        case TopologySource::simulated: return "simulated";
-        case TopologySource::none: return "none";
+        case TopologySource::nvml:
+            return "nvml";
+        case TopologySource::nvidia_smi:
+            return "nvidia-smi";
+        case TopologySource::file:
+            return "file";
+        case TopologySource::simulated:
+            return "simulated";
+        case TopologySource::none:
+            return "none";
     }
     return "none";
 }
@@ -116,12 +121,18 @@ util::Expected<void> check_cell(const Topology& t, std::size_t p, std::size_t q)
         return fail(fmt::format("vocabulary: GPU{} to GPU{} has no known label", a, b));
     }
     if ((p == q) != (label.kind == LinkKind::self)) {
-        return fail(p == q ? fmt::format("diagonal: GPU{} to itself is {}, not X", a, label.to_token())
-                           : fmt::format("diagonal: GPU{} to GPU{} is X off the diagonal", a, b));
+        return fail(p == q
+                        ? fmt::format("diagonal: GPU{} to itself is {}, not X", a, label.to_token())
+                        : fmt::format("diagonal: GPU{} to GPU{} is X off the diagonal", a, b));
     }
     if (t.matrix[q][p] != label) {
-        return fail(fmt::format("symmetry: GPU{} to GPU{} is {} but GPU{} to GPU{} is {}", a, b,
-                                label.to_token(), b, a, t.matrix[q][p].to_token()));
+        return fail(fmt::format("symmetry: GPU{} to GPU{} is {} but GPU{} to GPU{} is {}",
+                                a,
+                                b,
+                                label.to_token(),
+                                b,
+                                a,
+                                t.matrix[q][p].to_token()));
     }
     return {};
 }
@@ -145,7 +156,9 @@ util::Expected<void> check_matrix(const Topology& topology) {
     for (std::size_t p = 0; p < n; ++p) {
         if (topology.matrix[p].size() != n) {
             return fail(fmt::format("shape: row GPU{} has {} labels for {} GPUs",
-                                    topology.gpus[p].index, topology.matrix[p].size(), n));
+                                    topology.gpus[p].index,
+                                    topology.matrix[p].size(),
+                                    n));
         }
     }
     for (std::size_t p = 0; p < n; ++p) {

@@ -3,16 +3,16 @@
 // every ordered pair, with where that answer came from.
 #pragma once
 
+#include "model/gpu.hpp"
+#include "model/link_label.hpp"
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "model/gpu.hpp"
-#include "model/link_label.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::model {
 
@@ -26,7 +26,7 @@ struct Topology {
     std::vector<Gpu> gpus;                       // by position; gpus[p].index is the smi index
     std::vector<std::vector<LinkLabel>> matrix;  // matrix[p][q]: path from position p to q
     TopologySource source = TopologySource::none;
-    std::string provenance;                      // what exactly was read (command, file, library)
+    std::string provenance;  // what exactly was read (command, file, library)
 
     std::size_t size() const { return gpus.size(); }
 

@@ -2,23 +2,23 @@
 // The doctor's reasoning: from what each layer answered to findings and a verdict. Pure.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
-
 #include "model/discovery.hpp"
 #include "model/finding.hpp"
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
 
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 namespace peergate::policy {
 
 // Whether a runtime part could be found, and what exactly was tried.
 struct PartStatus {
-    std::string what;      // "NVML library", "CUDA driver library", "nvidia-smi"
+    std::string what;  // "NVML library", "CUDA driver library", "nvidia-smi"
     bool found = false;
-    std::string detail;    // the path that loaded, or why none did
+    std::string detail;  // the path that loaded, or why none did
 };
 
 struct DoctorInput {

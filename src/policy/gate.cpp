@@ -10,7 +10,9 @@ namespace peergate::policy {
 
 namespace {
 
-bool wants(Profile profile, Profile part) { return profile == part || profile == Profile::all; }
+bool wants(Profile profile, Profile part) {
+    return profile == part || profile == Profile::all;
+}
 
 GateDecision verdict_to_decision(const GateFacts& facts, const Verdict& verdict) {
     GateDecision d;
@@ -21,7 +23,8 @@ GateDecision verdict_to_decision(const GateFacts& facts, const Verdict& verdict)
     d.veto = verdict.p2p ? "" : verdict.reason;
     d.rule = verdict.rule;
     d.reason = verdict.reason;
-    d.topology_source = facts.input.topology ? facts.input.topology->source : model::TopologySource::none;
+    d.topology_source =
+        facts.input.topology ? facts.input.topology->source : model::TopologySource::none;
     d.iommu = facts.input.host.iommu;
     d.warnings = facts.input.notes;
     d.warnings.insert(d.warnings.end(), facts.selection.notes.begin(), facts.selection.notes.end());

@@ -2,11 +2,11 @@
 // The control plane of GATE-SPEC.md §2 and the GGML_CUDA_P2P value rules of §1.
 #pragma once
 
+#include "util/env_map.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "util/env_map.hpp"
 
 namespace peergate::policy {
 
@@ -32,7 +32,9 @@ bool is_off_value(std::string_view value);
 // The inherited GGML_CUDA_P2P, classified.
 struct InheritedP2p {
     std::optional<std::string> value;  // nullopt: not set
+
     bool off() const { return value && is_off_value(*value); }
+
     bool truthy() const { return value && !is_off_value(*value); }
 };
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_env_plan.hpp"
 
+#include "policy/gate_veto.hpp"
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "policy/gate_veto.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::policy {
 
@@ -48,7 +48,9 @@ void EnvPlan::keep(std::string_view name, std::string reason) {
     decision_.kept.push_back(EnvSetting{std::string(name), *value, std::move(reason)});
 }
 
-void EnvPlan::warn(std::string text) { decision_.warnings.push_back(std::move(text)); }
+void EnvPlan::warn(std::string text) {
+    decision_.warnings.push_back(std::move(text));
+}
 
 void plan_strip(const GateFacts& facts, EnvPlan& plan) {
     if (!facts.inherited.off()) {
@@ -57,7 +59,8 @@ void plan_strip(const GateFacts& facts, EnvPlan& plan) {
     plan.remove(kGgmlCudaP2p,
                 fmt::format("the inherited value '{}' reads as off, but llama.cpp tests "
                             "GGML_CUDA_P2P for presence: left in place it would turn peer "
-                            "access ON", *facts.inherited.value));
+                            "access ON",
+                            *facts.inherited.value));
 }
 
 void plan_pinning(const GateFacts& facts, EnvPlan& plan) {
@@ -65,7 +68,8 @@ void plan_pinning(const GateFacts& facts, EnvPlan& plan) {
     if (!input.selection.is_explicit() || !input.pin_selection) {
         return;
     }
-    plan.set_always(kDeviceOrder, "PCI_BUS_ID",
+    plan.set_always(kDeviceOrder,
+                    "PCI_BUS_ID",
                     "--gpus names nvidia-smi indices (PCI bus order); the child's CUDA ordinals "
                     "must follow the same order");
     std::vector<int> ids = input.selection.ids;
@@ -76,7 +80,8 @@ void plan_pinning(const GateFacts& facts, EnvPlan& plan) {
         }
     }
     if (!ids.empty()) {
-        plan.set_always(kVisibleDevices, fmt::format("{}", fmt::join(ids, ",")),
+        plan.set_always(kVisibleDevices,
+                        fmt::format("{}", fmt::join(ids, ",")),
                         "the child sees exactly the gated GPUs");
     }
 }
@@ -87,9 +92,10 @@ void plan_p2p_variable(const GateFacts& facts, const Verdict& verdict, EnvPlan& 
     const bool user_truthy = facts.inherited.truthy();
     if (facts.control.disable_p2p.on) {
         if (user_truthy) {
-            plan.remove(kGgmlCudaP2p, facts.control.disable_p2p.variable +
-                                          "=1 removes the inherited GGML_CUDA_P2P='" +
-                                          *facts.inherited.value + "'");
+            plan.remove(kGgmlCudaP2p,
+                        facts.control.disable_p2p.variable +
+                            "=1 removes the inherited GGML_CUDA_P2P='" + *facts.inherited.value +
+                            "'");
         }
         return;
     }
@@ -118,13 +124,16 @@ void plan_llama_cpp(const GateFacts& facts, const Verdict& verdict, EnvPlan& pla
     const bool datacenter = facts.datacenter_selection();
     const auto count = facts.selection.ids.size();
     if (datacenter) {
-        plan.set_if_absent(kForceCublas32f, "1",
+        plan.set_if_absent(kForceCublas32f,
+                           "1",
                            "data-center GPUs: cuBLAS computes in FP32 (a property of the silicon, "
                            "not gated on the interconnect)");
     }
     if (count > 1 && (datacenter || verdict.p2p)) {
-        plan.set_if_absent(kLaunchQueues, "4x",
-                           fmt::format("{} GPUs selected: more CUDA launch queues (moves no data)", count));
+        plan.set_if_absent(
+            kLaunchQueues,
+            "4x",
+            fmt::format("{} GPUs selected: more CUDA launch queues (moves no data)", count));
     }
     plan_p2p_variable(facts, verdict, plan);
 }

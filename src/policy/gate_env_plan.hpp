@@ -3,17 +3,18 @@
 // the user set wins and is reported as kept (GATE-SPEC.md §1 "set if absent").
 #pragma once
 
-#include <string>
-#include <string_view>
-
 #include "policy/gate_rules.hpp"
 #include "policy/gate_types.hpp"
+
+#include <string>
+#include <string_view>
 
 namespace peergate::policy {
 
 class EnvPlan {
 public:
-    EnvPlan(const util::EnvMap& parent, GateDecision& decision) : parent_(parent), decision_(decision) {}
+    EnvPlan(const util::EnvMap& parent, GateDecision& decision)
+        : parent_(parent), decision_(decision) {}
 
     // Sets `name` unless the child would inherit it; an inherited value is kept and
     // reported. Returns true when peergate set it.

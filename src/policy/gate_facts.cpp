@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the gate rules read, computed once (see gate_rules.hpp).
-#include <fmt/format.h>
-
-#include <algorithm>
-
 #include "policy/gate_names.hpp"
 #include "policy/gate_rules.hpp"
 #include "policy/gate_veto.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 
 namespace peergate::policy {
 
@@ -18,7 +18,8 @@ GateFacts::GateFacts(const GateInput& in)
       selection(resolve_selection(in, host)) {}
 
 std::optional<std::string> GateFacts::name_of(int id) const {
-    const auto it = std::find_if(host.begin(), host.end(), [&](const model::Gpu& g) { return g.index == id; });
+    const auto it =
+        std::find_if(host.begin(), host.end(), [&](const model::Gpu& g) { return g.index == id; });
     if (it == host.end()) {
         return std::nullopt;
     }
@@ -39,8 +40,9 @@ bool GateFacts::datacenter_selection() const {
     if (selection.ids.empty() || !selection.absent.empty() || !selection.unmapped.empty()) {
         return false;
     }
-    return std::all_of(selection.ids.begin(), selection.ids.end(),
-                       [&](int id) { return is_datacenter_name(name_of(id).value_or("")); });
+    return std::all_of(selection.ids.begin(), selection.ids.end(), [&](int id) {
+        return is_datacenter_name(name_of(id).value_or(""));
+    });
 }
 
 std::optional<std::string> GateFacts::first_non_nvlink_pair() const {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_names.hpp"
 
+#include "util/strings.hpp"
+
 #include <algorithm>
 #include <array>
-
-#include "util/strings.hpp"
 
 namespace peergate::policy {
 
@@ -20,8 +20,9 @@ constexpr std::array<std::string_view, 5> kPcieOnlyNames = {
 
 template <std::size_t N>
 bool matches_any(std::string_view name, const std::array<std::string_view, N>& words) {
-    return std::any_of(words.begin(), words.end(),
-                       [&](std::string_view word) { return util::contains_word(name, word); });
+    return std::any_of(words.begin(), words.end(), [&](std::string_view word) {
+        return util::contains_word(name, word);
+    });
 }
 
 }  // namespace

@@ -24,8 +24,9 @@ void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
     bool user_set = false;
     for (const auto name : kNcclP2pSettings) {
         if (plan.inherited(name)) {
-            plan.keep(name, "set by the user; peergate never overrides NCCL settings (it would have "
-                            "set NCCL_P2P_LEVEL=NVL)");
+            plan.keep(name,
+                      "set by the user; peergate never overrides NCCL settings (it would have "
+                      "set NCCL_P2P_LEVEL=NVL)");
             user_set = true;
         }
     }
@@ -33,21 +34,26 @@ void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
         return;
     }
     const auto pair = facts.first_non_nvlink_pair().value_or("the fabric is not confirmed");
-    plan.set_if_absent("NCCL_P2P_LEVEL", "NVL",
-                       pair + ": NCCL keeps P2P on NVLink and stages the other pairs through host memory");
+    plan.set_if_absent(
+        "NCCL_P2P_LEVEL",
+        "NVL",
+        pair + ": NCCL keeps P2P on NVLink and stages the other pairs through host memory");
 }
 
 void plan_vllm(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
     if (verdict.p2p || facts.selection.ids.size() < 2) {
         return;  // P2P allowed, or no tensor-parallel peer
     }
-    plan.set_if_absent("VLLM_SKIP_P2P_CHECK", "0",
-                       "vLLM tests real peer transfers instead of trusting the driver's P2P report, "
-                       "which says OK on the hosts that drop peer copies");
-    plan.set_if_absent("VLLM_ALLREDUCE_USE_SYMM_MEM", "0",
-                       "no symmetric-memory all-reduce over peer mappings");
-    plan.warn("vLLM: also pass --disable-custom-all-reduce (peergate never edits the command "
-              "line; no environment variable switches vLLM's custom all-reduce off)");
+    plan.set_if_absent(
+        "VLLM_SKIP_P2P_CHECK",
+        "0",
+        "vLLM tests real peer transfers instead of trusting the driver's P2P report, "
+        "which says OK on the hosts that drop peer copies");
+    plan.set_if_absent(
+        "VLLM_ALLREDUCE_USE_SYMM_MEM", "0", "no symmetric-memory all-reduce over peer mappings");
+    plan.warn(
+        "vLLM: also pass --disable-custom-all-reduce (peergate never edits the command "
+        "line; no environment variable switches vLLM's custom all-reduce off)");
 }
 
 }  // namespace peergate::policy

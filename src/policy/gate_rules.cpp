@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_rules.hpp"
 
+#include "policy/gate_names.hpp"
+#include "policy/gate_veto.hpp"
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
-
-#include "policy/gate_names.hpp"
-#include "policy/gate_veto.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::policy {
 
@@ -55,12 +55,15 @@ std::optional<Answer> rule_selection_resolves(const GateFacts& f) {
         for (const auto& gpu : f.host) {
             on_host.push_back(gpu.index);
         }
-        return veto("gpu_absent", fmt::format("GPU {} is not on this host (its GPUs: {})",
-                                              id_list(f.selection.absent), id_list(on_host)));
+        return veto("gpu_absent",
+                    fmt::format("GPU {} is not on this host (its GPUs: {})",
+                                id_list(f.selection.absent),
+                                id_list(on_host)));
     }
     if (!f.selection.unmapped.empty()) {
-        return veto("gpu_absent", "the child would see GPUs that are not in the matrix: " +
-                                      util::join(f.selection.unmapped, ", "));
+        return veto("gpu_absent",
+                    "the child would see GPUs that are not in the matrix: " +
+                        util::join(f.selection.unmapped, ", "));
     }
     return std::nullopt;
 }
@@ -73,9 +76,12 @@ std::optional<Answer> rule_datacenter_names(const GateFacts& f) {
         }
         return veto("datacenter_name",
                     name.empty() ? fmt::format("the name of GPU {} is unknown, so it cannot be "
-                                               "shown to be a data-center part", id)
+                                               "shown to be a data-center part",
+                                               id)
                                  : fmt::format("GPU {} ({}) is not a data-center GPU and has no "
-                                               "NVLink to the other selected GPUs", id, name),
+                                               "NVLink to the other selected GPUs",
+                                               id,
+                                               name),
                     true);
     }
     return std::nullopt;
@@ -86,9 +92,10 @@ std::optional<Answer> rule_more_than_one_gpu(const GateFacts& f) {
     if (ids.size() >= 2) {
         return std::nullopt;
     }
-    return veto("single_gpu", ids.empty() ? std::string("no GPU is selected: there is no peer")
-                                          : fmt::format("only GPU {} is selected: there is no peer",
-                                                        ids.front()));
+    return veto("single_gpu",
+                ids.empty()
+                    ? std::string("no GPU is selected: there is no peer")
+                    : fmt::format("only GPU {} is selected: there is no peer", ids.front()));
 }
 
 std::optional<Answer> rule_user_opted_out(const GateFacts& f) {
@@ -114,8 +121,9 @@ bool probe_vouches(const GateFacts& f) {
     }
     for (int a : ids) {
         for (int b : ids) {
-            const bool listed = std::find(probe.passed_pairs.begin(), probe.passed_pairs.end(),
-                                          std::pair{a, b}) != probe.passed_pairs.end();
+            const bool listed =
+                std::find(probe.passed_pairs.begin(), probe.passed_pairs.end(), std::pair{a, b}) !=
+                probe.passed_pairs.end();
             if (a != b && !listed) {
                 return false;
             }
@@ -128,7 +136,8 @@ std::optional<Answer> rule_probe_failed(const GateFacts& f) {
     if (!f.input.probe || f.input.probe->pair_level || f.input.probe->passed) {
         return std::nullopt;
     }
-    return veto("probe_failed", "the integrity probe lost data on this boot: " + f.input.probe->detail,
+    return veto("probe_failed",
+                "the integrity probe lost data on this boot: " + f.input.probe->detail,
                 true);
 }
 
@@ -136,23 +145,27 @@ std::optional<Answer> rule_force_p2p(const GateFacts& f) {
     if (!f.control.force_p2p.on) {
         return std::nullopt;
     }
-    return Answer{true, "force_p2p",
-                  f.control.force_p2p.variable + "=1: P2P forced on a fabric peergate has not verified"};
+    return Answer{
+        true,
+        "force_p2p",
+        f.control.force_p2p.variable + "=1: P2P forced on a fabric peergate has not verified"};
 }
 
 std::optional<Answer> rule_probe_passed(const GateFacts& f) {
     if (!f.input.probe || !probe_vouches(f)) {
         return std::nullopt;
     }
-    return Answer{true, "probe_passed", "the integrity probe passed on this boot: " + f.input.probe->detail};
+    return Answer{
+        true, "probe_passed", "the integrity probe passed on this boot: " + f.input.probe->detail};
 }
 
 // With a matrix the veto names the pair and its label, as every PCIe veto does.
 std::string no_nvlink_text(const GateFacts& f, int id, const std::string& name) {
-    const std::string part = fmt::format("GPU {} ({}) has no NVLink connector", id,
-                                         name.empty() ? "name unknown" : name);
+    const std::string part = fmt::format(
+        "GPU {} ({}) has no NVLink connector", id, name.empty() ? "name unknown" : name);
     for (const int peer : f.selection.ids) {
-        const auto label = peer == id || !f.input.topology ? std::nullopt : f.input.topology->label(id, peer);
+        const auto label =
+            peer == id || !f.input.topology ? std::nullopt : f.input.topology->label(id, peer);
         if (label && !label->is_nvlink()) {
             return pair_veto(id, peer, *label) + " (" + part + ")";
         }
@@ -175,16 +188,18 @@ std::optional<Answer> rule_matrix_available(const GateFacts& f) {
     if (f.input.topology) {
         return std::nullopt;
     }
-    return veto("no_matrix", f.input.topology_reason.empty()
-                                 ? std::string("neither NVML nor nvidia-smi topo -m gave a usable "
-                                               "interconnect matrix")
-                                 : f.input.topology_reason);
+    return veto("no_matrix",
+                f.input.topology_reason.empty()
+                    ? std::string("neither NVML nor nvidia-smi topo -m gave a usable "
+                                  "interconnect matrix")
+                    : f.input.topology_reason);
 }
 
 std::optional<Answer> rule_index_guards(const GateFacts& f) {
     for (const int id : f.selection.ids) {
         if (!f.input.topology->position_of(id)) {
-            return veto("gpu_absent", fmt::format("GPU {} is absent from the interconnect matrix", id));
+            return veto("gpu_absent",
+                        fmt::format("GPU {} is absent from the interconnect matrix", id));
         }
     }
     if (auto pinning = pinning_veto(f.input, f.selection)) {
@@ -197,15 +212,26 @@ std::optional<Answer> rule_every_pair_nvlink(const GateFacts& f) {
     if (auto pair = f.first_non_nvlink_pair()) {
         return veto("every_pair_nvlink", *pair, true);
     }
-    return Answer{true, "every_pair_nvlink",
+    return Answer{true,
+                  "every_pair_nvlink",
                   fmt::format("every selected pair is NVLink (GPUs {})", id_list(f.selection.ids))};
 }
 
 constexpr std::array<Rule, 14> kRules = {
-    rule_disable_p2p,     rule_disable_tuning,   rule_decision_failed, rule_selection_resolves,
-    rule_datacenter_names, rule_more_than_one_gpu, rule_user_opted_out, rule_probe_failed,
-    rule_force_p2p,       rule_probe_passed,     rule_nvlink_names,    rule_matrix_available,
-    rule_index_guards,    rule_every_pair_nvlink,
+    rule_disable_p2p,
+    rule_disable_tuning,
+    rule_decision_failed,
+    rule_selection_resolves,
+    rule_datacenter_names,
+    rule_more_than_one_gpu,
+    rule_user_opted_out,
+    rule_probe_failed,
+    rule_force_p2p,
+    rule_probe_passed,
+    rule_nvlink_names,
+    rule_matrix_available,
+    rule_index_guards,
+    rule_every_pair_nvlink,
 };
 
 }  // namespace

@@ -6,14 +6,14 @@
 // The off-value strip precedes them all; it is an environment action (gate_env_plan).
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "model/gpu.hpp"
 #include "policy/gate_control.hpp"
 #include "policy/gate_selection.hpp"
 #include "policy/gate_types.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace peergate::policy {
 

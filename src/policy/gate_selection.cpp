@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_selection.hpp"
 
+#include "policy/gate_control.hpp"
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "policy/gate_control.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::policy {
 
@@ -27,8 +27,8 @@ std::vector<int> absent_from(const std::vector<int>& ids, const std::vector<mode
         return absent;  // the host list is unknown: nothing can be called absent here
     }
     for (const int id : ids) {
-        const bool present = std::any_of(host.begin(), host.end(),
-                                         [&](const model::Gpu& g) { return g.index == id; });
+        const bool present = std::any_of(
+            host.begin(), host.end(), [&](const model::Gpu& g) { return g.index == id; });
         if (!present) {
             absent.push_back(id);
         }
@@ -54,16 +54,17 @@ ResolvedSelection resolve_by_identity(const std::vector<model::PciAddress>& chil
                                       const std::vector<model::Gpu>& host) {
     ResolvedSelection r{.source = "cuda_identity"};
     for (const auto& pci : child) {
-        const auto it = std::find_if(host.begin(), host.end(),
-                                     [&](const model::Gpu& g) { return g.pci == pci; });
+        const auto it = std::find_if(
+            host.begin(), host.end(), [&](const model::Gpu& g) { return g.pci == pci; });
         if (it == host.end()) {
             r.unmapped.push_back(pci.to_nvml());
         } else {
             r.ids.push_back(it->index);
         }
     }
-    r.notes.push_back("the GPUs the child will see were enumerated through the CUDA driver "
-                      "and matched to nvidia-smi indices by PCI bus id");
+    r.notes.push_back(
+        "the GPUs the child will see were enumerated through the CUDA driver "
+        "and matched to nvidia-smi indices by PCI bus id");
     return r;
 }
 
@@ -84,13 +85,15 @@ ResolvedSelection resolve_inherited(const GateInput& input, const std::vector<mo
     if (!numeric) {
         r.notes.push_back(fmt::format(
             "CUDA_VISIBLE_DEVICES={} is not a list of indices (a UUID or MIG mask): every GPU on "
-            "the host must qualify", trimmed));
+            "the host must qualify",
+            trimmed));
         return r;
     }
     if (!order_pinned(input.env)) {
         r.notes.push_back(fmt::format(
             "CUDA_VISIBLE_DEVICES={} names CUDA ordinals, which are not nvidia-smi indices "
-            "unless CUDA_DEVICE_ORDER=PCI_BUS_ID: every GPU on the host must qualify", trimmed));
+            "unless CUDA_DEVICE_ORDER=PCI_BUS_ID: every GPU on the host must qualify",
+            trimmed));
         return r;
     }
     r.ids = *numeric;
@@ -100,8 +103,9 @@ ResolvedSelection resolve_inherited(const GateInput& input, const std::vector<mo
 }
 
 bool host_has_pci(const std::vector<model::Gpu>& host) {
-    return !host.empty() &&
-           std::all_of(host.begin(), host.end(), [](const model::Gpu& g) { return g.pci.has_value(); });
+    return !host.empty() && std::all_of(host.begin(), host.end(), [](const model::Gpu& g) {
+        return g.pci.has_value();
+    });
 }
 
 }  // namespace

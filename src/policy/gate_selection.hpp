@@ -4,21 +4,21 @@
 // nvidia-smi/NVML indices (PCI bus order). The matrix is only ever indexed with the last.
 #pragma once
 
+#include "model/gpu.hpp"
+#include "policy/gate_types.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "model/gpu.hpp"
-#include "policy/gate_types.hpp"
-
 namespace peergate::policy {
 
 struct ResolvedSelection {
-    std::vector<int> ids;             // nvidia-smi indices to gate
-    std::string source;               // "gpus", "all", "cuda_visible_devices", "cuda_identity", "host"
-    std::vector<int> absent;          // ids that are not on the host
+    std::vector<int> ids;     // nvidia-smi indices to gate
+    std::string source;       // "gpus", "all", "cuda_visible_devices", "cuda_identity", "host"
+    std::vector<int> absent;  // ids that are not on the host
     std::vector<std::string> unmapped;  // identity join: child GPUs missing from the matrix
-    std::vector<std::string> notes;   // why the inherited mask was or was not used
+    std::vector<std::string> notes;     // why the inherited mask was or was not used
 };
 
 // The host's GPUs: the input's list, else the topology's.

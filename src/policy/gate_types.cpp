@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_types.hpp"
 
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "util/strings.hpp"
 
 namespace peergate::policy {
 
@@ -18,10 +18,14 @@ constexpr int kMaxGpuIndex = 4095;
 
 std::string_view to_string(Profile profile) {
     switch (profile) {
-        case Profile::llama_cpp: return "llama.cpp";
-        case Profile::nccl: return "nccl";
-        case Profile::vllm: return "vllm";
-        case Profile::all: return "all";
+        case Profile::llama_cpp:
+            return "llama.cpp";
+        case Profile::nccl:
+            return "nccl";
+        case Profile::vllm:
+            return "vllm";
+        case Profile::all:
+            return "all";
     }
     return "llama.cpp";
 }
@@ -54,7 +58,9 @@ util::Expected<Selection> Selection::parse(std::string_view text) {
             return util::unexpected(
                 util::ErrorCode::invalid_input,
                 fmt::format("--gpus '{}': '{}' is not a GPU index (expected nvidia-smi indices "
-                            "such as 0,1,3, or 'all')", text, id_text));
+                            "such as 0,1,3, or 'all')",
+                            text,
+                            id_text));
         }
         if (std::find(ids.begin(), ids.end(), *id) != ids.end()) {
             return util::unexpected(util::ErrorCode::invalid_input,
@@ -75,7 +81,8 @@ std::optional<std::string> GateDecision::set_value(std::string_view name) const 
 }
 
 bool GateDecision::unsets(std::string_view name) const {
-    return std::any_of(unset.begin(), unset.end(), [&](const EnvRemoval& r) { return r.name == name; });
+    return std::any_of(
+        unset.begin(), unset.end(), [&](const EnvRemoval& r) { return r.name == name; });
 }
 
 std::optional<std::string> GateDecision::kept_value(std::string_view name) const {

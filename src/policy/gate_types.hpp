@@ -3,18 +3,18 @@
 // decide() maps one GateInput to one GateDecision and touches nothing else.
 #pragma once
 
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
 #include "model/gpu.hpp"
 #include "model/host_facts.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace peergate::policy {
 
@@ -35,7 +35,9 @@ struct Selection {
     std::vector<int> ids;  // Kind::list only, in the order given
 
     static Selection inherit() { return {}; }
+
     static Selection all() { return {Kind::all, {}}; }
+
     static Selection list(std::vector<int> ids) { return {Kind::list, std::move(ids)}; }
 
     // "0,1,3" or "all"; rejects empty fields, signs, junk, duplicates and huge numbers.
@@ -104,12 +106,12 @@ struct GateDecision {
     std::vector<int> selection;    // the nvidia-smi indices gated
     std::string selection_source;  // "gpus", "all", "cuda_visible_devices", "host"
     bool p2p = false;
-    std::string veto;  // empty when p2p; names the pair and its label, or the switch
-    std::string rule;  // id of the rule that decided, e.g. "every_pair_nvlink"
-    std::string reason;  // why, in one line: the veto, or what allowed P2P
-    std::vector<EnvSetting> set;      // in the order they were decided
+    std::string veto;             // empty when p2p; names the pair and its label, or the switch
+    std::string rule;             // id of the rule that decided, e.g. "every_pair_nvlink"
+    std::string reason;           // why, in one line: the veto, or what allowed P2P
+    std::vector<EnvSetting> set;  // in the order they were decided
     std::vector<EnvRemoval> unset;
-    std::vector<EnvSetting> kept;     // values the user set and peergate left alone
+    std::vector<EnvSetting> kept;  // values the user set and peergate left alone
     std::vector<std::string> warnings;
     model::TopologySource topology_source = model::TopologySource::none;
     model::IommuMode iommu = model::IommuMode::unknown;

@@ -3,11 +3,11 @@
 // suffix of GATE-SPEC.md §5 (wording only, never the decision).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "model/host_facts.hpp"
 #include "model/link_label.hpp"
+
+#include <string>
+#include <vector>
 
 namespace peergate::policy {
 

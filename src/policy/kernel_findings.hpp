@@ -2,11 +2,11 @@
 // What kernel log events mean for peer-to-peer on this machine. Pure.
 #pragma once
 
-#include <vector>
-
 #include "model/finding.hpp"
 #include "model/kernel_event.hpp"
 #include "model/topology.hpp"
+
+#include <vector>
 
 namespace peergate::policy {
 

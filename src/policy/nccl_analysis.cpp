@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/nccl_analysis.hpp"
 
+#include "policy/nccl_findings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
 #include <utility>
-
-#include "policy/nccl_findings.hpp"
 
 namespace peergate::policy {
 
@@ -15,7 +15,9 @@ namespace {
 
 using model::NcclTransport;
 
-std::size_t slot(NcclTransport transport) { return static_cast<std::size_t>(transport); }
+std::size_t slot(NcclTransport transport) {
+    return static_cast<std::size_t>(transport);
+}
 
 template <typename Field>
 void merge_field(Field& into, const Field& from, bool known, bool& ambiguous) {
@@ -59,15 +61,20 @@ std::optional<int> index_in(const model::Topology& topology, const NcclRankPlace
     return std::nullopt;
 }
 
-void judge_link(NcclPair& pair, const NcclRankPlace& src, const NcclRankPlace& dst,
-                const model::NcclLog& log, const model::Topology* topology) {
+void judge_link(NcclPair& pair,
+                const NcclRankPlace& src,
+                const NcclRankPlace& dst,
+                const model::NcclLog& log,
+                const model::Topology* topology) {
     if (topology != nullptr) {
         auto a = index_in(*topology, src);
         auto b = index_in(*topology, dst);
         if (a && b) {
             const auto label = topology->label(*a, *b);
             pair.nvlinked = label && label->is_nvlink();
-            pair.link_evidence = fmt::format("--topology: GPU {} to GPU {} is {}", *a, *b,
+            pair.link_evidence = fmt::format("--topology: GPU {} to GPU {} is {}",
+                                             *a,
+                                             *b,
                                              label ? label->to_token() : "unknown");
             return;
         }
@@ -76,8 +83,11 @@ void judge_link(NcclPair& pair, const NcclRankPlace& src, const NcclRankPlace& d
     if (dump != nullptr && !src.bus_id.empty() && !dst.bus_id.empty() &&
         dump->gpus.count(src.bus_id) != 0 && dump->gpus.count(dst.bus_id) != 0) {
         pair.nvlinked = dump->nvlinked(src.bus_id, dst.bus_id);
-        pair.link_evidence = fmt::format("NCCL's topology dump: {} and {} {}", src.bus_id, dst.bus_id,
-                                         *pair.nvlinked ? "share NVLink" : "have no NVLink between them");
+        pair.link_evidence =
+            fmt::format("NCCL's topology dump: {} and {} {}",
+                        src.bus_id,
+                        dst.bus_id,
+                        *pair.nvlinked ? "share NVLink" : "have no NVLink between them");
     }
 }
 
@@ -95,8 +105,9 @@ std::vector<NcclPair> collect_pairs(const model::NcclLog& log, NcclTransportCoun
         totals[slot(connection.transport)] += connection.count;
         pair.channels.insert(connection.channel);
         const auto transport = model::to_string(connection.transport);
-        pair.details.insert(connection.detail.empty() ? std::string(transport)
-                                                      : fmt::format("{}/{}", transport, connection.detail));
+        pair.details.insert(connection.detail.empty()
+                                ? std::string(transport)
+                                : fmt::format("{}/{}", transport, connection.detail));
     }
     std::vector<NcclPair> out;
     out.reserve(pairs.size());
@@ -106,13 +117,16 @@ std::vector<NcclPair> collect_pairs(const model::NcclLog& log, NcclTransportCoun
     return out;
 }
 
-void place_pair(NcclPair& pair, const std::map<int, NcclRankPlace>& places, const model::NcclLog& log,
+void place_pair(NcclPair& pair,
+                const std::map<int, NcclRankPlace>& places,
+                const model::NcclLog& log,
                 const model::Topology* topology) {
     if (!pair.dst_rank) {
         return;
     }
     // P2P and SHM only connect GPUs of one host, whatever the rank lines say.
-    const bool intra_node = pair.lines[slot(NcclTransport::p2p)] + pair.lines[slot(NcclTransport::shm)] > 0;
+    const bool intra_node =
+        pair.lines[slot(NcclTransport::p2p)] + pair.lines[slot(NcclTransport::shm)] > 0;
     auto src = places.find(pair.src_rank);
     auto dst = places.find(*pair.dst_rank);
     NcclRankPlace src_place = src != places.end() ? src->second : NcclRankPlace{};
@@ -142,14 +156,16 @@ std::uint64_t NcclPair::total() const {
 }
 
 bool NcclAnalysis::has_error() const {
-    return std::any_of(findings.begin(), findings.end(),
-                       [](const model::Finding& f) { return f.severity == model::Severity::error; });
+    return std::any_of(findings.begin(), findings.end(), [](const model::Finding& f) {
+        return f.severity == model::Severity::error;
+    });
 }
 
 std::string nccl_bus_id(const model::PciAddress& address) {
     const unsigned long long value = (static_cast<unsigned long long>(address.domain) << 20) |
                                      (static_cast<unsigned long long>(address.bus) << 12) |
-                                     (static_cast<unsigned long long>(address.device) << 4) | address.function;
+                                     (static_cast<unsigned long long>(address.device) << 4) |
+                                     address.function;
     return fmt::format("{:x}", value);
 }
 
@@ -157,7 +173,8 @@ const model::NcclHostTopology* nccl_dump_for(const model::NcclLog& log, const st
     return dump_for_host(log, host);
 }
 
-std::optional<int> nccl_topology_index(const model::Topology& topology, const NcclRankPlace& place) {
+std::optional<int> nccl_topology_index(const model::Topology& topology,
+                                       const NcclRankPlace& place) {
     return index_in(topology, place);
 }
 

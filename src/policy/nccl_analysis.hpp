@@ -4,6 +4,10 @@
 // topology allows, ranks that never finished init). Pure: values in, values out.
 #pragma once
 
+#include "model/finding.hpp"
+#include "model/nccl_log.hpp"
+#include "model/topology.hpp"
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -11,10 +15,6 @@
 #include <set>
 #include <string>
 #include <vector>
-
-#include "model/finding.hpp"
-#include "model/nccl_log.hpp"
-#include "model/topology.hpp"
 
 namespace peergate::policy {
 
@@ -26,30 +26,30 @@ using NcclTransportCounts = std::array<std::uint64_t, kNcclTransportCount>;
 // Where a rank ran, as far as the log tells (every field may be unknown).
 struct NcclRankPlace {
     std::string host;
-    std::string bus_id;             // NCCL's form
-    std::optional<int> nvml_dev;    // = nvidia-smi index
-    bool ambiguous = false;         // the rank number meant different GPUs in different comms
+    std::string bus_id;           // NCCL's form
+    std::optional<int> nvml_dev;  // = nvidia-smi index
+    bool ambiguous = false;       // the rank number meant different GPUs in different comms
 };
 
 // All connection lines between one ordered pair of ranks (CollNet: dst_rank absent).
 struct NcclPair {
     int src_rank = 0;
     std::optional<int> dst_rank;
-    std::set<std::string> hosts;            // hosts that printed lines for this pair
-    NcclTransportCounts lines{};            // connection lines, repeats included
+    std::set<std::string> hosts;  // hosts that printed lines for this pair
+    NcclTransportCounts lines{};  // connection lines, repeats included
     std::set<int> channels;
-    std::set<std::string> details;          // "P2P/IPC/read", "NET/IB/0/GDRDMA"
-    std::optional<bool> same_host;          // unknown when a rank's host is not in the log
-    std::optional<bool> nvlinked;           // unknown without a topology for that host
-    std::string link_evidence;              // why nvlinked is what it is
+    std::set<std::string> details;  // "P2P/IPC/read", "NET/IB/0/GDRDMA"
+    std::optional<bool> same_host;  // unknown when a rank's host is not in the log
+    std::optional<bool> nvlinked;   // unknown without a topology for that host
+    std::string link_evidence;      // why nvlinked is what it is
 
     std::uint64_t total() const;
 };
 
 struct NcclAnalysis {
     NcclTransportCounts transport_counts{};
-    std::vector<NcclPair> pairs;            // by src, then dst
-    std::vector<model::Finding> findings;   // errors first
+    std::vector<NcclPair> pairs;           // by src, then dst
+    std::vector<model::Finding> findings;  // errors first
     std::set<std::string> hosts;
 
     bool has_error() const;

@@ -22,7 +22,8 @@ std::uint64_t lines_of(const NcclPair& pair, NcclTransport transport) {
     return pair.lines[static_cast<std::size_t>(transport)];
 }
 
-std::vector<int> smi_indices(const std::map<int, NcclRankPlace>& places, std::initializer_list<int> ranks) {
+std::vector<int> smi_indices(const std::map<int, NcclRankPlace>& places,
+                             std::initializer_list<int> ranks) {
     std::vector<int> out;
     for (int rank : ranks) {
         auto it = places.find(rank);
@@ -37,7 +38,8 @@ std::string describe_slow_lines(const NcclPair& pair) {
     std::vector<std::string> parts;
     for (auto transport : {NcclTransport::shm, NcclTransport::net}) {
         if (auto count = lines_of(pair, transport); count > 0) {
-            parts.push_back(fmt::format("{} {} line{}", count, model::to_string(transport), count == 1 ? "" : "s"));
+            parts.push_back(fmt::format(
+                "{} {} line{}", count, model::to_string(transport), count == 1 ? "" : "s"));
         }
     }
     return fmt::format("{}", fmt::join(parts, " and "));
@@ -47,8 +49,10 @@ bool went_slow(const NcclPair& pair) {
     return lines_of(pair, NcclTransport::shm) + lines_of(pair, NcclTransport::net) > 0;
 }
 
-void nvlink_unused(const NcclAnalysis& analysis, const std::map<int, NcclRankPlace>& places,
-                   bool have_topology, std::vector<Finding>& out) {
+void nvlink_unused(const NcclAnalysis& analysis,
+                   const std::map<int, NcclRankPlace>& places,
+                   bool have_topology,
+                   std::vector<Finding>& out) {
     std::size_t unverified = 0;
     for (const auto& pair : analysis.pairs) {
         if (!pair.dst_rank || !pair.same_host.value_or(false) || !went_slow(pair)) {
@@ -62,27 +66,38 @@ void nvlink_unused(const NcclAnalysis& analysis, const std::map<int, NcclRankPla
             continue;
         }
         out.push_back(Finding{
-            .code = kNcclNvlinkUnused, .severity = Severity::error,
+            .code = kNcclNvlinkUnused,
+            .severity = Severity::error,
             .gpus = smi_indices(places, {pair.src_rank, *pair.dst_rank}),
-            .message = fmt::format("rank {} -> rank {} on {} went through {} although the GPUs are "
-                                   "NVLink-connected ({}): NVLink unused",
-                                   pair.src_rank, *pair.dst_rank,
-                                   pair.hosts.empty() ? std::string("one host") : *pair.hosts.begin(),
-                                   describe_slow_lines(pair), pair.link_evidence),
+            .message =
+                fmt::format("rank {} -> rank {} on {} went through {} although the GPUs are "
+                            "NVLink-connected ({}): NVLink unused",
+                            pair.src_rank,
+                            *pair.dst_rank,
+                            pair.hosts.empty() ? std::string("one host") : *pair.hosts.begin(),
+                            describe_slow_lines(pair),
+                            pair.link_evidence),
             .remedy = "unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL, give the ranks one IPC namespace "
                       "(docker --ipc=host), check CUDA peer access with `peergate doctor`"});
     }
     if (unverified > 0) {
         out.push_back(Finding{
-            .code = kNcclTransportUnverified, .severity = Severity::info,
+            .code = kNcclTransportUnverified,
+            .severity = Severity::info,
             .message = have_topology
-                           ? fmt::format("{} same-host rank pair{} used SHM or NET, but the log does not say which "
-                                         "GPU each rank used (no nvmlDev or busId), so --topology cannot be applied",
-                                         unverified, unverified == 1 ? "" : "s")
-                           : fmt::format("{} same-host rank pair{} used SHM or NET, and neither the log's topology "
+                           ? fmt::format("{} same-host rank pair{} used SHM or NET, but the log "
+                                         "does not say which "
+                                         "GPU each rank used (no nvmlDev or busId), so --topology "
+                                         "cannot be applied",
+                                         unverified,
+                                         unverified == 1 ? "" : "s")
+                           : fmt::format("{} same-host rank pair{} used SHM or NET, and neither "
+                                         "the log's topology "
                                          "dump nor --topology says whether NVLink was there",
-                                         unverified, unverified == 1 ? "" : "s"),
-            .remedy = "pass --topology FILE (nvidia-smi topo -m text or peergate topo --json), or log with "
+                                         unverified,
+                                         unverified == 1 ? "" : "s"),
+            .remedy = "pass --topology FILE (nvidia-smi topo -m text or peergate topo --json), or "
+                      "log with "
                       "NCCL_DEBUG_SUBSYS=INIT,GRAPH so NCCL prints its topology"});
     }
 }
@@ -99,28 +114,38 @@ std::optional<std::string> setting(const model::NcclLog& log, std::string_view n
 void environment_rules(const model::NcclLog& log, std::vector<Finding>& out) {
     if (auto disable = setting(log, "NCCL_P2P_DISABLE"); disable && *disable != "0") {
         out.push_back(Finding{
-            .code = kNcclP2pDisabled, .severity = Severity::warning,
-            .message = fmt::format("NCCL_P2P_DISABLE={} turned off P2P (NVLink and PCIe) for every pair", *disable),
-            .remedy = "on hosts where every pair is NVLink-connected, unset it; where PCIe P2P is unsafe, "
+            .code = kNcclP2pDisabled,
+            .severity = Severity::warning,
+            .message = fmt::format(
+                "NCCL_P2P_DISABLE={} turned off P2P (NVLink and PCIe) for every pair", *disable),
+            .remedy = "on hosts where every pair is NVLink-connected, unset it; where PCIe P2P is "
+                      "unsafe, "
                       "prefer NCCL_P2P_LEVEL=NVL (see `peergate gate --for nccl`)"});
     }
     if (auto level = setting(log, "NCCL_P2P_LEVEL")) {
         out.push_back(Finding{
-            .code = kNcclP2pLevel, .severity = Severity::warning,
-            .message = fmt::format("NCCL_P2P_LEVEL={} limits P2P to GPUs no farther apart than {}", *level, *level),
+            .code = kNcclP2pLevel,
+            .severity = Severity::warning,
+            .message = fmt::format(
+                "NCCL_P2P_LEVEL={} limits P2P to GPUs no farther apart than {}", *level, *level),
             .remedy = "make sure this is intended: pairs beyond that distance use SHM or NET"});
     }
     for (const auto& [name, values] : log.conflicting_settings) {
         out.push_back(Finding{
-            .code = kNcclSettingDiffers, .severity = Severity::warning,
-            .message = fmt::format("{} was set to different values across the log: {}", name, fmt::join(values, ", ")),
+            .code = kNcclSettingDiffers,
+            .severity = Severity::warning,
+            .message = fmt::format(
+                "{} was set to different values across the log: {}", name, fmt::join(values, ", ")),
             .remedy = "set NCCL variables the same way for every rank of a job"});
     }
 }
 
 // True when every pair of GPUs NCCL saw on `host` has an NVLink path.
-bool all_nvlinked(const model::NcclLog& log, const NcclAnalysis& analysis, const std::string& host,
-                  const std::map<int, NcclRankPlace>& places, const model::Topology* topology) {
+bool all_nvlinked(const model::NcclLog& log,
+                  const NcclAnalysis& analysis,
+                  const std::string& host,
+                  const std::map<int, NcclRankPlace>& places,
+                  const model::Topology* topology) {
     if (topology != nullptr) {
         std::set<int> indices;
         for (const auto& [rank, place] : places) {
@@ -153,8 +178,10 @@ bool all_nvlinked(const model::NcclLog& log, const NcclAnalysis& analysis, const
     return true;
 }
 
-void graph_rule(const model::NcclLog& log, const NcclAnalysis& analysis,
-                const std::map<int, NcclRankPlace>& places, const model::Topology* topology,
+void graph_rule(const model::NcclLog& log,
+                const NcclAnalysis& analysis,
+                const std::map<int, NcclRankPlace>& places,
+                const model::Topology* topology,
                 std::vector<Finding>& out) {
     const int nvlink_worst = *model::nccl_path_rank("NVB");
     std::map<std::string, const model::NcclGraph*> worst;
@@ -173,12 +200,18 @@ void graph_rule(const model::NcclLog& log, const NcclAnalysis& analysis,
             continue;
         }
         out.push_back(Finding{
-            .code = kNcclGraphWorse, .severity = Severity::warning,
-            .message = fmt::format("NCCL's graph search on {} settled for type {}/{} (pattern {}, {} channels) "
-                                   "although every GPU pair there is NVLink-connected",
-                                   host.empty() ? "the host" : host, graph->intra_type, graph->inter_type,
-                                   graph->pattern, graph->n_channels),
-            .remedy = "check NCCL_P2P_LEVEL, NCCL_P2P_DISABLE and NCCL_TOPO_FILE, and that all NVLinks are up "
+            .code = kNcclGraphWorse,
+            .severity = Severity::warning,
+            .message = fmt::format(
+                "NCCL's graph search on {} settled for type {}/{} (pattern {}, {} channels) "
+                "although every GPU pair there is NVLink-connected",
+                host.empty() ? "the host" : host,
+                graph->intra_type,
+                graph->inter_type,
+                graph->pattern,
+                graph->n_channels),
+            .remedy = "check NCCL_P2P_LEVEL, NCCL_P2P_DISABLE and NCCL_TOPO_FILE, and that all "
+                      "NVLinks are up "
                       "(`nvidia-smi nvlink -s`)"});
     }
 }
@@ -188,7 +221,8 @@ void init_rule(const model::NcclLog& log, std::vector<Finding>& out) {
     std::vector<int> gpus;
     for (const auto& rank : log.ranks) {
         if (rank.init_started && !rank.init_complete) {
-            stuck.push_back(fmt::format("rank {}{}{}", rank.rank, rank.host.empty() ? "" : " on ", rank.host));
+            stuck.push_back(
+                fmt::format("rank {}{}{}", rank.rank, rank.host.empty() ? "" : " on ", rank.host));
             if (rank.nvml_dev) {
                 gpus.push_back(*rank.nvml_dev);
             }
@@ -203,32 +237,44 @@ void init_rule(const model::NcclLog& log, std::vector<Finding>& out) {
         stuck.emplace_back("...");
     }
     out.push_back(Finding{
-        .code = kNcclInitIncomplete, .severity = Severity::error, .gpus = gpus,
-        .message = fmt::format("{} rank{} started NCCL init but never reached Init COMPLETE: {}", total,
-                               total == 1 ? "" : "s", fmt::join(stuck, ", ")),
-        .remedy = "the job hung or died during init: look for NCCL WARN lines of those ranks; a hang at "
-                  "P2P setup on PCIe hosts is the broken-P2P signature (`peergate probe`)"});
+        .code = kNcclInitIncomplete,
+        .severity = Severity::error,
+        .gpus = gpus,
+        .message = fmt::format("{} rank{} started NCCL init but never reached Init COMPLETE: {}",
+                               total,
+                               total == 1 ? "" : "s",
+                               fmt::join(stuck, ", ")),
+        .remedy =
+            "the job hung or died during init: look for NCCL WARN lines of those ranks; a hang at "
+            "P2P setup on PCIe hosts is the broken-P2P signature (`peergate probe`)"});
 }
 
 void coverage_rules(const model::NcclLog& log, std::vector<Finding>& out) {
     if (log.connections.empty()) {
         out.push_back(Finding{
-            .code = kNcclNoConnections, .severity = Severity::info,
+            .code = kNcclNoConnections,
+            .severity = Severity::info,
             .message = "the input has no NCCL connection lines",
             .remedy = "run with NCCL_DEBUG=INFO (connection lines come from the INIT subsystem)"});
     }
     if (log.counts.skipped > 0) {
         out.push_back(Finding{
-            .code = kNcclLinesSkipped, .severity = Severity::info,
-            .message = fmt::format("{} line{} looked like NCCL connection lines but could not be read and "
-                                   "were skipped", log.counts.skipped, log.counts.skipped == 1 ? "" : "s")});
+            .code = kNcclLinesSkipped,
+            .severity = Severity::info,
+            .message =
+                fmt::format("{} line{} looked like NCCL connection lines but could not be read and "
+                            "were skipped",
+                            log.counts.skipped,
+                            log.counts.skipped == 1 ? "" : "s")});
     }
 }
 
 }  // namespace
 
-std::vector<Finding> nccl_findings(const model::NcclLog& log, const NcclAnalysis& analysis,
-                                   const std::map<int, NcclRankPlace>& places, const model::Topology* topology) {
+std::vector<Finding> nccl_findings(const model::NcclLog& log,
+                                   const NcclAnalysis& analysis,
+                                   const std::map<int, NcclRankPlace>& places,
+                                   const model::Topology* topology) {
     std::vector<Finding> out;
     nvlink_unused(analysis, places, topology != nullptr, out);
     init_rule(log, out);

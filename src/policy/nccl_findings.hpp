@@ -2,13 +2,13 @@
 // The rules that turn an analysed NCCL log into findings; each rule is its own function.
 #pragma once
 
-#include <map>
-#include <vector>
-
 #include "model/finding.hpp"
 #include "model/nccl_log.hpp"
 #include "model/topology.hpp"
 #include "policy/nccl_analysis.hpp"
+
+#include <map>
+#include <vector>
 
 namespace peergate::policy {
 
@@ -24,7 +24,8 @@ inline constexpr const char* kNcclNoConnections = "nccl_no_connection_lines";
 inline constexpr const char* kNcclLinesSkipped = "nccl_lines_skipped";
 
 // All findings, errors first, then warnings, then info.
-std::vector<model::Finding> nccl_findings(const model::NcclLog& log, const NcclAnalysis& analysis,
+std::vector<model::Finding> nccl_findings(const model::NcclLog& log,
+                                          const NcclAnalysis& analysis,
                                           const std::map<int, NcclRankPlace>& places,
                                           const model::Topology* topology);
 

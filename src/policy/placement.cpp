@@ -2,13 +2,13 @@
 // place(): picks the solver for the problem at hand and describes its answer.
 #include "policy/placement.hpp"
 
-#include <algorithm>
-
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_exact.hpp"
 #include "policy/placement_heuristic.hpp"
 #include "policy/placement_regroup.hpp"
 #include "policy/placement_uniform.hpp"
+
+#include <algorithm>
 
 namespace peergate::policy {
 
@@ -55,7 +55,9 @@ Answer solve(const Problem& p, std::uint64_t node_budget) {
         return singletons(p);
     }
     if (auto groups = placement::uniform_placement(p)) {
-        return Answer{.groups = std::move(*groups), .method = PlacementMethod::uniform, .exact = true,
+        return Answer{.groups = std::move(*groups),
+                      .method = PlacementMethod::uniform,
+                      .exact = true,
                       .upper_bound = p.w(0, 1)};
     }
     const Weight ceiling = placement::first_component_bound(p);
@@ -67,16 +69,22 @@ Answer solve(const Problem& p, std::uint64_t node_budget) {
         const Weight threshold = placement::evaluate(p, start).min_bottleneck;
         const auto share = p.n <= kRegroupLimit ? placement::regroup_share(node_budget) / 2 : 0;
         const auto nodes = placement::regroup_pairs(p, threshold, start, share);
-        return Answer{.groups = std::move(start), .method = PlacementMethod::heuristic, .upper_bound = ceiling,
+        return Answer{.groups = std::move(start),
+                      .method = PlacementMethod::heuristic,
+                      .upper_bound = ceiling,
                       .nodes = nodes};
     }
     auto solved = placement::solve_exactly(p, start, ceiling, node_budget);
     return Answer{.groups = std::move(solved.groups),
                   .method = solved.exact ? PlacementMethod::exact : PlacementMethod::heuristic,
-                  .exact = solved.exact, .upper_bound = solved.upper_bound, .nodes = solved.nodes};
+                  .exact = solved.exact,
+                  .upper_bound = solved.upper_bound,
+                  .nodes = solved.nodes};
 }
 
-PlacedGroup describe(const model::Topology& topology, const Problem& p, const std::vector<int>& group) {
+PlacedGroup describe(const model::Topology& topology,
+                     const Problem& p,
+                     const std::vector<int>& group) {
     const auto stats = placement::group_stats(p, group);
     PlacedGroup placed;
     for (int v : group) {
@@ -91,7 +99,8 @@ PlacedGroup describe(const model::Topology& topology, const Problem& p, const st
         }
     }
     std::sort(placed.numa_nodes.begin(), placed.numa_nodes.end());
-    placed.numa_nodes.erase(std::unique(placed.numa_nodes.begin(), placed.numa_nodes.end()), placed.numa_nodes.end());
+    placed.numa_nodes.erase(std::unique(placed.numa_nodes.begin(), placed.numa_nodes.end()),
+                            placed.numa_nodes.end());
     placed.pair_weight_sum = stats.weight_sum;
     if (stats.low_a >= 0) {
         const int a = placement::at(p.ids, stats.low_a);
@@ -103,26 +112,38 @@ PlacedGroup describe(const model::Topology& topology, const Problem& p, const st
     return placed;
 }
 
-PlacementResult describe(const model::Topology& topology, const Problem& p, const Answer& answer, bool measured) {
-    PlacementResult result{.size = p.k, .count = p.g, .method = answer.method, .exact = answer.exact,
-                           .upper_bound = answer.upper_bound, .nodes = answer.nodes, .measured = measured};
+PlacementResult describe(const model::Topology& topology,
+                         const Problem& p,
+                         const Answer& answer,
+                         bool measured) {
+    PlacementResult result{.size = p.k,
+                           .count = p.g,
+                           .method = answer.method,
+                           .exact = answer.exact,
+                           .upper_bound = answer.upper_bound,
+                           .nodes = answer.nodes,
+                           .measured = measured};
     for (const auto& group : answer.groups) {
         result.groups.push_back(describe(topology, p, group));
     }
     // The group holding the required GPUs is "the first group".
-    std::stable_partition(result.groups.begin(), result.groups.end(), [](const PlacedGroup& g) { return g.required; });
+    std::stable_partition(result.groups.begin(), result.groups.end(), [](const PlacedGroup& g) {
+        return g.required;
+    });
     for (int v : placement::leftover_of(p, answer.groups)) {
         result.leftover.push_back(placement::at(p.ids, v));
     }
     result.objective = placement::evaluate(p, answer.groups);
-    const bool bounded = result.upper_bound != kUnlimited && result.objective.min_bottleneck != kUnlimited;
+    const bool bounded =
+        result.upper_bound != kUnlimited && result.objective.min_bottleneck != kUnlimited;
     result.gap = bounded ? result.upper_bound - result.objective.min_bottleneck : 0;
     return result;
 }
 
 }  // namespace
 
-util::Expected<PlacementResult> place(const model::Topology& topology, const PlacementRequest& request) {
+util::Expected<PlacementResult> place(const model::Topology& topology,
+                                      const PlacementRequest& request) {
     auto problem = placement::build_problem(topology, request);
     if (!problem) {
         return util::unexpected(problem.error());

@@ -10,16 +10,16 @@
 // Pure: a Topology and a request in, a result out.
 #pragma once
 
+#include "model/link_label.hpp"
+#include "model/topology.hpp"
+#include "util/expected.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "model/link_label.hpp"
-#include "model/topology.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::policy {
 
@@ -43,10 +43,10 @@ struct BandwidthSample {
 };
 
 struct PlacementRequest {
-    int size = 0;                      // K: GPUs per group
-    std::optional<int> count;          // G: groups; default floor(candidates / K)
-    std::vector<int> candidates;       // nvidia-smi indices; empty = every GPU
-    std::vector<int> required;         // forced into the first group
+    int size = 0;                 // K: GPUs per group
+    std::optional<int> count;     // G: groups; default floor(candidates / K)
+    std::vector<int> candidates;  // nvidia-smi indices; empty = every GPU
+    std::vector<int> required;    // forced into the first group
     std::optional<std::vector<BandwidthSample>> bandwidth;  // measured weights instead of labels
     // Exact search nodes (about 1 s) before falling back; the last stage's two searches run
     // side by side on two CPUs, with up to what is left each (placement_race.hpp).
@@ -75,14 +75,14 @@ enum class PlacementMethod {
 std::string_view to_string(PlacementMethod method);
 
 struct PlacedGroup {
-    std::vector<int> gpus;                        // sorted nvidia-smi indices
-    std::optional<Weight> bottleneck;             // nullopt for a group of one
+    std::vector<int> gpus;                               // sorted nvidia-smi indices
+    std::optional<Weight> bottleneck;                    // nullopt for a group of one
     std::optional<std::pair<int, int>> bottleneck_pair;  // the smallest pair reaching it
     std::optional<model::LinkLabel> bottleneck_label;
     Weight pair_weight_sum = 0;
-    std::vector<int> numa_nodes;                  // known nodes, sorted
-    bool numa_unknown = false;                    // a member's node is not known
-    bool required = false;                        // holds the --require GPUs
+    std::vector<int> numa_nodes;  // known nodes, sorted
+    bool numa_unknown = false;    // a member's node is not known
+    bool required = false;        // holds the --require GPUs
 };
 
 struct PlacementResult {
@@ -102,6 +102,7 @@ struct PlacementResult {
 // Chooses the groups. Errors (invalid_input): K < 1, an unknown or repeated GPU in
 // candidates/required, required not among the candidates or larger than K, K*G larger
 // than the candidates, G < 1, a candidate pair with no label or no bandwidth sample.
-util::Expected<PlacementResult> place(const model::Topology& topology, const PlacementRequest& request);
+util::Expected<PlacementResult> place(const model::Topology& topology,
+                                      const PlacementRequest& request);
 
 }  // namespace peergate::policy

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_assign.hpp"
+
+#include "policy/placement_assign_bound.hpp"
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <array>
-
-#include "policy/placement_assign_bound.hpp"
 
 namespace peergate::policy::placement {
 
@@ -23,8 +23,12 @@ struct Choice {
 
 class Assigner {
 public:
-    Assigner(const Problem& problem, Weight threshold, bool feasibility, std::uint64_t budget,
-             const std::vector<int>& level_caps, const std::atomic<bool>* stop = nullptr)
+    Assigner(const Problem& problem,
+             Weight threshold,
+             bool feasibility,
+             std::uint64_t budget,
+             const std::vector<int>& level_caps,
+             const std::atomic<bool>* stop = nullptr)
         : p_(problem),
           feasibility_(feasibility),
           nb_(neighbours_at(problem, threshold)),
@@ -50,7 +54,10 @@ public:
         if (place_required()) {
             search();
         }
-        return SearchResult{.complete = !stopped_, .found = has_best_, .groups = best_groups_, .score = best_,
+        return SearchResult{.complete = !stopped_,
+                            .found = has_best_,
+                            .groups = best_groups_,
+                            .score = best_,
                             .nodes = nodes_};
     }
 
@@ -59,7 +66,8 @@ private:
     bool place_required() {
         for (int v = 0; v < p_.n; ++v) {
             if (p_.is_required(v)) {
-                if ((s_.slots[0].size > 0 && (s_.slots[0].compatible & bit(v)) == 0) || s_.slots[0].size == p_.k) {
+                if ((s_.slots[0].size > 0 && (s_.slots[0].compatible & bit(v)) == 0) ||
+                    s_.slots[0].size == p_.k) {
                     return false;
                 }
                 join(v, 0);
@@ -134,8 +142,11 @@ private:
     struct Choices {
         std::array<Choice, 66> items;
         std::size_t size = 0;
+
         const Choice* begin() const { return items.data(); }
+
         const Choice* end() const { return items.data() + size; }
+
         void add(Choice choice) { items[size++] = choice; }
     };
 
@@ -169,7 +180,9 @@ private:
         Score score;
         Groups groups;
         for (const Slot& slot : s_.slots) {
-            score = score + Score{slot.bottleneck, 2 * slot.weight_sum, -static_cast<Weight>(count(slot.classes))};
+            score = score + Score{slot.bottleneck,
+                                  2 * slot.weight_sum,
+                                  -static_cast<Weight>(count(slot.classes))};
             auto& group = groups.emplace_back();
             for (Mask m = slot.members; m != 0; m &= m - 1) {
                 group.push_back(lowest(m));
@@ -201,8 +214,11 @@ private:
 
 }  // namespace
 
-SearchResult assign_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                            std::uint64_t node_budget, const std::vector<int>& level_caps,
+SearchResult assign_packing(const Problem& problem,
+                            Weight threshold,
+                            const Groups& incumbent,
+                            std::uint64_t node_budget,
+                            const std::vector<int>& level_caps,
                             const std::atomic<bool>* stop) {
     Assigner assigner(problem, threshold, false, node_budget, level_caps, stop);
     assigner.seed(incumbent);

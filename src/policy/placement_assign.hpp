@@ -8,18 +8,21 @@
 // many equal optima it settles the tie-break faster.
 #pragma once
 
+#include "policy/placement_search.hpp"
+
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement_search.hpp"
 
 namespace peergate::policy::placement {
 
 // The best placement by (2), (3), (4) and the tie-break among those whose pairs all weigh
 // >= threshold; `incumbent` is such a placement. `level_caps` and `stop` as for
 // optimise_packing.
-SearchResult assign_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                            std::uint64_t node_budget, const std::vector<int>& level_caps,
+SearchResult assign_packing(const Problem& problem,
+                            Weight threshold,
+                            const Groups& incumbent,
+                            std::uint64_t node_budget,
+                            const std::vector<int>& level_caps,
                             const std::atomic<bool>* stop = nullptr);
 
 // Any placement of G groups whose pairs all weigh >= threshold (found false: none, when

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_assign_bound.hpp"
+
+#include "policy/placement_gains.hpp"
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <functional>
-
-#include "policy/placement_gains.hpp"
 
 namespace peergate::policy::placement {
 
 namespace {
 
 // Per rank i (best first): the highest level at which i + 1 disjoint groups fit.
-std::vector<Weight> rank_caps(const Problem& problem, Weight threshold, const std::vector<int>& level_caps) {
+std::vector<Weight> rank_caps(const Problem& problem,
+                              Weight threshold,
+                              const std::vector<int>& level_caps) {
     const LevelCaps caps = caps_above(problem, threshold, level_caps);
     std::vector<Weight> out(static_cast<std::size_t>(problem.g), threshold);
     for (int i = 0; i < problem.g; ++i) {
@@ -27,7 +29,9 @@ std::vector<Weight> rank_caps(const Problem& problem, Weight threshold, const st
 
 }  // namespace
 
-AssignBound::AssignBound(const Problem& problem, const Neighbours& neighbours, bool feasibility,
+AssignBound::AssignBound(const Problem& problem,
+                         const Neighbours& neighbours,
+                         bool feasibility,
                          const std::vector<int>& level_caps)
     : p_(problem),
       nb_(neighbours),
@@ -41,7 +45,9 @@ AssignBound::AssignBound(const Problem& problem, const Neighbours& neighbours, b
 // Inlined into bound(), so that its counts use POPCNT too. What opening a group adds is
 // kept for doubled_weight(). The open groups are counted only up to `enough`: past it the
 // count neither prunes nor picks the candidate to branch on.
-[[gnu::always_inline]] inline AssignBound::Reach AssignBound::reach_of(const Assignment& s, int v, bool may_leave,
+[[gnu::always_inline]] inline AssignBound::Reach AssignBound::reach_of(const Assignment& s,
+                                                                       int v,
+                                                                       bool may_leave,
                                                                        int enough) {
     Reach reach{.count = may_leave ? 1 : 0};
     at(opening_gain_, v) = kNowhere;
@@ -73,7 +79,8 @@ void AssignBound::list_open_slots(const Assignment& s) {
     for (int g = 0; g < s.opened; ++g) {
         const Slot& slot = s.slots[static_cast<std::size_t>(g)];
         if (slot.size < p_.k) {
-            open_[open_count_++] = OpenSlot{.among = slot.compatible & s.pool, .need = p_.k - slot.size - 1, .g = g};
+            open_[open_count_++] =
+                OpenSlot{.among = slot.compatible & s.pool, .need = p_.k - slot.size - 1, .g = g};
         }
     }
 }
@@ -112,7 +119,9 @@ PEERGATE_WITH_POPCNT Weight AssignBound::doubled_weight(const Assignment& s, boo
 
 // A group that cannot beat the best gain found so far, even with the candidate's heaviest
 // partners, is skipped (unless the two-group split needs each side's gain).
-[[gnu::always_inline]] inline AssignBound::Gains AssignBound::gains_of(const Assignment& s, int v, bool sides) {
+[[gnu::always_inline]] inline AssignBound::Gains AssignBound::gains_of(const Assignment& s,
+                                                                       int v,
+                                                                       bool sides) {
     Gains gains;
     if (at(opening_gain_, v) != kNowhere) {
         gains.best = at(opening_gain_, v);
@@ -141,7 +150,8 @@ PEERGATE_WITH_POPCNT Weight AssignBound::doubled_weight(const Assignment& s, boo
 
 // The best bottleneck an open group can still reach: each member needs the missing
 // partners among the compatible candidates left, and its clique ceiling holds.
-[[gnu::always_inline]] inline Weight AssignBound::slot_ceiling(const Assignment& s, const Slot& slot) const {
+[[gnu::always_inline]] inline Weight AssignBound::slot_ceiling(const Assignment& s,
+                                                               const Slot& slot) const {
     const int missing = p_.k - slot.size;
     if (missing == 0) {
         return slot.bottleneck;
@@ -161,7 +171,8 @@ PEERGATE_WITH_POPCNT Bounded AssignBound::bound(const Assignment& s, const Score
     Bounded out;
     std::array<Weight, 64> bottlenecks{};
     for (int g = 0; g < p_.g; ++g) {
-        at(bottlenecks, g) = g < s.opened ? slot_ceiling(s, s.slots[static_cast<std::size_t>(g)]) : nb_.threshold;
+        at(bottlenecks, g) =
+            g < s.opened ? slot_ceiling(s, s.slots[static_cast<std::size_t>(g)]) : nb_.threshold;
         if (at(bottlenecks, g) < nb_.threshold) {
             return out;  // an open group cannot be completed
         }
@@ -218,7 +229,8 @@ PEERGATE_WITH_POPCNT Weight AssignBound::negative_spans(const Assignment& s) {
     for (int g = 0; g < s.opened; ++g) {
         const Slot& slot = s.slots[static_cast<std::size_t>(g)];
         spans += count(slot.classes) +
-                 classes_to_add(seats, slot.classes, slot.compatible & s.pool, p_.k - slot.size, offers_);
+                 classes_to_add(
+                     seats, slot.classes, slot.compatible & s.pool, p_.k - slot.size, offers_);
     }
     return -spans;
 }

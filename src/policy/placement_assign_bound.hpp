@@ -3,14 +3,14 @@
 // candidate may still go and what it can add there.
 #pragma once
 
+#include "policy/placement_bits.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_partners.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement_bits.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_partners.hpp"
 
 namespace peergate::policy::placement {
 
@@ -32,10 +32,14 @@ struct Assignment {
     int opened = 0;
     int missing = 0;  // places left in the G groups
 
-    Weight& weight_to(int v, int g) { return weights_to[static_cast<std::size_t>(v) * slots.size() + static_cast<std::size_t>(g)]; }
+    Weight& weight_to(int v, int g) {
+        return weights_to[static_cast<std::size_t>(v) * slots.size() + static_cast<std::size_t>(g)];
+    }
+
     Weight weight_to(int v, int g) const {
         return weights_to[static_cast<std::size_t>(v) * slots.size() + static_cast<std::size_t>(g)];
     }
+
     int spare() const { return count(pool) - missing; }
 };
 
@@ -50,7 +54,9 @@ class AssignBound {
 public:
     // `neighbours` (at the search's threshold) must outlive the bound. With `feasibility`
     // only the candidate to branch on is wanted.
-    AssignBound(const Problem& problem, const Neighbours& neighbours, bool feasibility,
+    AssignBound(const Problem& problem,
+                const Neighbours& neighbours,
+                bool feasibility,
                 const std::vector<int>& level_caps);
 
     // `best`: the score to beat (null while there is none). (2) first: where its bound is
@@ -66,6 +72,7 @@ private:
         int count = 0;
         Weight opening = kNoGroup;  // the best bottleneck of a new group it opens
     };
+
     struct Gains {
         Weight best = 0;                                 // doubled pair weights, its best place
         std::array<Weight, 2> side{kNowhere, kNowhere};  // its gain in groups 0 and 1
@@ -89,17 +96,20 @@ private:
     PartnerCounter counter_;
     std::vector<Weight> ceilings_;
     std::vector<Mask> class_members_;  // per NUMA class
-    std::vector<Weight> rank_caps_;  // per rank of group, best first: its bottleneck's cap
-    std::vector<int> offers_;  // negative_spans's
+    std::vector<Weight> rank_caps_;    // per rank of group, best first: its bottleneck's cap
+    std::vector<int> offers_;          // negative_spans's
     std::vector<int> pieces_;
-    std::array<std::vector<Weight>, 2> side_gains_;  // two groups: each undecided one's gain in each
-    std::vector<Weight> best_gains_;                 // each undecided one's gain in its best place
-    std::array<Weight, 64> opening_gain_{};          // per candidate: what opening a group adds
+    std::array<std::vector<Weight>, 2>
+        side_gains_;                         // two groups: each undecided one's gain in each
+    std::vector<Weight> best_gains_;         // each undecided one's gain in its best place
+    std::array<Weight, 64> opening_gain_{};  // per candidate: what opening a group adds
+
     struct OpenSlot {
         Mask among = 0;  // the undecided candidates whose pairs to every member reach the threshold
         int need = 0;    // members it lacks besides the one asking
         int g = 0;
     };
+
     std::array<OpenSlot, 64> open_{};  // this node's groups still taking members (list_open_slots)
     std::size_t open_count_ = 0;
 };

@@ -9,8 +9,16 @@ namespace peergate::policy::placement {
 
 using Mask = std::uint64_t;
 
-inline Mask bit(int v) { return Mask{1} << v; }
-inline int lowest(Mask m) { return std::countr_zero(m); }
-inline int count(Mask m) { return std::popcount(m); }
+inline Mask bit(int v) {
+    return Mask{1} << v;
+}
+
+inline int lowest(Mask m) {
+    return std::countr_zero(m);
+}
+
+inline int count(Mask m) {
+    return std::popcount(m);
+}
 
 }  // namespace peergate::policy::placement

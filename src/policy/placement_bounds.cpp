@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_bounds.hpp"
+
 #include "policy/placement_numa_bounds.hpp"
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <array>
@@ -18,12 +19,17 @@ constexpr int kPackedClassGroups = 3;
 // Class counts kept (count_class_groups) before the table starts again.
 constexpr std::size_t kCountedLimit = std::size_t{1} << 16;
 
-bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
+bool in(std::uint64_t pool, int v) {
+    return ((pool >> v) & 1U) != 0;
+}
 
 // The (K-1)-th heaviest usable pair inside the pool (capped by the candidate's ceiling)
 // and the sum of the K-1 heaviest; nullopt when it has fewer such partners.
-[[gnu::always_inline]] inline std::optional<Partners> member_bound(const Problem& p, const Neighbours& nb,
-                                                                   Weight ceiling, std::uint64_t pool, int v,
+[[gnu::always_inline]] inline std::optional<Partners> member_bound(const Problem& p,
+                                                                   const Neighbours& nb,
+                                                                   Weight ceiling,
+                                                                   std::uint64_t pool,
+                                                                   int v,
                                                                    std::uint64_t& steps) {
     if (ceiling == kNoGroup) {
         return std::nullopt;
@@ -38,13 +44,17 @@ bool in(std::uint64_t pool, int v) { return ((pool >> v) & 1U) != 0; }
 
 // Level by level: at most min(m, the level's cap, members reaching it / K) groups have a
 // bottleneck at or above each level. `kth` is sorted heaviest first.
-Weight layered_bottlenecks(const Problem& p, Weight threshold, const std::vector<Weight>& kth,
-                           const LevelCaps& caps, int m) {
+Weight layered_bottlenecks(const Problem& p,
+                           Weight threshold,
+                           const std::vector<Weight>& kth,
+                           const LevelCaps& caps,
+                           int m) {
     Weight sum = m * threshold;
     Weight below = threshold;
     for (std::size_t i = 0; i < caps.levels.size(); ++i) {
         const Weight level = caps.levels[i];
-        const auto reaching = std::upper_bound(kth.begin(), kth.end(), level, std::greater<>()) - kth.begin();
+        const auto reaching =
+            std::upper_bound(kth.begin(), kth.end(), level, std::greater<>()) - kth.begin();
         const int groups = std::min({m, caps.groups[i], static_cast<int>(reaching) / p.k});
         sum += (level - below) * groups;
         below = level;
@@ -52,13 +62,19 @@ Weight layered_bottlenecks(const Problem& p, Weight threshold, const std::vector
     return sum;
 }
 
-Score bound_for(const Problem& p, Weight threshold, const std::vector<Weight>& kth, const std::vector<Weight>& top,
-                BoundScratch& scratch, const LevelCaps& caps, int m) {
+Score bound_for(const Problem& p,
+                Weight threshold,
+                const std::vector<Weight>& kth,
+                const std::vector<Weight>& top,
+                BoundScratch& scratch,
+                const LevelCaps& caps,
+                int m) {
     Score score;
     score.sum_bottleneck = layered_bottlenecks(p, threshold, kth, caps, m);
     score.doubled_weight = std::accumulate(top.begin(), top.begin() + m * p.k, Weight{0});
-    const int spans = std::max(m + fewest_mixed(scratch.per_class, scratch.pure, p.k, m),
-                               fewest_spans(scratch.per_class, scratch.largest, p.k, m, scratch.pieces));
+    const int spans =
+        std::max(m + fewest_mixed(scratch.per_class, scratch.pure, p.k, m),
+                 fewest_spans(scratch.per_class, scratch.largest, p.k, m, scratch.pieces));
     score.negative_spans = -static_cast<Weight>(spans);
     return score;
 }
@@ -100,8 +116,10 @@ void add_level_masks(const Problem& p, Neighbours& nb) {
     nb.level_masks.assign(static_cast<std::size_t>(p.n) * levels, 0);
     for (int v = 0; v < p.n; ++v) {
         for (int u : at(nb.by_weight, v)) {
-            const auto level = std::find(nb.levels.begin(), nb.levels.end(), p.w(v, u)) - nb.levels.begin();
-            nb.level_masks[static_cast<std::size_t>(v) * levels + static_cast<std::size_t>(level)] |= std::uint64_t{1} << u;
+            const auto level =
+                std::find(nb.levels.begin(), nb.levels.end(), p.w(v, u)) - nb.levels.begin();
+            nb.level_masks[static_cast<std::size_t>(v) * levels +
+                           static_cast<std::size_t>(level)] |= std::uint64_t{1} << u;
         }
     }
 }
@@ -122,15 +140,19 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
                 }
             }
         }
-        std::stable_sort(list.begin(), list.end(), [&](int a, int b) { return p.w(v, a) > p.w(v, b); });
+        std::stable_sort(
+            list.begin(), list.end(), [&](int a, int b) { return p.w(v, a) > p.w(v, b); });
     }
     add_level_masks(p, nb);
     return nb;
 }
 
-PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs, std::uint64_t within, int k,
-                                       std::uint64_t* steps) {
-    std::array<std::uint64_t, 64> adjacency{};  // within's rows, on the stack: no allocation per call
+PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs,
+                                      std::uint64_t within,
+                                      int k,
+                                      std::uint64_t* steps) {
+    std::array<std::uint64_t, 64>
+        adjacency{};  // within's rows, on the stack: no allocation per call
     for (std::size_t v = 0; v < pairs.size() && v < adjacency.size(); ++v) {
         adjacency[v] = pairs[v] & within;
     }
@@ -147,14 +169,16 @@ PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs, s
             }
             ++looked;
             if (std::popcount(at(adjacency, a)) < k - 1) {
-                for (std::uint64_t partners = at(adjacency, a); partners != 0; partners &= partners - 1) {
+                for (std::uint64_t partners = at(adjacency, a); partners != 0;
+                     partners &= partners - 1) {
                     at(adjacency, std::countr_zero(partners)) &= ~(std::uint64_t{1} << a);
                 }
                 at(adjacency, a) = 0;
                 changed = true;
                 continue;
             }
-            for (std::uint64_t partners = at(adjacency, a) & ~((std::uint64_t{2} << a) - 1); partners != 0;
+            for (std::uint64_t partners = at(adjacency, a) & ~((std::uint64_t{2} << a) - 1);
+                 partners != 0;
                  partners &= partners - 1) {
                 ++looked;
                 const int b = std::countr_zero(partners);
@@ -191,7 +215,8 @@ namespace {
 // undecided candidates changes only when one of its members is placed, so the searches ask
 // about the same members again and again: the counts are kept per set.
 void count_class_groups(const Problem& p, const Neighbours& nb, BoundScratch& scratch) {
-    if (scratch.counted_pairs != nb.mask || scratch.counted_k != p.k || scratch.counted.size() > kCountedLimit) {
+    if (scratch.counted_pairs != nb.mask || scratch.counted_k != p.k ||
+        scratch.counted.size() > kCountedLimit) {
         scratch.counted.clear();
         scratch.counted_pairs = nb.mask;
         scratch.counted_k = p.k;
@@ -218,8 +243,13 @@ void count_class_groups(const Problem& p, const Neighbours& nb, BoundScratch& sc
 
 }  // namespace
 
-PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p, const Neighbours& nb, const std::vector<Weight>& ceilings,
-                                          const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch) {
+PEERGATE_WITH_POPCNT RestBound rest_bound(const Problem& p,
+                                          const Neighbours& nb,
+                                          const std::vector<Weight>& ceilings,
+                                          const LevelCaps& caps,
+                                          std::uint64_t pool,
+                                          int m,
+                                          BoundScratch& scratch) {
     auto& kth = scratch.kth;
     auto& top = scratch.top;
     auto& per_class = scratch.per_class;

@@ -2,16 +2,16 @@
 // Admissible bounds for the placement search: no placement inside the pool beats them.
 #pragma once
 
+#include "policy/placement_cliques.hpp"
+#include "policy/placement_numa_bounds.hpp"
+#include "policy/placement_objective.hpp"
+#include "policy/placement_packing.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
-
-#include "policy/placement_cliques.hpp"
-#include "policy/placement_objective.hpp"
-#include "policy/placement_numa_bounds.hpp"
-#include "policy/placement_packing.hpp"
 
 namespace peergate::policy::placement {
 
@@ -38,7 +38,8 @@ struct Partners {
 };
 
 // The heaviest `kth` partners of v in `among`, a bit count per level (n <= 64, few levels).
-inline Partners partners_by_level(const Neighbours& nb, int v, std::uint64_t among, int kth, std::uint64_t& steps) {
+inline Partners partners_by_level(
+    const Neighbours& nb, int v, std::uint64_t among, int kth, std::uint64_t& steps) {
     Partners found{.enough = kth == 0};
     int missing = kth;
     const std::size_t levels = nb.levels.size();
@@ -62,7 +63,11 @@ inline Partners partners_by_level(const Neighbours& nb, int v, std::uint64_t amo
 // there are level masks (1.2-2.4x faster on the sweep's mixes than walking the partners);
 // otherwise walked heaviest first. `steps` counts the levels or partners looked at, which
 // the searches charge to their budgets.
-inline Partners heaviest_partners(const Problem& p, const Neighbours& nb, int v, std::uint64_t among, int kth,
+inline Partners heaviest_partners(const Problem& p,
+                                  const Neighbours& nb,
+                                  int v,
+                                  std::uint64_t among,
+                                  int kth,
                                   std::uint64_t& steps) {
     if (!nb.levels.empty()) {
         return partners_by_level(nb, v, among, kth, steps);
@@ -88,9 +93,9 @@ inline Partners heaviest_partners(const Problem& p, const Neighbours& nb, int v,
 // pair in the pool and its share of the group's weight at most the sum of its K-1
 // heaviest (and its clique ceiling); a group in one NUMA class needs K members of that class.
 struct RestBound {
-    bool feasible = false;  // enough members with K-1 usable partners for m groups
-    Score groups;           // m groups
-    Score all_but_one;      // m - 1 groups
+    bool feasible = false;        // enough members with K-1 usable partners for m groups
+    Score groups;                 // m groups
+    Score all_but_one;            // m - 1 groups
     SpansAfterOpen after_open{};  // with two classes, filled by the search that opens a group
 };
 
@@ -116,11 +121,13 @@ struct BoundScratch {
     std::vector<int> largest;    // per class: the most of its members pairwise usable (up to K)
     std::vector<int> pieces;     // fewest_spans's
     std::vector<std::uint64_t> class_members;
+
     // Per set of class members: its `largest` and `pure` counts, for these pairs and K.
     struct ClassCounts {
         int largest = 0;
         int pure = 0;
     };
+
     std::unordered_map<std::uint64_t, ClassCounts> counted;
     std::vector<std::uint64_t> counted_pairs;
     int counted_k = 0;
@@ -132,11 +139,18 @@ struct BoundScratch {
 // in `adjacency`: drop pairs with fewer than K-2 common partners and members with fewer
 // than K-1 partners until none is left to drop, then floor(size / K) per component.
 // `steps`, when given, gets the pairs looked at added (a search charges them).
-int truss_groups(const std::vector<std::uint64_t>& adjacency, std::uint64_t within, int k,
+int truss_groups(const std::vector<std::uint64_t>& adjacency,
+                 std::uint64_t within,
+                 int k,
                  std::uint64_t* steps = nullptr);
 
-RestBound rest_bound(const Problem& problem, const Neighbours& neighbours, const std::vector<Weight>& ceilings,
-                     const LevelCaps& caps, std::uint64_t pool, int m, BoundScratch& scratch);
+RestBound rest_bound(const Problem& problem,
+                     const Neighbours& neighbours,
+                     const std::vector<Weight>& ceilings,
+                     const LevelCaps& caps,
+                     std::uint64_t pool,
+                     int m,
+                     BoundScratch& scratch);
 
 // At most how many disjoint groups of K have every pair >= t (required GPUs ignored): the
 // components left by the peeling described below, each holding floor(size / K).

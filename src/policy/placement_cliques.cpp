@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_cliques.hpp"
+
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -15,9 +16,9 @@ constexpr int kColouredNeed = 3;
 
 struct CliqueFinder {
     const std::vector<std::uint64_t>& adjacency;  // pairs >= the level being tried
-    std::uint64_t effort = 0;     // branching steps, capped
-    std::uint64_t coloured = 0;   // colouring steps, paid for but not capped
-    std::uint64_t found = 0;  // members of the clique found
+    std::uint64_t effort = 0;                     // branching steps, capped
+    std::uint64_t coloured = 0;                   // colouring steps, paid for but not capped
+    std::uint64_t found = 0;                      // members of the clique found
 
     // Fewer than `need` independent sets cover `cand` (colours taken greedily): a clique
     // takes at most one member of each, so none of `need` lies inside. Where the pairs are
@@ -86,15 +87,18 @@ LevelAdjacency level_adjacency(const Problem& p, Weight threshold) {
     return out;
 }
 
-PEERGATE_WITH_POPCNT std::vector<Weight> clique_ceilings(const Problem& p, const LevelAdjacency& levels,
-                                                         std::uint64_t pool, const std::vector<Weight>* above,
+PEERGATE_WITH_POPCNT std::vector<Weight> clique_ceilings(const Problem& p,
+                                                         const LevelAdjacency& levels,
+                                                         std::uint64_t pool,
+                                                         const std::vector<Weight>* above,
                                                          std::uint64_t* steps) {
     std::vector<Weight> ceilings(static_cast<std::size_t>(p.n), kNoGroup);
     for (std::size_t i = 0; i < levels.levels.size(); ++i) {
         CliqueFinder finder{levels.adjacency[i]};
         for (std::uint64_t rest = pool; rest != 0; rest &= rest - 1) {
             const int v = std::countr_zero(rest);
-            if (at(ceilings, v) != kNoGroup || (above != nullptr && at(*above, v) < levels.levels[i])) {
+            if (at(ceilings, v) != kNoGroup ||
+                (above != nullptr && at(*above, v) < levels.levels[i])) {
                 continue;
             }
             finder.effort = 0;
@@ -107,7 +111,8 @@ PEERGATE_WITH_POPCNT std::vector<Weight> clique_ceilings(const Problem& p, const
             if (found) {
                 // Everyone in the clique found reaches this level too (levels go down).
                 for (std::uint64_t m = finder.found | (std::uint64_t{1} << v); m != 0; m &= m - 1) {
-                    at(ceilings, std::countr_zero(m)) = std::max(at(ceilings, std::countr_zero(m)), levels.levels[i]);
+                    at(ceilings, std::countr_zero(m)) =
+                        std::max(at(ceilings, std::countr_zero(m)), levels.levels[i]);
                 }
             }
         }

@@ -3,10 +3,10 @@
 // searches bound each candidate's bottleneck by the highest level at which it lies in one.
 #pragma once
 
+#include "policy/placement_problem.hpp"
+
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement_problem.hpp"
 
 namespace peergate::policy::placement {
 
@@ -34,7 +34,10 @@ LevelAdjacency level_adjacency(const Problem& problem, Weight threshold);
 // given, holds ceilings of a larger pool: a candidate's ceiling here cannot exceed them, so
 // its search starts at that level. `steps`, when given, gets the clique search steps added
 // (a search charges them to its budget).
-std::vector<Weight> clique_ceilings(const Problem& problem, const LevelAdjacency& levels, std::uint64_t pool,
-                                    const std::vector<Weight>* above = nullptr, std::uint64_t* steps = nullptr);
+std::vector<Weight> clique_ceilings(const Problem& problem,
+                                    const LevelAdjacency& levels,
+                                    std::uint64_t pool,
+                                    const std::vector<Weight>* above = nullptr,
+                                    std::uint64_t* steps = nullptr);
 
 }  // namespace peergate::policy::placement

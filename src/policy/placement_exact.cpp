@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_exact.hpp"
 
-#include <algorithm>
-
 #include "policy/placement_assign.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_heuristic.hpp"
 #include "policy/placement_numa_start.hpp"
 #include "policy/placement_regroup.hpp"
 #include "policy/placement_search.hpp"
+
+#include <algorithm>
 
 namespace peergate::policy::placement {
 
@@ -31,7 +31,8 @@ SearchResult fits(const Problem& problem, Weight threshold, std::uint64_t budget
     if (first.complete) {
         return first;
     }
-    SearchResult second = assign_feasible(problem, threshold, budget > first.nodes ? budget - first.nodes : 0);
+    SearchResult second =
+        assign_feasible(problem, threshold, budget > first.nodes ? budget - first.nodes : 0);
     second.nodes += first.nodes;
     return second;
 }
@@ -48,7 +49,10 @@ struct Ladder {
 };
 
 // Binary search for the largest threshold at which G groups fit.
-void climb(const Problem& problem, const std::vector<Weight>& weights, Ladder& ladder, Solved& solved,
+void climb(const Problem& problem,
+           const std::vector<Weight>& weights,
+           Ladder& ladder,
+           Solved& solved,
            std::uint64_t budget) {
     while (ladder.lo < ladder.hi) {
         const std::size_t mid = (ladder.lo + ladder.hi + 1) / 2;
@@ -71,8 +75,11 @@ void climb(const Problem& problem, const std::vector<Weight>& weights, Ladder& l
 // For each weight above weights[lo], ascending: the most disjoint groups whose pairs all
 // reach it (required GPUs ignored: any group may be the one reaching it). Found from the
 // top level down, where the graphs are sparse; levels not settled within the budget keep G.
-std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& weights, std::size_t lo,
-                            Solved& solved, std::uint64_t budget) {
+std::vector<int> level_caps(const Problem& problem,
+                            const std::vector<Weight>& weights,
+                            std::size_t lo,
+                            Solved& solved,
+                            std::uint64_t budget) {
     std::vector<int> caps(weights.size() - lo - 1, problem.g);
     Problem unconstrained = problem;
     std::fill(unconstrained.required.begin(), unconstrained.required.end(), 0);
@@ -80,7 +87,8 @@ std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& w
     int known = 0;  // groups that fit at the level above
     for (std::size_t i = caps.size(); i-- > 0;) {
         const int most = disjoint_groups_bound(unconstrained, weights[lo + 1 + i]);
-        for (unconstrained.g = known + 1; unconstrained.g <= std::min(problem.g, most); ++unconstrained.g) {
+        for (unconstrained.g = known + 1; unconstrained.g <= std::min(problem.g, most);
+             ++unconstrained.g) {
             const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
             const SearchResult probe = fits(unconstrained, weights[lo + 1 + i], left);
             solved.nodes += probe.nodes;
@@ -100,7 +108,10 @@ std::vector<int> level_caps(const Problem& problem, const std::vector<Weight>& w
 // Where NUMA nodes decide, a start that keeps each class's groups apart prunes far more.
 constexpr std::uint64_t kNumaStartNodes = 20'000;
 
-void adopt_numa_start(const Problem& problem, Weight threshold, Groups& incumbent, Solved& solved,
+void adopt_numa_start(const Problem& problem,
+                      Weight threshold,
+                      Groups& incumbent,
+                      Solved& solved,
                       std::uint64_t budget) {
     const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
     NumaStart start = numa_first_start(problem, threshold, std::min(left, kNumaStartNodes));
@@ -119,30 +130,41 @@ void adopt_numa_start(const Problem& problem, Weight threshold, Groups& incumben
 
 }  // namespace
 
-Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
+Solved solve_exactly(const Problem& problem,
+                     const Groups& start,
+                     Weight ceiling,
+                     std::uint64_t node_budget,
                      Searches searches) {
     const auto weights = distinct_weights(problem);
     Solved solved;
     Ladder ladder{.lo = index_of(weights, evaluate(problem, start).min_bottleneck),
-                  .hi = index_of(weights, ceiling), .at_lo = start};
+                  .hi = index_of(weights, ceiling),
+                  .at_lo = start};
     climb(problem, weights, ladder, solved, node_budget);
     solved.upper_bound = weights[ladder.hi];
-    const auto caps = level_caps(problem, weights, ladder.lo, solved,
-                                 solved.nodes + (node_budget - std::min(node_budget, solved.nodes)) / kCapsShare);
+    const auto caps =
+        level_caps(problem,
+                   weights,
+                   ladder.lo,
+                   solved,
+                   solved.nodes + (node_budget - std::min(node_budget, solved.nodes)) / kCapsShare);
     // Swaps never lower the weakest link, so the packing stays at the threshold; a better
     // incumbent prunes more.
     improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
     normalise(ladder.at_lo);
     adopt_numa_start(problem, weights[ladder.lo], ladder.at_lo, solved, node_budget);
-    solved.nodes += regroup_pairs(problem, weights[ladder.lo], ladder.at_lo, regroup_share(node_budget));
+    solved.nodes +=
+        regroup_pairs(problem, weights[ladder.lo], ladder.at_lo, regroup_share(node_budget));
     const std::uint64_t left = node_budget > solved.nodes ? node_budget - solved.nodes : 0;
-    const SearchResult best = race_searches(problem, weights[ladder.lo], ladder.at_lo, left, caps, searches);
+    const SearchResult best =
+        race_searches(problem, weights[ladder.lo], ladder.at_lo, left, caps, searches);
     solved.nodes += best.nodes;
     solved.groups = best.groups;
     if (!best.complete) {
         // The searches' best still fixes its first groups early: re-splitting mends some,
         // with half the share, since this comes on top of a whole budget's time.
-        solved.nodes += regroup_pairs(problem, weights[ladder.lo], solved.groups, regroup_share(node_budget) / 2);
+        solved.nodes += regroup_pairs(
+            problem, weights[ladder.lo], solved.groups, regroup_share(node_budget) / 2);
     }
     normalise(solved.groups);
     solved.exact = ladder.complete && best.complete;

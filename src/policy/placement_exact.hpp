@@ -6,10 +6,10 @@
 // a few percent of the budget allows (swaps, a NUMA-first start, groups re-split).
 #pragma once
 
-#include <cstdint>
-
 #include "policy/placement_objective.hpp"
 #include "policy/placement_race.hpp"
+
+#include <cstdint>
 
 namespace peergate::policy::placement {
 
@@ -28,7 +28,10 @@ struct Solved {
 // by side, each with most of what is left of the budget (placement_race.hpp), and an
 // unfinished answer is re-split (placement_regroup.hpp), so `nodes` may exceed the budget
 // by up to four fifths of it.
-Solved solve_exactly(const Problem& problem, const Groups& start, Weight ceiling, std::uint64_t node_budget,
+Solved solve_exactly(const Problem& problem,
+                     const Groups& start,
+                     Weight ceiling,
+                     std::uint64_t node_budget,
                      Searches searches = Searches::both);
 
 }  // namespace peergate::policy::placement

@@ -3,13 +3,13 @@
 // every one of them can take its best place: pure functions over per-candidate gains.
 #pragma once
 
+#include "policy/placement_objective.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <numeric>
 #include <vector>
-
-#include "policy/placement_objective.hpp"
 
 namespace peergate::policy::placement {
 
@@ -33,7 +33,10 @@ inline Weight largest_sum(std::vector<Weight>& gains, std::size_t count) {
         }
         return sum;
     }
-    std::nth_element(gains.begin(), gains.begin() + static_cast<std::ptrdiff_t>(count), gains.end(), std::greater<>());
+    std::nth_element(gains.begin(),
+                     gains.begin() + static_cast<std::ptrdiff_t>(count),
+                     gains.end(),
+                     std::greater<>());
     gains.resize(count);
     return std::accumulate(gains.begin(), gains.end(), Weight{0});
 }
@@ -42,7 +45,8 @@ inline Weight largest_sum(std::vector<Weight>& gains, std::size_t count) {
 // and the rest to group 1, so the best split sends group 0 the ones that gain most by going
 // there rather than to group 1 (`to_zero`, reordered, and `to_one`: each one's gain in
 // either). Tighter than each taking its better group when most prefer the same one.
-inline Weight best_split(std::vector<Weight>& to_zero, const std::vector<Weight>& to_one,
+inline Weight best_split(std::vector<Weight>& to_zero,
+                         const std::vector<Weight>& to_one,
                          std::size_t to_zero_wanted) {
     Weight sum = 0;
     for (std::size_t i = 0; i < to_zero.size(); ++i) {

@@ -21,7 +21,9 @@ struct Packer {
     std::vector<int> degree;  // usable partners still free
 
     Packer(const Problem& problem, Weight threshold)
-        : p(problem), t(threshold), free(static_cast<std::size_t>(problem.n), 1),
+        : p(problem),
+          t(threshold),
+          free(static_cast<std::size_t>(problem.n), 1),
           degree(static_cast<std::size_t>(problem.n), 0) {
         for (int a = 0; a < p.n; ++a) {
             for (int b = 0; b < p.n; ++b) {
@@ -35,7 +37,8 @@ struct Packer {
     std::vector<int> partners(const std::vector<int>& group) const {
         std::vector<int> cand;
         for (int v = 0; v < p.n; ++v) {
-            const bool fits = std::all_of(group.begin(), group.end(), [&](int s) { return s != v && usable(s, v); });
+            const bool fits = std::all_of(
+                group.begin(), group.end(), [&](int s) { return s != v && usable(s, v); });
             if (at(free, v) && fits) {
                 cand.push_back(v);
             }
@@ -96,7 +99,8 @@ struct Packer {
             }
         }
         const auto keep = std::min(ranked.size(), kSeedsPerGroup);
-        std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
+        std::partial_sort(
+            ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
         std::vector<int> out;
         for (std::size_t i = 0; i < keep; ++i) {
             out.push_back(ranked[i].second);
@@ -181,8 +185,8 @@ Groups heuristic_placement(const Problem& problem, Weight ceiling) {
     const auto weights = distinct_weights(problem);
     // The lowest weight admits every pair, so the greedy cannot get stuck there.
     std::size_t lo = 0;
-    std::size_t hi = static_cast<std::size_t>(std::upper_bound(weights.begin(), weights.end(), ceiling) -
-                                              weights.begin());
+    std::size_t hi = static_cast<std::size_t>(
+        std::upper_bound(weights.begin(), weights.end(), ceiling) - weights.begin());
     hi = hi == 0 ? 0 : hi - 1;
     const std::size_t top = hi;
     Groups best = greedy_at(problem, weights.front()).value_or(Groups{});

@@ -3,10 +3,10 @@
 // succeeds (NVLink islands first, since they carry the heaviest pairs), then swaps.
 #pragma once
 
+#include "policy/placement_objective.hpp"
+
 #include <cstdint>
 #include <optional>
-
-#include "policy/placement_objective.hpp"
 
 namespace peergate::policy::placement {
 

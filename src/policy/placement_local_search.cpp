@@ -2,9 +2,9 @@
 // Swap moves for the heuristic placement (declared in placement_heuristic.hpp). A move is
 // scored in O(K) from each group's profile, plus, only when it touches the weakest group,
 // O(G); a profile is rebuilt in O(K^2) only when its group changes.
-#include <algorithm>
-
 #include "policy/placement_heuristic.hpp"
+
+#include <algorithm>
 
 namespace peergate::policy::placement {
 
@@ -20,8 +20,10 @@ struct GroupProfile {
 
 GroupProfile profile_of(const Problem& p, const std::vector<int>& group) {
     const std::size_t k = group.size();
-    GroupProfile profile{.row = std::vector<Weight>(k, 0), .without = std::vector<Weight>(k, kUnlimited),
-                         .per_class = std::vector<int>(static_cast<std::size_t>(p.numa_classes), 0)};
+    GroupProfile profile{
+        .row = std::vector<Weight>(k, 0),
+        .without = std::vector<Weight>(k, kUnlimited),
+        .per_class = std::vector<int>(static_cast<std::size_t>(p.numa_classes), 0)};
     std::size_t weak_a = 0;
     std::size_t weak_b = 0;
     Weight weakest = kUnlimited;
@@ -57,9 +59,14 @@ GroupProfile profile_of(const Problem& p, const std::vector<int>& group) {
 }
 
 // The stats of `group` (whose stats are `now`) with member `slot` replaced by `v`.
-GroupStats stats_replacing(const Problem& p, const std::vector<int>& group, const GroupStats& now,
-                           const GroupProfile& profile, std::size_t slot, int v) {
-    GroupStats stats{.bottleneck = profile.without[slot], .weight_sum = now.weight_sum - profile.row[slot]};
+GroupStats stats_replacing(const Problem& p,
+                           const std::vector<int>& group,
+                           const GroupStats& now,
+                           const GroupProfile& profile,
+                           std::size_t slot,
+                           int v) {
+    GroupStats stats{.bottleneck = profile.without[slot],
+                     .weight_sum = now.weight_sum - profile.row[slot]};
     for (std::size_t j = 0; j < group.size(); ++j) {
         if (j != slot) {
             const Weight w = p.w(v, group[j]);
@@ -70,14 +77,18 @@ GroupStats stats_replacing(const Problem& p, const std::vector<int>& group, cons
     const int leaving = at(p.numa, group[slot]);
     const int joining = at(p.numa, v);
     const int left_of_joining = at(profile.per_class, joining) - (joining == leaving ? 1 : 0);
-    stats.spans = now.spans - (at(profile.per_class, leaving) == 1 ? 1 : 0) + (left_of_joining == 0 ? 1 : 0);
+    stats.spans =
+        now.spans - (at(profile.per_class, leaving) == 1 ? 1 : 0) + (left_of_joining == 0 ? 1 : 0);
     return stats;
 }
 
 class SwapSearch {
 public:
     SwapSearch(const Problem& problem, Groups& groups, std::uint64_t evaluations)
-        : p_(problem), groups_(groups), budget_(evaluations), leftover_(leftover_of(problem, groups)) {
+        : p_(problem),
+          groups_(groups),
+          budget_(evaluations),
+          leftover_(leftover_of(problem, groups)) {
         current_ = PlacementObjective{.min_bottleneck = kUnlimited, .sum_bottleneck = 0};
         for (const auto& group : groups_) {
             stats_.push_back(group_stats(p_, group));
@@ -104,9 +115,10 @@ private:
     // Accepts the objective after a move and counts the groups at its weakest link again.
     void settle(const PlacementObjective& next) {
         current_ = next;
-        at_min_ = static_cast<int>(std::count_if(stats_.begin(), stats_.end(), [&](const GroupStats& s) {
-            return s.bottleneck == current_.min_bottleneck;
-        }));
+        at_min_ =
+            static_cast<int>(std::count_if(stats_.begin(), stats_.end(), [&](const GroupStats& s) {
+                return s.bottleneck == current_.min_bottleneck;
+            }));
     }
 
     static void add(PlacementObjective& o, const GroupStats& s, int sign) {
@@ -117,7 +129,10 @@ private:
     }
 
     // The objective with groups a (and b, unless b == a) changed to na (and nb).
-    PlacementObjective after(std::size_t a, const GroupStats& na, std::size_t b, const GroupStats& nb) const {
+    PlacementObjective after(std::size_t a,
+                             const GroupStats& na,
+                             std::size_t b,
+                             const GroupStats& nb) const {
         PlacementObjective next = current_;
         add(next, stats_[a], -1);
         add(next, na, +1);
@@ -125,8 +140,9 @@ private:
             add(next, stats_[b], -1);
             add(next, nb, +1);
         }
-        const int changed_at_min = (stats_[a].bottleneck == current_.min_bottleneck ? 1 : 0) +
-                                   (b != a && stats_[b].bottleneck == current_.min_bottleneck ? 1 : 0);
+        const int changed_at_min =
+            (stats_[a].bottleneck == current_.min_bottleneck ? 1 : 0) +
+            (b != a && stats_[b].bottleneck == current_.min_bottleneck ? 1 : 0);
         if (changed_at_min > 0 && changed_at_min == at_min_) {
             // The weakest group may be one that changed: take the minimum afresh.
             next.min_bottleneck = std::min(na.bottleneck, nb.bottleneck);
@@ -141,8 +157,10 @@ private:
 
     bool try_swap(std::size_t a, std::size_t i, std::size_t b, std::size_t j) {
         ++spent_;
-        const GroupStats na = stats_replacing(p_, groups_[a], stats_[a], profiles_[a], i, groups_[b][j]);
-        const GroupStats nb = stats_replacing(p_, groups_[b], stats_[b], profiles_[b], j, groups_[a][i]);
+        const GroupStats na =
+            stats_replacing(p_, groups_[a], stats_[a], profiles_[a], i, groups_[b][j]);
+        const GroupStats nb =
+            stats_replacing(p_, groups_[b], stats_[b], profiles_[b], j, groups_[a][i]);
         const auto next = after(a, na, b, nb);
         if (!better(next, current_)) {
             return false;
@@ -170,7 +188,8 @@ private:
 
     bool try_leftover(std::size_t a, std::size_t i, std::size_t l) {
         ++spent_;
-        const GroupStats na = stats_replacing(p_, groups_[a], stats_[a], profiles_[a], i, leftover_[l]);
+        const GroupStats na =
+            stats_replacing(p_, groups_[a], stats_[a], profiles_[a], i, leftover_[l]);
         const auto next = after(a, na, a, na);
         if (!better(next, current_)) {
             return false;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_numa_bounds.hpp"
+
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <array>
@@ -73,7 +74,10 @@ struct CliqueSearch {
 // one without cutting one piece more (an even class gives odd pieces in pairs, and only
 // if two odd ones and the rest fit its cap), at least one piece more is needed. A Grace node
 // whose two GPUs share a degraded link, alone, costs two splits, not one.
-int odd_piece_extra(const std::vector<int>& members, const std::vector<int>& largest, int k, int m) {
+int odd_piece_extra(const std::vector<int>& members,
+                    const std::vector<int>& largest,
+                    int k,
+                    int m) {
     if (k % 2 != 0 || std::accumulate(members.begin(), members.end(), 0) != m * k) {
         return 0;
     }
@@ -141,8 +145,9 @@ PEERGATE_WITH_POPCNT int classes_to_add(const ClassSeats& seats,
     for (std::uint64_t c = classes; c != 0; c &= c - 1) {
         own |= at(seats.members, std::countr_zero(c));
     }
-    const int short_by = missing - (seats.own_cliques ? largest_clique(seats.adjacency, cand & own, missing)
-                                                      : std::popcount(cand & own));
+    const int short_by =
+        missing - (seats.own_cliques ? largest_clique(seats.adjacency, cand & own, missing)
+                                     : std::popcount(cand & own));
     if (short_by <= 0) {
         return 0;
     }
@@ -179,11 +184,16 @@ int fewest_spans(const std::vector<int>& members,
             pieces.push_back(std::min(left, piece));
         }
     }
-    return std::max(m * per_group, classes_to_seat(pieces, m * k) + odd_piece_extra(members, largest, k, m));
+    return std::max(m * per_group,
+                    classes_to_seat(pieces, m * k) + odd_piece_extra(members, largest, k, m));
 }
 
-void spans_after_open_group(const std::vector<int>& members, const std::vector<int>& pure,
-                            const std::vector<int>& largest, int k, int m, SpanScratch& scratch,
+void spans_after_open_group(const std::vector<int>& members,
+                            const std::vector<int>& pure,
+                            const std::vector<int>& largest,
+                            int k,
+                            int m,
+                            SpanScratch& scratch,
                             SpansAfterOpen& after) {
     for (int first = 0; first <= k; ++first) {
         const std::array<int, 2> taken{first, k - first};
@@ -193,13 +203,16 @@ void spans_after_open_group(const std::vector<int>& members, const std::vector<i
             scratch.pure[c] = std::min(pure[c], left / k);
             scratch.largest[c] = std::min(largest[c], left);
         }
-        at(after, first) = m == 0 ? 0
-                                  : std::max(m + fewest_mixed(scratch.members, scratch.pure, k, m),
-                                             fewest_spans(scratch.members, scratch.largest, k, m, scratch.pieces));
+        at(after, first) =
+            m == 0 ? 0
+                   : std::max(m + fewest_mixed(scratch.members, scratch.pure, k, m),
+                              fewest_spans(scratch.members, scratch.largest, k, m, scratch.pieces));
     }
 }
 
-int fewest_spans_around_open_group(const SpansAfterOpen& after, std::array<int, 2> open, std::array<int, 2> cand,
+int fewest_spans_around_open_group(const SpansAfterOpen& after,
+                                   std::array<int, 2> open,
+                                   std::array<int, 2> cand,
                                    int k) {
     const int missing = k - open[0] - open[1];
     int fewest = 1 << 30;
@@ -213,7 +226,9 @@ int fewest_spans_around_open_group(const SpansAfterOpen& after, std::array<int, 
 
 PEERGATE_WITH_POPCNT int fewest_spans_around_open_group(const SpansAfterOpen& after,
                                                         const std::vector<std::uint64_t>& classes,
-                                                        std::uint64_t members, std::uint64_t cand, int k) {
+                                                        std::uint64_t members,
+                                                        std::uint64_t cand,
+                                                        int k) {
     std::array<int, 2> open{};
     std::array<int, 2> offered{};
     for (std::size_t c = 0; c < 2; ++c) {

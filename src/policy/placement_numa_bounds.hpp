@@ -71,8 +71,12 @@ struct SpanScratch {
 // leaves (fewest_mixed, fewest_spans). Worked out once where the group is opened, from
 // each class's usable members, the most groups it holds alone and its largest clique.
 using SpansAfterOpen = std::array<int, 65>;
-void spans_after_open_group(const std::vector<int>& members, const std::vector<int>& pure,
-                            const std::vector<int>& largest, int k, int m, SpanScratch& scratch,
+void spans_after_open_group(const std::vector<int>& members,
+                            const std::vector<int>& pure,
+                            const std::vector<int>& largest,
+                            int k,
+                            int m,
+                            SpanScratch& scratch,
                             SpansAfterOpen& after);
 
 // The fewest classes a group being filled and the m groups after it span together:
@@ -80,11 +84,16 @@ void spans_after_open_group(const std::vector<int>& members, const std::vector<i
 // more of each), the others take what it leaves; the least over every split the
 // candidates allow. Apart, the two bounds cannot see that a group of 8 that takes two of a
 // class of 17 leaves the others 15, which no pure groups of 8 can seat.
-int fewest_spans_around_open_group(const SpansAfterOpen& after, std::array<int, 2> open, std::array<int, 2> cand,
+int fewest_spans_around_open_group(const SpansAfterOpen& after,
+                                   std::array<int, 2> open,
+                                   std::array<int, 2> cand,
                                    int k);
 
 // The same from the group's members and candidates as bits (`classes`: class_masks).
-int fewest_spans_around_open_group(const SpansAfterOpen& after, const std::vector<std::uint64_t>& classes,
-                                   std::uint64_t members, std::uint64_t cand, int k);
+int fewest_spans_around_open_group(const SpansAfterOpen& after,
+                                   const std::vector<std::uint64_t>& classes,
+                                   std::uint64_t members,
+                                   std::uint64_t cand,
+                                   int k);
 
 }  // namespace peergate::policy::placement

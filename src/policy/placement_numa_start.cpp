@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_numa_start.hpp"
 
-#include <algorithm>
-#include <bit>
-#include <numeric>
-
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_packing.hpp"
 #include "policy/placement_search.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <numeric>
 
 namespace peergate::policy::placement {
 
@@ -24,7 +24,8 @@ constexpr int kOrders = 16;
 // The candidates in `members` as a problem of their own wanting `groups` groups, their
 // order rotated by `rotation`; `ids` keeps, for each new position, the position it had.
 // (No GPU is required where this start runs.)
-Problem restricted(const Problem& p, Mask members, int groups, int rotation, std::vector<int>& ids) {
+Problem restricted(
+    const Problem& p, Mask members, int groups, int rotation, std::vector<int>& ids) {
     ids.clear();
     for (Mask m = members; m != 0; m &= m - 1) {
         ids.push_back(std::countr_zero(m));
@@ -38,10 +39,7 @@ Problem restricted(const Problem& p, Mask members, int groups, int rotation, std
 class NumaFirst {
 public:
     NumaFirst(const Problem& problem, Weight threshold, std::uint64_t budget)
-        : p_(problem),
-          t_(threshold),
-          budget_(budget),
-          class_members_(class_masks(problem)) {
+        : p_(problem), t_(threshold), budget_(budget), class_members_(class_masks(problem)) {
         const Neighbours nb = neighbours_at(p_, t_);
         GroupPacker packer;
         for (Mask members : class_members_) {

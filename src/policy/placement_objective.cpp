@@ -8,14 +8,21 @@ namespace peergate::policy {
 
 Weight link_weight(const model::LinkLabel& label) {
     switch (label.kind) {
-        case model::LinkKind::nvlink: return 1000 + label.nvlinks;
-        case model::LinkKind::pix: return 50;
-        case model::LinkKind::pxb: return 40;
-        case model::LinkKind::phb: return 30;
-        case model::LinkKind::node: return 20;
-        case model::LinkKind::sys: return 10;
+        case model::LinkKind::nvlink:
+            return 1000 + label.nvlinks;
+        case model::LinkKind::pix:
+            return 50;
+        case model::LinkKind::pxb:
+            return 40;
+        case model::LinkKind::phb:
+            return 30;
+        case model::LinkKind::node:
+            return 20;
+        case model::LinkKind::sys:
+            return 10;
         case model::LinkKind::self:
-        case model::LinkKind::unknown: return 0;
+        case model::LinkKind::unknown:
+            return 0;
     }
     return 0;
 }
@@ -28,10 +35,14 @@ bool better(const PlacementObjective& a, const PlacementObjective& b) {
 
 std::string_view to_string(PlacementMethod method) {
     switch (method) {
-        case PlacementMethod::trivial: return "trivial";
-        case PlacementMethod::uniform: return "uniform";
-        case PlacementMethod::exact: return "branch_and_bound";
-        case PlacementMethod::heuristic: return "heuristic";
+        case PlacementMethod::trivial:
+            return "trivial";
+        case PlacementMethod::uniform:
+            return "uniform";
+        case PlacementMethod::exact:
+            return "branch_and_bound";
+        case PlacementMethod::heuristic:
+            return "heuristic";
     }
     return "heuristic";
 }
@@ -79,7 +90,8 @@ Score score_of(const GroupStats& stats) {
 }
 
 Score score_of(const PlacementObjective& objective) {
-    return {objective.sum_bottleneck, 2 * objective.sum_pair_weight,
+    return {objective.sum_bottleneck,
+            2 * objective.sum_pair_weight,
             -static_cast<Weight>(objective.numa_spans)};
 }
 

@@ -3,10 +3,10 @@
 // optimises once the first component is fixed.
 #pragma once
 
+#include "policy/placement_problem.hpp"
+
 #include <compare>
 #include <vector>
-
-#include "policy/placement_problem.hpp"
 
 namespace peergate::policy::placement {
 
@@ -14,8 +14,8 @@ struct GroupStats {
     Weight bottleneck = kUnlimited;  // min pair weight; kUnlimited for one GPU
     int low_a = -1;                  // positions of the first pair reaching it
     int low_b = -1;
-    Weight weight_sum = 0;           // all pair weights
-    int spans = 0;                   // distinct NUMA classes
+    Weight weight_sum = 0;  // all pair weights
+    int spans = 0;          // distinct NUMA classes
 };
 
 GroupStats group_stats(const Problem& problem, const std::vector<int>& group);
@@ -31,12 +31,16 @@ struct Score {
     Weight negative_spans = 0;
 
     friend auto operator<=>(const Score&, const Score&) = default;
+
     friend Score operator+(const Score& a, const Score& b) {
-        return {a.sum_bottleneck + b.sum_bottleneck, a.doubled_weight + b.doubled_weight,
+        return {a.sum_bottleneck + b.sum_bottleneck,
+                a.doubled_weight + b.doubled_weight,
                 a.negative_spans + b.negative_spans};
     }
+
     friend Score operator-(const Score& a, const Score& b) {
-        return {a.sum_bottleneck - b.sum_bottleneck, a.doubled_weight - b.doubled_weight,
+        return {a.sum_bottleneck - b.sum_bottleneck,
+                a.doubled_weight - b.doubled_weight,
                 a.negative_spans - b.negative_spans};
     }
 };
@@ -45,9 +49,13 @@ Score score_of(const GroupStats& stats);
 
 // The answer's order: the better score, then the smaller sorted list of sorted groups
 // (both normalised).
-inline bool preferred(const Score& a, const Groups& a_groups, const Score& b, const Groups& b_groups) {
+inline bool preferred(const Score& a,
+                      const Groups& a_groups,
+                      const Score& b,
+                      const Groups& b_groups) {
     return a > b || (a == b && a_groups < b_groups);
 }
+
 Score score_of(const PlacementObjective& objective);
 
 }  // namespace peergate::policy::placement

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_packing.hpp"
-
-#include <bit>
 
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
+#include "util/cpu_clones.hpp"
+
+#include <bit>
 
 namespace peergate::policy::placement {
 
@@ -59,16 +59,18 @@ PEERGATE_WITH_POPCNT bool GroupPacker::fits(std::uint64_t within, int groups) {
     // The smallest member either leads a group or is in none.
     const int v = std::countr_zero(within);
     const std::uint64_t rest = within & ~bit(v);
-    const bool found = completes(rest, bit(v), (*adjacency_)[static_cast<std::size_t>(v)] & rest, k_ - 1, groups) ||
-                       fits(rest, groups);
+    const bool found =
+        completes(
+            rest, bit(v), (*adjacency_)[static_cast<std::size_t>(v)] & rest, k_ - 1, groups) ||
+        fits(rest, groups);
     known_.emplace(key, found);
     return found;
 }
 
 // Extends `group` by `missing` more of `candidates` (each joined in ascending order), then
 // asks whether the others left in `within` hold groups - 1 more.
-PEERGATE_WITH_POPCNT bool GroupPacker::completes(std::uint64_t within, std::uint64_t group, std::uint64_t candidates, int missing,
-                            int groups) {
+PEERGATE_WITH_POPCNT bool GroupPacker::completes(
+    std::uint64_t within, std::uint64_t group, std::uint64_t candidates, int missing, int groups) {
     if (missing == 0) {
         return fits(within & ~group, groups - 1);
     }

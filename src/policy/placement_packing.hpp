@@ -23,7 +23,11 @@ public:
 private:
     void prepare(const std::vector<std::uint64_t>& adjacency, int k);
     bool fits(std::uint64_t within, int groups);
-    bool completes(std::uint64_t within, std::uint64_t group, std::uint64_t candidates, int missing, int groups);
+    bool completes(std::uint64_t within,
+                   std::uint64_t group,
+                   std::uint64_t candidates,
+                   int missing,
+                   int groups);
 
     const std::vector<std::uint64_t>* adjacency_ = nullptr;
     int k_ = 0;

@@ -3,7 +3,8 @@
 
 namespace peergate::policy::placement {
 
-PartnerCounter::PartnerCounter(const Problem& problem, const Neighbours& neighbours) : p_(problem), nb_(neighbours) {
+PartnerCounter::PartnerCounter(const Problem& problem, const Neighbours& neighbours)
+    : p_(problem), nb_(neighbours) {
     for (int v = 0; v < p_.n; ++v) {
         const auto& partners = at(nb_.by_weight, v);
         heaviest_.push_back(partners.empty() ? 0 : p_.w(v, partners.front()));

@@ -3,10 +3,10 @@
 // all-groups search asks this for every undecided GPU and every open group at every node.
 #pragma once
 
+#include "policy/placement_bounds.hpp"
+
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement_bounds.hpp"
 
 namespace peergate::policy::placement {
 

@@ -16,7 +16,8 @@ util::Unexpected fail(std::string message) {
     return util::unexpected(util::ErrorCode::invalid_input, std::move(message));
 }
 
-util::Expected<std::vector<int>> pick_candidates(const model::Topology& t, const PlacementRequest& r) {
+util::Expected<std::vector<int>> pick_candidates(const model::Topology& t,
+                                                 const PlacementRequest& r) {
     std::vector<int> ids = r.candidates;
     if (ids.empty()) {
         for (const auto& gpu : t.gpus) {
@@ -43,11 +44,16 @@ util::Expected<void> check_sizes(const Problem& p, const PlacementRequest& r) {
         return fail(fmt::format("--count must be at least 1, not {}", *r.count));
     }
     if (p.g < 1 || static_cast<long long>(p.k) * p.g > p.n) {
-        return fail(fmt::format("impossible: {} group(s) of {} need {} GPUs, {} candidate(s) available",
-                                std::max(p.g, 1), p.k, static_cast<long long>(p.k) * std::max(p.g, 1), p.n));
+        return fail(
+            fmt::format("impossible: {} group(s) of {} need {} GPUs, {} candidate(s) available",
+                        std::max(p.g, 1),
+                        p.k,
+                        static_cast<long long>(p.k) * std::max(p.g, 1),
+                        p.n));
     }
     if (p.required_count > p.k) {
-        return fail(fmt::format("--require: {} GPUs cannot share one group of {}", p.required_count, p.k));
+        return fail(
+            fmt::format("--require: {} GPUs cannot share one group of {}", p.required_count, p.k));
     }
     return {};
 }
@@ -117,7 +123,9 @@ util::Expected<Weight> measured_weight(const Measured& m, int a, int b) {
 }
 
 // Topology::label for positions rather than GPU indices.
-std::optional<model::LinkLabel> label_between(const model::Topology& t, std::size_t a, std::size_t b) {
+std::optional<model::LinkLabel> label_between(const model::Topology& t,
+                                              std::size_t a,
+                                              std::size_t b) {
     if (a >= t.matrix.size() || b >= t.matrix[a].size()) {
         return std::nullopt;
     }
@@ -144,7 +152,8 @@ util::Expected<void> fill_weights(Problem& p, const model::Topology& t, const Pl
             const auto label = label_between(t, at(position, a), at(position, b));
             Weight value = label ? link_weight(*label) : 0;
             if (value == 0) {
-                return fail(fmt::format("topology: GPU {} to GPU {} has no usable label", at(p.ids, a), at(p.ids, b)));
+                return fail(fmt::format(
+                    "topology: GPU {} to GPU {} has no usable label", at(p.ids, a), at(p.ids, b)));
             }
             if (r.bandwidth) {
                 auto slower = measured_weight(measured, at(p.ids, a), at(p.ids, b));
@@ -162,7 +171,8 @@ util::Expected<void> fill_weights(Problem& p, const model::Topology& t, const Pl
 
 }  // namespace
 
-util::Expected<Problem> build_problem(const model::Topology& topology, const PlacementRequest& request) {
+util::Expected<Problem> build_problem(const model::Topology& topology,
+                                      const PlacementRequest& request) {
     Problem p;
     auto ids = pick_candidates(topology, request);
     if (!ids) {
@@ -189,10 +199,15 @@ std::vector<Weight> distinct_weights(const Problem& p) {
     return {seen.begin(), seen.end()};
 }
 
-bool uniform_weights(const Problem& p) { return p.n >= 2 && distinct_weights(p).size() == 1; }
+bool uniform_weights(const Problem& p) {
+    return p.n >= 2 && distinct_weights(p).size() == 1;
+}
 
 Problem sub_problem(const Problem& p, const std::vector<int>& positions, int groups) {
-    Problem sub{.n = static_cast<int>(positions.size()), .k = p.k, .g = groups, .numa_classes = p.numa_classes};
+    Problem sub{.n = static_cast<int>(positions.size()),
+                .k = p.k,
+                .g = groups,
+                .numa_classes = p.numa_classes};
     for (int a : positions) {
         sub.ids.push_back(at(p.ids, a));
         sub.numa.push_back(at(p.numa, a));

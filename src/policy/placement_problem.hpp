@@ -4,10 +4,10 @@
 // weights, a NUMA class per candidate (an unknown node is a class of its own).
 #pragma once
 
+#include "policy/placement.hpp"
+
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement.hpp"
 
 namespace peergate::policy::placement {
 
@@ -32,11 +32,13 @@ struct Problem {
     int required_count = 0;
 
     Weight w(int a, int b) const { return weight[static_cast<std::size_t>(a * n + b)]; }
+
     bool is_required(int a) const { return required[static_cast<std::size_t>(a)] != 0; }
 };
 
 // Validates the request against the topology and builds the problem (errors as place()).
-util::Expected<Problem> build_problem(const model::Topology& topology, const PlacementRequest& request);
+util::Expected<Problem> build_problem(const model::Topology& topology,
+                                      const PlacementRequest& request);
 
 // The distinct off-diagonal weights among the candidates, ascending.
 std::vector<Weight> distinct_weights(const Problem& problem);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_race.hpp"
 
+#include "policy/placement_assign.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <future>
 #include <system_error>
 #include <thread>
-
-#include "policy/placement_assign.hpp"
 
 namespace peergate::policy::placement {
 
@@ -32,26 +32,34 @@ SearchResult combined(const SearchResult& by_group, const SearchResult& all_grou
 
 // One CPU: the two take turns, half the budget each, the group-by-group search first (its
 // best placement then seeds the other).
-SearchResult one_after_the_other(const Problem& problem, Weight threshold, const Groups& incumbent,
-                                 std::uint64_t node_budget, const std::vector<int>& level_caps) {
-    const SearchResult by_group = optimise_packing(problem, threshold, incumbent, node_budget / 2, level_caps);
+SearchResult one_after_the_other(const Problem& problem,
+                                 Weight threshold,
+                                 const Groups& incumbent,
+                                 std::uint64_t node_budget,
+                                 const std::vector<int>& level_caps) {
+    const SearchResult by_group =
+        optimise_packing(problem, threshold, incumbent, node_budget / 2, level_caps);
     if (by_group.complete) {
         return by_group;
     }
     const std::uint64_t rest = node_budget - node_budget / 2;
-    return combined(by_group, assign_packing(problem, threshold, by_group.groups, rest, level_caps));
+    return combined(by_group,
+                    assign_packing(problem, threshold, by_group.groups, rest, level_caps));
 }
 
 // Both searches side by side, the first to finish stopping the other.
-SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups& incumbent,
-                          std::uint64_t node_budget, const std::vector<int>& level_caps) {
+SearchResult side_by_side(const Problem& problem,
+                          Weight threshold,
+                          const Groups& incumbent,
+                          std::uint64_t node_budget,
+                          const std::vector<int>& level_caps) {
     std::atomic<bool> finished{false};
     std::future<SearchResult> all_groups;
     const std::uint64_t all_groups_budget = all_groups_share(problem, node_budget);
     try {
         all_groups = std::async(std::launch::async, [&] {
-            SearchResult found =
-                assign_packing(problem, threshold, incumbent, all_groups_budget, level_caps, &finished);
+            SearchResult found = assign_packing(
+                problem, threshold, incumbent, all_groups_budget, level_caps, &finished);
             if (found.complete) {
                 finished.store(true);
             }
@@ -62,7 +70,8 @@ SearchResult side_by_side(const Problem& problem, Weight threshold, const Groups
     }
     SearchResult by_group;
     try {
-        by_group = optimise_packing(problem, threshold, incumbent, node_budget, level_caps, &finished);
+        by_group =
+            optimise_packing(problem, threshold, incumbent, node_budget, level_caps, &finished);
     } catch (...) {
         finished.store(true);  // so that the future's destructor does not wait out a whole budget
         throw;
@@ -86,8 +95,12 @@ std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget
     return problem.k <= kSmallGroups ? node_budget / 2 : node_budget / 5 * 3;
 }
 
-SearchResult race_searches(const Problem& problem, Weight threshold, const Groups& incumbent,
-                           std::uint64_t node_budget, const std::vector<int>& level_caps, Searches searches) {
+SearchResult race_searches(const Problem& problem,
+                           Weight threshold,
+                           const Groups& incumbent,
+                           std::uint64_t node_budget,
+                           const std::vector<int>& level_caps,
+                           Searches searches) {
     if (searches == Searches::all_groups_only) {
         return assign_packing(problem, threshold, incumbent, node_budget, level_caps);
     }
@@ -96,8 +109,8 @@ SearchResult race_searches(const Problem& problem, Weight threshold, const Group
     }
     // Most problems are settled by the group-by-group search in a few thousand nodes, well
     // under the cost of starting a thread; its best placement then seeds both.
-    const SearchResult first = optimise_packing(problem, threshold, incumbent, std::min(node_budget, kAloneNodes),
-                                                level_caps);
+    const SearchResult first = optimise_packing(
+        problem, threshold, incumbent, std::min(node_budget, kAloneNodes), level_caps);
     if (first.complete) {
         return first;
     }

@@ -14,10 +14,10 @@
 // ran its whole share. Only the node count (the work both did) varies between runs.
 #pragma once
 
+#include "policy/placement_search.hpp"
+
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement_search.hpp"
 
 namespace peergate::policy::placement {
 
@@ -35,8 +35,11 @@ std::uint64_t all_groups_share(const Problem& problem, std::uint64_t node_budget
 // The best placement by (2), (3), (4) and the tie-break among those whose pairs all weigh
 // >= threshold; `incumbent` is such a placement, `level_caps` as for optimise_packing.
 // Complete when either search finished; `nodes` counts both.
-SearchResult race_searches(const Problem& problem, Weight threshold, const Groups& incumbent,
-                           std::uint64_t node_budget, const std::vector<int>& level_caps,
+SearchResult race_searches(const Problem& problem,
+                           Weight threshold,
+                           const Groups& incumbent,
+                           std::uint64_t node_budget,
+                           const std::vector<int>& level_caps,
                            Searches searches = Searches::both);
 
 }  // namespace peergate::policy::placement

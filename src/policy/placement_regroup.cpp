@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement_regroup.hpp"
 
-#include <algorithm>
-
 #include "policy/placement_search.hpp"
+
+#include <algorithm>
 
 namespace peergate::policy::placement {
 
@@ -89,7 +89,8 @@ private:
         return true;
     }
 
-    static std::vector<int> local(const std::vector<int>& positions, const std::vector<int>& group) {
+    static std::vector<int> local(const std::vector<int>& positions,
+                                  const std::vector<int>& group) {
         std::vector<int> mapped;
         for (int v : group) {
             const auto it = std::lower_bound(positions.begin(), positions.end(), v);
@@ -98,7 +99,8 @@ private:
         return mapped;
     }
 
-    static std::vector<int> global(const std::vector<int>& positions, const std::vector<int>& group) {
+    static std::vector<int> global(const std::vector<int>& positions,
+                                   const std::vector<int>& group) {
         std::vector<int> mapped;
         for (int v : group) {
             mapped.push_back(at(positions, v));
@@ -116,7 +118,10 @@ private:
 
 }  // namespace
 
-std::uint64_t regroup_pairs(const Problem& problem, Weight threshold, Groups& groups, std::uint64_t node_budget) {
+std::uint64_t regroup_pairs(const Problem& problem,
+                            Weight threshold,
+                            Groups& groups,
+                            std::uint64_t node_budget) {
     if (groups.size() < 2) {
         return 0;
     }

@@ -9,10 +9,10 @@
 // 12M), and a solve that runs out of budget answers with it.
 #pragma once
 
+#include "policy/placement_objective.hpp"
+
 #include <algorithm>
 #include <cstdint>
-
-#include "policy/placement_objective.hpp"
 
 namespace peergate::policy::placement {
 
@@ -28,6 +28,9 @@ inline std::uint64_t regroup_share(std::uint64_t node_budget) {
 // score improves; returns the search nodes spent (about `node_budget` at most). Pools of
 // more than 24 candidates are left as they are. `groups` stays normalised; required GPUs
 // stay together. Any n.
-std::uint64_t regroup_pairs(const Problem& problem, Weight threshold, Groups& groups, std::uint64_t node_budget);
+std::uint64_t regroup_pairs(const Problem& problem,
+                            Weight threshold,
+                            Groups& groups,
+                            std::uint64_t node_budget);
 
 }  // namespace peergate::policy::placement

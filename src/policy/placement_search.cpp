@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "util/cpu_clones.hpp"
 #include "policy/placement_search.hpp"
+
+#include "policy/placement_bits.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_gains.hpp"
+#include "policy/placement_twins.hpp"
+#include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <bit>
 #include <functional>
 #include <unordered_map>
 #include <unordered_set>
-
-#include "policy/placement_bits.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_gains.hpp"
-#include "policy/placement_twins.hpp"
 
 namespace peergate::policy::placement {
 
@@ -53,12 +53,17 @@ constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
 class Searcher {
 public:
-    Searcher(const Problem& problem, Weight threshold, Goal goal, std::uint64_t budget,
-             const std::vector<int>& level_caps, const std::atomic<bool>* stop = nullptr)
+    Searcher(const Problem& problem,
+             Weight threshold,
+             Goal goal,
+             std::uint64_t budget,
+             const std::vector<int>& level_caps,
+             const std::atomic<bool>* stop = nullptr)
         : p_(problem),
           nb_(neighbours_at(problem, threshold)),
           levels_(level_adjacency(problem, threshold)),
-          ceilings_(clique_ceilings(problem, levels_, problem.n >= 64 ? ~Mask{0} : bit(problem.n) - 1)),
+          ceilings_(
+              clique_ceilings(problem, levels_, problem.n >= 64 ? ~Mask{0} : bit(problem.n) - 1)),
           feasibility_(goal == Goal::feasible),
           any_order_(goal == Goal::feasible || goal == Goal::score),
           first_ends_(goal == Goal::feasible || goal == Goal::smallest),
@@ -88,8 +93,11 @@ public:
             left_out_ = (p_.n >= 64 ? ~Mask{0} : bit(p_.n) - 1) & ~usable_;
             boundary(usable_, p_.g, Score{}, ceilings_);
         }
-        return SearchResult{.complete = !stopped_ || done_, .found = has_best_, .groups = best_groups_,
-                            .score = best_, .nodes = nodes_};
+        return SearchResult{.complete = !stopped_ || done_,
+                            .found = has_best_,
+                            .groups = best_groups_,
+                            .score = best_,
+                            .nodes = nodes_};
     }
 
 private:
@@ -101,7 +109,8 @@ private:
         // searches and the clique ceilings' searches are paid for in nodes too, so the
         // budget stays about a second.
         const std::uint64_t spent =
-            (scratch_.packer.spent() + clique_steps_) * kScanStepsPerInnerStep + scratch_.steps + steps_;
+            (scratch_.packer.spent() + clique_steps_) * kScanStepsPerInnerStep + scratch_.steps +
+            steps_;
         nodes_ += 1 + (spent - charged_) / kScanStepsPerNode;
         charged_ = spent - (spent - charged_) % kScanStepsPerNode;
         if (nodes_ > budget_ || stop_requested(stop_)) {
@@ -115,7 +124,8 @@ private:
     // equal and either later in the tie-break order than a best this search found itself
     // or not wanted at all (the score goal keeps strict improvements only).
     bool prunes(const Score& upper) const {
-        return has_best_ && (upper < best_ || (upper == best_ && (best_from_search_ || any_order_)));
+        return has_best_ &&
+               (upper < best_ || (upper == best_ && (best_from_search_ || any_order_)));
     }
 
     void offer(const Score& score) {
@@ -162,7 +172,10 @@ private:
     }
 
     // `above`: the clique ceilings of the pool this one was cut from.
-    PEERGATE_WITH_POPCNT void boundary(Mask pool, int groups, const Score& prefix, const std::vector<Weight>& above) {
+    PEERGATE_WITH_POPCNT void boundary(Mask pool,
+                                       int groups,
+                                       const Score& prefix,
+                                       const std::vector<Weight>& above) {
         if (!tick()) {
             return;
         }
@@ -181,7 +194,8 @@ private:
             return;
         }
         // Tighter for the optimiser: ceilings from the groups still possible in this pool.
-        const std::vector<Weight> here = feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above, &clique_steps_);
+        const std::vector<Weight> here =
+            feasibility_ ? above : clique_ceilings(p_, levels_, pool, &above, &clique_steps_);
         if (!feasibility_) {
             if (here != above) {  // the same ceilings would give the same bound
                 rest = rest_bound(p_, nb_, here, caps_, pool, groups, scratch_);
@@ -190,16 +204,23 @@ private:
                 }
             }
             if (p_.numa_classes == 2) {
-                spans_after_open_group(scratch_.per_class, scratch_.pure, scratch_.largest, p_.k, groups - 1,
-                                       span_scratch_, rest.after_open);
+                spans_after_open_group(scratch_.per_class,
+                                       scratch_.pure,
+                                       scratch_.largest,
+                                       p_.k,
+                                       groups - 1,
+                                       span_scratch_,
+                                       rest.after_open);
                 steps_ += kScanStepsPerSpanCount * static_cast<std::uint64_t>(p_.k + 1);
             }
         }
         const int u = any_order_ ? most_constrained(pool) : lowest(pool);
-        steps_ += any_order_ ? static_cast<std::uint64_t>(count(pool)) : 0;  // most_constrained's scan
+        steps_ +=
+            any_order_ ? static_cast<std::uint64_t>(count(pool)) : 0;  // most_constrained's scan
         if (twin_allows(u, pool)) {
             const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
-            extend(pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest, here);
+            extend(
+                pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest, here);
         }
         const bool spare = count(pool) - 1 >= groups * p_.k;
         if (spare && (bit(u) & required_) == 0) {
@@ -210,9 +231,9 @@ private:
         remember(key, prefix);
     }
 
-    // Twins (placement_twins.hpp) can swap places without changing the score. So a group takes the smallest undecided
-    // members of each twin class: whatever a larger twin does, the smaller can do. The
-    // search for the smallest list, whose groups come in list order, also keeps a twin out
+    // Twins (placement_twins.hpp) can swap places without changing the score. So a group takes the
+    // smallest undecided members of each twin class: whatever a larger twin does, the smaller can
+    // do. The search for the smallest list, whose groups come in list order, also keeps a twin out
     // of every group once a smaller one was left out, since the smallest list puts the
     // smaller twin in the earlier group.
     bool twin_allows(int v, Mask undecided) const {
@@ -251,8 +272,13 @@ private:
         return next;
     }
 
-    PEERGATE_WITH_POPCNT void extend(Mask pool, int groups, const Score& prefix, const Open& open, Mask cand, const RestBound& rest,
-                const std::vector<Weight>& ceilings) {
+    PEERGATE_WITH_POPCNT void extend(Mask pool,
+                                     int groups,
+                                     const Score& prefix,
+                                     const Open& open,
+                                     Mask cand,
+                                     const RestBound& rest,
+                                     const std::vector<Weight>& ceilings) {
         if (!tick()) {
             return;
         }
@@ -274,19 +300,30 @@ private:
         }
         const int v = lowest(cand);
         if (twin_allows(v, pool)) {
-            extend(pool & ~bit(v), groups, prefix, joined(open, v), cand & at(nb_.mask, v) & ~bit(v), rest, ceilings);
+            extend(pool & ~bit(v),
+                   groups,
+                   prefix,
+                   joined(open, v),
+                   cand & at(nb_.mask, v) & ~bit(v),
+                   rest,
+                   ceilings);
         }
         if (!holds_required || (bit(v) & required_) == 0) {
             extend(pool, groups, prefix, open, cand & ~bit(v), rest, ceilings);
         }
     }
 
-    void close(Mask pool, int groups, const Score& prefix, const Open& open, const std::vector<Weight>& ceilings) {
+    void close(Mask pool,
+               int groups,
+               const Score& prefix,
+               const Open& open,
+               const std::vector<Weight>& ceilings) {
         std::vector<int> group;
         for (Mask m = open.members; m != 0; m &= m - 1) {
             group.push_back(lowest(m));
         }
-        const Score own{open.bottleneck, 2 * open.weight_sum, -static_cast<Weight>(count(open.classes))};
+        const Score own{
+            open.bottleneck, 2 * open.weight_sum, -static_cast<Weight>(count(open.classes))};
         stack_.push_back(std::move(group));
         count_closed(open.bottleneck, -1);
         boundary(pool, groups - 1, prefix + own, ceilings);
@@ -303,7 +340,10 @@ private:
 
     // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
     // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
-    PEERGATE_WITH_POPCNT bool open_hopeless(const Score& prefix, const Open& open, Mask cand, const RestBound& rest,
+    PEERGATE_WITH_POPCNT bool open_hopeless(const Score& prefix,
+                                            const Open& open,
+                                            Mask cand,
+                                            const RestBound& rest,
                                             const std::vector<Weight>& ceilings) {
         const int missing = p_.k - open.size;
         Weight bottleneck = open.bottleneck;
@@ -322,13 +362,15 @@ private:
         for (Mask c = cand; c != 0; c &= c - 1) {
             shares_.push_back(doubled_share(lowest(c), open, cand, missing));
         }
-        const Weight doubled = 2 * open.weight_sum + largest_sum(shares_, static_cast<std::size_t>(missing));
+        const Weight doubled =
+            2 * open.weight_sum + largest_sum(shares_, static_cast<std::size_t>(missing));
         const int spans =
             count(open.classes) + classes_to_add(seats(), open.classes, cand, missing, offers_);
-        Score upper = prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest.all_but_one;
+        Score upper =
+            prefix + Score{bottleneck, doubled, -static_cast<Weight>(spans)} + rest.all_but_one;
         if (p_.numa_classes == 2 && upper.doubled_weight == best_.doubled_weight) {
-            const int around =
-                fewest_spans_around_open_group(rest.after_open, class_members_, open.members, cand, p_.k);
+            const int around = fewest_spans_around_open_group(
+                rest.after_open, class_members_, open.members, cand, p_.k);
             upper.negative_spans = std::min(upper.negative_spans, prefix.negative_spans - around);
         }
         return prunes(upper);
@@ -377,7 +419,7 @@ private:
     std::uint64_t charged_ = 0;        // steps already counted as nodes
     mutable std::uint64_t steps_ = 0;  // partner-scan steps of the open-group bound
     std::uint64_t clique_steps_ = 0;   // of the clique ceilings at each boundary
-    std::vector<int> previous_twin_;  // per candidate: its next smaller twin, or -1
+    std::vector<int> previous_twin_;   // per candidate: its next smaller twin, or -1
     std::vector<Mask> class_members_;  // per NUMA class
     std::vector<int> offers_;          // classes_to_add's
     SpanScratch span_scratch_;
@@ -387,8 +429,12 @@ private:
 
 }  // namespace
 
-SearchResult run_search(const Problem& problem, Weight threshold, Goal goal, std::uint64_t node_budget,
-                        const std::vector<int>& level_caps, const Groups* incumbent,
+SearchResult run_search(const Problem& problem,
+                        Weight threshold,
+                        Goal goal,
+                        std::uint64_t node_budget,
+                        const std::vector<int>& level_caps,
+                        const Groups* incumbent,
                         const std::atomic<bool>* stop) {
     Searcher searcher(problem, threshold, goal, node_budget, level_caps, stop);
     if (incumbent != nullptr) {

@@ -10,11 +10,11 @@
 // proving the best score may branch on any candidate (the most constrained fails soonest).
 #pragma once
 
+#include "policy/placement_objective.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <vector>
-
-#include "policy/placement_objective.hpp"
 
 namespace peergate::policy::placement {
 
@@ -42,8 +42,12 @@ enum class Goal {
 
 // One search for `goal`, seeded with `incumbent` when there is one (the score and
 // smallest goals need it). The drivers below (placement_optimise.cpp) combine them.
-SearchResult run_search(const Problem& problem, Weight threshold, Goal goal, std::uint64_t node_budget,
-                        const std::vector<int>& level_caps, const Groups* incumbent,
+SearchResult run_search(const Problem& problem,
+                        Weight threshold,
+                        Goal goal,
+                        std::uint64_t node_budget,
+                        const std::vector<int>& level_caps,
+                        const Groups* incumbent,
                         const std::atomic<bool>* stop = nullptr);
 
 // Any placement of G groups whose pairs all weigh >= threshold.
@@ -54,14 +58,19 @@ SearchResult find_packing(const Problem& problem, Weight threshold, std::uint64_
 // `level_caps[i]`, when given, bounds how many disjoint groups of the whole problem can have
 // every pair >= the i-th distinct weight above the threshold (ascending). The search gives
 // up (complete false) as soon as `stop`, when given, is set.
-SearchResult optimise_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
-                              std::uint64_t node_budget, const std::vector<int>& level_caps = {},
+SearchResult optimise_packing(const Problem& problem,
+                              Weight threshold,
+                              const Groups& incumbent,
+                              std::uint64_t node_budget,
+                              const std::vector<int>& level_caps = {},
                               const std::atomic<bool>* stop = nullptr);
 
 // The same in one search in list order, for a budget too small to finish: what it returns
 // unfinished is at least as good as `incumbent`, and on small pools it gets further than
 // a proof followed by a second search (the re-split's use, placement_regroup.hpp).
-SearchResult improve_packing(const Problem& problem, Weight threshold, const Groups& incumbent,
+SearchResult improve_packing(const Problem& problem,
+                             Weight threshold,
+                             const Groups& incumbent,
                              std::uint64_t node_budget);
 
 }  // namespace peergate::policy::placement

@@ -4,9 +4,9 @@
 // searches use to skip placements that only swap them.
 #pragma once
 
-#include <vector>
-
 #include "policy/placement_problem.hpp"
+
+#include <vector>
 
 namespace peergate::policy::placement {
 

@@ -38,7 +38,9 @@ Groups groups_within_classes(const Problem& problem, const Classes& members) {
 // can span fewer, since no class gives it more than S. The smallest list then takes, for
 // each group in turn, the class of the smallest candidate not yet placed and the classes
 // of the next smallest ones; candidates of smaller classes stay out of every group.
-Groups groups_of_whole_classes(const Problem& problem, const Classes& members, std::size_t largest) {
+Groups groups_of_whole_classes(const Problem& problem,
+                               const Classes& members,
+                               std::size_t largest) {
     std::vector<char> taken(members.size(), 0);
     Groups groups;
     for (int v = 0; v < problem.n && static_cast<int>(groups.size()) < problem.g; ++v) {
@@ -79,9 +81,10 @@ std::optional<Groups> uniform_placement(const Problem& problem) {
     if (within >= static_cast<std::size_t>(problem.g)) {
         return groups_within_classes(problem, members);
     }
-    const auto whole = static_cast<std::size_t>(
-        std::count_if(members.begin(), members.end(), [&](const auto& cls) { return cls.size() == largest; }));
-    if (largest > 0 && k % largest == 0 && whole >= static_cast<std::size_t>(problem.g) * (k / largest)) {
+    const auto whole = static_cast<std::size_t>(std::count_if(
+        members.begin(), members.end(), [&](const auto& cls) { return cls.size() == largest; }));
+    if (largest > 0 && k % largest == 0 &&
+        whole >= static_cast<std::size_t>(problem.g) * (k / largest)) {
         return groups_of_whole_classes(problem, members, largest);
     }
     return std::nullopt;

@@ -3,9 +3,9 @@
 // every placement, so only NUMA spans and the tie-break decide.
 #pragma once
 
-#include <optional>
-
 #include "policy/placement_objective.hpp"
+
+#include <optional>
 
 namespace peergate::policy::placement {
 

@@ -3,11 +3,11 @@
 // in GB/s (1e9 bytes per second); latency is stored in seconds and shown in microseconds.
 #pragma once
 
+#include "engine/bandwidth.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
-
-#include "engine/bandwidth.hpp"
 
 namespace peergate::report {
 

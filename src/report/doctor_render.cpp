@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_render.hpp"
 
-#include <fmt/format.h>
-
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::report {
 
@@ -68,7 +68,8 @@ Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport
     layers["runtime"] = parts_to_json(input.parts);
     layers["host"] = host_to_json(input.host);
     layers["topology"] = topology_to_json(input.discovery);
-    layers["kernel_log"] = Json{{"source", input.kernel_log_source}, {"events", kernel_events_to_json(input.kernel_events)}};
+    layers["kernel_log"] = Json{{"source", input.kernel_log_source},
+                                {"events", kernel_events_to_json(input.kernel_events)}};
     doc["layers"] = layers;
     Json findings = Json::array();
     for (const auto& finding : report.findings) {
@@ -78,22 +79,29 @@ Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport
     return doc;
 }
 
-std::string doctor_to_text(const policy::DoctorInput& input, const policy::DoctorReport& report, bool color) {
+std::string doctor_to_text(const policy::DoctorInput& input,
+                           const policy::DoctorReport& report,
+                           bool color) {
     std::string out = "peergate doctor\n\nRuntime:\n";
     for (const auto& part : input.parts) {
-        out += fmt::format("  {:<22} {}  {}\n", part.what, part.found ? "found  " : "missing", part.detail);
+        out += fmt::format(
+            "  {:<22} {}  {}\n", part.what, part.found ? "found  " : "missing", part.detail);
     }
-    out += fmt::format("\nHost: IOMMU {} ({}), {}\n", model::to_string(input.host.iommu), input.host.iommu_detail,
-                       !input.host.hypervisor ? "hypervisor unknown"
+    out += fmt::format("\nHost: IOMMU {} ({}), {}\n",
+                       model::to_string(input.host.iommu),
+                       input.host.iommu_detail,
+                       !input.host.hypervisor   ? "hypervisor unknown"
                        : *input.host.hypervisor ? "virtual machine"
                                                 : "bare metal");
-    out += fmt::format("Kernel log: {} ({} event groups)\n", input.kernel_log_source, input.kernel_events.size());
+    out += fmt::format(
+        "Kernel log: {} ({} event groups)\n", input.kernel_log_source, input.kernel_events.size());
     if (input.discovery.topology || !input.discovery.attempts.empty()) {
         out += "\nTopology:\n" + topology_to_text(input.discovery, TextStyle{.color = color});
     }
     out += fmt::format("\nVerdict: {}\n", policy::to_string(report.verdict));
     for (const auto& finding : report.findings) {
-        out += fmt::format("\n[{}] {}: {}\n", model::to_string(finding.severity), finding.code, finding.message);
+        out += fmt::format(
+            "\n[{}] {}: {}\n", model::to_string(finding.severity), finding.code, finding.message);
         if (!finding.remedy.empty()) {
             out += "  remedy: " + finding.remedy + "\n";
         }

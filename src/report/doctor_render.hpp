@@ -2,17 +2,20 @@
 // peergate.doctor/v1 and the doctor's text report.
 #pragma once
 
+#include "policy/doctor.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
 
-#include "policy/doctor.hpp"
-
 namespace peergate::report {
 
-nlohmann::ordered_json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport& report);
+nlohmann::ordered_json doctor_to_json(const policy::DoctorInput& input,
+                                      const policy::DoctorReport& report);
 
-std::string doctor_to_text(const policy::DoctorInput& input, const policy::DoctorReport& report, bool color);
+std::string doctor_to_text(const policy::DoctorInput& input,
+                           const policy::DoctorReport& report,
+                           bool color);
 
 // One finding as JSON (shared with other documents that carry findings).
 nlohmann::ordered_json finding_to_json(const model::Finding& finding);

@@ -35,6 +35,7 @@ nlohmann::ordered_json why_json(const GateDecision& d) {
 }
 
 std::string selection_text(const GateDecision& d) {
+    // clang-format off
     static constexpr std::pair<std::string_view, std::string_view> kSources[] = {
         {"gpus", "--gpus"},
         {"all", "--gpus all"},
@@ -42,15 +43,17 @@ std::string selection_text(const GateDecision& d) {
         {"cuda_identity", "the GPUs the child's CUDA driver enumerates"},
         {"host", "every GPU on the host"},
     };
+    // clang-format on
     std::string_view from = d.selection_source;
     for (const auto& [key, words] : kSources) {
         if (key == d.selection_source) {
             from = words;
         }
     }
-    return fmt::format("selection: GPUs {} ({})",
-                       d.selection.empty() ? std::string("none") : fmt::format("{}", fmt::join(d.selection, ", ")),
-                       from);
+    return fmt::format(
+        "selection: GPUs {} ({})",
+        d.selection.empty() ? std::string("none") : fmt::format("{}", fmt::join(d.selection, ", ")),
+        from);
 }
 
 }  // namespace
@@ -85,10 +88,13 @@ nlohmann::ordered_json gate_to_json(const GateDecision& d) {
 }
 
 std::string gate_to_text(const GateDecision& d) {
-    std::string out = fmt::format("P2P {}: {} [rule {}]\n", d.p2p ? "allowed" : "vetoed", d.reason, d.rule);
+    std::string out =
+        fmt::format("P2P {}: {} [rule {}]\n", d.p2p ? "allowed" : "vetoed", d.reason, d.rule);
     out += selection_text(d) + "\n";
-    out += fmt::format("profile: {}; topology: {}; IOMMU: {}\n", policy::to_string(d.profile),
-                       model::to_string(d.topology_source), model::to_string(d.iommu));
+    out += fmt::format("profile: {}; topology: {}; IOMMU: {}\n",
+                       policy::to_string(d.profile),
+                       model::to_string(d.topology_source),
+                       model::to_string(d.iommu));
     for (const auto& s : d.set) {
         out += fmt::format("set {}={}: {}\n", s.name, s.value, s.reason);
     }
@@ -117,7 +123,8 @@ std::string shell_quote(std::string_view value) {
 }
 
 std::string gate_to_shell(const GateDecision& d) {
-    std::string out = fmt::format("# peergate: P2P {}: {}\n", d.p2p ? "allowed" : "vetoed", one_line(d.reason));
+    std::string out =
+        fmt::format("# peergate: P2P {}: {}\n", d.p2p ? "allowed" : "vetoed", one_line(d.reason));
     for (const auto& w : d.warnings) {
         out += fmt::format("# warning: {}\n", one_line(w));
     }

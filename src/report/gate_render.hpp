@@ -3,12 +3,12 @@
 // lines a POSIX shell can eval.
 #pragma once
 
+#include "policy/gate_types.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <string_view>
-
-#include "policy/gate_types.hpp"
 
 namespace peergate::report {
 

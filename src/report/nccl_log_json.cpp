@@ -9,15 +9,20 @@ namespace {
 using Json = nlohmann::ordered_json;
 using model::NcclTransport;
 
-constexpr NcclTransport kTransports[] = {NcclTransport::p2p, NcclTransport::shm, NcclTransport::net,
-                                         NcclTransport::collnet, NcclTransport::nvls};
+constexpr NcclTransport kTransports[] = {NcclTransport::p2p,
+                                         NcclTransport::shm,
+                                         NcclTransport::net,
+                                         NcclTransport::collnet,
+                                         NcclTransport::nvls};
 
 template <typename T>
 Json or_null(const std::optional<T>& value) {
     return value ? Json(*value) : Json(nullptr);
 }
 
-Json text_or_null(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
+Json text_or_null(const std::string& text) {
+    return text.empty() ? Json(nullptr) : Json(text);
+}
 
 Json counts_to_json(const policy::NcclTransportCounts& counts) {
     Json out = Json::object();
@@ -28,13 +33,20 @@ Json counts_to_json(const policy::NcclTransportCounts& counts) {
 }
 
 Json connection_to_json(const model::NcclConnection& c) {
-    Json out{{"channel", c.channel},         {"src_rank", c.src_rank},
-             {"src_dev", or_null(c.src_dev)}, {"dst_rank", or_null(c.dst_rank)},
-             {"dst_dev", or_null(c.dst_dev)}, {"transport", std::string(model::to_string(c.transport))},
-             {"detail", c.detail},            {"host", text_or_null(c.host)},
-             {"count", c.count},              {"conn_index", or_null(c.conn_index)},
-             {"direction", c.direction == model::NcclDirection::none
-                               ? Json(nullptr) : Json(std::string(model::to_string(c.direction)))}};
+    Json out{{"channel", c.channel},
+             {"src_rank", c.src_rank},
+             {"src_dev", or_null(c.src_dev)},
+             {"dst_rank", or_null(c.dst_rank)},
+             {"dst_dev", or_null(c.dst_dev)},
+             {"transport", std::string(model::to_string(c.transport))},
+             {"detail", c.detail},
+             {"host", text_or_null(c.host)},
+             {"count", c.count},
+             {"conn_index", or_null(c.conn_index)},
+             {"direction",
+              c.direction == model::NcclDirection::none
+                  ? Json(nullptr)
+                  : Json(std::string(model::to_string(c.direction)))}};
     if (!c.src_bus_id.empty() || !c.dst_bus_id.empty()) {
         out["src_bus_id"] = text_or_null(c.src_bus_id);
         out["dst_bus_id"] = text_or_null(c.dst_bus_id);
@@ -43,10 +55,15 @@ Json connection_to_json(const model::NcclConnection& c) {
 }
 
 Json rank_to_json(const model::NcclRank& r) {
-    return Json{{"rank", r.rank},           {"nranks", or_null(r.nranks)},     {"host", text_or_null(r.host)},
-                {"cuda_dev", or_null(r.cuda_dev)}, {"nvml_dev", or_null(r.nvml_dev)},
-                {"bus_id", text_or_null(r.bus_id)}, {"comm_id", text_or_null(r.comm_id)},
-                {"init_started", r.init_started},  {"init_complete", r.init_complete}};
+    return Json{{"rank", r.rank},
+                {"nranks", or_null(r.nranks)},
+                {"host", text_or_null(r.host)},
+                {"cuda_dev", or_null(r.cuda_dev)},
+                {"nvml_dev", or_null(r.nvml_dev)},
+                {"bus_id", text_or_null(r.bus_id)},
+                {"comm_id", text_or_null(r.comm_id)},
+                {"init_started", r.init_started},
+                {"init_complete", r.init_complete}};
 }
 
 Json pair_to_json(const policy::NcclPair& p) {
@@ -76,7 +93,10 @@ Json topology_to_json(const std::map<std::string, model::NcclHostTopology>& topo
         for (const auto& [name, members] : dump.nvswitches) {
             switches[name] = members;
         }
-        out.push_back(Json{{"host", text_or_null(host)}, {"gpus", gpus}, {"nvlinks", links}, {"nvswitches", switches}});
+        out.push_back(Json{{"host", text_or_null(host)},
+                           {"gpus", gpus},
+                           {"nvlinks", links},
+                           {"nvswitches", switches}});
     }
     return out;
 }
@@ -84,17 +104,25 @@ Json topology_to_json(const std::map<std::string, model::NcclHostTopology>& topo
 Json extras_to_json(const model::NcclLog& log) {
     Json graphs = Json::array();
     for (const auto& g : log.graphs) {
-        graphs.push_back(Json{{"host", text_or_null(g.host)}, {"pattern", g.pattern}, {"n_channels", g.n_channels},
-                              {"intra_type", g.intra_type}, {"inter_type", g.inter_type}, {"count", g.count}});
+        graphs.push_back(Json{{"host", text_or_null(g.host)},
+                              {"pattern", g.pattern},
+                              {"n_channels", g.n_channels},
+                              {"intra_type", g.intra_type},
+                              {"inter_type", g.inter_type},
+                              {"count", g.count}});
     }
     Json rings = Json::array();
     for (const auto& r : log.rings) {
-        rings.push_back(Json{{"host", text_or_null(r.host)}, {"channel", r.channel}, {"order", r.order}});
+        rings.push_back(
+            Json{{"host", text_or_null(r.host)}, {"channel", r.channel}, {"order", r.order}});
     }
     Json trees = Json::array();
     for (const auto& t : log.trees) {
-        trees.push_back(Json{{"host", text_or_null(t.host)}, {"channel", t.channel}, {"rank", t.rank},
-                             {"parent", or_null(t.parent)}, {"children", t.children}});
+        trees.push_back(Json{{"host", text_or_null(t.host)},
+                             {"channel", t.channel},
+                             {"rank", t.rank},
+                             {"parent", or_null(t.parent)},
+                             {"children", t.children}});
     }
     return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
 }
@@ -147,13 +175,17 @@ Json nccl_log_document(const NcclLogReport& report, const std::string& placehold
         doc[key] = value;
     }
     doc["topology"] = topology_to_json(log.topology);
-    doc["lines"] = Json{{"read", log.counts.lines}, {"records", log.counts.records},
-                        {"connection_lines", log.counts.connection_lines}, {"skipped", log.counts.skipped}};
+    doc["lines"] = Json{{"read", log.counts.lines},
+                        {"records", log.counts.records},
+                        {"connection_lines", log.counts.connection_lines},
+                        {"skipped", log.counts.skipped}};
     return doc;
 }
 
 }  // namespace detail
 
-Json nccl_log_to_json(const NcclLogReport& report) { return detail::nccl_log_document(report, {}); }
+Json nccl_log_to_json(const NcclLogReport& report) {
+    return detail::nccl_log_document(report, {});
+}
 
 }  // namespace peergate::report

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate.nccl_log/v1 as text. The connections list is written directly, one object per
 // line: building tens of thousands of ordered_json objects costs more than reading the log.
+#include "report/nccl_log_render.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <iterator>
 
-#include "report/nccl_log_render.hpp"
-
 namespace peergate::report {
 
 namespace detail {
-nlohmann::ordered_json nccl_log_document(const NcclLogReport& report, const std::string& placeholder);
+nlohmann::ordered_json nccl_log_document(const NcclLogReport& report,
+                                         const std::string& placeholder);
 }  // namespace detail
 
 namespace {
@@ -52,13 +53,18 @@ void append_text_or_null(std::string& out, const std::string& text) {
 
 // The same fields, in the same order, as connection_to_json.
 void append_connection(std::string& out, const model::NcclConnection& c) {
-    fmt::format_to(std::back_inserter(out), "{{\"channel\": {}, \"src_rank\": {}, \"src_dev\": ", c.channel, c.src_rank);
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"channel\": {}, \"src_rank\": {}, \"src_dev\": ",
+                   c.channel,
+                   c.src_rank);
     append_optional(out, c.src_dev);
     out += ", \"dst_rank\": ";
     append_optional(out, c.dst_rank);
     out += ", \"dst_dev\": ";
     append_optional(out, c.dst_dev);
-    fmt::format_to(std::back_inserter(out), ", \"transport\": \"{}\", \"detail\": ", model::to_string(c.transport));
+    fmt::format_to(std::back_inserter(out),
+                   ", \"transport\": \"{}\", \"detail\": ",
+                   model::to_string(c.transport));
     append_string(out, c.detail);
     out += ", \"host\": ";
     append_text_or_null(out, c.host);

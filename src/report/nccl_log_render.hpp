@@ -2,19 +2,19 @@
 // peergate.nccl_log/v1 and the short human summary of `peergate nccl-log`.
 #pragma once
 
+#include "model/nccl_log.hpp"
+#include "policy/nccl_analysis.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-#include "model/nccl_log.hpp"
-#include "policy/nccl_analysis.hpp"
-
 namespace peergate::report {
 
 struct NcclLogReport {
-    std::vector<std::string> inputs;     // file names as given ("-" for stdin)
-    std::string topology_file;           // --topology, empty when none
+    std::vector<std::string> inputs;  // file names as given ("-" for stdin)
+    std::string topology_file;        // --topology, empty when none
     const model::NcclLog* log = nullptr;
     const policy::NcclAnalysis* analysis = nullptr;
 };

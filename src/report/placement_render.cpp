@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/placement_render.hpp"
 
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "util/strings.hpp"
 
 namespace peergate::report {
 
@@ -24,7 +24,9 @@ std::string join_ints(const std::vector<int>& values, std::string_view sep) {
 std::optional<std::pair<int, int>> parse_range(std::string_view part) {
     const auto dash = part.find('-');
     const auto lo = util::parse_int<int>(util::trim(part.substr(0, dash)));
-    const auto hi = dash == std::string_view::npos ? lo : util::parse_int<int>(util::trim(part.substr(dash + 1)));
+    const auto hi = dash == std::string_view::npos
+                        ? lo
+                        : util::parse_int<int>(util::trim(part.substr(dash + 1)));
     if (!lo || !hi || *lo < 0 || *hi < *lo) {
         return std::nullopt;
     }
@@ -36,12 +38,15 @@ Json weight_json(const policy::PlacementResult& result, policy::Weight weight) {
     if (weight == policy::kUnlimited) {
         return nullptr;
     }
-    return result.measured ? Json(static_cast<double>(weight) / static_cast<double>(policy::kBandwidthScale))
-                           : Json(weight);
+    return result.measured
+               ? Json(static_cast<double>(weight) / static_cast<double>(policy::kBandwidthScale))
+               : Json(weight);
 }
 
-Json group_json(const policy::PlacementResult& result, const model::Topology& topology,
-                const policy::PlacedGroup& group, const std::string& profile) {
+Json group_json(const policy::PlacementResult& result,
+                const model::Topology& topology,
+                const policy::PlacedGroup& group,
+                const std::string& profile) {
     const auto launch = launch_for(topology, group, profile);
     Json numa = Json::array();
     for (int node : group.numa_nodes) {
@@ -51,21 +56,25 @@ Json group_json(const policy::PlacementResult& result, const model::Topology& to
         numa.push_back(nullptr);
     }
     const auto& label = group.bottleneck_label;
-    return Json{{"gpus", group.gpus},
-                {"bottleneck", label ? Json(label->to_token()) : Json(nullptr)},
-                {"bottleneck_weight", group.bottleneck ? weight_json(result, *group.bottleneck) : Json(nullptr)},
-                {"bottleneck_pair", group.bottleneck_pair
-                                        ? Json::array({group.bottleneck_pair->first, group.bottleneck_pair->second})
-                                        : Json(nullptr)},
-                {"nvlinks", label ? Json(label->nvlinks) : Json(nullptr)},
-                {"numa_nodes", numa},
-                {"cuda_visible_devices", join_ints(group.gpus, ",")},
-                {"cpu_affinity", launch.cpu_affinity.empty() ? Json(nullptr) : Json(launch.cpu_affinity)},
-                {"pair_weight_sum", weight_json(result, group.pair_weight_sum)},
-                {"required", group.required},
-                {"launch", Json{{"env", launch.env},
-                                {"cpu", launch.cpu.empty() ? Json(nullptr) : Json(launch.cpu)},
-                                {"exec", launch.exec}}}};
+    return Json{
+        {"gpus", group.gpus},
+        {"bottleneck", label ? Json(label->to_token()) : Json(nullptr)},
+        {"bottleneck_weight",
+         group.bottleneck ? weight_json(result, *group.bottleneck) : Json(nullptr)},
+        {"bottleneck_pair",
+         group.bottleneck_pair
+             ? Json::array({group.bottleneck_pair->first, group.bottleneck_pair->second})
+             : Json(nullptr)},
+        {"nvlinks", label ? Json(label->nvlinks) : Json(nullptr)},
+        {"numa_nodes", numa},
+        {"cuda_visible_devices", join_ints(group.gpus, ",")},
+        {"cpu_affinity", launch.cpu_affinity.empty() ? Json(nullptr) : Json(launch.cpu_affinity)},
+        {"pair_weight_sum", weight_json(result, group.pair_weight_sum)},
+        {"required", group.required},
+        {"launch",
+         Json{{"env", launch.env},
+              {"cpu", launch.cpu.empty() ? Json(nullptr) : Json(launch.cpu)},
+              {"exec", launch.exec}}}};
 }
 
 Json objective_json(const policy::PlacementResult& result) {
@@ -78,7 +87,9 @@ Json objective_json(const policy::PlacementResult& result) {
                 {"exact", result.exact},
                 {"method", std::string(policy::to_string(result.method))},
                 {"upper_bound", weight_json(result, result.upper_bound)},
-                {"gap", result.upper_bound == policy::kUnlimited ? Json(nullptr) : weight_json(result, result.gap)},
+                {"gap",
+                 result.upper_bound == policy::kUnlimited ? Json(nullptr)
+                                                          : weight_json(result, result.gap)},
                 {"nodes", result.nodes}};
 }
 
@@ -110,7 +121,9 @@ std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists
     return util::join(parts, ",");
 }
 
-GroupLaunch launch_for(const model::Topology& topology, const policy::PlacedGroup& group, const std::string& profile) {
+GroupLaunch launch_for(const model::Topology& topology,
+                       const policy::PlacedGroup& group,
+                       const std::string& profile) {
     GroupLaunch launch;
     const std::string list = join_ints(group.gpus, ",");
     launch.env = "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + list;
@@ -122,21 +135,27 @@ GroupLaunch launch_for(const model::Topology& topology, const policy::PlacedGrou
     }
     launch.cpu_affinity = merge_cpu_lists(affinities).value_or("");
     if (group.numa_nodes.size() == 1 && !group.numa_unknown) {
-        launch.cpu = fmt::format("numactl --cpunodebind={0} --membind={0}", group.numa_nodes.front());
+        launch.cpu =
+            fmt::format("numactl --cpunodebind={0} --membind={0}", group.numa_nodes.front());
     } else if (!launch.cpu_affinity.empty()) {
         launch.cpu = "taskset -c " + launch.cpu_affinity;
     }
     return launch;
 }
 
-nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result, const model::Topology& topology,
+nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result,
+                                         const model::Topology& topology,
                                          const std::string& profile) {
     Json groups = Json::array();
     for (const auto& group : result.groups) {
         groups.push_back(group_json(result, topology, group, profile));
     }
-    return Json{{"schema", "peergate.placement/v1"}, {"size", result.size},     {"count", result.count},
-                {"groups", groups},                  {"leftover", result.leftover}, {"objective", objective_json(result)},
+    return Json{{"schema", "peergate.placement/v1"},
+                {"size", result.size},
+                {"count", result.count},
+                {"groups", groups},
+                {"leftover", result.leftover},
+                {"objective", objective_json(result)},
                 {"exact", result.exact}};
 }
 

@@ -3,12 +3,12 @@
 // how to launch on it (peergate.placement/v1 for --json).
 #pragma once
 
+#include "model/topology.hpp"
+#include "policy/placement.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
-
-#include "model/topology.hpp"
-#include "policy/placement.hpp"
 
 namespace peergate::report {
 
@@ -20,17 +20,20 @@ struct GroupLaunch {
     std::string cpu_affinity;  // union of the members' CPU lists; empty when one is unknown
 };
 
-GroupLaunch launch_for(const model::Topology& topology, const policy::PlacedGroup& group,
+GroupLaunch launch_for(const model::Topology& topology,
+                       const policy::PlacedGroup& group,
                        const std::string& profile);
 
 // Merges CPU lists such as "0-19,40-59" and "20-39" into one canonical list ("0-59");
 // nullopt when a list is empty or malformed.
 std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists);
 
-nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result, const model::Topology& topology,
+nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result,
+                                         const model::Topology& topology,
                                          const std::string& profile);
 
-std::string placement_to_text(const policy::PlacementResult& result, const model::Topology& topology,
+std::string placement_to_text(const policy::PlacementResult& result,
+                              const model::Topology& topology,
                               const std::string& profile);
 
 }  // namespace peergate::report

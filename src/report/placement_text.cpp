@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Text form of the placement (declared in placement_render.hpp).
-#include <fmt/format.h>
-
 #include "report/placement_render.hpp"
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::report {
 
@@ -21,27 +21,36 @@ std::string weight(const policy::PlacementResult& result, policy::Weight value) 
     if (value == policy::kUnlimited) {
         return "unlimited";
     }
-    return result.measured
-               ? fmt::format("{:.2f} GB/s", static_cast<double>(value) / static_cast<double>(policy::kBandwidthScale))
-               : std::to_string(value);
+    return result.measured ? fmt::format("{:.2f} GB/s",
+                                         static_cast<double>(value) /
+                                             static_cast<double>(policy::kBandwidthScale))
+                           : std::to_string(value);
 }
 
 std::string headline(const policy::PlacementResult& result) {
-    std::string how = result.exact ? fmt::format("optimal ({})", policy::to_string(result.method))
-                                   : fmt::format("heuristic: the weakest link is within {} of the best possible {}",
-                                                 weight(result, result.gap), weight(result, result.upper_bound));
+    std::string how =
+        result.exact
+            ? fmt::format("optimal ({})", policy::to_string(result.method))
+            : fmt::format("heuristic: the weakest link is within {} of the best possible {}",
+                          weight(result, result.gap),
+                          weight(result, result.upper_bound));
     if (result.nodes > 0) {
         how += fmt::format(", {} search nodes", result.nodes);
     }
     return fmt::format("{} group(s) of {} GPUs, {}\n", result.count, result.size, how);
 }
 
-std::string group_text(const policy::PlacementResult& result, const model::Topology& topology,
-                       const policy::PlacedGroup& group, std::size_t number, const std::string& profile) {
+std::string group_text(const policy::PlacementResult& result,
+                       const model::Topology& topology,
+                       const policy::PlacedGroup& group,
+                       std::size_t number,
+                       const std::string& profile) {
     std::string bottleneck = "none (one GPU)";
     if (group.bottleneck_label && group.bottleneck_pair) {
-        bottleneck = fmt::format("{} between GPU{} and GPU{} (weight {})", group.bottleneck_label->to_token(),
-                                 group.bottleneck_pair->first, group.bottleneck_pair->second,
+        bottleneck = fmt::format("{} between GPU{} and GPU{} (weight {})",
+                                 group.bottleneck_label->to_token(),
+                                 group.bottleneck_pair->first,
+                                 group.bottleneck_pair->second,
                                  weight(result, *group.bottleneck));
     }
     std::string numa = group.numa_nodes.empty() ? "unknown" : ints(group.numa_nodes);
@@ -49,17 +58,21 @@ std::string group_text(const policy::PlacementResult& result, const model::Topol
         numa += " and unknown";
     }
     const auto launch = launch_for(topology, group, profile);
-    std::string out = fmt::format("group {}{}: GPUs {}\n", number, group.required ? " (required)" : "", ints(group.gpus));
+    std::string out = fmt::format(
+        "group {}{}: GPUs {}\n", number, group.required ? " (required)" : "", ints(group.gpus));
     out += fmt::format("  bottleneck: {}\n  NUMA nodes: {}\n", bottleneck, numa);
     out += fmt::format("  env:  {}\n", launch.env);
-    out += fmt::format("  cpu:  {}\n", launch.cpu.empty() ? "unknown (no NUMA node or CPU affinity reported)" : launch.cpu);
+    out += fmt::format(
+        "  cpu:  {}\n",
+        launch.cpu.empty() ? "unknown (no NUMA node or CPU affinity reported)" : launch.cpu);
     out += fmt::format("  exec: {}\n", launch.exec);
     return out;
 }
 
 }  // namespace
 
-std::string placement_to_text(const policy::PlacementResult& result, const model::Topology& topology,
+std::string placement_to_text(const policy::PlacementResult& result,
+                              const model::Topology& topology,
                               const std::string& profile) {
     std::string out = headline(result);
     for (std::size_t i = 0; i < result.groups.size(); ++i) {
@@ -67,9 +80,13 @@ std::string placement_to_text(const policy::PlacementResult& result, const model
     }
     const auto& o = result.objective;
     out += fmt::format("leftover: {}\n", ints(result.leftover));
-    out += fmt::format("objective: min bottleneck {}, sum of bottlenecks {}, sum of pair weights {}, NUMA spans {}\n",
-                       weight(result, o.min_bottleneck), weight(result, o.sum_bottleneck),
-                       weight(result, o.sum_pair_weight), o.numa_spans);
+    out += fmt::format(
+        "objective: min bottleneck {}, sum of bottlenecks {}, sum of pair weights {}, NUMA spans "
+        "{}\n",
+        weight(result, o.min_bottleneck),
+        weight(result, o.sum_bottleneck),
+        weight(result, o.sum_pair_weight),
+        o.numa_spans);
     return out;
 }
 

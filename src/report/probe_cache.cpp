@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/probe_cache.hpp"
 
+#include "report/probe_json.hpp"
+#include "util/strings.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-
-#include "report/probe_json.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::report {
 
@@ -33,14 +33,16 @@ bool passed_concurrent(const model::ProbeResult& r, int src, int dst) {
 
 std::string probe_cache_to_text(const ProbeCacheEntry& entry) {
     const auto& id = entry.identity;
-    nlohmann::ordered_json doc{
-        {"schema", kSchema},
-        {"written_at", entry.written_at},
-        {"identity",
-         {{"driver_version", id.driver_version}, {"gpu_uuids", id.gpu_uuids},
-          {"pci_bus_ids", id.pci_bus_ids}, {"iommu", id.iommu},
-          {"kernel_cmdline", id.kernel_cmdline}, {"boot_id", id.boot_id}}},
-        {"probe", probe_to_json(entry.result)}};
+    nlohmann::ordered_json doc{{"schema", kSchema},
+                               {"written_at", entry.written_at},
+                               {"identity",
+                                {{"driver_version", id.driver_version},
+                                 {"gpu_uuids", id.gpu_uuids},
+                                 {"pci_bus_ids", id.pci_bus_ids},
+                                 {"iommu", id.iommu},
+                                 {"kernel_cmdline", id.kernel_cmdline},
+                                 {"boot_id", id.boot_id}}},
+                               {"probe", probe_to_json(entry.result)}};
     return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

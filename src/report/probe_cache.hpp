@@ -4,13 +4,13 @@
 // I/O is in cli/probe_cache_io.
 #pragma once
 
+#include "model/machine_identity.hpp"
+#include "model/probe_result.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "model/machine_identity.hpp"
-#include "model/probe_result.hpp"
 
 namespace peergate::report {
 
@@ -27,8 +27,8 @@ std::optional<ProbeCacheEntry> probe_cache_from_text(const std::string& text, st
 
 // What the cache says for this machine now.
 struct CacheVerdict {
-    bool valid = false;   // written on this machine identity (same boot included)
-    std::string reason;   // why not valid: "no cache", "boot_id, iommu changed", ...
+    bool valid = false;  // written on this machine identity (same boot included)
+    std::string reason;  // why not valid: "no cache", "boot_id, iommu changed", ...
     // Ordered pairs (nvidia-smi indices) that passed the concurrent mode on the direct
     // path in the cached run; empty unless valid.
     std::vector<std::pair<int, int>> concurrent_pass_pairs;

@@ -33,8 +33,11 @@ OJson pair_json(const model::ProbePair& p) {
     for (const auto& m : p.modes) {
         modes[std::string(model::to_string(m.mode))] = model::to_string(m.verdict);
     }
-    return OJson{{"src", p.src}, {"dst", p.dst}, {"verdict", model::to_string(p.verdict)},
-                 {"detail", p.detail}, {"modes", modes}};
+    return OJson{{"src", p.src},
+                 {"dst", p.dst},
+                 {"verdict", model::to_string(p.verdict)},
+                 {"detail", p.detail},
+                 {"modes", modes}};
 }
 
 template <typename Enum, std::size_t N>
@@ -47,15 +50,19 @@ std::optional<Enum> parse_enum(const std::string& text, const Enum (&values)[N])
     return std::nullopt;
 }
 
-constexpr model::CellStatus kStatuses[] = {model::CellStatus::ok, model::CellStatus::dropped,
-                                           model::CellStatus::corrupted, model::CellStatus::error,
+constexpr model::CellStatus kStatuses[] = {model::CellStatus::ok,
+                                           model::CellStatus::dropped,
+                                           model::CellStatus::corrupted,
+                                           model::CellStatus::error,
                                            model::CellStatus::skipped};
-constexpr model::PairVerdict kVerdicts[] = {model::PairVerdict::ok, model::PairVerdict::data_lost,
-                                            model::PairVerdict::error, model::PairVerdict::skipped};
-constexpr model::ProbeOutcome kOutcomes[] = {model::ProbeOutcome::pass, model::ProbeOutcome::fail,
-                                             model::ProbeOutcome::inconclusive};
-constexpr model::ProbeMode kModes[] = {model::ProbeMode::serial, model::ProbeMode::bidirectional,
-                                       model::ProbeMode::concurrent};
+constexpr model::PairVerdict kVerdicts[] = {model::PairVerdict::ok,
+                                            model::PairVerdict::data_lost,
+                                            model::PairVerdict::error,
+                                            model::PairVerdict::skipped};
+constexpr model::ProbeOutcome kOutcomes[] = {
+    model::ProbeOutcome::pass, model::ProbeOutcome::fail, model::ProbeOutcome::inconclusive};
+constexpr model::ProbeMode kModes[] = {
+    model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
 constexpr model::CopyPath kPaths[] = {model::CopyPath::direct, model::CopyPath::staged};
 constexpr model::VerifySite kSites[] = {model::VerifySite::device, model::VerifySite::host};
 
@@ -66,7 +73,8 @@ model::ProbeCell cell_from(const nlohmann::json& j) {
     c.size_bytes = j.at("size_bytes").get<std::uint64_t>();
     c.mode = parse_enum(j.at("mode").get<std::string>(), kModes).value_or(model::ProbeMode::serial);
     c.repeats = j.at("repeats").get<int>();
-    c.status = parse_enum(j.at("status").get<std::string>(), kStatuses).value_or(model::CellStatus::skipped);
+    c.status = parse_enum(j.at("status").get<std::string>(), kStatuses)
+                   .value_or(model::CellStatus::skipped);
     c.wrong = j.at("wrong").get<std::uint64_t>();
     c.dropped = j.at("dropped").get<std::uint64_t>();
     if (!j.at("first_bad_offset").is_null()) {
@@ -85,13 +93,15 @@ model::ProbePair pair_from(const nlohmann::json& j) {
     model::ProbePair p;
     p.src = j.at("src").get<int>();
     p.dst = j.at("dst").get<int>();
-    p.verdict = parse_enum(j.at("verdict").get<std::string>(), kVerdicts).value_or(model::PairVerdict::skipped);
+    p.verdict = parse_enum(j.at("verdict").get<std::string>(), kVerdicts)
+                    .value_or(model::PairVerdict::skipped);
     p.detail = j.at("detail").get<std::string>();
     for (const auto mode : kModes) {
         const std::string name(model::to_string(mode));
         if (j.contains("modes") && j["modes"].contains(name)) {
-            p.modes.push_back({mode, parse_enum(j["modes"][name].get<std::string>(), kVerdicts)
-                                         .value_or(model::PairVerdict::skipped)});
+            p.modes.push_back({mode,
+                               parse_enum(j["modes"][name].get<std::string>(), kVerdicts)
+                                   .value_or(model::PairVerdict::skipped)});
         }
     }
     return p;

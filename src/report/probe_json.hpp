@@ -2,9 +2,9 @@
 // peergate.probe/v1: the integrity probe's result as JSON (DESIGN.md "JSON contracts").
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "model/probe_result.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace peergate::report {
 

@@ -13,10 +13,14 @@ std::string paint(const std::string& text, const char* code, bool color) {
 
 std::string verdict_word(model::PairVerdict verdict, bool color) {
     switch (verdict) {
-        case model::PairVerdict::ok: return paint("ok", "32", color);
-        case model::PairVerdict::data_lost: return paint("DATA LOST", "1;31", color);
-        case model::PairVerdict::error: return paint("error", "33", color);
-        case model::PairVerdict::skipped: return paint("skipped", "33", color);
+        case model::PairVerdict::ok:
+            return paint("ok", "32", color);
+        case model::PairVerdict::data_lost:
+            return paint("DATA LOST", "1;31", color);
+        case model::PairVerdict::error:
+            return paint("error", "33", color);
+        case model::PairVerdict::skipped:
+            return paint("skipped", "33", color);
     }
     return "?";
 }
@@ -26,7 +30,8 @@ std::string pad(const std::string& visible, std::size_t plain_width, std::size_t
 }
 
 std::string plain_word(model::PairVerdict verdict) {
-    return verdict == model::PairVerdict::data_lost ? "DATA LOST" : std::string(model::to_string(verdict));
+    return verdict == model::PairVerdict::data_lost ? "DATA LOST"
+                                                    : std::string(model::to_string(verdict));
 }
 
 }  // namespace
@@ -54,8 +59,9 @@ std::string probe_to_text(const model::ProbeResult& r, bool color) {
     const char* word = r.outcome == model::ProbeOutcome::pass   ? "PASS"
                        : r.outcome == model::ProbeOutcome::fail ? "FAIL"
                                                                 : "INCONCLUSIVE";
-    const char* tint = r.outcome == model::ProbeOutcome::pass ? "1;32"
-                       : r.outcome == model::ProbeOutcome::fail ? "1;31" : "1;33";
+    const char* tint = r.outcome == model::ProbeOutcome::pass   ? "1;32"
+                       : r.outcome == model::ProbeOutcome::fail ? "1;31"
+                                                                : "1;33";
     out += fmt::format("result: {}: {}\n", paint(word, tint, color), r.reason);
     if (!r.remedy.empty()) {
         out += "remedy: " + r.remedy + "\n";
@@ -66,9 +72,15 @@ std::string probe_to_text(const model::ProbeResult& r, bool color) {
 std::string probe_progress_line(const model::ProbeCell& cell, std::size_t done, std::size_t total) {
     constexpr std::size_t kWidth = 30;
     const std::size_t filled = total == 0 ? kWidth : done * kWidth / total;
-    return fmt::format("[{}{}] {}/{} cells  GPU {} -> {} {} MiB {}", std::string(filled, '#'),
-                       std::string(kWidth - filled, '.'), done, total, cell.src, cell.dst,
-                       cell.size_bytes >> 20U, model::to_string(cell.mode));
+    return fmt::format("[{}{}] {}/{} cells  GPU {} -> {} {} MiB {}",
+                       std::string(filled, '#'),
+                       std::string(kWidth - filled, '.'),
+                       done,
+                       total,
+                       cell.src,
+                       cell.dst,
+                       cell.size_bytes >> 20U,
+                       model::to_string(cell.mode));
 }
 
 }  // namespace peergate::report

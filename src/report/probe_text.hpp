@@ -3,9 +3,9 @@
 // mode, the outcome, and on data loss the remedy.
 #pragma once
 
-#include <string>
-
 #include "model/probe_result.hpp"
+
+#include <string>
 
 namespace peergate::report {
 

@@ -12,7 +12,9 @@ Json optional_or_null(const std::optional<T>& value) {
     return value ? Json(*value) : Json(nullptr);
 }
 
-Json string_or_null(const std::string& value) { return value.empty() ? Json(nullptr) : Json(value); }
+Json string_or_null(const std::string& value) {
+    return value.empty() ? Json(nullptr) : Json(value);
+}
 
 Json pairs_to_json(const std::vector<std::pair<int, int>>& pairs) {
     Json out = Json::array();
@@ -78,7 +80,8 @@ Json topology_to_json(const model::Discovery& discovery) {
     Json doc;
     doc["schema"] = "peergate.topology/v1";
     doc["readable"] = topology != nullptr;
-    doc["source"] = topology ? std::string(model::to_string(topology->source)) : std::string("none");
+    doc["source"] =
+        topology ? std::string(model::to_string(topology->source)) : std::string("none");
     doc["reason"] = topology ? Json(nullptr) : Json(unreadable_reason(discovery));
     doc["gpus"] = topology ? gpus_to_json(*topology) : Json::array();
     doc["matrix"] = topology ? matrix_to_json(*topology) : Json::array();
@@ -98,7 +101,8 @@ Json topology_to_json(const model::Discovery& discovery) {
         // Both answers, so a reader sees what each tier said, not only where they differ.
         for (const auto& attempt : discovery.attempts) {
             if (attempt.topology && (attempt.tier == "nvml" || attempt.tier == "nvidia-smi")) {
-                doc["crosscheck"][attempt.tier == "nvml" ? "nvml" : "smi"] = matrix_to_json(*attempt.topology);
+                doc["crosscheck"][attempt.tier == "nvml" ? "nvml" : "smi"] =
+                    matrix_to_json(*attempt.topology);
             }
         }
     }

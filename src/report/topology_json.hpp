@@ -2,11 +2,11 @@
 // peergate.topology/v1: the interconnect matrix as other tools read it (DESIGN.md).
 #pragma once
 
+#include "model/discovery.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
-
-#include "model/discovery.hpp"
 
 namespace peergate::report {
 

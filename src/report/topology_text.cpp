@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/topology_text.hpp"
 
-#include <fmt/format.h>
-
 #include "report/topology_json.hpp"
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::report {
 
@@ -21,7 +21,7 @@ std::string paint(const model::LinkLabel& label, bool color) {
     if (!color || label.kind == model::LinkKind::self) {
         return cell;
     }
-    const char* tint = label.is_nvlink() ? kGreen
+    const char* tint = label.is_nvlink()                    ? kGreen
                        : label.kind <= model::LinkKind::phb ? kYellow
                                                             : kRed;
     return std::string(tint) + cell + kReset;
@@ -39,7 +39,8 @@ void append_matrix(std::string& out, const model::Topology& t, bool color) {
             out += paint(t.matrix[p][q], color);
         }
         const auto& gpu = t.gpus[p];
-        out += fmt::format("{:<14}{}\n", gpu.cpu_affinity.empty() ? "N/A" : gpu.cpu_affinity,
+        out += fmt::format("{:<14}{}\n",
+                           gpu.cpu_affinity.empty() ? "N/A" : gpu.cpu_affinity,
                            gpu.numa_node ? std::to_string(*gpu.numa_node) : "N/A");
     }
 }
@@ -49,8 +50,11 @@ void append_gpus(std::string& out, const model::Topology& t) {
         if (gpu.name.empty() && !gpu.pci) {
             continue;
         }
-        out += fmt::format("  GPU{}  {}  {}  {}\n", gpu.index, gpu.pci ? gpu.pci->to_nvml() : "?",
-                           gpu.name.empty() ? "?" : gpu.name, gpu.uuid);
+        out += fmt::format("  GPU{}  {}  {}  {}\n",
+                           gpu.index,
+                           gpu.pci ? gpu.pci->to_nvml() : "?",
+                           gpu.name.empty() ? "?" : gpu.name,
+                           gpu.uuid);
     }
 }
 
@@ -68,7 +72,8 @@ std::string topology_to_text(const model::Discovery& discovery, const TextStyle&
     std::string out;
     if (style.verbose) {
         for (const auto& attempt : discovery.attempts) {
-            out += fmt::format("tier {}: {}\n", attempt.tier,
+            out += fmt::format("tier {}: {}\n",
+                               attempt.tier,
                                attempt.topology ? "answered" : "no verdict: " + attempt.reason);
         }
     }
@@ -88,9 +93,11 @@ std::string topology_to_text(const model::Discovery& discovery, const TextStyle&
     if (discovery.crosscheck) {
         const auto& check = *discovery.crosscheck;
         out += check.agree() ? "cross-check: NVML and nvidia-smi topo -m agree\n"
-                             : fmt::format("cross-check: DISAGREE; NVLinked per NVML only: {}; per topo -m "
-                                           "only: {}; using topo -m\n",
-                                           check.nvml_only.size(), check.smi_only.size());
+                             : fmt::format(
+                                   "cross-check: DISAGREE; NVLinked per NVML only: {}; per topo -m "
+                                   "only: {}; using topo -m\n",
+                                   check.nvml_only.size(),
+                                   check.smi_only.size());
     }
     return out;
 }

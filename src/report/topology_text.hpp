@@ -3,9 +3,9 @@
 // yellow/red on a colour terminal, then islands and NUMA affinity.
 #pragma once
 
-#include <string>
-
 #include "model/discovery.hpp"
+
+#include <string>
 
 namespace peergate::report {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/atomic_file.hpp"
 
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -62,6 +62,7 @@ Expected<void> write_file_atomically(const std::string& path, std::string_view c
 
 Expected<std::string> read_file(const std::string& path) {
     struct stat st {};
+
     if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
         return unexpected(ErrorCode::io, "cannot read " + path + ": it is a directory");
     }

@@ -2,10 +2,10 @@
 // Writes a whole file or nothing: a temporary beside the target, fsync, rename.
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <string>
 #include <string_view>
-
-#include "util/expected.hpp"
 
 namespace peergate::util {
 

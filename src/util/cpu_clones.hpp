@@ -17,7 +17,8 @@
 #endif
 #endif
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(PEERGATE_NO_CPU_CLONES)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(PEERGATE_NO_CPU_CLONES)
 #define PEERGATE_WITH_POPCNT __attribute__((target_clones("popcnt", "default")))
 #define PEERGATE_WITH_AVX2 __attribute__((target_clones("avx2", "default")))
 #else

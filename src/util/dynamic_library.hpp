@@ -2,12 +2,12 @@
 // A move-only handle on a dlopen'd library (NVML, the CUDA driver, their simulations).
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace peergate::util {
 

@@ -25,14 +25,18 @@ std::optional<std::string> EnvMap::get(std::string_view name) const {
     return it->second;
 }
 
-bool EnvMap::contains(std::string_view name) const { return vars_.find(name) != vars_.end(); }
+bool EnvMap::contains(std::string_view name) const {
+    return vars_.find(name) != vars_.end();
+}
 
 bool EnvMap::is_one(std::string_view name) const {
     const auto it = vars_.find(name);
     return it != vars_.end() && it->second == "1";
 }
 
-void EnvMap::set(std::string name, std::string value) { vars_[std::move(name)] = std::move(value); }
+void EnvMap::set(std::string name, std::string value) {
+    vars_[std::move(name)] = std::move(value);
+}
 
 void EnvMap::unset(std::string_view name) {
     const auto it = vars_.find(name);

@@ -46,6 +46,7 @@ private:
 class CStringArray {
 public:
     explicit CStringArray(std::vector<std::string> items);
+
     char* const* data() { return pointers_.data(); }
 
 private:

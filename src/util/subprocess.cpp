@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/subprocess.hpp"
 
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -14,8 +13,9 @@
 #include <unistd.h>
 
 #include <array>
-
-#include "util/strings.hpp"
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 
 namespace peergate::util {
 
@@ -25,7 +25,9 @@ using Clock = std::chrono::steady_clock;
 
 bool is_executable_file(const std::string& path) {
     struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+           ::access(path.c_str(), X_OK) == 0;
 }
 
 // Closes a file descriptor once; -1 is "already closed".
@@ -66,8 +68,8 @@ Expected<pid_t> spawn(const std::string& program, const Command& command, Pipes&
     posix_spawnattr_setsigdefault(&attr, &default_signals);
     posix_spawnattr_setsigmask(&attr, &no_signals);
     posix_spawnattr_setpgroup(&attr, 0);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF |
-                                        POSIX_SPAWN_SETSIGMASK);
+    posix_spawnattr_setflags(
+        &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
 
     CStringArray argv(command.argv);
     CStringArray envp(command.env.to_strings());
@@ -97,7 +99,10 @@ void drain(int& fd, std::string& sink, std::size_t cap, bool& truncated) {
 }
 
 // Reads both pipes until end of file or the deadline; returns false on the deadline.
-bool collect(Pipes& pipes, const Command& command, Clock::time_point deadline, ProcessResult& result) {
+bool collect(Pipes& pipes,
+             const Command& command,
+             Clock::time_point deadline,
+             ProcessResult& result) {
     while (pipes.out[0] >= 0 || pipes.err[0] >= 0) {
         // Round up: truncating would give up to 1 ms before the deadline.
         const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
@@ -105,7 +110,8 @@ bool collect(Pipes& pipes, const Command& command, Clock::time_point deadline, P
             return false;
         }
         std::array<pollfd, 2> fds{pollfd{pipes.out[0], POLLIN, 0}, pollfd{pipes.err[0], POLLIN, 0}};
-        const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<long long>(left.count(), 1000)));
+        const int ready = ::poll(
+            fds.data(), fds.size(), static_cast<int>(std::min<long long>(left.count(), 1000)));
         if (ready < 0 && errno != EINTR) {
             return false;
         }
@@ -154,7 +160,8 @@ Expected<std::string> find_program(const std::string& name, const std::string& p
         return unexpected(ErrorCode::not_found, name + ": no such executable file");
     }
     for (std::string_view dir : split(path_list, ':')) {
-        const std::string candidate = (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
+        const std::string candidate =
+            (dir.empty() ? std::string(".") : std::string(dir)) + "/" + name;
         if (is_executable_file(candidate)) {
             return candidate;
         }
@@ -173,7 +180,8 @@ Expected<ProcessResult> run_process(const Command& command) {
     }
     Pipes pipes;
     if (::pipe2(pipes.out.data(), O_CLOEXEC) != 0 || ::pipe2(pipes.err.data(), O_CLOEXEC) != 0) {
-        return unexpected(ErrorCode::io, std::string("cannot create pipes: ") + std::strerror(errno));
+        return unexpected(ErrorCode::io,
+                          std::string("cannot create pipes: ") + std::strerror(errno));
     }
     auto pid = spawn(*program, command, pipes);
     if (!pid) {
@@ -208,8 +216,8 @@ std::string describe_failure(const ProcessResult& result, std::chrono::milliseco
         return fmt::format("did not finish within {} ms and was killed", timeout.count());
     }
     if (result.term_signal != 0) {
-        return fmt::format("was killed by signal {} ({})", result.term_signal,
-                           strsignal(result.term_signal));
+        return fmt::format(
+            "was killed by signal {} ({})", result.term_signal, strsignal(result.term_signal));
     }
     if (result.exit_code != 0) {
         return fmt::format("exited with status {}", result.exit_code);

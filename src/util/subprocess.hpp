@@ -3,13 +3,13 @@
 // timeout, the child and its process group killed (SIGTERM, then SIGKILL) and reaped past it.
 #pragma once
 
+#include "util/env_map.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
-
-#include "util/env_map.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::util {
 
@@ -17,14 +17,14 @@ struct Command {
     std::vector<std::string> argv;  // argv[0] is a path, or a name looked up in env's PATH
     EnvMap env;                     // the child's whole environment
     std::chrono::milliseconds timeout{10'000};
-    std::chrono::milliseconds kill_grace{500};   // SIGTERM to SIGKILL
-    std::size_t max_output_bytes = 64U << 20U;   // per stream; the rest is read and dropped
+    std::chrono::milliseconds kill_grace{500};  // SIGTERM to SIGKILL
+    std::size_t max_output_bytes = 64U << 20U;  // per stream; the rest is read and dropped
 };
 
 struct ProcessResult {
-    int exit_code = -1;     // the exit status, or -1 when a signal ended the child
-    int term_signal = 0;    // the signal that ended it, 0 for a normal exit
-    bool timed_out = false; // the child ran past the timeout and was killed
+    int exit_code = -1;      // the exit status, or -1 when a signal ended the child
+    int term_signal = 0;     // the signal that ended it, 0 for a normal exit
+    bool timed_out = false;  // the child ran past the timeout and was killed
     bool output_truncated = false;
     std::string out;
     std::string err;

@@ -3,10 +3,10 @@
 // remembered, so the caller can report all of them in one error (STYLE.md 20).
 #pragma once
 
+#include "util/dynamic_library.hpp"
+
 #include <string>
 #include <vector>
-
-#include "util/dynamic_library.hpp"
 
 namespace peergate::util {
 

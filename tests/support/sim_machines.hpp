@@ -3,6 +3,11 @@
 // directory that removes itself, and running a built program with an explicit environment.
 #pragma once
 
+#include "sim/machine/machine_file.hpp"
+#include "util/atomic_file.hpp"
+#include "util/env_map.hpp"
+#include "util/subprocess.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -10,17 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "sim/machine/machine_file.hpp"
-#include "util/atomic_file.hpp"
-#include "util/env_map.hpp"
-#include "util/subprocess.hpp"
-
 namespace peergate::testing {
 
 inline const std::vector<std::string>& builtin_machine_names() {
-    static const std::vector<std::string> kNames{"bridged-a100-4x",          "dgx1-v100",
-                                                 "hgx-b200-8x",              "pcie-rtx6000ada-2x-iommu",
-                                                 "rtx4090-8x-pcie",          "single-h200"};
+    static const std::vector<std::string> kNames{"bridged-a100-4x",
+                                                 "dgx1-v100",
+                                                 "hgx-b200-8x",
+                                                 "pcie-rtx6000ada-2x-iommu",
+                                                 "rtx4090-8x-pcie",
+                                                 "single-h200"};
     return kNames;
 }
 
@@ -38,17 +41,21 @@ inline sim::MachineFile load_builtin_machine(const std::string& name) {
 class ScratchDir {
 public:
     ScratchDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "peergate-test-XXXXXX").string();
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "peergate-test-XXXXXX").string();
         path_ = ::mkdtemp(pattern.data()) != nullptr ? pattern : "";
     }
+
     ~ScratchDir() {
         std::error_code ec;
         std::filesystem::remove_all(path_, ec);
     }
+
     ScratchDir(const ScratchDir&) = delete;
     ScratchDir& operator=(const ScratchDir&) = delete;
 
     const std::string& path() const { return path_; }
+
     std::string file(const std::string& name) const { return path_ + "/" + name; }
 
     // Writes `text` to `name` inside the directory and returns its path.
@@ -62,8 +69,10 @@ private:
 };
 
 // Runs argv with exactly `env` (plus PATH), failing the test if it cannot start.
-inline util::ProcessResult run_program(std::vector<std::string> argv, util::EnvMap env = {},
-                                       std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+inline util::ProcessResult run_program(
+    std::vector<std::string> argv,
+    util::EnvMap env = {},
+    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
     if (!env.contains("PATH")) {
         env.set("PATH", "/usr/local/bin:/usr/bin:/bin");
     }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Simulated CUDA driver: devices, contexts, peer access, memory and synchronous copies.
+#include "sim/cuda/sim_cuda_state.hpp"
+
 #include <fmt/format.h>
 
 #include <cstring>
-
-#include "sim/cuda/sim_cuda_state.hpp"
 
 using namespace peergate::sim::cuda;  // NOLINT
 
@@ -88,8 +88,8 @@ PEERGATE_SIM_EXPORT CUresult cuDeviceGetPCIBusId(char* bus_id, int len, CUdevice
         return CUDA_ERROR_INVALID_VALUE;
     }
     const auto& pci = state().machine.gpus[static_cast<std::size_t>(dev)].pci;
-    const std::string text = fmt::format("{:04X}:{:02X}:{:02X}.{:X}", pci.domain, pci.bus,
-                                         pci.device, pci.function);
+    const std::string text =
+        fmt::format("{:04X}:{:02X}:{:02X}.{:X}", pci.domain, pci.bus, pci.device, pci.function);
     const auto n = std::min(text.size(), static_cast<std::size_t>(len - 1));
     std::memcpy(bus_id, text.data(), n);
     bus_id[n] = '\0';
@@ -158,7 +158,8 @@ PEERGATE_SIM_EXPORT CUresult cuCtxEnablePeerAccess(CUcontext peer, unsigned int 
         return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
     }
     auto& peers = s.contexts[static_cast<std::size_t>(device)]->peers;
-    return peers.insert(peer->device).second ? CUDA_SUCCESS : CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+    return peers.insert(peer->device).second ? CUDA_SUCCESS
+                                             : CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
 }
 
 PEERGATE_SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
@@ -178,8 +179,10 @@ PEERGATE_SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) 
     if (s.allocated_bytes[d] + bytes > s.machine.gpus[d].memory_bytes) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    Allocation allocation{.device = device, .bytes = bytes,
-                          .data = std::unique_ptr<std::uint8_t[]>(new (std::nothrow) std::uint8_t[bytes])};  // NOLINT
+    Allocation allocation{
+        .device = device,
+        .bytes = bytes,
+        .data = std::unique_ptr<std::uint8_t[]>(new (std::nothrow) std::uint8_t[bytes])};  // NOLINT
     if (!allocation.data) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -258,7 +261,9 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, s
     return CUDA_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int value, std::size_t count) {
+PEERGATE_SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst,
+                                            unsigned int value,
+                                            std::size_t count) {
     if (const CUresult r = faulted("cuMemsetD32_v2", current_device()); r != CUDA_SUCCESS) {
         return r;
     }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Simulated CUDA driver: asynchronous host copies and memset, modules and kernel launches.
 // The probe's PTX kernels are recognised by their .entry names and run as C++ equivalents.
-#include <cstring>
-#include <algorithm>
-#include <string_view>
-
 #include "engine/pattern.hpp"
 #include "sim/cuda/sim_cuda_state.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string_view>
 
 using namespace peergate::sim::cuda;  // NOLINT
 
@@ -43,14 +43,15 @@ int device_of(CUstream stream) {
 void run_fill(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed) {
     if (auto* bytes = device_bytes(s, data, count * 4U)) {
         for (std::uint64_t i = 0; i < count; ++i) {
-            const std::uint32_t v = peergate::engine::pattern_value(seed, static_cast<std::uint32_t>(i));
+            const std::uint32_t v =
+                peergate::engine::pattern_value(seed, static_cast<std::uint32_t>(i));
             std::memcpy(bytes + i * 4U, &v, 4U);
         }
     }
 }
 
-void run_verify(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed,
-                CUdeviceptr result) {
+void run_verify(
+    State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed, CUdeviceptr result) {
     const auto* bytes = device_bytes(s, data, count * 4U);
     auto* out = device_bytes(s, result, 12);
     if (bytes == nullptr || out == nullptr) {
@@ -64,7 +65,7 @@ void run_verify(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t s
         if (v == peergate::engine::pattern_value(seed, static_cast<std::uint32_t>(i))) {
             continue;
         }
-        ++r[v == peergate::engine::kSentinelBits ? 0 : 1];  // the kernel's two atomicAdds
+        ++r[v == peergate::engine::kSentinelBits ? 0 : 1];     // the kernel's two atomicAdds
         r[2] = std::min(r[2], static_cast<std::uint32_t>(i));  // and its atomicMin
     }
     std::memcpy(out, r, sizeof(r));
@@ -72,9 +73,12 @@ void run_verify(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t s
 
 }  // namespace
 
-PEERGATE_SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t bytes,
+PEERGATE_SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst,
+                                                  CUdeviceptr src,
+                                                  std::size_t bytes,
                                                   CUstream stream) {
-    if (const CUresult r = faulted("cuMemcpyDtoHAsync_v2", device_of(stream), bytes); r != CUDA_SUCCESS) {
+    if (const CUresult r = faulted("cuMemcpyDtoHAsync_v2", device_of(stream), bytes);
+        r != CUDA_SUCCESS) {
         return r;
     }
     State& s = state();
@@ -91,9 +95,12 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, st
     return CUDA_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, std::size_t bytes,
+PEERGATE_SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst,
+                                                  const void* src,
+                                                  std::size_t bytes,
                                                   CUstream stream) {
-    if (const CUresult r = faulted("cuMemcpyHtoDAsync_v2", device_of(stream), bytes); r != CUDA_SUCCESS) {
+    if (const CUresult r = faulted("cuMemcpyHtoDAsync_v2", device_of(stream), bytes);
+        r != CUDA_SUCCESS) {
         return r;
     }
     State& s = state();
@@ -110,7 +117,9 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* s
     return CUDA_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int value, std::size_t count,
+PEERGATE_SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst,
+                                              unsigned int value,
+                                              std::size_t count,
                                               CUstream stream) {
     if (const CUresult r = faulted("cuMemsetD32Async", device_of(stream)); r != CUDA_SUCCESS) {
         return r;
@@ -134,7 +143,8 @@ PEERGATE_SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int valu
 // Accepts PTX text that declares the probe's entries; anything else is not valid PTX here.
 PEERGATE_SIM_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
     const CUctx_st* context = current_context();
-    if (const CUresult r = faulted("cuModuleLoadData", context ? context->device : -1); r != CUDA_SUCCESS) {
+    if (const CUresult r = faulted("cuModuleLoadData", context ? context->device : -1);
+        r != CUDA_SUCCESS) {
         return r;
     }
     if (context == nullptr) {
@@ -144,7 +154,8 @@ PEERGATE_SIM_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* imag
         return CUDA_ERROR_INVALID_VALUE;
     }
     const std::string_view text(static_cast<const char*>(image));
-    if (text.find(".version") == std::string_view::npos || text.find(".target") == std::string_view::npos) {
+    if (text.find(".version") == std::string_view::npos ||
+        text.find(".target") == std::string_view::npos) {
         return CUDA_ERROR_INVALID_PTX;
     }
     auto* loaded = new CUmod_st{};
@@ -172,7 +183,9 @@ PEERGATE_SIM_EXPORT CUresult cuModuleUnload(CUmodule module) {
     return CUDA_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module, const char* name) {
+PEERGATE_SIM_EXPORT CUresult cuModuleGetFunction(CUfunction* fn,
+                                                 CUmodule module,
+                                                 const char* name) {
     if (fn == nullptr || module == nullptr || name == nullptr) {
         return CUDA_ERROR_INVALID_VALUE;
     }
@@ -185,10 +198,17 @@ PEERGATE_SIM_EXPORT CUresult cuModuleGetFunction(CUfunction* fn, CUmodule module
     return CUDA_ERROR_NOT_FOUND;
 }
 
-PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn, unsigned int gx, unsigned int gy,
-                                            unsigned int gz, unsigned int bx, unsigned int by,
-                                            unsigned int bz, unsigned int shared, CUstream stream,
-                                            void** params, void** extra) {
+PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn,
+                                            unsigned int gx,
+                                            unsigned int gy,
+                                            unsigned int gz,
+                                            unsigned int bx,
+                                            unsigned int by,
+                                            unsigned int bz,
+                                            unsigned int shared,
+                                            CUstream stream,
+                                            void** params,
+                                            void** extra) {
     if (const CUresult r = faulted("cuLaunchKernel", device_of(stream)); r != CUDA_SUCCESS) {
         return r;
     }
@@ -221,6 +241,8 @@ PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn, unsigned int gx, unsi
     if (device_bytes(s, result, 12) == nullptr) {
         return CUDA_ERROR_ILLEGAL_ADDRESS;
     }
-    enqueue(stream, duration, [&s, data, count, seed, result] { run_verify(s, data, count, seed, result); });
+    enqueue(stream, duration, [&s, data, count, seed, result] {
+        run_verify(s, data, count, seed, result);
+    });
     return CUDA_SUCCESS;
 }

@@ -40,7 +40,9 @@ int gpu_index(const State& s, int device) {
     return s.machine.gpus.at(static_cast<std::size_t>(device)).index;
 }
 
-std::optional<MachineFault> cuda_fault(const State& s, const char* call, int device,
+std::optional<MachineFault> cuda_fault(const State& s,
+                                       const char* call,
+                                       int device,
                                        std::uint64_t bytes) {
     for (const auto& fault : s.machine.faults) {
         if (fault.layer != "cuda" || (!fault.call.empty() && fault.call != call)) {
@@ -144,6 +146,7 @@ struct ErrorText {
     const char* text;
 };
 
+// clang-format off
 constexpr ErrorText kErrors[] = {
     {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
     {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
@@ -166,6 +169,7 @@ constexpr ErrorText kErrors[] = {
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
+// clang-format on
 
 }  // namespace
 

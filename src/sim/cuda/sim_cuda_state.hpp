@@ -5,6 +5,9 @@
 // A stand-in for the real driver, so it reads its environment itself (PEERGATE_SIM_MACHINE).
 #pragma once
 
+#include "sim/machine/machine_file.hpp"
+#include "sources/cuda/cuda_abi.hpp"
+
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -16,30 +19,31 @@
 #include <string>
 #include <vector>
 
-#include "sim/machine/machine_file.hpp"
-#include "sources/cuda/cuda_abi.hpp"
-
 // The opaque handle types of cuda_abi.hpp, given bodies here.
 struct CUctx_st {
     int device = 0;
     int retained = 0;
     std::set<int> peers;  // devices this context may access directly
 };
+
 struct CUstream_st {
     int device = 0;
     std::deque<std::function<void()>> work;  // runs when the stream is synchronised
     double clock_us = 0.0;                   // modelled time of the last enqueued work
 };
+
 struct CUevent_st {
     bool recorded = false;
     bool complete = false;
     double time_us = 0.0;
     CUstream_st* stream = nullptr;
 };
+
 struct CUfunc_st {
     std::string name;
     int device = 0;  // a module, and its functions, belong to the context it was loaded in
 };
+
 struct CUmod_st {
     std::vector<std::unique_ptr<CUfunc_st>> functions;
 };
@@ -81,7 +85,9 @@ CUctx_st*& current_context();
 std::uint8_t* device_bytes(State& s, CUdeviceptr address, std::size_t bytes, int* device = nullptr);
 
 // The first "cuda" fault for `call` that applies (device filter, min_bytes), if any.
-std::optional<MachineFault> cuda_fault(const State& s, const char* call, int device,
+std::optional<MachineFault> cuda_fault(const State& s,
+                                       const char* call,
+                                       int device,
                                        std::uint64_t bytes);
 
 // Applies a "cuda" fault: never returns for "hang"; the code for "fail".

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Simulated CUDA driver: streams, events, asynchronous copies with injected copy faults,
 // and the probe's PTX kernels recognised by their .entry names and run as C++.
-#include <algorithm>
-#include <cstring>
-
 #include "engine/pattern.hpp"
 #include "sim/cuda/sim_cuda_state.hpp"
+
+#include <algorithm>
+#include <cstring>
 
 using namespace peergate::sim::cuda;  // NOLINT
 using peergate::sim::MachineFault;
@@ -57,8 +57,8 @@ std::uint32_t spread(std::uint64_t i) {
 }
 
 // The first "copy" fault that applies to this peer copy.
-std::optional<MachineFault> copy_fault(const State& s, int src, int dst, std::size_t bytes,
-                                       int in_flight) {
+std::optional<MachineFault> copy_fault(
+    const State& s, int src, int dst, std::size_t bytes, int in_flight) {
     for (const auto& f : s.machine.faults) {
         if (f.layer == "copy" && (f.src < 0 || f.src == gpu_index(s, src)) &&
             (f.dst < 0 || f.dst == gpu_index(s, dst)) && bytes >= f.min_bytes &&
@@ -70,7 +70,9 @@ std::optional<MachineFault> copy_fault(const State& s, int src, int dst, std::si
 }
 
 // Copies element by element, dropping or corrupting the fault's share of elements.
-void faulty_copy(std::uint8_t* to, const std::uint8_t* from, std::size_t bytes,
+void faulty_copy(std::uint8_t* to,
+                 const std::uint8_t* from,
+                 std::size_t bytes,
                  const MachineFault& fault) {
     const auto threshold = static_cast<std::uint32_t>(fault.fraction * 1'000'000.0);
     for (std::size_t i = 0; i < bytes / 4U; ++i) {
@@ -91,7 +93,8 @@ void faulty_copy(std::uint8_t* to, const std::uint8_t* from, std::size_t bytes,
 
 PEERGATE_SIM_EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
     const CUctx_st* context = current_context();
-    if (const CUresult r = faulted("cuStreamCreate", context ? context->device : -1); r != CUDA_SUCCESS) {
+    if (const CUresult r = faulted("cuStreamCreate", context ? context->device : -1);
+        r != CUDA_SUCCESS) {
         return r;
     }
     if (context == nullptr) {
@@ -116,7 +119,8 @@ PEERGATE_SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
 }
 
 PEERGATE_SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream) {
-    if (const CUresult r = faulted("cuStreamSynchronize", stream_device(stream)); r != CUDA_SUCCESS) {
+    if (const CUresult r = faulted("cuStreamSynchronize", stream_device(stream));
+        r != CUDA_SUCCESS) {
         return r;
     }
     State& s = state();
@@ -126,7 +130,8 @@ PEERGATE_SIM_EXPORT CUresult cuStreamSynchronize(CUstream stream) {
 }
 
 PEERGATE_SIM_EXPORT CUresult cuStreamQuery(CUstream stream) {
-    if (const CUresult r = faulted("cuStreamQuery", stream_device(stream), 0, true); r != CUDA_SUCCESS) {
+    if (const CUresult r = faulted("cuStreamQuery", stream_device(stream), 0, true);
+        r != CUDA_SUCCESS) {
         return r;
     }
     State& s = state();
@@ -222,8 +227,12 @@ PEERGATE_SIM_EXPORT CUresult cuEventElapsedTime_v2(float* ms, CUevent start, CUe
     return elapsed(ms, start, end);
 }
 
-PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,
-                                               CUcontext src_ctx, std::size_t bytes, CUstream stream) {
+PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst,
+                                               CUcontext dst_ctx,
+                                               CUdeviceptr src,
+                                               CUcontext src_ctx,
+                                               std::size_t bytes,
+                                               CUstream stream) {
     const int src_device = src_ctx != nullptr ? src_ctx->device : -1;
     if (const CUresult r = faulted("cuMemcpyPeerAsync", src_device, bytes); r != CUDA_SUCCESS) {
         return r;
@@ -232,7 +241,8 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ct
     std::lock_guard lock(s.mutex);
     int from_device = -1;
     int to_device = -1;
-    if (dst_ctx == nullptr || src_ctx == nullptr || device_bytes(s, src, bytes, &from_device) == nullptr ||
+    if (dst_ctx == nullptr || src_ctx == nullptr ||
+        device_bytes(s, src, bytes, &from_device) == nullptr ||
         device_bytes(s, dst, bytes, &to_device) == nullptr || from_device != src_ctx->device ||
         to_device != dst_ctx->device) {
         return CUDA_ERROR_INVALID_VALUE;  // a pointer that is not of the context named with it
@@ -247,7 +257,8 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ct
     s.pending_peaks.push_back(peak);
     // Silent drops live on the direct path only: a staged copy goes through host memory.
     const bool faultable = direct && from_device != to_device;
-    enqueue(stream, copy_time_us(s, from_device, to_device, bytes, direct),
+    enqueue(stream,
+            copy_time_us(s, from_device, to_device, bytes, direct),
             [&s, dst, src, bytes, peak, faultable, from_device, to_device] {
                 --s.copies_in_flight;
                 auto& peaks = s.pending_peaks;
@@ -257,8 +268,8 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dst_ct
                 if (to == nullptr || from == nullptr) {
                     return;  // freed before the stream ran: the real driver would fault
                 }
-                const auto fault = faultable ? copy_fault(s, from_device, to_device, bytes, *peak)
-                                             : std::nullopt;
+                const auto fault =
+                    faultable ? copy_fault(s, from_device, to_device, bytes, *peak) : std::nullopt;
                 if (fault) {
                     faulty_copy(to, from, bytes, *fault);
                 } else {

@@ -11,11 +11,16 @@ namespace {
 
 const std::vector<std::vector<std::string>>& explicit_statuses(const MachineFile& m, P2pCaps caps) {
     switch (caps) {
-        case P2pCaps::read: return m.nvml_p2p_read;
-        case P2pCaps::write: return m.nvml_p2p_write;
-        case P2pCaps::nvlink: return m.nvml_p2p_nvlink;
-        case P2pCaps::atomics: return m.nvml_p2p_atomics;
-        case P2pCaps::prop: return m.nvml_p2p_prop;
+        case P2pCaps::read:
+            return m.nvml_p2p_read;
+        case P2pCaps::write:
+            return m.nvml_p2p_write;
+        case P2pCaps::nvlink:
+            return m.nvml_p2p_nvlink;
+        case P2pCaps::atomics:
+            return m.nvml_p2p_atomics;
+        case P2pCaps::prop:
+            return m.nvml_p2p_prop;
     }
     return m.nvml_p2p_read;
 }
@@ -39,10 +44,11 @@ std::vector<MachineNvlink> switch_links(const MachineFile& m, std::size_t p) {
     std::vector<MachineNvlink> links;
     const int count = largest_nvlink_count(m, p);
     for (int k = 0; k < count && !switches.empty(); ++k) {
-        links.push_back(MachineNvlink{.link = k,
-                                      .active = true,
-                                      .remote_type = "switch",
-                                      .remote_pci = switches[static_cast<std::size_t>(k) % switches.size()]});
+        links.push_back(
+            MachineNvlink{.link = k,
+                          .active = true,
+                          .remote_type = "switch",
+                          .remote_pci = switches[static_cast<std::size_t>(k) % switches.size()]});
     }
     return links;
 }
@@ -95,7 +101,10 @@ model::Topology machine_topology(const MachineFile& machine) {
     return topology;
 }
 
-std::string p2p_status_token(const MachineFile& machine, P2pCaps caps, std::size_t p, std::size_t q) {
+std::string p2p_status_token(const MachineFile& machine,
+                             P2pCaps caps,
+                             std::size_t p,
+                             std::size_t q) {
     if (p == q) {
         return "X";
     }
@@ -135,9 +144,12 @@ std::vector<model::PciAddress> nvswitch_addresses(const MachineFile& machine) {
     std::vector<model::PciAddress> out;
     // Synthetic: four switches from bus C0 up, skipping buses the GPUs use.
     for (unsigned bus = 0xC0; machine.nvswitch && out.size() < 4 && bus <= 0xFF; ++bus) {
-        const model::PciAddress pci{.domain = 0, .bus = static_cast<std::uint8_t>(bus), .device = 0, .function = 0};
-        const bool taken = std::any_of(machine.gpus.begin(), machine.gpus.end(),
-                                       [&](const MachineGpu& gpu) { return gpu.pci.bus == pci.bus; });
+        const model::PciAddress pci{
+            .domain = 0, .bus = static_cast<std::uint8_t>(bus), .device = 0, .function = 0};
+        const bool taken =
+            std::any_of(machine.gpus.begin(), machine.gpus.end(), [&](const MachineGpu& gpu) {
+                return gpu.pci.bus == pci.bus;
+            });
         if (!taken) {
             out.push_back(pci);
         }

@@ -5,13 +5,13 @@
 // unless the machine file says they do (explicit fields win over derived ones).
 #pragma once
 
-#include <cstddef>
-#include <string>
-#include <vector>
-
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
 #include "sim/machine/machine_file.hpp"
+
+#include <cstddef>
+#include <string>
+#include <vector>
 
 namespace peergate::sim {
 
@@ -30,7 +30,10 @@ model::Topology machine_topology(const MachineFile& machine);
 // positions p and q. Explicit nvml_p2p rows win. Derived: nvlink and atomics are OK iff
 // the pair is NV#, else NS; read, write and prop are OK everywhere (what the driver
 // claims, even on hosts that drop PCIe peer traffic).
-std::string p2p_status_token(const MachineFile& machine, P2pCaps caps, std::size_t p, std::size_t q);
+std::string p2p_status_token(const MachineFile& machine,
+                             P2pCaps caps,
+                             std::size_t p,
+                             std::size_t q);
 
 // The whole status matrix for one caps index.
 std::vector<std::vector<std::string>> p2p_status_matrix(const MachineFile& machine, P2pCaps caps);

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/host_root_writer.hpp"
 
+#include "sim/machine/derived.hpp"
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
-
-#include "sim/machine/derived.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::sim {
 
@@ -22,10 +22,12 @@ constexpr const char* kFlagsBefore =
     "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse "
     "sse2 ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology cpuid pni pclmulqdq "
     "ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand";
-constexpr const char* kFlagsAfter = "lahf_lm abm 3dnowprefetch avx2 bmi1 bmi2 erms avx512f avx512bw";
+constexpr const char* kFlagsAfter =
+    "lahf_lm abm 3dnowprefetch avx2 bmi1 bmi2 erms avx512f avx512bw";
 
 util::Unexpected write_error(const fs::path& path, const std::string& why) {
-    return util::unexpected(util::ErrorCode::io, fmt::format("cannot write {}: {}", path.string(), why));
+    return util::unexpected(util::ErrorCode::io,
+                            fmt::format("cannot write {}: {}", path.string(), why));
 }
 
 util::Expected<void> write_text(const fs::path& path, const std::string& text) {
@@ -56,7 +58,8 @@ util::Expected<void> make_link(const std::string& target, const fs::path& link) 
 // GeForce and RTX workstation boards enumerate as VGA controllers, data-centre parts as
 // 3D controllers (lspci: "VGA compatible controller" 0x0300 vs "3D controller" 0x0302).
 std::string gpu_class(const MachineGpu& gpu) {
-    const bool display = util::contains_word(gpu.name, "GeForce") || util::contains_word(gpu.name, "RTX");
+    const bool display =
+        util::contains_word(gpu.name, "GeForce") || util::contains_word(gpu.name, "RTX");
     return display ? "0x030000" : "0x030200";
 }
 
@@ -77,31 +80,37 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     PEERGATE_TRY(write_text(dev / "vendor", "0x10de\n"));
     PEERGATE_TRY(write_text(dev / "device", fmt::format("0x{:04x}\n", d.device_id)));
     if (d.iommu_group) {
-        PEERGATE_TRY(make_link(fmt::format("../../../kernel/iommu_groups/{}", *d.iommu_group), dev / "iommu_group"));
+        PEERGATE_TRY(make_link(fmt::format("../../../kernel/iommu_groups/{}", *d.iommu_group),
+                               dev / "iommu_group"));
     }
-    return make_link(fmt::format("../../../devices/{}/{}", bus_dir, bdf), root / "sys/bus/pci/devices" / bdf);
+    return make_link(fmt::format("../../../devices/{}/{}", bus_dir, bdf),
+                     root / "sys/bus/pci/devices" / bdf);
 }
 
 util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) {
     const bool groups = m.host.iommu != "off";
-    const std::string type = m.host.iommu == "translating"
-                                 ? (m.host.iommu_group_type.empty() ? "DMA" : m.host.iommu_group_type)
-                                 : "identity";
+    const std::string type =
+        m.host.iommu == "translating"
+            ? (m.host.iommu_group_type.empty() ? "DMA" : m.host.iommu_group_type)
+            : "identity";
     for (std::size_t p = 0; p < m.gpus.size(); ++p) {
         const auto& gpu = m.gpus[p];
         const int group = static_cast<int>(p) + 1;
         // "unknown" (a recorded host whose group types could not be read): groups, no type.
         if (groups && m.host.iommu != "unknown") {
-            PEERGATE_TRY(write_text(root / fmt::format("sys/kernel/iommu_groups/{}/type", group), type + "\n"));
+            PEERGATE_TRY(write_text(root / fmt::format("sys/kernel/iommu_groups/{}/type", group),
+                                    type + "\n"));
         } else if (groups) {
             std::error_code ec;
             fs::create_directories(root / fmt::format("sys/kernel/iommu_groups/{}", group), ec);
         }
-        PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = gpu.pci,
-                                                      .pci_class = gpu_class(gpu),
-                                                      .device_id = gpu.pci_device_id,
-                                                      .numa_node = gpu.numa_node,
-                                                      .iommu_group = groups ? std::optional(group) : std::nullopt}));
+        PEERGATE_TRY(write_pci_device(
+            root,
+            PciDevice{.pci = gpu.pci,
+                      .pci_class = gpu_class(gpu),
+                      .device_id = gpu.pci_device_id,
+                      .numa_node = gpu.numa_node,
+                      .iommu_group = groups ? std::optional(group) : std::nullopt}));
     }
     for (const auto& pci : nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));
@@ -127,9 +136,11 @@ std::string cpuinfo(const MachineFile& m) {
     std::string text;
     for (int cpu = 0; cpu <= highest_cpu(m); ++cpu) {
         text += fmt::format(
-            "processor\t: {}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU (simulated)\n"
+            "processor\t: {}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU "
+            "(simulated)\n"
             "flags\t\t: {}\n\n",
-            cpu, flags);
+            cpu,
+            flags);
     }
     return text;
 }

@@ -4,10 +4,10 @@
 // its real file code against a simulated machine (hwloc's HWLOC_FSROOT method).
 #pragma once
 
-#include <string>
-
 #include "sim/machine/machine_file.hpp"
 #include "util/expected.hpp"
+
+#include <string>
 
 namespace peergate::sim {
 

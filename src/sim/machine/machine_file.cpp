@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/machine_file.hpp"
 
+#include "model/topology.hpp"
+#include "sim/machine/machine_schema.hpp"
+#include "util/atomic_file.hpp"
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <set>
-
-#include "model/topology.hpp"
-#include "sim/machine/machine_schema.hpp"
-#include "util/atomic_file.hpp"
-#include "util/strings.hpp"
 
 namespace peergate::sim {
 
@@ -65,7 +65,9 @@ std::uint16_t parse_device_id(const std::string& text) {
     return util::parse_hex<std::uint16_t>(digits).value_or(0);
 }
 
-std::string device_id_text(std::uint16_t id) { return fmt::format("0x{:04x}", id); }
+std::string device_id_text(std::uint16_t id) {
+    return fmt::format("0x{:04x}", id);
+}
 
 util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     const std::string where = fmt::format("gpus[{}]", position);
@@ -110,7 +112,8 @@ util::Expected<void> parse_matrix(const Json& j, MachineFile& m) {
         for (const auto& cell : j[p]) {
             auto label = model::LinkLabel::parse(cell.is_string() ? cell.get<std::string>() : "");
             if (!label) {
-                return invalid(fmt::format("matrix[{}]: '{}' is not a topo -m token", p, cell.dump()));
+                return invalid(
+                    fmt::format("matrix[{}]: '{}' is not a topo -m token", p, cell.dump()));
             }
             row.push_back(*label);
         }
@@ -124,7 +127,8 @@ util::Expected<void> parse_matrix(const Json& j, MachineFile& m) {
 }
 
 util::Expected<void> check_status_matrix(const std::vector<std::vector<std::string>>& statuses,
-                                         std::size_t n, const char* field) {
+                                         std::size_t n,
+                                         const char* field) {
     static const std::set<std::string> kTokens{"X", "OK", "CNS", "GNS", "TNS", "DR", "NS", "U"};
     if (statuses.empty()) {
         return {};
@@ -134,11 +138,13 @@ util::Expected<void> check_status_matrix(const std::vector<std::vector<std::stri
     }
     for (std::size_t p = 0; p < n; ++p) {
         if (statuses[p].size() != n) {
-            return invalid(fmt::format("{}[{}]: {} entries for {} GPUs", field, p, statuses[p].size(), n));
+            return invalid(
+                fmt::format("{}[{}]: {} entries for {} GPUs", field, p, statuses[p].size(), n));
         }
         for (const auto& token : statuses[p]) {
             if (kTokens.count(token) == 0) {
-                return invalid(fmt::format("{}[{}]: '{}' is not one of X OK CNS GNS TNS DR NS U", field, p, token));
+                return invalid(fmt::format(
+                    "{}[{}]: '{}' is not one of X OK CNS GNS TNS DR NS U", field, p, token));
             }
         }
     }
@@ -146,17 +152,20 @@ util::Expected<void> check_status_matrix(const std::vector<std::vector<std::stri
 }
 
 util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
-    static const std::set<std::string> kEffects{"fail", "unknown", "hang", "missing", "exit",
-                                                "truncated", "drop", "corrupt"};
+    static const std::set<std::string> kEffects{
+        "fail", "unknown", "hang", "missing", "exit", "truncated", "drop", "corrupt"};
     MachineFault fault;
     fault.layer = get_or<std::string>(j, "layer", "");
     fault.call = get_or<std::string>(j, "call", "");
     fault.effect = get_or<std::string>(j, "effect", "");
-    if (fault.layer != "nvml" && fault.layer != "smi" && fault.layer != "cuda" && fault.layer != "copy") {
-        return invalid(fmt::format("faults[{}].layer: '{}' is not nvml, smi, cuda or copy", k, fault.layer));
+    if (fault.layer != "nvml" && fault.layer != "smi" && fault.layer != "cuda" &&
+        fault.layer != "copy") {
+        return invalid(
+            fmt::format("faults[{}].layer: '{}' is not nvml, smi, cuda or copy", k, fault.layer));
     }
     if (kEffects.count(fault.effect) == 0) {
-        return invalid(fmt::format("faults[{}].effect: '{}' is not a known effect", k, fault.effect));
+        return invalid(
+            fmt::format("faults[{}].effect: '{}' is not a known effect", k, fault.effect));
     }
     fault.code = get_or(j, "code", 0);
     fault.src = get_or(j, "src", -1);
@@ -172,7 +181,8 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
 
 void parse_host(const Json& j, MachineHost& host) {
     host.iommu = get_or<std::string>(j, "iommu", "off");
-    host.iommu_group_type = get_or<std::string>(j, "iommu_group_type", host.iommu == "translating" ? "DMA-FQ" : "");
+    host.iommu_group_type =
+        get_or<std::string>(j, "iommu_group_type", host.iommu == "translating" ? "DMA-FQ" : "");
     host.hypervisor = get_or(j, "hypervisor", false);
     host.kernel_cmdline = get_or<std::string>(j, "kernel_cmdline", "");
     host.boot_id = get_or<std::string>(j, "boot_id", "00000000-0000-4000-8000-000000000000");
@@ -259,15 +269,22 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
 }
 
 OJson gpu_to_json(const MachineGpu& gpu) {
-    OJson j{{"index", gpu.index}, {"name", gpu.name}, {"pci_bus_id", gpu.pci.to_nvml()}, {"uuid", gpu.uuid},
+    OJson j{{"index", gpu.index},
+            {"name", gpu.name},
+            {"pci_bus_id", gpu.pci.to_nvml()},
+            {"uuid", gpu.uuid},
             {"numa_node", gpu.numa_node ? OJson(*gpu.numa_node) : OJson(nullptr)},
-            {"cpu_affinity", gpu.cpu_affinity}, {"nvlink_slots", gpu.nvlink_slots},
-            {"memory_bytes", gpu.memory_bytes}, {"pci_device_id", device_id_text(gpu.pci_device_id)},
-            {"cc_major", gpu.cc_major}, {"cc_minor", gpu.cc_minor}};
+            {"cpu_affinity", gpu.cpu_affinity},
+            {"nvlink_slots", gpu.nvlink_slots},
+            {"memory_bytes", gpu.memory_bytes},
+            {"pci_device_id", device_id_text(gpu.pci_device_id)},
+            {"cc_major", gpu.cc_major},
+            {"cc_minor", gpu.cc_minor}};
     if (!gpu.nvlinks.empty()) {
         OJson links = OJson::array();
         for (const auto& link : gpu.nvlinks) {
-            OJson l{{"link", link.link}, {"active", link.active}, {"remote_type", link.remote_type}};
+            OJson l{
+                {"link", link.link}, {"active", link.active}, {"remote_type", link.remote_type}};
             if (link.remote_pci) {
                 l["remote_pci"] = link.remote_pci->to_nvml();
             }
@@ -279,9 +296,15 @@ OJson gpu_to_json(const MachineGpu& gpu) {
 }
 
 OJson fault_to_json(const MachineFault& f) {
-    return OJson{{"layer", f.layer}, {"call", f.call}, {"effect", f.effect}, {"code", f.code},
-                 {"src", f.src}, {"dst", f.dst}, {"min_bytes", f.min_bytes},
-                 {"min_inflight", f.min_inflight}, {"fraction", f.fraction}};
+    return OJson{{"layer", f.layer},
+                 {"call", f.call},
+                 {"effect", f.effect},
+                 {"code", f.code},
+                 {"src", f.src},
+                 {"dst", f.dst},
+                 {"min_bytes", f.min_bytes},
+                 {"min_inflight", f.min_inflight},
+                 {"fraction", f.fraction}};
 }
 
 }  // namespace
@@ -308,8 +331,11 @@ util::Expected<MachineFile> load_machine(const std::string& path) {
 }
 
 std::string to_json_text(const MachineFile& m) {
-    OJson doc{{"schema", kSchema}, {"name", m.name}, {"description", m.description},
-              {"driver_version", m.driver_version}, {"cuda_driver_version", m.cuda_driver_version},
+    OJson doc{{"schema", kSchema},
+              {"name", m.name},
+              {"description", m.description},
+              {"driver_version", m.driver_version},
+              {"cuda_driver_version", m.cuda_driver_version},
               {"nvswitch", m.nvswitch}};
     OJson switches = OJson::array();
     for (const auto& pci : m.nvswitch_pci) {
@@ -330,15 +356,23 @@ std::string to_json_text(const MachineFile& m) {
         matrix.push_back(cells);
     }
     doc["matrix"] = matrix;
-    doc["nvml_p2p"] = OJson{{"nvlink", m.nvml_p2p_nvlink}, {"read", m.nvml_p2p_read}, {"write", m.nvml_p2p_write},
-                            {"atomics", m.nvml_p2p_atomics}, {"prop", m.nvml_p2p_prop}};
+    doc["nvml_p2p"] = OJson{{"nvlink", m.nvml_p2p_nvlink},
+                            {"read", m.nvml_p2p_read},
+                            {"write", m.nvml_p2p_write},
+                            {"atomics", m.nvml_p2p_atomics},
+                            {"prop", m.nvml_p2p_prop}};
     doc["cuda_can_access_peer"] = m.cuda_can_access_peer;
-    doc["host"] = OJson{{"iommu", m.host.iommu}, {"iommu_group_type", m.host.iommu_group_type},
-                        {"hypervisor", m.host.hypervisor}, {"kernel_cmdline", m.host.kernel_cmdline},
-                        {"boot_id", m.host.boot_id}, {"kernel_log", m.host.kernel_log}};
+    doc["host"] = OJson{{"iommu", m.host.iommu},
+                        {"iommu_group_type", m.host.iommu_group_type},
+                        {"hypervisor", m.host.hypervisor},
+                        {"kernel_cmdline", m.host.kernel_cmdline},
+                        {"boot_id", m.host.boot_id},
+                        {"kernel_log", m.host.kernel_log}};
     doc["bandwidth"] = OJson{{"nvlink_gbps_per_link", m.bandwidth.nvlink_gbps_per_link},
-                             {"pcie_gbps", m.bandwidth.pcie_gbps}, {"host_gbps", m.bandwidth.host_gbps},
-                             {"device_gbps", m.bandwidth.device_gbps}, {"p2p_gbps", m.bandwidth.p2p_gbps}};
+                             {"pcie_gbps", m.bandwidth.pcie_gbps},
+                             {"host_gbps", m.bandwidth.host_gbps},
+                             {"device_gbps", m.bandwidth.device_gbps},
+                             {"p2p_gbps", m.bandwidth.p2p_gbps}};
     OJson faults = OJson::array();
     for (const auto& f : m.faults) {
         faults.push_back(fault_to_json(f));
@@ -348,10 +382,16 @@ std::string to_json_text(const MachineFile& m) {
     return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::vector<MachineFault> faults_for(const MachineFile& machine, const std::string& layer, const std::string& call) {
+std::vector<MachineFault> faults_for(const MachineFile& machine,
+                                     const std::string& layer,
+                                     const std::string& call) {
     std::vector<MachineFault> out;
-    std::copy_if(machine.faults.begin(), machine.faults.end(), std::back_inserter(out),
-                 [&](const MachineFault& f) { return f.layer == layer && (call.empty() || f.call.empty() || f.call == call); });
+    std::copy_if(machine.faults.begin(),
+                 machine.faults.end(),
+                 std::back_inserter(out),
+                 [&](const MachineFault& f) {
+                     return f.layer == layer && (call.empty() || f.call.empty() || f.call == call);
+                 });
     return out;
 }
 

@@ -4,14 +4,14 @@
 // from a real host, so every field report becomes a fixture. See docs/machine-file.md.
 #pragma once
 
+#include "model/link_label.hpp"
+#include "model/pci_address.hpp"
+#include "util/expected.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "model/link_label.hpp"
-#include "model/pci_address.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::sim {
 
@@ -31,8 +31,8 @@ struct MachineGpu {
     model::PciAddress pci;
     std::string uuid;
     std::optional<int> numa_node;
-    std::string cpu_affinity;         // "0-47,96-143"
-    int nvlink_slots = 0;             // the GPU's own link count (18 on H100, 12 on A100, 0 none)
+    std::string cpu_affinity;  // "0-47,96-143"
+    int nvlink_slots = 0;      // the GPU's own link count (18 on H100, 12 on A100, 0 none)
     std::uint64_t memory_bytes = 0;
     std::uint16_t pci_device_id = 0;  // PCI device id (0x2901 for B200); 0 = unknown
     int cc_major = 0;
@@ -44,13 +44,13 @@ struct MachineGpu {
 
 // A fault to inject. `layer` says which simulated part honours it.
 struct MachineFault {
-    std::string layer;   // "nvml", "smi", "cuda", "copy"
-    std::string call;    // nvml/cuda: the entry point ("nvmlDeviceGetP2PStatus"); "" = any
-    std::string effect;  // nvml: fail|unknown|hang; smi: missing|hang|exit|truncated;
-                         // cuda: fail|hang; copy: drop|corrupt
-    int code = 0;        // the error code a failing call returns, the exit status for smi
-    int src = -1;        // copy: source GPU index, -1 any
-    int dst = -1;        // copy: destination GPU index, -1 any
+    std::string layer;            // "nvml", "smi", "cuda", "copy"
+    std::string call;             // nvml/cuda: the entry point ("nvmlDeviceGetP2PStatus"); "" = any
+    std::string effect;           // nvml: fail|unknown|hang; smi: missing|hang|exit|truncated;
+                                  // cuda: fail|hang; copy: drop|corrupt
+    int code = 0;                 // the error code a failing call returns, the exit status for smi
+    int src = -1;                 // copy: source GPU index, -1 any
+    int dst = -1;                 // copy: destination GPU index, -1 any
     std::uint64_t min_bytes = 0;  // copy: only copies of at least this size
     int min_inflight = 0;         // copy: only while at least this many copies are in flight
     double fraction = 1.0;        // copy: share of elements affected
@@ -59,21 +59,21 @@ struct MachineFault {
 };
 
 struct MachineHost {
-    std::string iommu = "off";        // off | identity | translating: how groups are materialised
-    std::string iommu_group_type;     // for translating: "DMA-FQ", "DMA", ...
+    std::string iommu = "off";     // off | identity | translating: how groups are materialised
+    std::string iommu_group_type;  // for translating: "DMA-FQ", "DMA", ...
     bool hypervisor = false;
     std::string kernel_cmdline;
     std::string boot_id;
-    std::string kernel_log;           // dmesg text
+    std::string kernel_log;  // dmesg text
 
     friend bool operator==(const MachineHost&, const MachineHost&) = default;
 };
 
 struct MachineBandwidth {
-    double nvlink_gbps_per_link = 25.0;  // one direction, per link
-    double pcie_gbps = 24.0;             // PCIe P2P, one direction
-    double host_gbps = 24.0;             // device <-> pinned host
-    double device_gbps = 2000.0;         // device-local copy
+    double nvlink_gbps_per_link = 25.0;         // one direction, per link
+    double pcie_gbps = 24.0;                    // PCIe P2P, one direction
+    double host_gbps = 24.0;                    // device <-> pinned host
+    double device_gbps = 2000.0;                // device-local copy
     std::vector<std::vector<double>> p2p_gbps;  // optional per-pair override [src][dst]
 
     friend bool operator==(const MachineBandwidth&, const MachineBandwidth&) = default;
@@ -83,10 +83,10 @@ struct MachineFile {
     std::string name;
     std::string description;
     std::string driver_version = "570.86.15";
-    int cuda_driver_version = 12080;        // cuDriverGetVersion
+    int cuda_driver_version = 12080;  // cuDriverGetVersion
     std::vector<MachineGpu> gpus;
     std::vector<std::vector<model::LinkLabel>> matrix;  // same tokens as topo -m
-    bool nvswitch = false;                   // NV# links go through NVSwitches
+    bool nvswitch = false;                              // NV# links go through NVSwitches
     std::vector<model::PciAddress> nvswitch_pci;  // the NVSwitches' PCI addresses; empty = derived
     // NVML P2P status per caps index, tokens OK/CNS/GNS/TNS/DR/NS/U; empty = derived
     // (NVLINK: OK iff NV#, NS otherwise; READ/WRITE: OK everywhere, the capability claim).
@@ -95,11 +95,11 @@ struct MachineFile {
     std::vector<std::vector<std::string>> nvml_p2p_write;
     std::vector<std::vector<std::string>> nvml_p2p_atomics;  // empty = derived like nvlink
     std::vector<std::vector<std::string>> nvml_p2p_prop;     // empty = derived like read
-    std::vector<std::vector<int>> cuda_can_access_peer;  // empty = 1 everywhere off-diagonal
+    std::vector<std::vector<int>> cuda_can_access_peer;      // empty = 1 everywhere off-diagonal
     MachineHost host;
     MachineBandwidth bandwidth;
     std::vector<MachineFault> faults;
-    std::string recorded_topo_m;             // gather: the real text, printed verbatim
+    std::string recorded_topo_m;  // gather: the real text, printed verbatim
     std::string recorded_query_gpu;
 
     friend bool operator==(const MachineFile&, const MachineFile&) = default;
@@ -115,7 +115,8 @@ util::Expected<MachineFile> load_machine(const std::string& path);
 std::string to_json_text(const MachineFile& machine);
 
 // Faults of `layer` (and `call`, when given) in file order.
-std::vector<MachineFault> faults_for(const MachineFile& machine, const std::string& layer,
+std::vector<MachineFault> faults_for(const MachineFile& machine,
+                                     const std::string& layer,
                                      const std::string& call = "");
 
 }  // namespace peergate::sim

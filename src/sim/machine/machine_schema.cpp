@@ -13,7 +13,16 @@ namespace {
 
 using Json = nlohmann::json;
 
-enum class Kind { string, integer, unsigned_integer, number, boolean, object, array, optional_integer };
+enum class Kind {
+    string,
+    integer,
+    unsigned_integer,
+    number,
+    boolean,
+    object,
+    array,
+    optional_integer
+};
 
 struct Field {
     const char* key;
@@ -26,67 +35,110 @@ struct TableField {
     Kind cell;
 };
 
-const std::vector<Field> kTop{{"name", Kind::string},          {"description", Kind::string},
-                              {"driver_version", Kind::string}, {"cuda_driver_version", Kind::integer},
-                              {"nvswitch", Kind::boolean},      {"nvswitch_pci", Kind::array},
-                              {"gpus", Kind::array},            {"matrix", Kind::array},
-                              {"nvml_p2p", Kind::object},       {"host", Kind::object},
-                              {"bandwidth", Kind::object},      {"faults", Kind::array},
+const std::vector<Field> kTop{{"name", Kind::string},
+                              {"description", Kind::string},
+                              {"driver_version", Kind::string},
+                              {"cuda_driver_version", Kind::integer},
+                              {"nvswitch", Kind::boolean},
+                              {"nvswitch_pci", Kind::array},
+                              {"gpus", Kind::array},
+                              {"matrix", Kind::array},
+                              {"nvml_p2p", Kind::object},
+                              {"host", Kind::object},
+                              {"bandwidth", Kind::object},
+                              {"faults", Kind::array},
                               {"recorded", Kind::object}};
-const std::vector<Field> kGpu{{"index", Kind::integer},           {"name", Kind::string},
-                              {"pci_bus_id", Kind::string},       {"uuid", Kind::string},
-                              {"numa_node", Kind::optional_integer}, {"cpu_affinity", Kind::string},
-                              {"nvlink_slots", Kind::integer},    {"memory_bytes", Kind::unsigned_integer},
-                              {"pci_device_id", Kind::string},    {"cc_major", Kind::integer},
-                              {"cc_minor", Kind::integer},        {"nvlinks", Kind::array}};
-const std::vector<Field> kNvlink{{"link", Kind::integer}, {"active", Kind::boolean},
-                                 {"remote_type", Kind::string}, {"remote_pci", Kind::string}};
-const std::vector<Field> kHost{{"iommu", Kind::string},          {"iommu_group_type", Kind::string},
-                               {"hypervisor", Kind::boolean},    {"kernel_cmdline", Kind::string},
-                               {"boot_id", Kind::string},        {"kernel_log", Kind::string}};
-const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number}, {"pcie_gbps", Kind::number},
-                                    {"host_gbps", Kind::number},            {"device_gbps", Kind::number}};
-const std::vector<Field> kFault{{"layer", Kind::string},   {"call", Kind::string},
-                                {"effect", Kind::string},  {"code", Kind::integer},
-                                {"src", Kind::integer},    {"dst", Kind::integer},
-                                {"min_bytes", Kind::unsigned_integer}, {"min_inflight", Kind::integer},
+const std::vector<Field> kGpu{{"index", Kind::integer},
+                              {"name", Kind::string},
+                              {"pci_bus_id", Kind::string},
+                              {"uuid", Kind::string},
+                              {"numa_node", Kind::optional_integer},
+                              {"cpu_affinity", Kind::string},
+                              {"nvlink_slots", Kind::integer},
+                              {"memory_bytes", Kind::unsigned_integer},
+                              {"pci_device_id", Kind::string},
+                              {"cc_major", Kind::integer},
+                              {"cc_minor", Kind::integer},
+                              {"nvlinks", Kind::array}};
+const std::vector<Field> kNvlink{{"link", Kind::integer},
+                                 {"active", Kind::boolean},
+                                 {"remote_type", Kind::string},
+                                 {"remote_pci", Kind::string}};
+const std::vector<Field> kHost{{"iommu", Kind::string},
+                               {"iommu_group_type", Kind::string},
+                               {"hypervisor", Kind::boolean},
+                               {"kernel_cmdline", Kind::string},
+                               {"boot_id", Kind::string},
+                               {"kernel_log", Kind::string}};
+const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number},
+                                    {"pcie_gbps", Kind::number},
+                                    {"host_gbps", Kind::number},
+                                    {"device_gbps", Kind::number}};
+const std::vector<Field> kFault{{"layer", Kind::string},
+                                {"call", Kind::string},
+                                {"effect", Kind::string},
+                                {"code", Kind::integer},
+                                {"src", Kind::integer},
+                                {"dst", Kind::integer},
+                                {"min_bytes", Kind::unsigned_integer},
+                                {"min_inflight", Kind::integer},
                                 {"fraction", Kind::number}};
 const std::vector<Field> kRecorded{{"topo_m", Kind::string}, {"query_gpu", Kind::string}};
 
 bool has_kind(const Json& j, Kind kind) {
     switch (kind) {
-        case Kind::string: return j.is_string();
-        case Kind::integer: return j.is_number_integer();
-        case Kind::unsigned_integer: return j.is_number_unsigned();
-        case Kind::number: return j.is_number();
-        case Kind::boolean: return j.is_boolean();
-        case Kind::object: return j.is_object();
-        case Kind::array: return j.is_array();
-        case Kind::optional_integer: return j.is_null() || j.is_number_integer();
+        case Kind::string:
+            return j.is_string();
+        case Kind::integer:
+            return j.is_number_integer();
+        case Kind::unsigned_integer:
+            return j.is_number_unsigned();
+        case Kind::number:
+            return j.is_number();
+        case Kind::boolean:
+            return j.is_boolean();
+        case Kind::object:
+            return j.is_object();
+        case Kind::array:
+            return j.is_array();
+        case Kind::optional_integer:
+            return j.is_null() || j.is_number_integer();
     }
     return false;
 }
 
 const char* kind_name(Kind kind) {
     switch (kind) {
-        case Kind::string: return "a string";
-        case Kind::integer: return "an integer";
-        case Kind::unsigned_integer: return "a non-negative integer";
-        case Kind::number: return "a number";
-        case Kind::boolean: return "true or false";
-        case Kind::object: return "an object";
-        case Kind::array: return "an array";
-        case Kind::optional_integer: return "an integer or null";
+        case Kind::string:
+            return "a string";
+        case Kind::integer:
+            return "an integer";
+        case Kind::unsigned_integer:
+            return "a non-negative integer";
+        case Kind::number:
+            return "a number";
+        case Kind::boolean:
+            return "true or false";
+        case Kind::object:
+            return "an object";
+        case Kind::array:
+            return "an array";
+        case Kind::optional_integer:
+            return "an integer or null";
     }
     return "?";
 }
 
 util::Unexpected wrong(const std::string& where, Kind kind, const Json& j) {
-    return util::unexpected(util::ErrorCode::invalid_input,
-                            fmt::format("machine file: {}: expected {}, got {}", where, kind_name(kind), j.type_name()));
+    return util::unexpected(
+        util::ErrorCode::invalid_input,
+        fmt::format(
+            "machine file: {}: expected {}, got {}", where, kind_name(kind), j.type_name()));
 }
 
-util::Expected<void> check_object(const Json& j, const std::vector<Field>& fields, const std::string& where) {
+util::Expected<void> check_object(const Json& j,
+                                  const std::vector<Field>& fields,
+                                  const std::string& where) {
     if (!j.is_object()) {
         return wrong(where.empty() ? "the document" : where, Kind::object, j);
     }
@@ -99,7 +151,9 @@ util::Expected<void> check_object(const Json& j, const std::vector<Field>& field
     return {};
 }
 
-util::Expected<void> check_each(const Json& j, const char* key, const std::vector<Field>& fields,
+util::Expected<void> check_each(const Json& j,
+                                const char* key,
+                                const std::vector<Field>& fields,
                                 const std::string& where) {
     if (!j.contains(key)) {
         return {};

@@ -4,9 +4,9 @@
 // than as a bare JSON library message. Unknown keys are allowed (newer writers add fields).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace peergate::sim {
 

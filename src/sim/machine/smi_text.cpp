@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/smi_text.hpp"
 
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <functional>
 #include <map>
-
-#include "util/strings.hpp"
 
 namespace peergate::sim {
 
@@ -19,10 +19,13 @@ constexpr const char* kTopoLegend =
     "Legend:\n"
     "\n"
     "  X    = Self\n"
-    "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
-    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges within a NUMA node\n"
+    "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., "
+    "QPI/UPI)\n"
+    "  NODE = Connection traversing PCIe as well as the interconnect between PCIe Host Bridges "
+    "within a NUMA node\n"
     "  PHB  = Connection traversing PCIe as well as a PCIe Host Bridge (typically the CPU)\n"
-    "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
+    "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host "
+    "Bridge)\n"
     "  PIX  = Connection traversing at most a single PCIe bridge\n"
     "  NV#  = Connection traversing a bonded set of # NVLinks\n";
 
@@ -75,8 +78,14 @@ const std::map<std::string, FieldRenderer>& field_renderers() {
         {"uuid", [](const auto&, const auto& g, bool) { return g.uuid; }},
         {"driver_version", [](const auto& m, const auto&, bool) { return m.driver_version; }},
         {"memory.total", [](const auto&, const auto& g, bool u) { return memory_total(g, u); }},
-        {"compute_cap", [](const auto&, const auto& g, bool) { return fmt::format("{}.{}", g.cc_major, g.cc_minor); }},
-        {"pci.device_id", [](const auto&, const auto& g, bool) { return fmt::format("0x{:04X}10DE", g.pci_device_id); }},
+        {"compute_cap",
+         [](const auto&, const auto& g, bool) {
+             return fmt::format("{}.{}", g.cc_major, g.cc_minor);
+         }},
+        {"pci.device_id",
+         [](const auto&, const auto& g, bool) {
+             return fmt::format("0x{:04X}10DE", g.pci_device_id);
+         }},
         {"count", [](const auto& m, const auto&, bool) { return std::to_string(m.gpus.size()); }},
     };
     return kFields;
@@ -89,7 +98,8 @@ std::string header_name(const std::string& field, bool units) {
 }  // namespace
 
 std::string render_topo_m(const MachineFile& machine, std::size_t rows) {
-    std::string text = "\t\x1b[4m" + gpu_columns(machine) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n";
+    std::string text =
+        "\t\x1b[4m" + gpu_columns(machine) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n";
     const std::size_t shown = std::min(rows, machine.gpus.size());
     for (std::size_t p = 0; p < shown; ++p) {
         text += topo_row(machine, p);
@@ -110,8 +120,9 @@ std::string render_topo_p2p(const MachineFile& machine, P2pCaps caps, std::size_
 util::Expected<CsvFormat> parse_csv_format(const std::string& text) {
     const auto parts = util::split(text, ',');
     if (parts.empty() || util::trim(parts[0]) != "csv") {
-        return util::unexpected(util::ErrorCode::invalid_input,
-                                fmt::format("'{}' is not a supported format (csv[,noheader][,nounits])", text));
+        return util::unexpected(
+            util::ErrorCode::invalid_input,
+            fmt::format("'{}' is not a supported format (csv[,noheader][,nounits])", text));
     }
     CsvFormat format;
     for (std::size_t k = 1; k < parts.size(); ++k) {
@@ -128,14 +139,17 @@ util::Expected<CsvFormat> parse_csv_format(const std::string& text) {
     return format;
 }
 
-util::Expected<std::string> render_query_gpu(const MachineFile& machine, const std::string& fields,
-                                             CsvFormat format, std::size_t rows) {
+util::Expected<std::string> render_query_gpu(const MachineFile& machine,
+                                             const std::string& fields,
+                                             CsvFormat format,
+                                             std::size_t rows) {
     std::vector<std::string> names;
     for (const auto field : util::split(fields, ',')) {
         const std::string name(util::trim(field));
         if (field_renderers().count(name) == 0) {
-            return util::unexpected(util::ErrorCode::invalid_input,
-                                    fmt::format("Field \"{}\" is not a valid field to query.", name));
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format("Field \"{}\" is not a valid field to query.", name));
         }
         names.push_back(name);
     }

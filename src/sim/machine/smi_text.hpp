@@ -5,14 +5,14 @@
 // Pure: machine in, text out; the executable in src/sim/smi/ adds argv and faults.
 #pragma once
 
+#include "sim/machine/derived.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_file.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::sim {
 
@@ -35,8 +35,10 @@ util::Expected<CsvFormat> parse_csv_format(const std::string& text);
 // `nvidia-smi --query-gpu=FIELDS --format=csv[,noheader][,nounits]`. Known fields: index,
 // name, pci.bus_id (gpu_bus_id), uuid, driver_version, memory.total, compute_cap,
 // pci.device_id, count. An unknown field is an error naming it, as the real tool's is.
-util::Expected<std::string> render_query_gpu(const MachineFile& machine, const std::string& fields,
-                                             CsvFormat format, std::size_t rows = SIZE_MAX);
+util::Expected<std::string> render_query_gpu(const MachineFile& machine,
+                                             const std::string& fields,
+                                             CsvFormat format,
+                                             std::size_t rows = SIZE_MAX);
 
 // `nvidia-smi -L`: "GPU 0: NVIDIA B200 (UUID: GPU-...)".
 std::string render_list(const MachineFile& machine, std::size_t rows = SIZE_MAX);

@@ -2,11 +2,11 @@
 // The simulated libnvidia-ml: the NVML entry points peergate binds, answering from a
 // machine file (STYLE.md 26). Built twice: the current ABI, and with
 // PEERGATE_SIM_NVML_LEGACY an "older library" that exports only the unversioned names.
+#include "sim/nvml/sim_nvml_state.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <string>
-
-#include "sim/nvml/sim_nvml_state.hpp"
 
 // NOLINTBEGIN(readability-identifier-naming): exported names are NVML's.
 #define PEERGATE_SIM_EXPORT extern "C" __attribute__((visibility("default")))
@@ -49,7 +49,8 @@ void fill_pci(const model::PciAddress& pci, nvmlPciInfo_t* out) {
     *out = nvmlPciInfo_t{};
     const std::string legacy = pci.to_sysfs();  // the 16-byte legacy field: 0000:1b:00.0
     const std::string full = pci.to_nvml();
-    std::memcpy(out->busIdLegacy, legacy.c_str(), std::min(legacy.size(), sizeof out->busIdLegacy - 1));
+    std::memcpy(
+        out->busIdLegacy, legacy.c_str(), std::min(legacy.size(), sizeof out->busIdLegacy - 1));
     std::memcpy(out->busId, full.c_str(), std::min(full.size(), sizeof out->busId - 1));
     out->domain = pci.domain;
     out->bus = pci.bus;
@@ -75,14 +76,22 @@ nvmlReturn_t link_of(const char* name, nvmlDevice_t device, unsigned link, const
 
 const char* error_text(nvmlReturn_t result) {
     switch (result) {
-        case NVML_SUCCESS: return "Success";
-        case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
-        case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-        case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-        case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-        case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-        case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-        default: return "Unknown Error";
+        case NVML_SUCCESS:
+            return "Success";
+        case NVML_ERROR_UNINITIALIZED:
+            return "Uninitialized";
+        case NVML_ERROR_INVALID_ARGUMENT:
+            return "Invalid Argument";
+        case NVML_ERROR_NOT_SUPPORTED:
+            return "Not Supported";
+        case NVML_ERROR_INSUFFICIENT_SIZE:
+            return "Insufficient Size";
+        case NVML_ERROR_DRIVER_NOT_LOADED:
+            return "Driver Not Loaded";
+        case NVML_ERROR_GPU_IS_LOST:
+            return "GPU is lost";
+        default:
+            return "Unknown Error";
     }
 }
 
@@ -113,7 +122,10 @@ nvmlReturn_t get_pci(const char* name, nvmlDevice_t device, nvmlPciInfo_t* pci) 
     return entry.rc;
 }
 
-nvmlReturn_t get_remote_pci(const char* name, nvmlDevice_t device, unsigned link, nvmlPciInfo_t* pci) {
+nvmlReturn_t get_remote_pci(const char* name,
+                            nvmlDevice_t device,
+                            unsigned link,
+                            nvmlPciInfo_t* pci) {
     const SimLink* found = nullptr;
     const nvmlReturn_t rc = link_of(name, device, link, &found);
     if (rc == NVML_SUCCESS) {
@@ -127,56 +139,82 @@ nvmlReturn_t get_remote_pci(const char* name, nvmlDevice_t device, unsigned link
 
 namespace sim = peergate::sim::nvml;
 
-PEERGATE_SIM_EXPORT const char* nvmlErrorString(nvmlReturn_t result) { return sim::error_text(result); }
+PEERGATE_SIM_EXPORT const char* nvmlErrorString(nvmlReturn_t result) {
+    return sim::error_text(result);
+}
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlShutdown() { return sim::sim_shutdown(); }
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlShutdown() {
+    return sim::sim_shutdown();
+}
 
 #ifndef PEERGATE_SIM_NVML_LEGACY
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlInit_v2() { return sim::sim_init("nvmlInit_v2"); }
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlInit_v2() {
+    return sim::sim_init("nvmlInit_v2");
+}
+
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned* count) {
     return sim::get_count("nvmlDeviceGetCount_v2", count);
 }
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index, nvmlDevice_t* device) {
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned index,
+                                                               nvmlDevice_t* device) {
     return sim::get_handle("nvmlDeviceGetHandleByIndex_v2", index, device);
 }
+
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t* pci) {
     return sim::get_pci("nvmlDeviceGetPciInfo_v3", device, pci);
 }
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned link,
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device,
+                                                                     unsigned link,
                                                                      nvmlPciInfo_t* pci) {
     return sim::get_remote_pci("nvmlDeviceGetNvLinkRemotePciInfo_v2", device, link, pci);
 }
 #else
 // An older library: the same answers under the unversioned names only.
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlInit() { return sim::sim_init("nvmlInit"); }
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlInit() {
+    return sim::sim_init("nvmlInit");
+}
+
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned* count) {
     return sim::get_count("nvmlDeviceGetCount", count);
 }
+
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned index, nvmlDevice_t* device) {
     return sim::get_handle("nvmlDeviceGetHandleByIndex", index, device);
 }
+
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t* pci) {
     return sim::get_pci("nvmlDeviceGetPciInfo", device, pci);
 }
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned link,
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device,
+                                                                  unsigned link,
                                                                   nvmlPciInfo_t* pci) {
     return sim::get_remote_pci("nvmlDeviceGetNvLinkRemotePciInfo", device, link, pci);
 }
 #endif
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char* name, unsigned length) {
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device,
+                                                   char* name,
+                                                   unsigned length) {
     const auto entry = sim::on_device("nvmlDeviceGetName", device);
-    return entry.rc != NVML_SUCCESS ? entry.rc
-                                    : sim::copy_text(sim::machine().gpus[entry.position].gpu.name, name, length);
+    return entry.rc != NVML_SUCCESS
+               ? entry.rc
+               : sim::copy_text(sim::machine().gpus[entry.position].gpu.name, name, length);
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char* uuid, unsigned length) {
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device,
+                                                   char* uuid,
+                                                   unsigned length) {
     const auto entry = sim::on_device("nvmlDeviceGetUUID", device);
-    return entry.rc != NVML_SUCCESS ? entry.rc
-                                    : sim::copy_text(sim::machine().gpus[entry.position].gpu.uuid, uuid, length);
+    return entry.rc != NVML_SUCCESS
+               ? entry.rc
+               : sim::copy_text(sim::machine().gpus[entry.position].gpu.uuid, uuid, length);
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned link,
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device,
+                                                          unsigned link,
                                                           nvmlEnableState_t* active) {
     const sim::SimLink* found = nullptr;
     const nvmlReturn_t rc = sim::link_of("nvmlDeviceGetNvLinkState", device, link, &found);
@@ -186,17 +224,19 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, u
     return rc;
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned link,
-                                                                     nvmlIntNvLinkDeviceType_t* type) {
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(
+    nvmlDevice_t device, unsigned link, nvmlIntNvLinkDeviceType_t* type) {
     const sim::SimLink* found = nullptr;
-    const nvmlReturn_t rc = sim::link_of("nvmlDeviceGetNvLinkRemoteDeviceType", device, link, &found);
+    const nvmlReturn_t rc =
+        sim::link_of("nvmlDeviceGetNvLinkRemoteDeviceType", device, link, &found);
     if (rc == NVML_SUCCESS) {
         *type = found->to_switch ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU;
     }
     return rc;
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevice_t b,
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a,
+                                                        nvmlDevice_t b,
                                                         nvmlGpuP2PCapsIndex_t caps,
                                                         nvmlGpuP2PStatus_t* status) {
     const auto first = sim::on_device("nvmlDeviceGetP2PStatus", a);
@@ -209,13 +249,13 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a, nvmlDevi
     }
     *status = first.answer.unknown
                   ? NVML_P2P_STATUS_UNKNOWN
-                  : static_cast<nvmlGpuP2PStatus_t>(sim::p2p_status(sim::machine(), caps, first.position,
-                                                                    static_cast<std::size_t>(q)));
+                  : static_cast<nvmlGpuP2PStatus_t>(sim::p2p_status(
+                        sim::machine(), caps, first.position, static_cast<std::size_t>(q)));
     return NVML_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b,
-                                                                     nvmlGpuTopologyLevel_t* level) {
+PEERGATE_SIM_EXPORT nvmlReturn_t
+nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_t a, nvmlDevice_t b, nvmlGpuTopologyLevel_t* level) {
     const auto first = sim::on_device("nvmlDeviceGetTopologyCommonAncestor", a);
     if (first.rc != NVML_SUCCESS) {
         return first.rc;
@@ -229,9 +269,11 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetTopologyCommonAncestor(nvmlDevice_
     return NVML_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device, unsigned size,
-                                                             unsigned long* nodes,  // NOLINT(google-runtime-int)
-                                                             nvmlAffinityScope_t /*scope*/) {
+PEERGATE_SIM_EXPORT nvmlReturn_t
+nvmlDeviceGetMemoryAffinity(nvmlDevice_t device,
+                            unsigned size,
+                            unsigned long* nodes,  // NOLINT(google-runtime-int)
+                            nvmlAffinityScope_t /*scope*/) {
     const auto entry = sim::on_device("nvmlDeviceGetMemoryAffinity", device);
     if (entry.rc != NVML_SUCCESS) {
         return entry.rc;
@@ -247,8 +289,10 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetMemoryAffinity(nvmlDevice_t device
     return NVML_SUCCESS;
 }
 
-PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, unsigned size,
-                                                          unsigned long* cpus) {  // NOLINT(google-runtime-int)
+PEERGATE_SIM_EXPORT nvmlReturn_t
+nvmlDeviceGetCpuAffinity(nvmlDevice_t device,
+                         unsigned size,
+                         unsigned long* cpus) {  // NOLINT(google-runtime-int)
     const auto entry = sim::on_device("nvmlDeviceGetCpuAffinity", device);
     if (entry.rc != NVML_SUCCESS) {
         return entry.rc;
@@ -261,4 +305,5 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetCpuAffinity(nvmlDevice_t device, u
     std::copy(words.begin(), words.end(), cpus);
     return NVML_SUCCESS;
 }
+
 // NOLINTEND(readability-identifier-naming)

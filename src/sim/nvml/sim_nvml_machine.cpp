@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/nvml/sim_nvml_machine.hpp"
 
-#include <algorithm>
-
 #include "sim/machine/derived.hpp"
 #include "sources/nvml/nvml_abi.hpp"
 #include "util/strings.hpp"
+
+#include <algorithm>
 
 namespace peergate::sim::nvml {
 
@@ -13,7 +13,8 @@ namespace {
 
 SimLink sim_link(const MachineNvlink& link, const model::PciAddress& any_switch) {
     const bool to_switch = link.remote_type == "switch";
-    return SimLink{link.active, to_switch,
+    return SimLink{link.active,
+                   to_switch,
                    link.remote_pci.value_or(to_switch ? any_switch : model::PciAddress{})};
 }
 
@@ -56,13 +57,20 @@ int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q) {
     using model::LinkKind;
     const auto& label = machine.file.matrix[p][q];
     switch (label.kind) {
-        case LinkKind::self: return NVML_TOPOLOGY_INTERNAL;
-        case LinkKind::pix: return NVML_TOPOLOGY_SINGLE;
-        case LinkKind::pxb: return NVML_TOPOLOGY_MULTIPLE;
-        case LinkKind::phb: return NVML_TOPOLOGY_HOSTBRIDGE;
-        case LinkKind::node: return NVML_TOPOLOGY_NODE;
-        case LinkKind::sys: return NVML_TOPOLOGY_SYSTEM;
-        default: break;
+        case LinkKind::self:
+            return NVML_TOPOLOGY_INTERNAL;
+        case LinkKind::pix:
+            return NVML_TOPOLOGY_SINGLE;
+        case LinkKind::pxb:
+            return NVML_TOPOLOGY_MULTIPLE;
+        case LinkKind::phb:
+            return NVML_TOPOLOGY_HOSTBRIDGE;
+        case LinkKind::node:
+            return NVML_TOPOLOGY_NODE;
+        case LinkKind::sys:
+            return NVML_TOPOLOGY_SYSTEM;
+        default:
+            break;
     }
     const auto& a = machine.file.gpus[p].numa_node;
     const auto& b = machine.file.gpus[q].numa_node;

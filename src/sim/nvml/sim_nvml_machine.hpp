@@ -4,11 +4,11 @@
 // ancestor level, and the affinity bitmasks.
 #pragma once
 
+#include "sim/machine/machine_file.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include "sim/machine/machine_file.hpp"
 
 namespace peergate::sim::nvml {
 

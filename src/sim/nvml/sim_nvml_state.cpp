@@ -5,10 +5,10 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <vector>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace peergate::sim::nvml {
 
@@ -65,7 +65,10 @@ FaultAnswer fault_answer(const SimMachine& machine, std::string_view entry_point
             hang_forever();
         }
         if (fault.effect == "fail") {
-            return FaultAnswer{true, fault.code != 0 ? static_cast<nvmlReturn_t>(fault.code) : NVML_ERROR_UNKNOWN, false};
+            return FaultAnswer{
+                true,
+                fault.code != 0 ? static_cast<nvmlReturn_t>(fault.code) : NVML_ERROR_UNKNOWN,
+                false};
         }
         if (fault.effect == "unknown" && unversioned(entry_point) == "nvmlDeviceGetP2PStatus") {
             return FaultAnswer{false, NVML_SUCCESS, true};
@@ -80,6 +83,7 @@ struct ExitFence {
     ExitFence() = default;
     ExitFence(const ExitFence&) = delete;
     ExitFence& operator=(const ExitFence&) = delete;
+
     ~ExitFence() { const std::lock_guard lock(state().mutex); }
 };
 
@@ -140,7 +144,9 @@ FaultAnswer enter(const char* entry_point) {
     return fault_answer(current_machine(), entry_point);
 }
 
-const SimMachine& machine() { return current_machine(); }
+const SimMachine& machine() {
+    return current_machine();
+}
 
 int position_of(nvmlDevice_t device) {
     const auto& gpus = machine().gpus;

@@ -3,24 +3,25 @@
 // named by PEERGATE_SIM_MACHINE says, in the real tool's layout, and misbehaves the way
 // the file's "smi" faults say (hang, exit, truncated). `peergate --simulate` runs it
 // through the same subprocess code as the real tool.
+#include "sim/machine/derived.hpp"
+#include "sim/machine/machine_file.hpp"
+#include "sim/machine/smi_text.hpp"
+
 #include <fmt/format.h>
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unistd.h>
 #include <vector>
-
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_file.hpp"
-#include "sim/machine/smi_text.hpp"
 
 namespace {
 
-using peergate::sim::MachineFile;
 using peergate::sim::MachineFault;
+using peergate::sim::MachineFile;
 
 constexpr int kUsage = 2;
 
@@ -37,7 +38,8 @@ int fail(const std::string& message) {
 }
 
 // "--name=value" or "--name value"; advances k past what it used.
-std::optional<std::string> option_value(const std::vector<std::string>& args, std::size_t& k,
+std::optional<std::string> option_value(const std::vector<std::string>& args,
+                                        std::size_t& k,
                                         std::string_view name) {
     const std::string& arg = args[k];
     if (arg.rfind(std::string(name) + "=", 0) == 0) {
@@ -53,7 +55,8 @@ std::optional<Request> parse_topo(const std::vector<std::string>& args) {
     if (args.size() == 2 && (args[1] == "-m" || args[1] == "--matrix")) {
         return Request{.key = "topo -m"};
     }
-    if (args.size() == 3 && (args[1] == "-p2p" || args[1] == "--p2pstatus") && args[2].size() == 1) {
+    if (args.size() == 3 && (args[1] == "-p2p" || args[1] == "--p2pstatus") &&
+        args[2].size() == 1) {
         return Request{.key = "topo -p2p", .p2p_letter = args[2][0]};
     }
     return std::nullopt;
@@ -146,7 +149,8 @@ int print_query(const MachineFile& machine, const Request& request, std::size_t 
 int answer(const MachineFile& machine, const Request& request, std::size_t rows) {
     if (request.key == "topo -m") {
         const bool recorded = !machine.recorded_topo_m.empty() && rows == SIZE_MAX;
-        fmt::print("{}", recorded ? machine.recorded_topo_m : peergate::sim::render_topo_m(machine, rows));
+        fmt::print(
+            "{}", recorded ? machine.recorded_topo_m : peergate::sim::render_topo_m(machine, rows));
         return 0;
     }
     if (request.key == "topo -p2p") {
@@ -162,7 +166,9 @@ int answer(const MachineFile& machine, const Request& request, std::size_t rows)
 int run(const std::vector<std::string>& args) {
     const auto request = parse_args(args);
     if (!request) {
-        return fail("usage: topo -m | topo -p2p r|w|n|a|p | --query-gpu=FIELDS --format=csv[,noheader][,nounits] | -L");
+        return fail(
+            "usage: topo -m | topo -p2p r|w|n|a|p | --query-gpu=FIELDS "
+            "--format=csv[,noheader][,nounits] | -L");
     }
     const char* path = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT(concurrency-mt-unsafe)
     if (path == nullptr || *path == '\0') {

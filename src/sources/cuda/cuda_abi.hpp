@@ -47,4 +47,5 @@ inline constexpr unsigned int CU_EVENT_DEFAULT = 0x0;
 inline constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 
 }  // namespace peergate::sources::cuda
+
 // NOLINTEND(readability-identifier-naming)

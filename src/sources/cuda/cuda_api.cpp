@@ -14,12 +14,12 @@
 // cuGetErrorName 5170.
 #include "sources/cuda/cuda_api.hpp"
 
+#include "util/strings.hpp"
+#include "util/symbol_binder.hpp"
+
 #include <fmt/format.h>
 
 #include <vector>
-
-#include "util/strings.hpp"
-#include "util/symbol_binder.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -84,10 +84,10 @@ util::Expected<CudaApi> load_cuda_api(const util::DynamicLibrary& library) {
     bind_devices_and_memory(binder, api);
     bind_streams_and_kernels(binder, api);
     if (!binder.missing().empty()) {
-        return util::unexpected(
-            util::ErrorCode::unavailable,
-            fmt::format("{} lacks required CUDA driver entry points: {}", library.path(),
-                        util::join(binder.missing(), ", ")));
+        return util::unexpected(util::ErrorCode::unavailable,
+                                fmt::format("{} lacks required CUDA driver entry points: {}",
+                                            library.path(),
+                                            util::join(binder.missing(), ", ")));
     }
     return api;
 }
@@ -105,8 +105,8 @@ util::Expected<void> check(const CudaApi& api, CUresult status, std::string_view
     if (status == CUDA_SUCCESS) {
         return {};
     }
-    const auto code = status == CUDA_ERROR_OUT_OF_MEMORY ? util::ErrorCode::unavailable
-                                                         : util::ErrorCode::io;
+    const auto code =
+        status == CUDA_ERROR_OUT_OF_MEMORY ? util::ErrorCode::unavailable : util::ErrorCode::io;
     return util::unexpected(code,
                             fmt::format("{} failed: {} {}", call, status, error_name(api, status)));
 }
@@ -127,7 +127,8 @@ util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& 
         return util::unexpected(util::ErrorCode::unavailable,
                                 "the CUDA driver did not initialise: " + init.error().message);
     }
-    PEERGATE_TRY(check(driver->api, driver->api.cuDriverGetVersion(&driver->driver_version),
+    PEERGATE_TRY(check(driver->api,
+                       driver->api.cuDriverGetVersion(&driver->driver_version),
                        "cuDriverGetVersion"));
     return driver;
 }

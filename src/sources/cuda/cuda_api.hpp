@@ -5,14 +5,14 @@
 // legacy ABI, so every versioned name below is bound on purpose.
 #pragma once
 
+#include "sources/cuda/cuda_abi.hpp"
+#include "util/dynamic_library.hpp"
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
-
-#include "sources/cuda/cuda_abi.hpp"
-#include "util/dynamic_library.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -34,15 +34,25 @@ struct CudaApi {
     CUresult (*cuMemFree_v2)(CUdeviceptr ptr) = nullptr;
     CUresult (*cuMemAllocHost_v2)(void** ptr, std::size_t bytes) = nullptr;
     CUresult (*cuMemFreeHost)(void* ptr) = nullptr;
-    CUresult (*cuMemcpyPeerAsync)(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src,
-                                  CUcontext src_ctx, std::size_t bytes, CUstream stream) = nullptr;
-    CUresult (*cuMemcpyDtoHAsync_v2)(void* dst, CUdeviceptr src, std::size_t bytes,
+    CUresult (*cuMemcpyPeerAsync)(CUdeviceptr dst,
+                                  CUcontext dst_ctx,
+                                  CUdeviceptr src,
+                                  CUcontext src_ctx,
+                                  std::size_t bytes,
+                                  CUstream stream) = nullptr;
+    CUresult (*cuMemcpyDtoHAsync_v2)(void* dst,
+                                     CUdeviceptr src,
+                                     std::size_t bytes,
                                      CUstream stream) = nullptr;
-    CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst, const void* src, std::size_t bytes,
+    CUresult (*cuMemcpyHtoDAsync_v2)(CUdeviceptr dst,
+                                     const void* src,
+                                     std::size_t bytes,
                                      CUstream stream) = nullptr;
     CUresult (*cuMemcpyDtoH_v2)(void* dst, CUdeviceptr src, std::size_t bytes) = nullptr;
     CUresult (*cuMemcpyHtoD_v2)(CUdeviceptr dst, const void* src, std::size_t bytes) = nullptr;
-    CUresult (*cuMemsetD32Async)(CUdeviceptr dst, unsigned int value, std::size_t count,
+    CUresult (*cuMemsetD32Async)(CUdeviceptr dst,
+                                 unsigned int value,
+                                 std::size_t count,
                                  CUstream stream) = nullptr;
     CUresult (*cuMemsetD32_v2)(CUdeviceptr dst, unsigned int value, std::size_t count) = nullptr;
     CUresult (*cuStreamCreate)(CUstream* stream, unsigned int flags) = nullptr;
@@ -60,10 +70,17 @@ struct CudaApi {
     CUresult (*cuModuleLoadData)(CUmodule* module, const void* image) = nullptr;
     CUresult (*cuModuleUnload)(CUmodule module) = nullptr;
     CUresult (*cuModuleGetFunction)(CUfunction* fn, CUmodule module, const char* name) = nullptr;
-    CUresult (*cuLaunchKernel)(CUfunction fn, unsigned int grid_x, unsigned int grid_y,
-                               unsigned int grid_z, unsigned int block_x, unsigned int block_y,
-                               unsigned int block_z, unsigned int shared_bytes, CUstream stream,
-                               void** params, void** extra) = nullptr;
+    CUresult (*cuLaunchKernel)(CUfunction fn,
+                               unsigned int grid_x,
+                               unsigned int grid_y,
+                               unsigned int grid_z,
+                               unsigned int block_x,
+                               unsigned int block_y,
+                               unsigned int block_z,
+                               unsigned int shared_bytes,
+                               CUstream stream,
+                               void** params,
+                               void** extra) = nullptr;
     CUresult (*cuGetErrorName)(CUresult error, const char** text) = nullptr;
     CUresult (*cuGetErrorString)(CUresult error, const char** text) = nullptr;
 
@@ -71,6 +88,7 @@ struct CudaApi {
         return cuModuleLoadData && cuModuleUnload && cuModuleGetFunction && cuLaunchKernel;
     }
 };
+
 // NOLINTEND(readability-identifier-naming)
 
 // Resolves the table; the error lists every missing required symbol at once.

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/cuda/cuda_copy_engine.hpp"
 
+#include "sources/cuda/cuda_devices.hpp"
+#include "sources/cuda/cuda_kernels.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <thread>
-
-#include "sources/cuda/cuda_devices.hpp"
-#include "sources/cuda/cuda_kernels.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -49,9 +49,13 @@ void CudaCopyEngine::leak_everything() noexcept {
         std::optional<PinnedHostBuffer> staging;
         std::shared_ptr<CudaDriver> driver;
     };
+
     static auto* kept = new std::vector<std::unique_ptr<Kept>>();  // NOLINT: never destroyed
-    kept->push_back(std::make_unique<Kept>(Kept{std::move(buffers_), std::move(streams_),
-                                                std::move(devices_), std::move(staging_), driver_}));
+    kept->push_back(std::make_unique<Kept>(Kept{std::move(buffers_),
+                                                std::move(streams_),
+                                                std::move(devices_),
+                                                std::move(staging_),
+                                                driver_}));
 }
 
 util::Expected<void> CudaCopyEngine::add_device(int ordinal) {
@@ -103,9 +107,11 @@ util::Expected<void> CudaCopyEngine::load_kernels_on(Device& device) {
     if (!module) {
         return util::unexpected(module.error());
     }
-    PEERGATE_TRY(check(api(), api().cuModuleGetFunction(&device.fill, module->get(), kFillKernel),
+    PEERGATE_TRY(check(api(),
+                       api().cuModuleGetFunction(&device.fill, module->get(), kFillKernel),
                        "cuModuleGetFunction"));
-    PEERGATE_TRY(check(api(), api().cuModuleGetFunction(&device.check, module->get(), kVerifyKernel),
+    PEERGATE_TRY(check(api(),
+                       api().cuModuleGetFunction(&device.check, module->get(), kVerifyKernel),
                        "cuModuleGetFunction"));
     auto result = DeviceBuffer::allocate(api(), 16);
     if (!result) {
@@ -169,8 +175,10 @@ util::Expected<engine::StreamId> CudaCopyEngine::create_stream(int device) {
     if (!end) {
         return util::unexpected(end.error());
     }
-    streams_.push_back(StreamState{.device = device, .stream = std::move(*stream),
-                                   .start = std::move(*start), .end = std::move(*end)});
+    streams_.push_back(StreamState{.device = device,
+                                   .stream = std::move(*stream),
+                                   .start = std::move(*start),
+                                   .end = std::move(*end)});
     return static_cast<engine::StreamId>(streams_.size() - 1);
 }
 
@@ -191,12 +199,16 @@ util::Expected<void> CudaCopyEngine::enqueue_one(const engine::CopyJob& job, CUs
     const Buffer* dst = nullptr;
     if (job.kind != engine::CopyKind::host_to_device) {
         auto b = buffer(job.src);
-        if (!b) { return util::unexpected(b.error()); }
+        if (!b) {
+            return util::unexpected(b.error());
+        }
         src = *b;
     }
     if (job.kind != engine::CopyKind::device_to_host) {
         auto b = buffer(job.dst);
-        if (!b) { return util::unexpected(b.error()); }
+        if (!b) {
+            return util::unexpected(b.error());
+        }
         dst = *b;
     }
     const std::size_t bytes = (src != nullptr ? src : dst)->memory.size();
@@ -205,27 +217,39 @@ util::Expected<void> CudaCopyEngine::enqueue_one(const engine::CopyJob& job, CUs
         case engine::CopyKind::peer: {
             const auto& s = devices_[static_cast<std::size_t>(src->device)].context;
             const auto& d = devices_[static_cast<std::size_t>(dst->device)].context;
-            return check(a, a.cuMemcpyPeerAsync(dst->memory.get(), d.get(), src->memory.get(),
-                                                s.get(), bytes, stream), "cuMemcpyPeerAsync");
+            return check(a,
+                         a.cuMemcpyPeerAsync(
+                             dst->memory.get(), d.get(), src->memory.get(), s.get(), bytes, stream),
+                         "cuMemcpyPeerAsync");
         }
         case engine::CopyKind::staged: {
             auto host = staging(bytes);
-            if (!host) { return util::unexpected(host.error()); }
-            PEERGATE_TRY(check(a, a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
+            if (!host) {
+                return util::unexpected(host.error());
+            }
+            PEERGATE_TRY(check(a,
+                               a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
                                "cuMemcpyDtoHAsync_v2"));
-            return check(a, a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
+            return check(a,
+                         a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
                          "cuMemcpyHtoDAsync_v2");
         }
         case engine::CopyKind::host_to_device: {
             auto host = staging(bytes);
-            if (!host) { return util::unexpected(host.error()); }
-            return check(a, a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
+            if (!host) {
+                return util::unexpected(host.error());
+            }
+            return check(a,
+                         a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
                          "cuMemcpyHtoDAsync_v2");
         }
         case engine::CopyKind::device_to_host: {
             auto host = staging(bytes);
-            if (!host) { return util::unexpected(host.error()); }
-            return check(a, a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
+            if (!host) {
+                return util::unexpected(host.error());
+            }
+            return check(a,
+                         a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
                          "cuMemcpyDtoHAsync_v2");
         }
     }
@@ -278,25 +302,26 @@ util::Expected<std::optional<double>> CudaCopyEngine::synchronize(
         return std::optional<double>{};
     }
     float ms = 0.0F;
-    PEERGATE_TRY(check(api(), api().cuEventElapsedTime(&ms, s.start.get(), s.end.get()),
-                       "cuEventElapsedTime"));
+    PEERGATE_TRY(check(
+        api(), api().cuEventElapsedTime(&ms, s.start.get(), s.end.get()), "cuEventElapsedTime"));
     return std::optional<double>(static_cast<double>(ms) / 1000.0);
 }
 
-util::Expected<std::vector<double>> CudaCopyEngine::measure(const std::vector<engine::CopyJob>& jobs,
-                                                            int iterations,
-                                                            std::chrono::milliseconds timeout) {
+util::Expected<std::vector<double>> CudaCopyEngine::measure(
+    const std::vector<engine::CopyJob>& jobs, int iterations, std::chrono::milliseconds timeout) {
     for (const auto& job : jobs) {
         auto state = stream_state(job.stream);
         if (!state) {
             return util::unexpected(state.error());
         }
         StreamState& s = **state;
-        PEERGATE_TRY(check(api(), api().cuEventRecord(s.start.get(), s.stream.get()), "cuEventRecord"));
+        PEERGATE_TRY(
+            check(api(), api().cuEventRecord(s.start.get(), s.stream.get()), "cuEventRecord"));
         for (int i = 0; i < iterations; ++i) {
             PEERGATE_TRY(enqueue_one(job, s.stream.get()));
         }
-        PEERGATE_TRY(check(api(), api().cuEventRecord(s.end.get(), s.stream.get()), "cuEventRecord"));
+        PEERGATE_TRY(
+            check(api(), api().cuEventRecord(s.end.get(), s.stream.get()), "cuEventRecord"));
         s.timed = true;
     }
     std::vector<double> seconds;

@@ -5,14 +5,14 @@
 // synchronisation by polling with a deadline.
 #pragma once
 
+#include "engine/copy_engine.hpp"
+#include "sources/cuda/cuda_handles.hpp"
+
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "engine/copy_engine.hpp"
-#include "sources/cuda/cuda_handles.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -34,23 +34,29 @@ public:
     const std::string& verify_note() const { return verify_note_; }
 
     int device_count() const override { return static_cast<int>(devices_.size()); }
+
     model::CopyPath path(int src, int dst) const override;
+
     model::VerifySite verify_site() const override { return verify_; }
+
     util::Expected<engine::BufferId> allocate(int device, std::size_t bytes) override;
     void release(engine::BufferId buffer) override;
     util::Expected<engine::StreamId> create_stream(int device) override;
     util::Expected<void> fill_sentinel(engine::BufferId buffer, engine::StreamId stream) override;
-    util::Expected<void> fill_pattern(engine::BufferId buffer, std::uint32_t seed,
+    util::Expected<void> fill_pattern(engine::BufferId buffer,
+                                      std::uint32_t seed,
                                       engine::StreamId stream) override;
     util::Expected<void> enqueue_copy(const engine::CopyJob& job) override;
     util::Expected<std::optional<double>> synchronize(engine::StreamId stream,
                                                       std::chrono::milliseconds timeout) override;
-    util::Expected<engine::VerifyCounts> verify(engine::BufferId buffer, std::uint32_t seed,
+    util::Expected<engine::VerifyCounts> verify(engine::BufferId buffer,
+                                                std::uint32_t seed,
                                                 engine::StreamId stream,
                                                 std::chrono::milliseconds timeout) override;
     util::Expected<std::vector<double>> measure(const std::vector<engine::CopyJob>& jobs,
                                                 int iterations,
                                                 std::chrono::milliseconds timeout) override;
+
     engine::EngineCounters counters() const override { return counters_; }
 
 private:
@@ -62,10 +68,12 @@ private:
         CUfunction check = nullptr;
         std::optional<DeviceBuffer> result;  // 3 x u32 the verify kernel writes
     };
+
     struct Buffer {
         int device = 0;
         DeviceBuffer memory;
     };
+
     struct StreamState {
         int device = 0;
         Stream stream;
@@ -76,7 +84,9 @@ private:
 
     CudaCopyEngine(std::shared_ptr<CudaDriver> driver, model::VerifySite verify)
         : driver_(std::move(driver)), verify_(verify) {}
+
     const CudaApi& api() const { return driver_->api; }
+
     util::Expected<void> add_device(int ordinal);
     void enable_peers();
     void load_kernels();
@@ -87,12 +97,16 @@ private:
     util::Expected<void*> staging(std::size_t bytes);
     util::Expected<void> enqueue_one(const engine::CopyJob& job, CUstream stream);
     util::Expected<void> wait(CUstream stream, std::chrono::milliseconds timeout);
-    util::Expected<void> launch(CUfunction fn, std::uint64_t elements, CUstream stream,
+    util::Expected<void> launch(CUfunction fn,
+                                std::uint64_t elements,
+                                CUstream stream,
                                 void** params);
-    util::Expected<engine::VerifyCounts> verify_on_device(const Buffer& buffer, std::uint32_t seed,
+    util::Expected<engine::VerifyCounts> verify_on_device(const Buffer& buffer,
+                                                          std::uint32_t seed,
                                                           StreamState& stream,
                                                           std::chrono::milliseconds timeout);
-    util::Expected<engine::VerifyCounts> verify_on_host(const Buffer& buffer, std::uint32_t seed,
+    util::Expected<engine::VerifyCounts> verify_on_host(const Buffer& buffer,
+                                                        std::uint32_t seed,
                                                         StreamState& stream,
                                                         std::chrono::milliseconds timeout);
     void leak_everything() noexcept;

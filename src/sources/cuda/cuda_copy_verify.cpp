@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // CudaCopyEngine: filling and comparing, on the device with the PTX kernels or on the host.
+#include "sources/cuda/cuda_copy_engine.hpp"
+#include "sources/cuda/cuda_kernels.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <span>
-
-#include "sources/cuda/cuda_copy_engine.hpp"
-#include "sources/cuda/cuda_kernels.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -19,22 +19,27 @@ util::Expected<void> CudaCopyEngine::fill_sentinel(engine::BufferId id, engine::
     }
     const Buffer& target = **b;
     return check(api(),
-                 api().cuMemsetD32Async(target.memory.get(), engine::kSentinelBits,
-                                        target.memory.size() / 4U, (*state)->stream.get()),
+                 api().cuMemsetD32Async(target.memory.get(),
+                                        engine::kSentinelBits,
+                                        target.memory.size() / 4U,
+                                        (*state)->stream.get()),
                  "cuMemsetD32Async");
 }
 
-util::Expected<void> CudaCopyEngine::launch(CUfunction fn, std::uint64_t elements, CUstream stream,
+util::Expected<void> CudaCopyEngine::launch(CUfunction fn,
+                                            std::uint64_t elements,
+                                            CUstream stream,
                                             void** params) {
     const std::uint64_t wanted = (elements + kThreadsPerBlock - 1) / kThreadsPerBlock;
     const auto blocks = static_cast<unsigned int>(std::clamp<std::uint64_t>(wanted, 1, kMaxBlocks));
-    return check(api(),
-                 api().cuLaunchKernel(fn, blocks, 1, 1, kThreadsPerBlock, 1, 1, 0, stream, params,
-                                      nullptr),
-                 "cuLaunchKernel");
+    return check(
+        api(),
+        api().cuLaunchKernel(fn, blocks, 1, 1, kThreadsPerBlock, 1, 1, 0, stream, params, nullptr),
+        "cuLaunchKernel");
 }
 
-util::Expected<void> CudaCopyEngine::fill_pattern(engine::BufferId id, std::uint32_t seed,
+util::Expected<void> CudaCopyEngine::fill_pattern(engine::BufferId id,
+                                                  std::uint32_t seed,
                                                   engine::StreamId stream) {
     auto state = stream_state(stream);
     auto b = buffer(id);
@@ -53,11 +58,13 @@ util::Expected<void> CudaCopyEngine::fill_pattern(engine::BufferId id, std::uint
     engine::fill_pattern(host_scratch_, seed);
     counters_.host_bytes_out += target.memory.size();
     PEERGATE_TRY(device.context.make_current(api()));
-    return check(api(), api().cuMemcpyHtoD_v2(data, host_scratch_.data(), target.memory.size()),
+    return check(api(),
+                 api().cuMemcpyHtoD_v2(data, host_scratch_.data(), target.memory.size()),
                  "cuMemcpyHtoD_v2");
 }
 
-util::Expected<engine::VerifyCounts> CudaCopyEngine::verify(engine::BufferId id, std::uint32_t seed,
+util::Expected<engine::VerifyCounts> CudaCopyEngine::verify(engine::BufferId id,
+                                                            std::uint32_t seed,
                                                             engine::StreamId stream,
                                                             std::chrono::milliseconds timeout) {
     auto state = stream_state(stream);
@@ -73,22 +80,25 @@ util::Expected<engine::VerifyCounts> CudaCopyEngine::verify(engine::BufferId id,
 
 // Only the three counters cross to the host: 12 bytes per check, whatever the size.
 util::Expected<engine::VerifyCounts> CudaCopyEngine::verify_on_device(
-    const Buffer& target, std::uint32_t seed, StreamState& stream,
+    const Buffer& target,
+    std::uint32_t seed,
+    StreamState& stream,
     std::chrono::milliseconds timeout) {
     const Device& device = devices_[static_cast<std::size_t>(target.device)];
     PEERGATE_TRY(device.context.make_current(api()));
     CUdeviceptr result = device.result->get();
     CUstream s = stream.stream.get();
     PEERGATE_TRY(check(api(), api().cuMemsetD32Async(result, 0, 2, s), "cuMemsetD32Async"));
-    PEERGATE_TRY(check(api(), api().cuMemsetD32Async(result + 8, 0xFFFFFFFFU, 1, s),
-                       "cuMemsetD32Async"));
+    PEERGATE_TRY(
+        check(api(), api().cuMemsetD32Async(result + 8, 0xFFFFFFFFU, 1, s), "cuMemsetD32Async"));
     CUdeviceptr data = target.memory.get();
     std::uint64_t count = target.memory.size() / 4U;
     std::array<void*, 4> params{&data, &count, &seed, &result};
     PEERGATE_TRY(launch(device.check, count, s, params.data()));
     PEERGATE_TRY(wait(s, timeout));
     std::array<std::uint32_t, 3> counters{};
-    PEERGATE_TRY(check(api(), api().cuMemcpyDtoH_v2(counters.data(), result, sizeof(counters)),
+    PEERGATE_TRY(check(api(),
+                       api().cuMemcpyDtoH_v2(counters.data(), result, sizeof(counters)),
                        "cuMemcpyDtoH_v2"));
     counters_.host_bytes_in += sizeof(counters);
     engine::VerifyCounts counts{.dropped = counters[0], .wrong = counters[1]};
@@ -101,7 +111,9 @@ util::Expected<engine::VerifyCounts> CudaCopyEngine::verify_on_device(
 // Copies back in L2-sized chunks and compares each while it is still in cache: the compare
 // then costs a fraction of the copy, and the scratch stays small whatever the cell size.
 util::Expected<engine::VerifyCounts> CudaCopyEngine::verify_on_host(
-    const Buffer& target, std::uint32_t seed, StreamState& stream,
+    const Buffer& target,
+    std::uint32_t seed,
+    StreamState& stream,
     std::chrono::milliseconds timeout) {
     constexpr std::size_t kChunkBytes = 1U << 20U;
     PEERGATE_TRY(wait(stream.stream.get(), timeout));
@@ -110,8 +122,10 @@ util::Expected<engine::VerifyCounts> CudaCopyEngine::verify_on_host(
     engine::VerifyCounts counts;
     for (std::size_t offset = 0; offset < total; offset += kChunkBytes) {
         const std::size_t bytes = std::min(kChunkBytes, total - offset);
-        PEERGATE_TRY(check(api(), api().cuMemcpyDtoH_v2(host_scratch_.data(), target.memory.get() + offset, bytes),
-                           "cuMemcpyDtoH_v2"));
+        PEERGATE_TRY(
+            check(api(),
+                  api().cuMemcpyDtoH_v2(host_scratch_.data(), target.memory.get() + offset, bytes),
+                  "cuMemcpyDtoH_v2"));
         const std::span<const std::uint32_t> chunk(host_scratch_.data(), bytes / 4U);
         engine::accumulate(counts, engine::verify_pattern(chunk, seed, offset / 4U));
     }

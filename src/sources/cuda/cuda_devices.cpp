@@ -14,14 +14,17 @@ util::Expected<std::vector<engine::DeviceIdentity>> enumerate_devices(const Cuda
         PEERGATE_TRY(check(api, api.cuDeviceGet(&device, ordinal), "cuDeviceGet"));
         std::array<char, 256> name{};
         std::array<char, 64> bus_id{};
-        PEERGATE_TRY(check(api, api.cuDeviceGetName(name.data(), static_cast<int>(name.size()), device),
-                           "cuDeviceGetName"));
         PEERGATE_TRY(check(api,
-                           api.cuDeviceGetPCIBusId(bus_id.data(), static_cast<int>(bus_id.size()), device),
-                           "cuDeviceGetPCIBusId"));
+                           api.cuDeviceGetName(name.data(), static_cast<int>(name.size()), device),
+                           "cuDeviceGetName"));
+        PEERGATE_TRY(
+            check(api,
+                  api.cuDeviceGetPCIBusId(bus_id.data(), static_cast<int>(bus_id.size()), device),
+                  "cuDeviceGetPCIBusId"));
         name.back() = '\0';
         bus_id.back() = '\0';
-        engine::DeviceIdentity identity{.ordinal = ordinal, .name = name.data(), .pci = std::nullopt};
+        engine::DeviceIdentity identity{
+            .ordinal = ordinal, .name = name.data(), .pci = std::nullopt};
         if (auto pci = model::PciAddress::parse(bus_id.data())) {
             identity.pci = *pci;
         }

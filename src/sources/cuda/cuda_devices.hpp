@@ -3,10 +3,10 @@
 // prints 0000:1B:00.0, a 4-digit domain: parsed, never compared as text).
 #pragma once
 
-#include <vector>
-
 #include "engine/device_map.hpp"
 #include "sources/cuda/cuda_api.hpp"
+
+#include <vector>
 
 namespace peergate::sources::cuda {
 

@@ -5,8 +5,8 @@ namespace peergate::sources::cuda {
 
 util::Expected<PrimaryContext> PrimaryContext::retain(const CudaApi& api, CUdevice device) {
     PrimaryContext context;
-    PEERGATE_TRY(check(api, api.cuDevicePrimaryCtxRetain(&context.context_, device),
-                       "cuDevicePrimaryCtxRetain"));
+    PEERGATE_TRY(check(
+        api, api.cuDevicePrimaryCtxRetain(&context.context_, device), "cuDevicePrimaryCtxRetain"));
     context.retained_ = Owned<CUdevice, release::primary_context>(api, device);
     return context;
 }
@@ -24,8 +24,7 @@ util::Expected<DeviceBuffer> DeviceBuffer::allocate(const CudaApi& api, std::siz
     return buffer;
 }
 
-util::Expected<PinnedHostBuffer> PinnedHostBuffer::allocate(const CudaApi& api,
-                                                            std::size_t bytes) {
+util::Expected<PinnedHostBuffer> PinnedHostBuffer::allocate(const CudaApi& api, std::size_t bytes) {
     void* ptr = nullptr;
     PEERGATE_TRY(check(api, api.cuMemAllocHost_v2(&ptr, bytes), "cuMemAllocHost_v2"));
     PinnedHostBuffer buffer;
@@ -56,7 +55,8 @@ util::Expected<Module> load_module(const CudaApi& api, const void* image) {
     return Module(api, module);
 }
 
-util::Expected<void> enable_peer_access(const CudaApi& api, const PrimaryContext& from,
+util::Expected<void> enable_peer_access(const CudaApi& api,
+                                        const PrimaryContext& from,
                                         const PrimaryContext& to) {
     PEERGATE_TRY(from.make_current(api));
     const CUresult status = api.cuCtxEnablePeerAccess(to.get(), 0);

@@ -4,10 +4,10 @@
 // gives a handle up without releasing it, for a driver that stopped answering.
 #pragma once
 
+#include "sources/cuda/cuda_api.hpp"
+
 #include <cstddef>
 #include <utility>
-
-#include "sources/cuda/cuda_api.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -16,8 +16,11 @@ template <typename T, CUresult (*Release)(const CudaApi&, T)>
 class Owned {
 public:
     Owned() = default;
+
     Owned(const CudaApi& api, T value) : api_(&api), value_(value), owned_(true) {}
+
     Owned(Owned&& other) noexcept { *this = std::move(other); }
+
     Owned& operator=(Owned&& other) noexcept {
         if (this != &other) {
             reset();
@@ -27,12 +30,16 @@ public:
         }
         return *this;
     }
+
     Owned(const Owned&) = delete;
     Owned& operator=(const Owned&) = delete;
+
     ~Owned() { reset(); }
 
     T get() const { return value_; }
+
     void leak() noexcept { owned_ = false; }
+
     void reset() noexcept {
         if (owned_) {
             static_cast<void>(Release(*api_, value_));
@@ -50,20 +57,39 @@ namespace release {
 inline CUresult primary_context(const CudaApi& api, CUdevice device) {
     return api.cuDevicePrimaryCtxRelease_v2(device);
 }
-inline CUresult device_memory(const CudaApi& api, CUdeviceptr ptr) { return api.cuMemFree_v2(ptr); }
-inline CUresult host_memory(const CudaApi& api, void* ptr) { return api.cuMemFreeHost(ptr); }
-inline CUresult stream(const CudaApi& api, CUstream s) { return api.cuStreamDestroy_v2(s); }
-inline CUresult event(const CudaApi& api, CUevent e) { return api.cuEventDestroy_v2(e); }
-inline CUresult module(const CudaApi& api, CUmodule m) { return api.cuModuleUnload(m); }
+
+inline CUresult device_memory(const CudaApi& api, CUdeviceptr ptr) {
+    return api.cuMemFree_v2(ptr);
+}
+
+inline CUresult host_memory(const CudaApi& api, void* ptr) {
+    return api.cuMemFreeHost(ptr);
+}
+
+inline CUresult stream(const CudaApi& api, CUstream s) {
+    return api.cuStreamDestroy_v2(s);
+}
+
+inline CUresult event(const CudaApi& api, CUevent e) {
+    return api.cuEventDestroy_v2(e);
+}
+
+inline CUresult module(const CudaApi& api, CUmodule m) {
+    return api.cuModuleUnload(m);
+}
 }  // namespace release
 
 // The device's primary context, retained (the one the runtime and llama.cpp use).
 class PrimaryContext {
 public:
     static util::Expected<PrimaryContext> retain(const CudaApi& api, CUdevice device);
+
     CUcontext get() const { return context_; }
+
     CUdevice device() const { return retained_.get(); }
+
     util::Expected<void> make_current(const CudaApi& api) const;
+
     void leak() noexcept { retained_.leak(); }
 
 private:
@@ -75,8 +101,11 @@ private:
 class DeviceBuffer {
 public:
     static util::Expected<DeviceBuffer> allocate(const CudaApi& api, std::size_t bytes);
+
     CUdeviceptr get() const { return memory_.get(); }
+
     std::size_t size() const { return bytes_; }
+
     void leak() noexcept { memory_.leak(); }
 
 private:
@@ -88,8 +117,11 @@ private:
 class PinnedHostBuffer {
 public:
     static util::Expected<PinnedHostBuffer> allocate(const CudaApi& api, std::size_t bytes);
+
     void* data() const { return memory_.get(); }
+
     std::size_t size() const { return bytes_; }
+
     void leak() noexcept { memory_.leak(); }
 
 private:
@@ -110,7 +142,8 @@ util::Expected<Module> load_module(const CudaApi& api, const void* image);
 
 // Lets `from` reach `to`'s memory directly (current context: from). Peer access lasts as
 // long as the contexts, so there is nothing to undo; ALREADY_ENABLED (704) is success.
-util::Expected<void> enable_peer_access(const CudaApi& api, const PrimaryContext& from,
+util::Expected<void> enable_peer_access(const CudaApi& api,
+                                        const PrimaryContext& from,
                                         const PrimaryContext& to);
 
 }  // namespace peergate::sources::cuda

@@ -25,7 +25,9 @@ struct Watch {
     WatchOutcome outcome;
 };
 
-std::int64_t ticks() { return Clock::now().time_since_epoch().count(); }
+std::int64_t ticks() {
+    return Clock::now().time_since_epoch().count();
+}
 
 // Forwards every call, stamping when it started so the caller can see one that hangs.
 class WatchedEngine final : public engine::CopyEngine {
@@ -33,38 +35,56 @@ public:
     WatchedEngine(engine::CopyEngine& inner, Watch& watch) : inner_(inner), watch_(watch) {}
 
     int device_count() const override { return inner_.device_count(); }
+
     model::CopyPath path(int s, int d) const override { return inner_.path(s, d); }
+
     model::VerifySite verify_site() const override { return inner_.verify_site(); }
+
     engine::EngineCounters counters() const override { return inner_.counters(); }
+
     util::Expected<engine::BufferId> allocate(int device, std::size_t bytes) override {
         return call("allocate", [&] { return inner_.allocate(device, bytes); });
     }
+
     void release(engine::BufferId buffer) override {
-        call("release", [&] { inner_.release(buffer); return 0; });
+        call("release", [&] {
+            inner_.release(buffer);
+            return 0;
+        });
     }
+
     util::Expected<engine::StreamId> create_stream(int device) override {
         return call("create_stream", [&] { return inner_.create_stream(device); });
     }
+
     util::Expected<void> fill_sentinel(engine::BufferId b, engine::StreamId s) override {
         return call("fill_sentinel", [&] { return inner_.fill_sentinel(b, s); });
     }
-    util::Expected<void> fill_pattern(engine::BufferId b, std::uint32_t seed,
+
+    util::Expected<void> fill_pattern(engine::BufferId b,
+                                      std::uint32_t seed,
                                       engine::StreamId s) override {
         return call("fill_pattern", [&] { return inner_.fill_pattern(b, seed, s); });
     }
+
     util::Expected<void> enqueue_copy(const engine::CopyJob& job) override {
         return call("enqueue_copy", [&] { return inner_.enqueue_copy(job); });
     }
+
     util::Expected<std::optional<double>> synchronize(engine::StreamId s,
                                                       std::chrono::milliseconds t) override {
         return call("synchronize", [&] { return inner_.synchronize(s, t); });
     }
-    util::Expected<engine::VerifyCounts> verify(engine::BufferId b, std::uint32_t seed,
+
+    util::Expected<engine::VerifyCounts> verify(engine::BufferId b,
+                                                std::uint32_t seed,
                                                 engine::StreamId s,
                                                 std::chrono::milliseconds t) override {
         return call("verify", [&] { return inner_.verify(b, seed, s, t); });
     }
-    util::Expected<std::vector<double>> measure(const std::vector<engine::CopyJob>& jobs, int n,
+
+    util::Expected<std::vector<double>> measure(const std::vector<engine::CopyJob>& jobs,
+                                                int n,
                                                 std::chrono::milliseconds t) override {
         return call("measure", [&] { return inner_.measure(jobs, n, t); });
     }
@@ -83,7 +103,9 @@ private:
     Watch& watch_;
 };
 
-void work_on(const std::shared_ptr<Watch>& watch, const EngineOpener& open, const EngineWork& work) {
+void work_on(const std::shared_ptr<Watch>& watch,
+             const EngineOpener& open,
+             const EngineWork& work) {
     watch->call.store("opening the CUDA engine");
     watch->call_started.store(ticks());
     auto engine = open();
@@ -108,9 +130,8 @@ void work_on(const std::shared_ptr<Watch>& watch, const EngineOpener& open, cons
 
 WatchOutcome run_watched(EngineOpener open, EngineWork work, std::chrono::milliseconds limit) {
     auto watch = std::make_shared<Watch>();
-    std::thread worker([watch, open = std::move(open), work = std::move(work)] {
-        work_on(watch, open, work);
-    });
+    std::thread worker(
+        [watch, open = std::move(open), work = std::move(work)] { work_on(watch, open, work); });
     // A synchronisation polls up to `limit` itself; give it a little more before
     // concluding that the driver call itself is stuck.
     const auto grace = limit + std::chrono::seconds(2);
@@ -122,7 +143,8 @@ WatchOutcome run_watched(EngineOpener open, EngineWork work, std::chrono::millis
             Clock::now() - Clock::time_point(Clock::duration(started)) > grace) {
             watch->outcome.abandoned = fmt::format(
                 "watchdog: the driver call in '{}' did not return within {:.1f} s; abandoned",
-                watch->call.load(), std::chrono::duration<double>(grace).count());
+                watch->call.load(),
+                std::chrono::duration<double>(grace).count());
             WatchOutcome outcome = watch->outcome;
             lock.unlock();
             worker.detach();
@@ -142,6 +164,7 @@ bool run_within(const std::function<void()>& work, std::chrono::milliseconds lim
         std::condition_variable changed;
         bool done = false;
     };
+
     auto shared = std::make_shared<Shared>();
     std::thread worker([shared, work] {
         work();

@@ -5,13 +5,13 @@
 // same way the NVML tier's watchdog does. Nothing is locked across a driver call.
 #pragma once
 
+#include "engine/copy_engine.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
-
-#include "engine/copy_engine.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::sources::cuda {
 
@@ -19,10 +19,10 @@ using EngineOpener = std::function<util::Expected<std::unique_ptr<engine::CopyEn
 using EngineWork = std::function<void(engine::CopyEngine&)>;
 
 struct WatchOutcome {
-    bool opened = false;     // the engine opened (else open_error says why)
-    bool finished = false;   // the work returned; false: abandoned
+    bool opened = false;    // the engine opened (else open_error says why)
+    bool finished = false;  // the work returned; false: abandoned
     std::string open_error;
-    std::string abandoned;   // which call hung, and for how long
+    std::string abandoned;  // which call hung, and for how long
 };
 
 // Opens an engine with `open` and runs `work` over it on a worker thread. A single call

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The topology cache behind include/peergate/topology.hpp.
+#include "peergate/topology.hpp"
+
 #include <mutex>
 #include <system_error>
 #include <thread>
-
-#include "peergate/topology.hpp"
 
 namespace peergate {
 
@@ -35,8 +35,10 @@ bool crosscheck_wanted(const TopologyConfig& config) {
 // Runs one pass without the lock (discovery may take seconds, and NVML may hang), then
 // publishes a success if no refresh began since `started_at`.
 template <typename StatePtr>
-model::Discovery run_pass(const StatePtr& state, const TopologyConfig& config,
-                          const sources::DiscoveryRequest& request, std::uint64_t started_at) {
+model::Discovery run_pass(const StatePtr& state,
+                          const TopologyConfig& config,
+                          const sources::DiscoveryRequest& request,
+                          std::uint64_t started_at) {
     model::Discovery discovery = state->discover(config, request);
     const std::lock_guard lock(state->mutex);
     if (discovery.topology && started_at == state->generation) {
@@ -127,10 +129,16 @@ TopologyCache& process_cache() {
 
 }  // namespace
 
-model::Discovery topology(const TopologyConfig& config) { return process_cache().get(config); }
+model::Discovery topology(const TopologyConfig& config) {
+    return process_cache().get(config);
+}
 
-model::Discovery refresh(const TopologyConfig& config) { return process_cache().refresh(config); }
+model::Discovery refresh(const TopologyConfig& config) {
+    return process_cache().refresh(config);
+}
 
-PrimeOutcome prime(const TopologyConfig& config) { return process_cache().prime(config); }
+PrimeOutcome prime(const TopologyConfig& config) {
+    return process_cache().prime(config);
+}
 
 }  // namespace peergate

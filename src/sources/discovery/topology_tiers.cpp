@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/discovery/topology_tiers.hpp"
 
-#include <algorithm>
-#include <iterator>
-
 #include "sources/nvml/nvml_tier.hpp"
 #include "sources/smi/smi_runner.hpp"
+
+#include <algorithm>
+#include <iterator>
 
 namespace peergate::sources {
 
@@ -14,7 +14,9 @@ namespace {
 constexpr const char* kNoMatrix =
     "neither NVML nor nvidia-smi topo -m gave a usable interconnect matrix";
 
-TierAttempt try_smi(const util::Seams& seams, const util::EnvMap& env, const DiscoveryRequest& request) {
+TierAttempt try_smi(const util::Seams& seams,
+                    const util::EnvMap& env,
+                    const DiscoveryRequest& request) {
     TierAttempt attempt{.tier = "nvidia-smi"};
     auto topology = smi::smi_topology(seams.nvidia_smi, env, request.smi_timeout);
     if (topology) {
@@ -56,14 +58,21 @@ CrossCheck compare_tiers(const model::Topology& nvml, const model::Topology& smi
     const auto from_nvml = unordered_nvlinks(nvml);
     const auto from_smi = unordered_nvlinks(smi);
     CrossCheck check;
-    std::set_difference(from_nvml.begin(), from_nvml.end(), from_smi.begin(), from_smi.end(),
+    std::set_difference(from_nvml.begin(),
+                        from_nvml.end(),
+                        from_smi.begin(),
+                        from_smi.end(),
                         std::back_inserter(check.nvml_only));
-    std::set_difference(from_smi.begin(), from_smi.end(), from_nvml.begin(), from_nvml.end(),
+    std::set_difference(from_smi.begin(),
+                        from_smi.end(),
+                        from_nvml.begin(),
+                        from_nvml.end(),
                         std::back_inserter(check.smi_only));
     return check;
 }
 
-Discovery discover_topology(const util::Seams& seams, const util::EnvMap& env,
+Discovery discover_topology(const util::Seams& seams,
+                            const util::EnvMap& env,
                             const DiscoveryRequest& request) {
     Discovery discovery;
     const bool want_nvml = request.tier != TierChoice::smi;
@@ -77,7 +86,8 @@ Discovery discover_topology(const util::Seams& seams, const util::EnvMap& env,
     }
     const TierAttempt* nvml = want_nvml ? &discovery.attempts.front() : nullptr;
     const TierAttempt* smi = want_smi && discovery.attempts.back().tier == "nvidia-smi"
-                                 ? &discovery.attempts.back() : nullptr;
+                                 ? &discovery.attempts.back()
+                                 : nullptr;
     if (request.crosscheck && nvml && smi && nvml->topology && smi->topology) {
         discovery.crosscheck = compare_tiers(*nvml->topology, *smi->topology);
     }

@@ -3,15 +3,15 @@
 // Fails closed: a tier that cannot give a whole, consistent matrix gives no verdict.
 #pragma once
 
+#include "model/discovery.hpp"
+#include "util/env_map.hpp"
+#include "util/seams.hpp"
+
 #include <chrono>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "model/discovery.hpp"
-#include "util/env_map.hpp"
-#include "util/seams.hpp"
 
 namespace peergate::sources {
 
@@ -30,7 +30,8 @@ using model::TierAttempt;
 
 // Runs the tiers against the seams. Never throws and never blocks past the watchdog
 // and timeout; an unreadable host yields a Discovery without topology and a reason.
-Discovery discover_topology(const util::Seams& seams, const util::EnvMap& env,
+Discovery discover_topology(const util::Seams& seams,
+                            const util::EnvMap& env,
                             const DiscoveryRequest& request);
 
 // NVLinked pairs of each tier compared (unordered pairs, a < b).

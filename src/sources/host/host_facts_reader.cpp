@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/host_facts_reader.hpp"
 
-#include <fmt/format.h>
-
 #include "util/strings.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::sources::host {
 

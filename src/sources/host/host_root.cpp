@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/host_root.hpp"
 
+#include "util/atomic_file.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <system_error>
-
-#include "util/atomic_file.hpp"
 
 namespace peergate::sources::host {
 

@@ -3,10 +3,10 @@
 // host is read by the same code as the live one (hwloc's HWLOC_FSROOT method).
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace peergate::sources::host {
 

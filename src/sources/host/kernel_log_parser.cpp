@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/kernel_log_parser.hpp"
 
+#include "util/strings.hpp"
+
 #include <optional>
 #include <string>
 #include <utility>
-
-#include "util/strings.hpp"
 
 namespace peergate::sources::host {
 
@@ -70,7 +70,8 @@ std::optional<KernelEvent> read_xid(std::string_view line) {
 // form is joined by the caller (see MultiLineFallenOff).
 std::optional<KernelEvent> read_fallen_off(std::string_view line) {
     const auto start = line.find("NVRM: GPU at ");
-    if (start == std::string_view::npos || line.find("fallen off the bus") == std::string_view::npos) {
+    if (start == std::string_view::npos ||
+        line.find("fallen off the bus") == std::string_view::npos) {
         return std::nullopt;
     }
     const auto fields = util::split_whitespace(line.substr(start + 13));
@@ -87,9 +88,11 @@ std::optional<KernelEvent> read_fallen_off(std::string_view line) {
 class MultiLineFallenOff {
 public:
     std::optional<KernelEvent> feed(std::string_view line) {
-        if (const auto start = line.find("NVRM: The NVIDIA GPU "); start != std::string_view::npos) {
+        if (const auto start = line.find("NVRM: The NVIDIA GPU ");
+            start != std::string_view::npos) {
             const auto fields = util::split_whitespace(line.substr(start + 21));
-            auto pci = fields.size() == 1 ? model::PciAddress::parse(fields[0]) : model::PciAddress::parse("");
+            auto pci = fields.size() == 1 ? model::PciAddress::parse(fields[0])
+                                          : model::PciAddress::parse("");
             device_ = pci ? std::optional(*pci) : std::nullopt;
             first_line_ = std::string(line);
             lines_left_ = 3;
@@ -102,7 +105,8 @@ public:
         if (line.find("fallen off the bus") == std::string_view::npos) {
             return std::nullopt;
         }
-        KernelEvent event{.kind = KernelEventKind::fallen_off_bus, .device = device_, .line = first_line_};
+        KernelEvent event{
+            .kind = KernelEventKind::fallen_off_bus, .device = device_, .line = first_line_};
         device_.reset();
         return event;
     }
@@ -198,7 +202,10 @@ struct Suppressed {
     int& of(KernelEventKind kind) { return kind == KernelEventKind::dmar_fault ? dmar : amd_vi; }
 };
 
-void add_suppressed(std::vector<KernelEvent>& events, KernelEventKind kind, int count, Suppressed& pending) {
+void add_suppressed(std::vector<KernelEvent>& events,
+                    KernelEventKind kind,
+                    int count,
+                    Suppressed& pending) {
     for (auto it = events.rbegin(); it != events.rend(); ++it) {
         if (it->kind == kind) {
             it->suppressed += count;

@@ -3,10 +3,10 @@
 // explain broken peer-to-peer: NVIDIA Xids, GPUs fallen off the bus, IOMMU faults. Pure.
 #pragma once
 
+#include "model/kernel_event.hpp"
+
 #include <string_view>
 #include <vector>
-
-#include "model/kernel_event.hpp"
 
 namespace peergate::sources::host {
 

@@ -20,11 +20,15 @@ class FlatIndex {
 public:
     // Counts one more `key`: its value, or `next` stored now with a count of 1; second is
     // true when inserted.
-    std::pair<std::uint32_t, bool> count(const Key& key, std::uint32_t next) { return count(key, Hash{}(key), next); }
+    std::pair<std::uint32_t, bool> count(const Key& key, std::uint32_t next) {
+        return count(key, Hash{}(key), next);
+    }
 
     // The same, with `hash` = Hash{}(key) already known (see prefetch), counting `amount`
     // (at least 1) at once.
-    std::pair<std::uint32_t, bool> count(const Key& key, std::size_t hash, std::uint32_t next,
+    std::pair<std::uint32_t, bool> count(const Key& key,
+                                         std::size_t hash,
+                                         std::uint32_t next,
                                          std::uint64_t amount = 1) {
         if ((size_ + 1) * 2 > slots_.size()) {
             grow();
@@ -64,7 +68,8 @@ public:
     // branch: GCC 12 silently drops a __builtin_prefetch behind an `if (!slots_.empty())`
     // (checked in the assembly), and a prefetch of a null address is harmless.
     void prefetch(std::size_t hash) const {
-        const auto address = reinterpret_cast<std::uintptr_t>(slots_.data()) + (hash & mask_) * sizeof(Slot);
+        const auto address =
+            reinterpret_cast<std::uintptr_t>(slots_.data()) + (hash & mask_) * sizeof(Slot);
         __builtin_prefetch(reinterpret_cast<const void*>(address));
         __builtin_prefetch(reinterpret_cast<const void*>(address + sizeof(Slot) - 1));
     }
@@ -119,7 +124,9 @@ public:
     // The slot of the record hashing to `hash` for which equal(slot) holds, or `next`
     // stored now; second is true when inserted.
     template <typename Equal>
-    std::pair<std::uint32_t, bool> find_or_insert(std::uint64_t hash, std::uint32_t next, Equal&& equal) {
+    std::pair<std::uint32_t, bool> find_or_insert(std::uint64_t hash,
+                                                  std::uint32_t next,
+                                                  Equal&& equal) {
         if ((size_ + 1) * 2 > slots_.size()) {
             grow();
         }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nccl/nccl_body.hpp"
 
-#include <cstring>
-
 #include "sources/nccl/text_cursor.hpp"
+
+#include <cstring>
 
 namespace peergate::sources::nccl {
 
@@ -43,11 +43,14 @@ bool read_transport(std::string_view rest, ConnectionLine& line) {
         std::string_view text;
         NcclTransport transport;
     };
+
+    // clang-format off
     static constexpr Prefix kPrefixes[] = {
         {"P2P/", NcclTransport::p2p},         {"SHM/", NcclTransport::shm},
         {"NET/", NcclTransport::net},         {"COLLNET/", NcclTransport::collnet},
         {"NVLS/", NcclTransport::nvls},
     };
+    // clang-format on
     // RCCL appends " comm 0x... nRanks ..." to some lines.
     if (auto comm = rest.find(" comm 0x"); comm != std::string_view::npos) {
         rest = rest.substr(0, comm);

@@ -3,11 +3,11 @@
 // nullopt for a body of another shape; views point into the body, nothing is copied.
 #pragma once
 
+#include "model/nccl_log.hpp"
+
 #include <optional>
 #include <string_view>
 #include <vector>
-
-#include "model/nccl_log.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -45,6 +45,7 @@ struct RankLine {
     std::string_view comm;  // the communicator pointer "0x..."
     bool complete = false;  // false: Init START
 };
+
 std::optional<RankLine> parse_rank(std::string_view body);
 
 // "NCCL_P2P_LEVEL set by environment to NVL" (also "NCCL_IB_HCA set to mlx5_0").
@@ -52,6 +53,7 @@ struct SettingLine {
     std::string_view name;
     std::string_view value;
 };
+
 std::optional<SettingLine> parse_setting(std::string_view body);
 
 // "Pattern 4, crossNic 0, nChannels 12, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1"
@@ -62,6 +64,7 @@ struct GraphLine {
     std::string_view intra_type;
     std::string_view inter_type;
 };
+
 std::optional<GraphLine> parse_graph(std::string_view body);
 
 // "Channel 00/02 :    0   1   2   3": the ring order of one channel.
@@ -69,6 +72,7 @@ struct RingLine {
     int channel = 0;
     std::vector<int> order;
 };
+
 std::optional<RingLine> parse_ring(std::string_view body);
 // The same into `out`, whose order keeps its capacity between lines: no allocation per
 // ring line. False (out unspecified) when the body is not a ring order.
@@ -81,6 +85,7 @@ struct TreeEntry {
     int parent = -1;
     std::vector<int> children;
 };
+
 std::optional<std::vector<TreeEntry>> parse_trees(std::string_view body);
 
 // "NCCL version 2.18.3+cuda12.2" anywhere in a line: the version text.

@@ -26,7 +26,10 @@ bool is_setting_name(std::string_view name) {
 }
 
 // Applies one "key value" pair of a rank line.
-void apply_rank_field(std::string_view key, std::string_view value, RankLine& line, bool& has_rank) {
+void apply_rank_field(std::string_view key,
+                      std::string_view value,
+                      RankLine& line,
+                      bool& has_rank) {
     if (key == "rank") {
         if (auto rank = word_int(value)) {
             line.rank = *rank;

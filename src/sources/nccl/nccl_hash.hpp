@@ -18,7 +18,8 @@ inline std::uint64_t fmix64(std::uint64_t k) {
 }
 
 inline std::uint64_t pack(int high, int low) {
-    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high)) << 32) | static_cast<std::uint32_t>(low);
+    return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high)) << 32) |
+           static_cast<std::uint32_t>(low);
 }
 
 }  // namespace peergate::sources::nccl

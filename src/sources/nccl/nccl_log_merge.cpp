@@ -2,9 +2,9 @@
 // NcclLogParser::merge_from: one parser takes in what another read from the input that
 // followed its own, so pieces of one file parsed on several threads give the result a
 // single parser reading the whole file gives, byte for byte.
-#include <utility>
-
 #include "sources/nccl/nccl_log_parser.hpp"
+
+#include <utility>
 
 namespace peergate::sources::nccl {
 
@@ -43,16 +43,22 @@ void NcclLogParser::merge_connections(NcclLogParser& later) {
     for (std::size_t i = 0; i < later.connections_.size(); ++i) {
         auto& connection = later.connections_[i];
         // The key in this parser's numbering of hosts and details.
-        const ConnectionKey key{host_id(connection.host), detail_id(connection.detail), connection.channel,
-                                connection.conn_index.value_or(-1), connection.src_rank,
-                                connection.dst_rank.value_or(-1), static_cast<std::uint8_t>(connection.direction),
+        const ConnectionKey key{host_id(connection.host),
+                                detail_id(connection.detail),
+                                connection.channel,
+                                connection.conn_index.value_or(-1),
+                                connection.src_rank,
+                                connection.dst_rank.value_or(-1),
+                                static_cast<std::uint8_t>(connection.direction),
                                 static_cast<std::uint8_t>(connection.transport)};
         const auto next = static_cast<std::uint32_t>(connections_.size());
         const auto packed = pack_key(key);
-        const bool inserted = packed ? packed_index_.count(*packed, PackedKeyHash{}(*packed), next, counts[i]).second
-                                     : connection_index_.count(key, ConnectionKeyHash{}(key), next, counts[i]).second;
+        const bool inserted =
+            packed ? packed_index_.count(*packed, PackedKeyHash{}(*packed), next, counts[i]).second
+                   : connection_index_.count(key, ConnectionKeyHash{}(key), next, counts[i]).second;
         if (inserted) {
-            connections_.push_back(std::move(connection));  // the first line's brackets, as in one pass
+            connections_.push_back(
+                std::move(connection));  // the first line's brackets, as in one pass
         }
     }
 }
@@ -88,7 +94,8 @@ void NcclLogParser::merge_settings_and_graphs(NcclLogParser& later) {
         }
     }
     for (const auto& graph : later.graphs_) {
-        add_graph(graph.host, GraphLine{graph.pattern, graph.n_channels, graph.intra_type, graph.inter_type},
+        add_graph(graph.host,
+                  GraphLine{graph.pattern, graph.n_channels, graph.intra_type, graph.inter_type},
                   graph.count);
     }
 }

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nccl/nccl_log_parser.hpp"
 
+#include "sources/nccl/nccl_hash.hpp"
+#include "sources/nccl/text_cursor.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <iterator>
-
-#include "sources/nccl/nccl_hash.hpp"
-#include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -168,19 +168,26 @@ void NcclLogParser::read_connection_or_ring(std::string_view host, std::string_v
 }
 
 void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
-    ConnectionKey key{host_id(host), detail_id(line.detail), line.channel,
-                      line.conn_index.value_or(-1), line.src_rank, line.dst_rank.value_or(-1),
-                      static_cast<std::uint8_t>(line.direction), static_cast<std::uint8_t>(line.transport)};
+    ConnectionKey key{host_id(host),
+                      detail_id(line.detail),
+                      line.channel,
+                      line.conn_index.value_or(-1),
+                      line.src_rank,
+                      line.dst_rank.value_or(-1),
+                      static_cast<std::uint8_t>(line.direction),
+                      static_cast<std::uint8_t>(line.transport)};
     if (const auto packed = pack_key(key)) {
         queue_connection(host, line, *packed);
         return;
     }
     flush_pending();  // keeps connections in the order their lines came
-    store_connection(host, line,
-                     connection_index_.count(key, static_cast<std::uint32_t>(connections_.size())));
+    store_connection(
+        host, line, connection_index_.count(key, static_cast<std::uint32_t>(connections_.size())));
 }
 
-void NcclLogParser::queue_connection(std::string_view host, const ConnectionLine& line, const PackedKey& key) {
+void NcclLogParser::queue_connection(std::string_view host,
+                                     const ConnectionLine& line,
+                                     const PackedKey& key) {
     if (pending_count_ == kPrefetchDepth) {
         resolve_oldest_pending();
     }
@@ -194,8 +201,10 @@ void NcclLogParser::resolve_oldest_pending() {
     const auto& entry = pending_[pending_head_];
     pending_head_ = (pending_head_ + 1) % kPrefetchDepth;
     --pending_count_;
-    store_connection(entry.host, entry.line,
-                     packed_index_.count(entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
+    store_connection(entry.host,
+                     entry.line,
+                     packed_index_.count(
+                         entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
 }
 
 void NcclLogParser::flush_pending() {
@@ -204,16 +213,22 @@ void NcclLogParser::flush_pending() {
     }
 }
 
-void NcclLogParser::store_connection(std::string_view host, const ConnectionLine& line,
+void NcclLogParser::store_connection(std::string_view host,
+                                     const ConnectionLine& line,
                                      std::pair<std::uint32_t, bool> found) {
     if (!found.second) {
         return;  // counted in the index
     }
-    model::NcclConnection connection{
-        .host = std::string(host), .channel = line.channel, .conn_index = line.conn_index,
-        .src_rank = line.src_rank, .dst_rank = line.dst_rank,
-        .src_dev = bracket_device(line.src_bracket), .dst_dev = bracket_device(line.dst_bracket),
-        .direction = line.direction, .transport = line.transport, .detail = std::string(line.detail)};
+    model::NcclConnection connection{.host = std::string(host),
+                                     .channel = line.channel,
+                                     .conn_index = line.conn_index,
+                                     .src_rank = line.src_rank,
+                                     .dst_rank = line.dst_rank,
+                                     .src_dev = bracket_device(line.src_bracket),
+                                     .dst_dev = bracket_device(line.dst_bracket),
+                                     .direction = line.direction,
+                                     .transport = line.transport,
+                                     .detail = std::string(line.detail)};
     if (!line.src_bracket.empty() && !connection.src_dev) {
         connection.src_bus_id = normalize_bus_id(line.src_bracket);
     }
@@ -254,8 +269,10 @@ std::uint32_t NcclLogParser::rank_slot(std::string_view head, int rank) {
     const std::uint32_t head_id =
         recent_heads_.id_of(head, [this](std::string_view text) { return intern(heads_, text); });
     const std::uint64_t hash = fmix64(pack(static_cast<int>(head_id), rank));
-    const auto [slot, inserted] = rank_index_.find_or_insert(hash, static_cast<std::uint32_t>(ranks_.size()),
-        [&](std::uint32_t at) { return ranks_[at].rank == rank && rank_head_ids_[at] == head_id; });
+    const auto [slot, inserted] = rank_index_.find_or_insert(
+        hash, static_cast<std::uint32_t>(ranks_.size()), [&](std::uint32_t at) {
+            return ranks_[at].rank == rank && rank_head_ids_[at] == head_id;
+        });
     if (inserted) {
         ranks_.push_back(model::NcclRank{.rank = rank});
         rank_heads_.emplace_back(head);
@@ -279,7 +296,8 @@ std::size_t NcclLogParser::setting_slot(std::string_view name) {
 
 void NcclLogParser::add_setting_value(std::size_t slot, std::string_view value) {
     auto& values = settings_[slot].second;
-    if (values.size() < kMaxSettingValues && std::find(values.begin(), values.end(), value) == values.end()) {
+    if (values.size() < kMaxSettingValues &&
+        std::find(values.begin(), values.end(), value) == values.end()) {
         values.emplace_back(value);
     }
 }
@@ -292,15 +310,20 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line, std:
     const auto [slot, inserted] = graph_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(graphs_.size()), [&](std::uint32_t at) {
             const auto& graph = graphs_[at];
-            return graph.pattern == line.pattern && graph.n_channels == line.n_channels && same_text(graph.host, host) &&
-                   graph.intra_type == line.intra_type && graph.inter_type == line.inter_type;
+            return graph.pattern == line.pattern && graph.n_channels == line.n_channels &&
+                   same_text(graph.host, host) && graph.intra_type == line.intra_type &&
+                   graph.inter_type == line.inter_type;
         });
     if (!inserted) {
         graphs_[slot].count += count;
         return;
     }
-    graphs_.push_back(model::NcclGraph{std::string(host), line.pattern, line.n_channels,
-                                       std::string(line.intra_type), std::string(line.inter_type), count});
+    graphs_.push_back(model::NcclGraph{std::string(host),
+                                       line.pattern,
+                                       line.n_channels,
+                                       std::string(line.intra_type),
+                                       std::string(line.inter_type),
+                                       count});
 }
 
 void NcclLogParser::add_ring(std::string_view host, const RingLine& line) {
@@ -327,9 +350,12 @@ void NcclLogParser::add_ring(std::string_view host, int channel, const std::vect
 
 void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
     for (auto& entry : entries) {
-        add_tree(model::NcclTree{std::string(host), entry.channel, entry.rank,
-                                 entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt,
-                                 std::move(entry.children)});
+        add_tree(
+            model::NcclTree{std::string(host),
+                            entry.channel,
+                            entry.rank,
+                            entry.parent >= 0 ? std::optional<int>(entry.parent) : std::nullopt,
+                            std::move(entry.children)});
     }
 }
 
@@ -344,7 +370,9 @@ void NcclLogParser::add_tree(model::NcclTree&& tree) {
 model::NcclLog NcclLogParser::result() const {
     model::NcclLog log;
     log.connections = connections_;
-    const auto set_count = [&log](std::uint32_t slot, std::uint64_t count) { log.connections[slot].count = count; };
+    const auto set_count = [&log](std::uint32_t slot, std::uint64_t count) {
+        log.connections[slot].count = count;
+    };
     packed_index_.for_each(set_count);
     connection_index_.for_each(set_count);
     log.ranks = ranks_;

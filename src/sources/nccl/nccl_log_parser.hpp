@@ -5,6 +5,13 @@
 // Pure: it never opens a file; the caller reads and feeds.
 #pragma once
 
+#include "model/nccl_log.hpp"
+#include "sources/nccl/flat_index.hpp"
+#include "sources/nccl/nccl_body.hpp"
+#include "sources/nccl/nccl_record.hpp"
+#include "sources/nccl/nccl_topo_dump.hpp"
+#include "sources/nccl/recent_texts.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -15,13 +22,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include "model/nccl_log.hpp"
-#include "sources/nccl/flat_index.hpp"
-#include "sources/nccl/nccl_body.hpp"
-#include "sources/nccl/nccl_record.hpp"
-#include "sources/nccl/nccl_topo_dump.hpp"
-#include "sources/nccl/recent_texts.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -45,7 +45,9 @@ public:
 
     // True when no line is half read and no topology dump is open: what follows can be
     // parsed by a fresh parser and merged, as if this one had read it.
-    bool between_records() const { return active_dumps_ == 0 && carry_.empty() && !carry_overflow_; }
+    bool between_records() const {
+        return active_dumps_ == 0 && carry_.empty() && !carry_overflow_;
+    }
 
     // Takes in what `later` read, as if its input had followed this parser's: counts add
     // up, records keep the order in which they first appeared, later values of a rank's
@@ -56,14 +58,21 @@ public:
 private:
     struct TransparentHash {
         using is_transparent = void;
-        std::size_t operator()(std::string_view text) const { return std::hash<std::string_view>{}(text); }
+
+        std::size_t operator()(std::string_view text) const {
+            return std::hash<std::string_view>{}(text);
+        }
     };
-    using Interned = std::unordered_map<std::string, std::uint32_t, TransparentHash, std::equal_to<>>;
+
+    using Interned =
+        std::unordered_map<std::string, std::uint32_t, TransparentHash, std::equal_to<>>;
     using Index = std::unordered_map<std::string, std::size_t, TransparentHash, std::equal_to<>>;
 
     // The slot of `key` in `index`, adding `next` when absent; second is true when added.
     // Keys are built in key_ and looked up as views, so a known key costs no allocation.
-    static std::pair<std::size_t, bool> slot_of(Index& index, std::string_view key, std::size_t next);
+    static std::pair<std::size_t, bool> slot_of(Index& index,
+                                                std::string_view key,
+                                                std::size_t next);
 
     struct ConnectionKey {
         std::uint32_t host = 0;
@@ -76,9 +85,11 @@ private:
         std::uint8_t transport = 0;
         friend bool operator==(const ConnectionKey&, const ConnectionKey&) = default;
     };
+
     struct ConnectionKeyHash {
         std::size_t operator()(const ConnectionKey& key) const;
     };
+
     // The same key in 16 bytes, for the fields' usual ranges (see pack_key): a smaller
     // table slot means fewer cache misses on the lookup every connection line makes.
     struct PackedKey {
@@ -86,9 +97,11 @@ private:
         std::uint64_t rest = 0;
         friend bool operator==(const PackedKey&, const PackedKey&) = default;
     };
+
     struct PackedKeyHash {
         std::size_t operator()(const PackedKey& key) const;
     };
+
     static std::optional<PackedKey> pack_key(const ConnectionKey& key);
 
     // A connection line whose table lookup waits a few lines so its slot can be fetched
@@ -100,6 +113,7 @@ private:
         std::string_view host;
         ConnectionLine line;
     };
+
     static constexpr std::size_t kPrefetchDepth = 8;
 
     void read_line(std::string_view line);
@@ -107,7 +121,9 @@ private:
     void queue_connection(std::string_view host, const ConnectionLine& line, const PackedKey& key);
     void resolve_oldest_pending();
     void flush_pending();
-    void store_connection(std::string_view host, const ConnectionLine& line, std::pair<std::uint32_t, bool> found);
+    void store_connection(std::string_view host,
+                          const ConnectionLine& line,
+                          std::pair<std::uint32_t, bool> found);
     void read_record(const NcclRecord& record);
     bool read_dump_line(const NcclRecord& record);
     void read_connection_or_ring(std::string_view host, std::string_view body);
@@ -141,8 +157,8 @@ private:
     std::array<PendingConnection, kPrefetchDepth> pending_{};
     std::size_t pending_head_ = 0;
     std::size_t pending_count_ = 0;
-    HashedIndex rank_index_;         // by commId (or "n<nranks>") and rank
-    std::vector<std::string> rank_heads_;  // each rank's commId or "n<nranks>"
+    HashedIndex rank_index_;                    // by commId (or "n<nranks>") and rank
+    std::vector<std::string> rank_heads_;       // each rank's commId or "n<nranks>"
     std::vector<std::uint32_t> rank_head_ids_;  // the same, interned in heads_
     Interned heads_;
     RecentTexts recent_heads_;

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nccl/nccl_record.hpp"
 
-#include <cstring>
-
 #include "sources/nccl/text_cursor.hpp"
+
+#include <cstring>
 
 namespace peergate::sources::nccl {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t'; }
+bool is_space(char c) {
+    return c == ' ' || c == '\t';
+}
 
 bool all_digits(std::string_view text) {
     if (text.empty()) {
@@ -47,8 +49,9 @@ Colons colons_from_end(std::string_view token) {
 void split_source(std::string_view token, const Colons& colons, RecordPrefix& prefix) {
     const std::size_t last = colons.last;
     const std::size_t middle = colons.middle;
-    if (last == std::string_view::npos || last == 0 || middle == std::string_view::npos || middle == 0 ||
-        !all_digits(token.substr(last + 1)) || !all_digits(token.substr(middle + 1, last - middle - 1))) {
+    if (last == std::string_view::npos || last == 0 || middle == std::string_view::npos ||
+        middle == 0 || !all_digits(token.substr(last + 1)) ||
+        !all_digits(token.substr(middle + 1, last - middle - 1))) {
         return;
     }
     const std::size_t host_start = colons.before == std::string_view::npos ? 0 : colons.before + 1;
@@ -70,7 +73,8 @@ std::size_t find_marker(std::string_view line, std::size_t from) {
         if (hit == nullptr) {
             return std::string_view::npos;
         }
-        const std::size_t at = static_cast<std::size_t>(static_cast<const char*>(hit) - line.data()) - kF;
+        const std::size_t at =
+            static_cast<std::size_t>(static_cast<const char*>(hit) - line.data()) - kF;
         if (starts_with_text(line.substr(at), kMarker)) {
             return at;
         }
@@ -103,7 +107,8 @@ std::size_t read_leading_prefix(std::string_view line, RecordPrefix& prefix) {
         ++close;
     }
     const std::size_t marker = close + 2;
-    if (marker > line.size() || line[close + 1] != ' ' || !starts_with_text(line.substr(marker), kMarker)) {
+    if (marker > line.size() || line[close + 1] != ' ' ||
+        !starts_with_text(line.substr(marker), kMarker)) {
         return kNone;
     }
     // What read_prefix(line, marker, 0) finds: the token before " [..]", here from 0.

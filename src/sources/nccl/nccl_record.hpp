@@ -23,6 +23,7 @@ struct RecordPrefix {
     std::string_view host;
     std::string_view source;
 };
+
 RecordPrefix read_prefix(std::string_view line, std::size_t marker, std::size_t floor);
 
 // The usual shape "host:pid:tid [dev] NCCL INFO ..." read forwards from the line's start:
@@ -41,7 +42,10 @@ inline constexpr std::string_view kMarker = "NCCL INFO";
 // Calls visit(const NcclRecord&) for the record whose "NCCL INFO" starts at `marker`, with
 // its prefix already read, and for every record after it on the line.
 template <typename Visit>
-void for_each_record_from(std::string_view line, std::size_t marker, RecordPrefix prefix, Visit&& visit) {
+void for_each_record_from(std::string_view line,
+                          std::size_t marker,
+                          RecordPrefix prefix,
+                          Visit&& visit) {
     while (marker != std::string_view::npos) {
         std::size_t body_start = marker + kMarker.size();
         if (body_start < line.size() && line[body_start] == ' ') {
@@ -57,8 +61,8 @@ void for_each_record_from(std::string_view line, std::size_t marker, RecordPrefi
                 --body_end;
             }
         }
-        visit(NcclRecord{prefix.host, prefix.source,
-                         line.substr(body_start, body_end - body_start), true});
+        visit(NcclRecord{
+            prefix.host, prefix.source, line.substr(body_start, body_end - body_start), true});
         marker = next;
         prefix = next_prefix;
     }

@@ -8,9 +8,12 @@ namespace peergate::sources::nccl {
 namespace {
 
 int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
     return -1;
 }
 
@@ -66,9 +69,13 @@ std::optional<std::string> read_node(std::string_view token) {
     return "GPU/" + bus;
 }
 
-bool is_gpu(const std::string& node) { return node.rfind("GPU/", 0) == 0; }
+bool is_gpu(const std::string& node) {
+    return node.rfind("GPU/", 0) == 0;
+}
 
-void record_gpu(const std::string& node, std::string_view after, model::NcclHostTopology& topology) {
+void record_gpu(const std::string& node,
+                std::string_view after,
+                model::NcclHostTopology& topology) {
     auto& rank = topology.gpus[node.substr(4)];
     TextCursor cursor(trim_view(after));
     if (cursor.consume("(")) {
@@ -78,7 +85,9 @@ void record_gpu(const std::string& node, std::string_view after, model::NcclHost
     }
 }
 
-void record_link(const std::string& parent, std::string_view link, const std::string& node,
+void record_link(const std::string& parent,
+                 std::string_view link,
+                 const std::string& node,
                  model::NcclHostTopology& topology) {
     if (link != "NVL") {
         return;

@@ -9,12 +9,12 @@
 // whose children are indented no deeper. GPU-NVL-GPU and GPU-NVL-NVS edges are kept.
 #pragma once
 
+#include "model/nccl_log.hpp"
+#include "sources/nccl/text_cursor.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "model/nccl_log.hpp"
-#include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -32,13 +32,15 @@ public:
         while (at < body.size() && (body[at] == ' ' || body[at] == '\t')) {
             ++at;
         }
-        return at < body.size() && body[at] == '=' && starts_with_text(body.substr(at), "=== System :");
+        return at < body.size() && body[at] == '=' &&
+               starts_with_text(body.substr(at), "=== System :");
     }
 
     void start() {
         active_ = true;
         stack_.clear();
     }
+
     bool active() const { return active_; }
 
     // Reads one line of the dump into `topology`; false (and the dump ends) when the line
@@ -50,6 +52,7 @@ private:
         std::size_t child_level = 0;
         std::string node;  // "GPU/1b000", "NVS/0", "PCI/17000", ...
     };
+
     bool active_ = false;
     std::vector<Open> stack_;
 };

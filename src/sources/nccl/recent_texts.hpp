@@ -5,14 +5,14 @@
 // most of the time, and a hash map lookup hashes the whole text through a library call.
 #pragma once
 
+#include "sources/nccl/text_cursor.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
-
-#include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
 
@@ -22,12 +22,13 @@ public:
     template <typename Intern>
     std::uint32_t id_of(std::string_view text, Intern&& intern) {
         const Sketch sketch = sketch_of(text);
-        const std::uint64_t mixed = (sketch.head * 0x9E3779B97F4A7C15ULL) ^ (sketch.tail * 0xC2B2AE3D27D4EB4FULL) ^
-                                    text.size();
+        const std::uint64_t mixed = (sketch.head * 0x9E3779B97F4A7C15ULL) ^
+                                    (sketch.tail * 0xC2B2AE3D27D4EB4FULL) ^ text.size();
         Entry& entry = entries_[(mixed * 0x9E3779B97F4A7C15ULL) >> (64 - kEntryBits)];
         // Up to 16 bytes, the first and last 8 are the whole text: no compare needed.
         const bool hit = entry.size == text.size() && entry.sketch.head == sketch.head &&
-                         entry.sketch.tail == sketch.tail && (text.size() <= 16 || same_text(entry.text, text));
+                         entry.sketch.tail == sketch.tail &&
+                         (text.size() <= 16 || same_text(entry.text, text));
         if (!hit) {
             entry = Entry{sketch, text.size(), std::string(text), intern(text)};
         }
@@ -36,12 +37,14 @@ public:
 
 private:
     static constexpr unsigned kEntryBits = 8;
+
     // The first and the last 8 bytes (overlapping when shorter than 16; shorter than 8:
     // the bytes, zero-filled).
     struct Sketch {
         std::uint64_t head = 0;
         std::uint64_t tail = 0;
     };
+
     static Sketch sketch_of(std::string_view text) {
         Sketch sketch;
         if (text.size() >= 8) {
@@ -52,12 +55,14 @@ private:
         }
         return sketch;
     }
+
     struct Entry {
         Sketch sketch;
         std::size_t size = SIZE_MAX;  // SIZE_MAX: empty entry
         std::string text;
         std::uint32_t id = 0;
     };
+
     std::array<Entry, std::size_t{1} << kEntryBits> entries_{};
 };
 

@@ -42,7 +42,9 @@ public:
     explicit TextCursor(std::string_view text) : text_(text) {}
 
     std::string_view rest() const { return text_.substr(pos_); }
+
     std::size_t position() const { return pos_; }
+
     bool done() const { return pos_ >= text_.size(); }
 
     void skip_spaces() {

@@ -61,10 +61,11 @@ struct nvmlPciInfo_t {
     unsigned int domain;
     unsigned int bus;
     unsigned int device;
-    unsigned int pciDeviceId;     // (device id << 16) | vendor id
+    unsigned int pciDeviceId;  // (device id << 16) | vendor id
     unsigned int pciSubSystemId;
     char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];  // "00000000:1B:00.0"
 };
+
 static_assert(sizeof(nvmlPciInfo_t) == 68, "nvmlPciInfo_t v3 is 16 + 5*4 + 32 bytes");
 static_assert(offsetof(nvmlPciInfo_t, busId) == 36, "busId follows the five unsigned ints");
 
@@ -117,22 +118,30 @@ using nvmlDeviceGetHandleByIndex_v2_fn = nvmlReturn_t(unsigned int index, nvmlDe
 using nvmlDeviceGetPciInfo_v3_fn = nvmlReturn_t(nvmlDevice_t device, nvmlPciInfo_t* pci);
 using nvmlDeviceGetName_fn = nvmlReturn_t(nvmlDevice_t device, char* name, unsigned int length);
 using nvmlDeviceGetUUID_fn = nvmlReturn_t(nvmlDevice_t device, char* uuid, unsigned int length);
-using nvmlDeviceGetNvLinkState_fn = nvmlReturn_t(nvmlDevice_t device, unsigned int link,
+using nvmlDeviceGetNvLinkState_fn = nvmlReturn_t(nvmlDevice_t device,
+                                                 unsigned int link,
                                                  nvmlEnableState_t* isActive);
 using nvmlDeviceGetNvLinkRemotePciInfo_v2_fn = nvmlReturn_t(nvmlDevice_t device,
-                                                            unsigned int link, nvmlPciInfo_t* pci);
-using nvmlDeviceGetNvLinkRemoteDeviceType_fn =
-    nvmlReturn_t(nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType);
-using nvmlDeviceGetP2PStatus_fn = nvmlReturn_t(nvmlDevice_t device1, nvmlDevice_t device2,
+                                                            unsigned int link,
+                                                            nvmlPciInfo_t* pci);
+using nvmlDeviceGetNvLinkRemoteDeviceType_fn = nvmlReturn_t(
+    nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType);
+using nvmlDeviceGetP2PStatus_fn = nvmlReturn_t(nvmlDevice_t device1,
+                                               nvmlDevice_t device2,
                                                nvmlGpuP2PCapsIndex_t p2pIndex,
                                                nvmlGpuP2PStatus_t* p2pStatus);
-using nvmlDeviceGetTopologyCommonAncestor_fn =
-    nvmlReturn_t(nvmlDevice_t device1, nvmlDevice_t device2, nvmlGpuTopologyLevel_t* pathInfo);
-using nvmlDeviceGetMemoryAffinity_fn = nvmlReturn_t(nvmlDevice_t device, unsigned int nodeSetSize,
-                                                    unsigned long* nodeSet,  // NOLINT(google-runtime-int)
-                                                    nvmlAffinityScope_t scope);
-using nvmlDeviceGetCpuAffinity_fn = nvmlReturn_t(nvmlDevice_t device, unsigned int cpuSetSize,
-                                                 unsigned long* cpuSet);  // NOLINT(google-runtime-int)
+using nvmlDeviceGetTopologyCommonAncestor_fn = nvmlReturn_t(nvmlDevice_t device1,
+                                                            nvmlDevice_t device2,
+                                                            nvmlGpuTopologyLevel_t* pathInfo);
+using nvmlDeviceGetMemoryAffinity_fn =
+    nvmlReturn_t(nvmlDevice_t device,
+                 unsigned int nodeSetSize,
+                 unsigned long* nodeSet,  // NOLINT(google-runtime-int)
+                 nvmlAffinityScope_t scope);
+using nvmlDeviceGetCpuAffinity_fn =
+    nvmlReturn_t(nvmlDevice_t device,
+                 unsigned int cpuSetSize,
+                 unsigned long* cpuSet);  // NOLINT(google-runtime-int)
 
 }  // extern "C"
 // NOLINTEND(readability-identifier-naming)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nvml/nvml_api.hpp"
 
-#include <fmt/format.h>
-
 #include "util/strings.hpp"
 #include "util/symbol_binder.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::nvml {
 
@@ -33,17 +33,19 @@ util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library) {
     bind.optional(api.nvmlDeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity");
     bind.optional(api.nvmlDeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity");
     if (!bind.missing().empty()) {
-        return util::unexpected(
-            util::ErrorCode::not_found,
-            fmt::format("{} lacks required NVML entry points: {}", library.path(),
-                        util::join(bind.missing(), ", ")));
+        return util::unexpected(util::ErrorCode::not_found,
+                                fmt::format("{} lacks required NVML entry points: {}",
+                                            library.path(),
+                                            util::join(bind.missing(), ", ")));
     }
     return api;
 }
 
 std::string describe_nvml_error(const NvmlApi& api, nvmlReturn_t result, const char* call) {
     const char* text = api.nvmlErrorString != nullptr ? api.nvmlErrorString(result) : nullptr;
-    return fmt::format("{} failed: {} ({})", call, static_cast<int>(result),
+    return fmt::format("{} failed: {} ({})",
+                       call,
+                       static_cast<int>(result),
                        text != nullptr ? text : "no description");
 }
 

@@ -3,12 +3,12 @@
 // (versioned) name from one dlopen'd library (STYLE.md 20, 21).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "sources/nvml/nvml_abi.hpp"
 #include "util/dynamic_library.hpp"
 #include "util/expected.hpp"
+
+#include <string>
+#include <vector>
 
 namespace peergate::nvml {
 
@@ -33,6 +33,7 @@ struct NvmlApi {
     nvmlDeviceGetMemoryAffinity_fn* nvmlDeviceGetMemoryAffinity = nullptr;
     nvmlDeviceGetCpuAffinity_fn* nvmlDeviceGetCpuAffinity = nullptr;
 };
+
 // NOLINTEND(readability-identifier-naming)
 
 // Binds the table from `library`. Every missing required symbol is named in one error

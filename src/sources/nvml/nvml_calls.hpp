@@ -3,12 +3,12 @@
 // the benchmark can report how many NVML calls one matrix costs.
 #pragma once
 
+#include "sources/nvml/nvml_session.hpp"
+#include "util/expected.hpp"
+
 #include <cstdint>
 #include <string>
 #include <utility>
-
-#include "sources/nvml/nvml_session.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::nvml {
 
@@ -26,11 +26,14 @@ public:
 
     // An error "no verdict" for a call that failed: the call, the code and NVML's text.
     util::Unexpected failed(nvmlReturn_t result, const char* call) const {
-        return util::unexpected(util::ErrorCode::unavailable, describe_nvml_error(api_, result, call));
+        return util::unexpected(util::ErrorCode::unavailable,
+                                describe_nvml_error(api_, result, call));
     }
 
     const NvmlApi& api() const { return api_; }
+
     const std::string& host_root() const { return host_root_; }
+
     std::uint64_t count() const { return count_; }
 
 private:

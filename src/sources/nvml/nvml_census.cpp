@@ -5,8 +5,8 @@
 
 #include <array>
 #include <cstring>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <string_view>
 
 namespace peergate::nvml {
@@ -37,7 +37,9 @@ bool sysfs_says_nvswitch(const std::string& host_root, const model::PciAddress& 
 
 // True when link `link` ends at an NVSwitch. RemoteDeviceType is optional (older drivers
 // lack it); without a definite answer the PCI class of the far end decides.
-bool ends_at_switch(NvmlCalls& nvml, nvmlDevice_t device, unsigned link,
+bool ends_at_switch(NvmlCalls& nvml,
+                    nvmlDevice_t device,
+                    unsigned link,
                     const model::PciAddress& remote) {
     if (nvml.api().nvmlDeviceGetNvLinkRemoteDeviceType != nullptr) {
         nvmlIntNvLinkDeviceType_t type = NVML_NVLINK_DEVICE_TYPE_UNKNOWN;
@@ -55,7 +57,10 @@ std::optional<int> numa_node_of(NvmlCalls& nvml, nvmlDevice_t device) {
         return std::nullopt;
     }
     std::array<Word, kNodeWords> nodes{};
-    if (nvml(nvml.api().nvmlDeviceGetMemoryAffinity, device, kNodeWords, nodes.data(),
+    if (nvml(nvml.api().nvmlDeviceGetMemoryAffinity,
+             device,
+             kNodeWords,
+             nodes.data(),
              NVML_AFFINITY_SCOPE_NODE) != NVML_SUCCESS) {
         return std::nullopt;
     }
@@ -79,7 +84,8 @@ std::string cpu_list_of(NvmlCalls& nvml, nvmlDevice_t device) {
         return {};
     }
     std::vector<Word> words(kCpuWords, 0);
-    if (nvml(nvml.api().nvmlDeviceGetCpuAffinity, device, kCpuWords, words.data()) != NVML_SUCCESS) {
+    if (nvml(nvml.api().nvmlDeviceGetCpuAffinity, device, kCpuWords, words.data()) !=
+        NVML_SUCCESS) {
         return {};
     }
     return render_cpu_list(words);
@@ -87,7 +93,10 @@ std::string cpu_list_of(NvmlCalls& nvml, nvmlDevice_t device) {
 
 }  // namespace
 
-bool link_ends_at_switch(NvmlCalls& nvml, nvmlDevice_t device, unsigned link, const model::PciAddress& remote) {
+bool link_ends_at_switch(NvmlCalls& nvml,
+                         nvmlDevice_t device,
+                         unsigned link,
+                         const model::PciAddress& remote) {
     return ends_at_switch(nvml, device, link, remote);
 }
 
@@ -108,7 +117,9 @@ util::Expected<model::PciAddress> pci_of(const nvmlPciInfo_t& info) {
 std::string render_cpu_list(const std::vector<Word>& words) {
     std::string out;
     const unsigned total = static_cast<unsigned>(words.size()) * kWordBits;
-    auto is_set = [&](unsigned cpu) { return ((words[cpu / kWordBits] >> (cpu % kWordBits)) & 1U) != 0; };
+    auto is_set = [&](unsigned cpu) {
+        return ((words[cpu / kWordBits] >> (cpu % kWordBits)) & 1U) != 0;
+    };
     for (unsigned cpu = 0; cpu < total;) {
         if (!is_set(cpu)) {
             ++cpu;
@@ -148,9 +159,9 @@ util::Expected<LinkCensus> count_links(NvmlCalls& nvml, nvmlDevice_t device) {
         }
         auto remote_pci = pci_of(remote);
         if (!remote_pci) {
-            return util::unexpected(util::ErrorCode::unavailable,
-                                    "an active NVLink has no readable far end: " +
-                                        remote_pci.error().message);
+            return util::unexpected(
+                util::ErrorCode::unavailable,
+                "an active NVLink has no readable far end: " + remote_pci.error().message);
         }
         if (ends_at_switch(nvml, device, link, *remote_pci)) {
             ++census.to_switch;
@@ -164,7 +175,8 @@ util::Expected<LinkCensus> count_links(NvmlCalls& nvml, nvmlDevice_t device) {
 util::Expected<model::Gpu> read_identity(NvmlCalls& nvml, nvmlDevice_t device, int index) {
     model::Gpu gpu{.index = index};
     nvmlPciInfo_t info{};
-    if (const auto rc = nvml(nvml.api().nvmlDeviceGetPciInfo_v3, device, &info); rc != NVML_SUCCESS) {
+    if (const auto rc = nvml(nvml.api().nvmlDeviceGetPciInfo_v3, device, &info);
+        rc != NVML_SUCCESS) {
         return nvml.failed(rc, "nvmlDeviceGetPciInfo_v3");
     }
     auto pci = pci_of(info);
@@ -174,15 +186,15 @@ util::Expected<model::Gpu> read_identity(NvmlCalls& nvml, nvmlDevice_t device, i
     }
     gpu.pci = *pci;
     std::array<char, NVML_DEVICE_NAME_V2_BUFFER_SIZE> name{};
-    if (const auto rc = nvml(nvml.api().nvmlDeviceGetName, device, name.data(),
-                             NVML_DEVICE_NAME_V2_BUFFER_SIZE);
+    if (const auto rc = nvml(
+            nvml.api().nvmlDeviceGetName, device, name.data(), NVML_DEVICE_NAME_V2_BUFFER_SIZE);
         rc != NVML_SUCCESS) {
         return nvml.failed(rc, "nvmlDeviceGetName");
     }
     gpu.name = c_string(name.data(), name.size());
     std::array<char, NVML_DEVICE_UUID_V2_BUFFER_SIZE> uuid{};
-    if (const auto rc = nvml(nvml.api().nvmlDeviceGetUUID, device, uuid.data(),
-                             NVML_DEVICE_UUID_V2_BUFFER_SIZE);
+    if (const auto rc = nvml(
+            nvml.api().nvmlDeviceGetUUID, device, uuid.data(), NVML_DEVICE_UUID_V2_BUFFER_SIZE);
         rc != NVML_SUCCESS) {
         return nvml.failed(rc, "nvmlDeviceGetUUID");
     }

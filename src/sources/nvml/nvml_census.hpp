@@ -3,20 +3,20 @@
 // NVLinks go (GATE-SPEC.md §3 tier 1).
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "model/gpu.hpp"
 #include "model/pci_address.hpp"
 #include "sources/nvml/nvml_calls.hpp"
+
+#include <string>
+#include <vector>
 
 namespace peergate::nvml {
 
 // The active links of one GPU, by where their far end is.
 struct LinkCensus {
-    int active = 0;                             // every active link
-    int to_switch = 0;                          // active links whose far end is an NVSwitch
-    std::vector<model::PciAddress> to_gpu;      // far end of each active non-switch link
+    int active = 0;                         // every active link
+    int to_switch = 0;                      // active links whose far end is an NVSwitch
+    std::vector<model::PciAddress> to_gpu;  // far end of each active non-switch link
 };
 
 // Counts the active links over the GPU's link indices. The walk stops at the first index
@@ -26,7 +26,10 @@ util::Expected<LinkCensus> count_links(NvmlCalls& nvml, nvmlDevice_t device);
 
 // True when link `link` of `device`, whose far end is `remote`, ends at an NVSwitch: the
 // remote device type when NVML tells it, else the far end's PCI class in sysfs.
-bool link_ends_at_switch(NvmlCalls& nvml, nvmlDevice_t device, unsigned link, const model::PciAddress& remote);
+bool link_ends_at_switch(NvmlCalls& nvml,
+                         nvmlDevice_t device,
+                         unsigned link,
+                         const model::PciAddress& remote);
 
 // Name, bus id, UUID (required) and NUMA node, CPU list (optional, unknown on failure).
 util::Expected<model::Gpu> read_identity(NvmlCalls& nvml, nvmlDevice_t device, int index);

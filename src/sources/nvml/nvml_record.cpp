@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nvml/nvml_record.hpp"
 
-#include <fmt/format.h>
-
-#include <memory>
-
 #include "sources/nvml/nvml_api.hpp"
 #include "sources/nvml/nvml_census.hpp"
 #include "sources/nvml/nvml_session.hpp"
 #include "sources/nvml/nvml_topology.hpp"
 #include "sources/nvml/nvml_worker.hpp"
+
+#include <fmt/format.h>
+
+#include <memory>
 
 namespace peergate::nvml {
 
@@ -18,7 +18,8 @@ namespace {
 // The census's bound: no GPU has this many links; it only stops a library that never
 // answers INVALID_ARGUMENT.
 constexpr unsigned kLinkIndexLimit = 64;
-constexpr std::array<const char*, kRecordedCaps> kCapsNames{"READ", "WRITE", "NVLINK", "ATOMICS", "PROP"};
+constexpr std::array<const char*, kRecordedCaps> kCapsNames{
+    "READ", "WRITE", "NVLINK", "ATOMICS", "PROP"};
 
 util::Expected<std::vector<nvmlDevice_t>> handles_of(NvmlCalls& nvml) {
     unsigned count = 0;
@@ -27,7 +28,8 @@ util::Expected<std::vector<nvmlDevice_t>> handles_of(NvmlCalls& nvml) {
     }
     std::vector<nvmlDevice_t> handles(count, nullptr);
     for (unsigned i = 0; i < count; ++i) {
-        if (const auto rc = nvml(nvml.api().nvmlDeviceGetHandleByIndex_v2, i, &handles[i]); rc != NVML_SUCCESS) {
+        if (const auto rc = nvml(nvml.api().nvmlDeviceGetHandleByIndex_v2, i, &handles[i]);
+            rc != NVML_SUCCESS) {
             return nvml.failed(rc, "nvmlDeviceGetHandleByIndex_v2");
         }
     }
@@ -54,7 +56,8 @@ util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGp
             continue;
         }
         nvmlPciInfo_t remote{};
-        const nvmlReturn_t remote_rc = nvml(nvml.api().nvmlDeviceGetNvLinkRemotePciInfo_v2, device, link, &remote);
+        const nvmlReturn_t remote_rc =
+            nvml(nvml.api().nvmlDeviceGetNvLinkRemotePciInfo_v2, device, link, &remote);
         if (remote_rc != NVML_SUCCESS) {
             return nvml.failed(remote_rc, "nvmlDeviceGetNvLinkRemotePciInfo_v2");
         }
@@ -62,14 +65,19 @@ util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGp
         if (!remote_pci) {
             return util::unexpected(remote_pci.error());
         }
-        gpu.links.push_back(RecordedNvlink{.link = static_cast<int>(link), .active = true,
-                                           .to_switch = link_ends_at_switch(nvml, device, link, *remote_pci),
-                                           .remote = *remote_pci});
+        gpu.links.push_back(
+            RecordedNvlink{.link = static_cast<int>(link),
+                           .active = true,
+                           .to_switch = link_ends_at_switch(nvml, device, link, *remote_pci),
+                           .remote = *remote_pci});
     }
-    return util::unexpected(util::ErrorCode::unavailable, "NVML answered for every link index up to 64");
+    return util::unexpected(util::ErrorCode::unavailable,
+                            "NVML answered for every link index up to 64");
 }
 
-util::Expected<RecordedGpu> record_gpu(NvmlCalls& nvml, nvmlDevice_t device, int index,
+util::Expected<RecordedGpu> record_gpu(NvmlCalls& nvml,
+                                       nvmlDevice_t device,
+                                       int index,
                                        std::vector<std::string>& notes) {
     auto identity = read_identity(nvml, device, index);
     if (!identity) {
@@ -79,13 +87,16 @@ util::Expected<RecordedGpu> record_gpu(NvmlCalls& nvml, nvmlDevice_t device, int
     if (auto walked = walk_links(nvml, device, gpu); !walked) {
         gpu.nvlink_slots.reset();
         gpu.links.clear();
-        notes.push_back(fmt::format("NVML: GPU {} NVLinks unknown ({})", index, walked.error().message));
+        notes.push_back(
+            fmt::format("NVML: GPU {} NVLinks unknown ({})", index, walked.error().message));
     }
     return gpu;
 }
 
-std::optional<StatusMatrix> status_matrix(NvmlCalls& nvml, const std::vector<nvmlDevice_t>& handles,
-                                          std::size_t caps, std::vector<std::string>& notes) {
+std::optional<StatusMatrix> status_matrix(NvmlCalls& nvml,
+                                          const std::vector<nvmlDevice_t>& handles,
+                                          std::size_t caps,
+                                          std::vector<std::string>& notes) {
     const std::size_t n = handles.size();
     StatusMatrix matrix(n, std::vector<std::string>(n, "X"));
     for (std::size_t p = 0; p < n; ++p) {
@@ -94,15 +105,21 @@ std::optional<StatusMatrix> status_matrix(NvmlCalls& nvml, const std::vector<nvm
                 continue;  // NVML has no self status; the diagonal is X as in topo -p2p
             }
             nvmlGpuP2PStatus_t status = NVML_P2P_STATUS_UNKNOWN;
-            const auto rc = nvml(nvml.api().nvmlDeviceGetP2PStatus, handles[p], handles[q],
-                                 static_cast<nvmlGpuP2PCapsIndex_t>(caps), &status);
+            const auto rc = nvml(nvml.api().nvmlDeviceGetP2PStatus,
+                                 handles[p],
+                                 handles[q],
+                                 static_cast<nvmlGpuP2PCapsIndex_t>(caps),
+                                 &status);
             const auto token = rc == NVML_SUCCESS ? p2p_status_token(status) : std::nullopt;
             if (!token) {
-                notes.push_back(fmt::format("NVML: P2P status {} not recorded: GPU {} -> GPU {}: {}", kCapsNames[caps],
-                                            p, q,
-                                            rc == NVML_SUCCESS
-                                                ? fmt::format("status {} has no token", static_cast<int>(status))
-                                                : describe_nvml_error(nvml.api(), rc, "nvmlDeviceGetP2PStatus")));
+                notes.push_back(fmt::format(
+                    "NVML: P2P status {} not recorded: GPU {} -> GPU {}: {}",
+                    kCapsNames[caps],
+                    p,
+                    q,
+                    rc == NVML_SUCCESS
+                        ? fmt::format("status {} has no token", static_cast<int>(status))
+                        : describe_nvml_error(nvml.api(), rc, "nvmlDeviceGetP2PStatus")));
                 return std::nullopt;
             }
             matrix[p][q] = *token;
@@ -111,7 +128,8 @@ std::optional<StatusMatrix> status_matrix(NvmlCalls& nvml, const std::vector<nvm
     return matrix;
 }
 
-util::Expected<NvmlRecord> record_with(const util::DynamicLibrary& library, const NvmlRecordOptions& options) {
+util::Expected<NvmlRecord> record_with(const util::DynamicLibrary& library,
+                                       const NvmlRecordOptions& options) {
     auto api = load_nvml_api(library);
     if (!api) {
         return util::unexpected(util::ErrorCode::unavailable, api.error().message);
@@ -165,10 +183,10 @@ util::Expected<NvmlRecord> read_nvml_record(NvmlCalls& nvml, bool with_topology)
 util::Expected<NvmlRecord> record_nvml(const NvmlRecordOptions& options) {
     // The worker writes here; shared, because an abandoned worker outlives this call.
     auto slot = std::make_shared<std::optional<util::Expected<NvmlRecord>>>();
-    auto ran = run_on_nvml_worker(options.libraries, options.watchdog,
-                                  [slot, options](const util::DynamicLibrary& library) {
-                                      *slot = record_with(library, options);
-                                  });
+    auto ran = run_on_nvml_worker(
+        options.libraries, options.watchdog, [slot, options](const util::DynamicLibrary& library) {
+            *slot = record_with(library, options);
+        });
     if (!ran) {
         return util::unexpected(std::move(ran).error());
     }

@@ -4,17 +4,17 @@
 // under the tier's watchdog. Whatever NVML does not answer stays absent, never guessed.
 #pragma once
 
-#include <array>
-#include <chrono>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "model/gpu.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
 #include "sources/nvml/nvml_calls.hpp"
 #include "util/expected.hpp"
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace peergate::nvml {
 
@@ -29,9 +29,10 @@ struct RecordedNvlink {
 };
 
 struct RecordedGpu {
-    model::Gpu identity;                // name, bus id, UUID, NUMA node, CPU list
-    std::optional<int> nvlink_slots;    // link indices NVML answers for; unknown when the walk failed
-    std::vector<RecordedNvlink> links;  // every slot, in index order (meaningful only with nvlink_slots)
+    model::Gpu identity;              // name, bus id, UUID, NUMA node, CPU list
+    std::optional<int> nvlink_slots;  // link indices NVML answers for; unknown when the walk failed
+    std::vector<RecordedNvlink>
+        links;  // every slot, in index order (meaningful only with nvlink_slots)
 };
 
 // nvmlGpuP2PCapsIndex_t order: READ, WRITE, NVLINK, ATOMICS, PROP.
@@ -39,10 +40,10 @@ inline constexpr std::size_t kRecordedCaps = 5;
 using StatusMatrix = std::vector<std::vector<std::string>>;  // OK CNS GNS TNS DR NS U; X diagonal
 
 struct NvmlRecord {
-    std::vector<RecordedGpu> gpus;                              // NVML's order
+    std::vector<RecordedGpu> gpus;                               // NVML's order
     std::array<std::optional<StatusMatrix>, kRecordedCaps> p2p;  // absent: some pair had no answer
-    std::optional<model::Topology> topology;                    // only when asked for, 2+ GPUs
-    std::vector<std::string> notes;                             // what NVML could not tell
+    std::optional<model::Topology> topology;                     // only when asked for, 2+ GPUs
+    std::vector<std::string> notes;                              // what NVML could not tell
 };
 
 struct NvmlRecordOptions {

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nvml/nvml_tier.hpp"
 
-#include <memory>
-#include <optional>
-
 #include "sources/nvml/nvml_api.hpp"
 #include "sources/nvml/nvml_calls.hpp"
 #include "sources/nvml/nvml_session.hpp"
 #include "sources/nvml/nvml_topology.hpp"
 #include "sources/nvml/nvml_worker.hpp"
 #include "util/dynamic_library.hpp"
+
+#include <memory>
+#include <optional>
 
 namespace peergate::nvml {
 
@@ -18,7 +18,8 @@ namespace {
 NvmlTierResult read_with(const util::DynamicLibrary& library, const NvmlTierOptions& options) {
     auto api = load_nvml_api(library);
     if (!api) {
-        return NvmlTierResult{util::unexpected(util::ErrorCode::unavailable, api.error().message), 0};
+        return NvmlTierResult{util::unexpected(util::ErrorCode::unavailable, api.error().message),
+                              0};
     }
     auto session = NvmlSession::open(*api);
     if (!session) {
@@ -40,7 +41,9 @@ NvmlTierResult read_with(const util::DynamicLibrary& library, const NvmlTierOpti
 using Slot = std::shared_ptr<std::optional<NvmlTierResult>>;
 
 NvmlJob job_into(const Slot& slot, const NvmlTierOptions& options) {
-    return [slot, options](const util::DynamicLibrary& library) { *slot = read_with(library, options); };
+    return [slot, options](const util::DynamicLibrary& library) {
+        *slot = read_with(library, options);
+    };
 }
 
 NvmlTierResult result_of(util::Expected<void> ran, const Slot& slot) {
@@ -59,7 +62,8 @@ NvmlTierResult read_nvml_tier(const NvmlTierOptions& options) {
 
 NvmlTierResult run_nvml_tier(const NvmlTierOptions& options) {
     auto slot = std::make_shared<std::optional<NvmlTierResult>>();
-    return result_of(run_on_nvml_worker(options.libraries, options.watchdog, job_into(slot, options)), slot);
+    return result_of(
+        run_on_nvml_worker(options.libraries, options.watchdog, job_into(slot, options)), slot);
 }
 
 }  // namespace peergate::nvml

@@ -3,14 +3,14 @@
 // thread behind a watchdog, because NVML calls cannot be cancelled (DRIVER-FACTS.md).
 #pragma once
 
+#include "model/topology.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "model/topology.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::nvml {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nvml/nvml_topology.hpp"
 
+#include "sources/nvml/nvml_census.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
-
-#include "sources/nvml/nvml_census.hpp"
 
 namespace peergate::nvml {
 
@@ -50,7 +50,8 @@ std::optional<model::Topology> describe_lone_gpu(NvmlCalls& nvml, nvmlDevice_t h
     return topology;
 }
 
-util::Expected<std::vector<Device>> read_devices(NvmlCalls& nvml, const std::vector<nvmlDevice_t>& handles) {
+util::Expected<std::vector<Device>> read_devices(NvmlCalls& nvml,
+                                                 const std::vector<nvmlDevice_t>& handles) {
     std::vector<Device> devices;
     for (std::size_t i = 0; i < handles.size(); ++i) {
         Device device{.handle = handles[i]};
@@ -74,9 +75,12 @@ util::Expected<std::vector<Device>> read_devices(NvmlCalls& nvml, const std::vec
 // symmetric, and the narrower end bounds the path). Zero links is a contradiction.
 util::Expected<model::LinkLabel> nvlink_label(const Device& a, const Device& b) {
     if (a.links.active == 0 || b.links.active == 0) {
-        return no_verdict(fmt::format(
-            "NVML reports GPUs {} and {} NVLinked while GPU {} has no active NVLink "
-            "(contradiction)", a.gpu.index, b.gpu.index, a.links.active == 0 ? a.gpu.index : b.gpu.index));
+        return no_verdict(
+            fmt::format("NVML reports GPUs {} and {} NVLinked while GPU {} has no active NVLink "
+                        "(contradiction)",
+                        a.gpu.index,
+                        b.gpu.index,
+                        a.links.active == 0 ? a.gpu.index : b.gpu.index));
     }
     const auto direct = std::count(a.links.to_gpu.begin(), a.links.to_gpu.end(), *b.gpu.pci);
     if (direct > 0) {
@@ -88,15 +92,19 @@ util::Expected<model::LinkLabel> nvlink_label(const Device& a, const Device& b) 
     }
     return no_verdict(fmt::format(
         "NVML reports GPUs {} and {} NVLinked but no active link of GPU {} reaches GPU {} or "
-        "an NVSwitch (contradiction)", a.gpu.index, b.gpu.index, a.gpu.index, b.gpu.index));
+        "an NVSwitch (contradiction)",
+        a.gpu.index,
+        b.gpu.index,
+        a.gpu.index,
+        b.gpu.index));
 }
 
 util::Expected<model::LinkLabel> pair_label(NvmlCalls& nvml, const Device& a, const Device& b) {
     auto status = nvlink_status(nvml, a.handle, b.handle);
     if (!status) {
-        return util::unexpected(util::ErrorCode::unavailable,
-                                fmt::format("GPU {} -> GPU {}: {}", a.gpu.index, b.gpu.index,
-                                            status.error().message));
+        return util::unexpected(
+            util::ErrorCode::unavailable,
+            fmt::format("GPU {} -> GPU {}: {}", a.gpu.index, b.gpu.index, status.error().message));
     }
     if (*status == NvlinkStatus::linked) {
         return nvlink_label(a, b);
@@ -108,7 +116,8 @@ util::Expected<model::LinkLabel> pair_label(NvmlCalls& nvml, const Device& a, co
 
 util::Expected<NvlinkStatus> nvlink_status(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b) {
     nvmlGpuP2PStatus_t status = NVML_P2P_STATUS_UNKNOWN;
-    const auto rc = nvml(nvml.api().nvmlDeviceGetP2PStatus, a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status);
+    const auto rc =
+        nvml(nvml.api().nvmlDeviceGetP2PStatus, a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status);
     if (rc != NVML_SUCCESS) {
         return nvml.failed(rc, "nvmlDeviceGetP2PStatus(NVLINK)");
     }
@@ -123,9 +132,10 @@ util::Expected<NvlinkStatus> nvlink_status(NvmlCalls& nvml, nvmlDevice_t a, nvml
             return NvlinkStatus::denied;
         default:
             // UNKNOWN, or a value a newer driver added: not a denial, so not an answer.
-            return no_verdict(fmt::format("NVLink P2P status {} ({}) is not a definite answer",
-                                          static_cast<int>(status),
-                                          status == NVML_P2P_STATUS_UNKNOWN ? "UNKNOWN" : "unrecognised"));
+            return no_verdict(
+                fmt::format("NVLink P2P status {} ({}) is not a definite answer",
+                            static_cast<int>(status),
+                            status == NVML_P2P_STATUS_UNKNOWN ? "UNKNOWN" : "unrecognised"));
     }
 }
 
@@ -164,7 +174,8 @@ util::Expected<model::Topology> read_nvml_topology(NvmlCalls& nvml,
         if (handles->size() == 1 && lone_gpu != nullptr) {
             *lone_gpu = describe_lone_gpu(nvml, handles->front());
         }
-        return no_verdict(fmt::format("NVML sees {} GPU{}: no pair to judge", handles->size(),
+        return no_verdict(fmt::format("NVML sees {} GPU{}: no pair to judge",
+                                      handles->size(),
                                       handles->size() == 1 ? "" : "s"));
     }
     auto devices = read_devices(nvml, *handles);

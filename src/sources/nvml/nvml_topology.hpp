@@ -3,10 +3,10 @@
 // tokens as nvidia-smi topo -m, or no verdict with the reason. Never a partial matrix.
 #pragma once
 
-#include <optional>
-
 #include "model/topology.hpp"
 #include "sources/nvml/nvml_calls.hpp"
+
+#include <optional>
 
 namespace peergate::nvml {
 
@@ -27,7 +27,7 @@ util::Expected<model::LinkLabel> pcie_label(NvmlCalls& nvml, nvmlDevice_t a, nvm
 // contradiction (linked with no active link to the peer or a switch) is an error. When
 // NVML sees exactly one GPU, that GPU is still described in *lone_gpu (when given): a
 // 1x1 matrix that is no P2P verdict, for the commands that describe the machine.
-util::Expected<model::Topology> read_nvml_topology(NvmlCalls& nvml,
-                                                   std::optional<model::Topology>* lone_gpu = nullptr);
+util::Expected<model::Topology> read_nvml_topology(
+    NvmlCalls& nvml, std::optional<model::Topology>* lone_gpu = nullptr);
 
 }  // namespace peergate::nvml

@@ -31,11 +31,14 @@ std::string seconds_text(std::chrono::milliseconds limit) {
                                      : fmt::format("{} ms", limit.count());
 }
 
-void work(const std::shared_ptr<Shared>& shared, const std::vector<std::string>& libraries, const NvmlJob& job) {
+void work(const std::shared_ptr<Shared>& shared,
+          const std::vector<std::string>& libraries,
+          const NvmlJob& job) {
     auto library = util::DynamicLibrary::open_first(libraries);
     util::Expected<void> outcome;
     if (!library) {
-        outcome = util::unexpected(util::ErrorCode::not_found, "NVML is not available: " + library.error().message);
+        outcome = util::unexpected(util::ErrorCode::not_found,
+                                   "NVML is not available: " + library.error().message);
     } else {
         job(*library);  // any session the job opens ends here, inside the library
     }
@@ -50,23 +53,27 @@ void work(const std::shared_ptr<Shared>& shared, const std::vector<std::string>&
 
 }  // namespace
 
-util::Expected<void> run_nvml_job_here(const std::vector<std::string>& libraries, const NvmlJob& job) {
+util::Expected<void> run_nvml_job_here(const std::vector<std::string>& libraries,
+                                       const NvmlJob& job) {
     auto shared = std::make_shared<Shared>();
     work(shared, libraries, job);
     return std::move(shared->outcome);
 }
 
 util::Expected<void> run_on_nvml_worker(const std::vector<std::string>& libraries,
-                                        std::chrono::milliseconds watchdog, NvmlJob job) {
+                                        std::chrono::milliseconds watchdog,
+                                        NvmlJob job) {
     auto shared = std::make_shared<Shared>();
     try {
         std::thread(work, shared, libraries, std::move(job)).detach();
     } catch (const std::system_error& e) {  // std::thread's one way to fail
-        return util::unexpected(util::ErrorCode::internal, std::string("cannot start the NVML worker: ") + e.what());
+        return util::unexpected(util::ErrorCode::internal,
+                                std::string("cannot start the NVML worker: ") + e.what());
     }
     std::unique_lock lock(shared->mutex);
     if (!shared->done_cv.wait_for(lock, watchdog, [&] { return shared->done; })) {
-        return util::unexpected(util::ErrorCode::timeout, "NVML did not answer within " + seconds_text(watchdog));
+        return util::unexpected(util::ErrorCode::timeout,
+                                "NVML did not answer within " + seconds_text(watchdog));
     }
     return std::move(shared->outcome);
 }

@@ -4,13 +4,13 @@
 // The tier and the gather recorder share it, so a hung driver hangs neither.
 #pragma once
 
+#include "util/dynamic_library.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "util/dynamic_library.hpp"
-#include "util/expected.hpp"
 
 namespace peergate::nvml {
 
@@ -23,10 +23,12 @@ using NvmlJob = std::function<void(const util::DynamicLibrary& library)>;
 // run), timeout "NVML did not answer within 10 s" (the worker and its library stay alive,
 // abandoned), internal when no thread can start. On success the job's writes are visible.
 util::Expected<void> run_on_nvml_worker(const std::vector<std::string>& libraries,
-                                        std::chrono::milliseconds watchdog, NvmlJob job);
+                                        std::chrono::milliseconds watchdog,
+                                        NvmlJob job);
 
 // The same on the calling thread, without a watchdog (for benches and the tier's own
 // synchronous entry point).
-util::Expected<void> run_nvml_job_here(const std::vector<std::string>& libraries, const NvmlJob& job);
+util::Expected<void> run_nvml_job_here(const std::vector<std::string>& libraries,
+                                       const NvmlJob& job);
 
 }  // namespace peergate::nvml

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/smi/smi_runner.hpp"
 
-#include <fmt/format.h>
-
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"
+
+#include <fmt/format.h>
 
 namespace peergate::sources::smi {
 
@@ -41,7 +41,9 @@ util::Expected<std::string> run_smi(const std::string& nvidia_smi,
         const std::string said = first_line(result->out.empty() ? result->err : result->out);
         return util::unexpected(
             result->timed_out ? util::ErrorCode::timeout : util::ErrorCode::unavailable,
-            fmt::format("'{}' {}{}", what, util::describe_failure(*result, timeout),
+            fmt::format("'{}' {}{}",
+                        what,
+                        util::describe_failure(*result, timeout),
                         said.empty() ? "" : ": " + said));
     }
     return std::move(result->out);
@@ -59,8 +61,10 @@ util::Expected<model::Topology> smi_topology(const std::string& nvidia_smi,
         return util::unexpected(topology.error());
     }
     topology->provenance = nvidia_smi + " topo -m";
-    auto listing = run_smi(nvidia_smi, {"--query-gpu=index,name,pci.bus_id,uuid", "--format=csv,noheader"},
-                           env, timeout);
+    auto listing = run_smi(nvidia_smi,
+                           {"--query-gpu=index,name,pci.bus_id,uuid", "--format=csv,noheader"},
+                           env,
+                           timeout);
     if (!listing) {
         return topology;
     }

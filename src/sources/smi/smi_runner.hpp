@@ -2,13 +2,13 @@
 // Runs nvidia-smi (no shell, a timeout, killed past it) and hands its text to the parsers.
 #pragma once
 
-#include <chrono>
-#include <string>
-#include <vector>
-
 #include "model/topology.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
+
+#include <chrono>
+#include <string>
+#include <vector>
 
 namespace peergate::sources::smi {
 

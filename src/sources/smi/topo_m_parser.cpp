@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/smi/topo_m_parser.hpp"
 
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
 #include <string>
-
-#include "util/strings.hpp"
 
 namespace peergate::sources::smi {
 
@@ -16,7 +16,8 @@ namespace {
 using util::ErrorCode;
 
 util::Unexpected unreadable(std::string why) {
-    return util::unexpected(ErrorCode::invalid_input, "nvidia-smi topo -m output is unreadable: " + why);
+    return util::unexpected(ErrorCode::invalid_input,
+                            "nvidia-smi topo -m output is unreadable: " + why);
 }
 
 // More GPU columns than any host has: a header this wide is garbage, and the n x n
@@ -66,7 +67,9 @@ std::optional<Header> read_header(const std::vector<std::string_view>& tokens) {
 }
 
 // Affinity fields follow the labels: "0-47,96-143  0  N/A" or "0-23  N/A".
-void read_affinity(const Header& header, const std::vector<std::string_view>& tail, model::Gpu& gpu) {
+void read_affinity(const Header& header,
+                   const std::vector<std::string_view>& tail,
+                   model::Gpu& gpu) {
     std::size_t k = 0;
     if (header.has_cpu_affinity && k < tail.size()) {
         gpu.cpu_affinity = tail[k] == "N/A" ? "" : std::string(tail[k]);
@@ -81,7 +84,8 @@ void read_affinity(const Header& header, const std::vector<std::string_view>& ta
 util::Expected<void> check_header(const Header& header) {
     if (header.gpus.size() > kMaxGpus) {
         return unreadable(fmt::format("header: {} GPU columns, more than {} (not topo -m output?)",
-                                      header.gpus.size(), kMaxGpus));
+                                      header.gpus.size(),
+                                      kMaxGpus));
     }
     std::vector<int> sorted = header.gpus;
     std::sort(sorted.begin(), sorted.end());
@@ -108,7 +112,8 @@ util::Expected<model::Topology> build(const Header& header, const Rows& rows) {
     for (std::size_t r = 0; r < rows.indices.size(); ++r) {
         const auto p = topology.position_of(rows.indices[r]);
         if (!p) {
-            return unreadable(fmt::format("row GPU{} has no column in the header", rows.indices[r]));
+            return unreadable(
+                fmt::format("row GPU{} has no column in the header", rows.indices[r]));
         }
         if (filled[*p]) {
             return unreadable(fmt::format("row GPU{} appears twice", rows.indices[r]));
@@ -116,25 +121,31 @@ util::Expected<model::Topology> build(const Header& header, const Rows& rows) {
         const auto& cells = rows.tokens[r];
         if (cells.size() < n) {
             return unreadable(fmt::format("row GPU{} has {} labels for {} GPU columns (truncated)",
-                                          rows.indices[r], cells.size(), n));
+                                          rows.indices[r],
+                                          cells.size(),
+                                          n));
         }
         for (std::size_t q = 0; q < n; ++q) {
             const auto label = model::LinkLabel::parse(cells[q]);
             if (!label) {
-                return unreadable(fmt::format("vocabulary: GPU{} to GPU{} is '{}', not a legend token",
-                                              rows.indices[r], header.gpus[q], cells[q]));
+                return unreadable(
+                    fmt::format("vocabulary: GPU{} to GPU{} is '{}', not a legend token",
+                                rows.indices[r],
+                                header.gpus[q],
+                                cells[q]));
             }
             topology.matrix[*p][q] = *label;
         }
         const std::size_t labels = n + header.extra_columns;
-        const std::vector<std::string_view> tail(cells.begin() + static_cast<long>(std::min(labels, cells.size())),
-                                                 cells.end());
+        const std::vector<std::string_view> tail(
+            cells.begin() + static_cast<long>(std::min(labels, cells.size())), cells.end());
         read_affinity(header, tail, topology.gpus[*p]);
         filled[*p] = true;
     }
     for (std::size_t p = 0; p < n; ++p) {
         if (!filled[p]) {
-            return unreadable(fmt::format("missing row for GPU{} (output cut off?)", header.gpus[p]));
+            return unreadable(
+                fmt::format("missing row for GPU{} (output cut off?)", header.gpus[p]));
         }
     }
     if (auto ok = model::check_matrix(topology); !ok) {
@@ -187,9 +198,10 @@ util::Expected<std::vector<model::Gpu>> parse_query_gpu(std::string_view text) {
         const auto fields = util::split(line, ',');
         const auto where = [&] { return fmt::format("--query-gpu output line {}", line_number); };
         if (fields.size() != 4) {
-            return util::unexpected(ErrorCode::invalid_input,
-                                    fmt::format("{}: {} fields, expected index,name,pci.bus_id,uuid",
-                                                where(), fields.size()));
+            return util::unexpected(
+                ErrorCode::invalid_input,
+                fmt::format(
+                    "{}: {} fields, expected index,name,pci.bus_id,uuid", where(), fields.size()));
         }
         const auto index = util::parse_int<int>(util::trim(fields[0]));
         auto pci = model::PciAddress::parse(util::trim(fields[2]));

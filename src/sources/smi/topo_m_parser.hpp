@@ -3,12 +3,12 @@
 // Text in, values out; running the tool is smi_runner's job.
 #pragma once
 
-#include <string_view>
-#include <vector>
-
 #include "model/gpu.hpp"
 #include "model/topology.hpp"
 #include "util/expected.hpp"
+
+#include <string_view>
+#include <vector>
 
 namespace peergate::sources::smi {
 

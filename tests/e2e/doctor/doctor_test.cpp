@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor end to end: on simulated machines, and with saved kernel logs.
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
-
-#include "support/peergate_process.hpp"
-#include "util/atomic_file.hpp"
 
 namespace peergate::test {
 namespace {
@@ -21,8 +21,14 @@ bool has_finding(const nlohmann::ordered_json& doc, const std::string& code) {
 }
 
 std::vector<std::string> no_driver() {
-    return {"--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--cuda-lib", "/nonexistent/libcuda.so.1",
-            "--nvidia-smi", "/nonexistent/nvidia-smi", "--host-root", "/nonexistent-root"};
+    return {"--nvml-lib",
+            "/nonexistent/libnvidia-ml.so.1",
+            "--cuda-lib",
+            "/nonexistent/libcuda.so.1",
+            "--nvidia-smi",
+            "/nonexistent/nvidia-smi",
+            "--host-root",
+            "/nonexistent-root"};
 }
 
 TEST(DoctorCli, SilentDropMachineIsAProblemWithTheIommuAndTheDmarFault) {
@@ -44,8 +50,11 @@ TEST(DoctorCli, NvswitchMachineIsHealthy) {
 
 TEST(DoctorCli, KernelLogFromAFileNamesTheXidAndMakesTheVerdictProblems) {
     auto args = no_driver();
-    args.insert(args.end(), {"doctor", "--json", "--kernel-log",
-                             std::string(PEERGATE_TEST_FIXTURES) + "/dmesg/nvsentinel-155_fallen_off_bus.txt"});
+    args.insert(args.end(),
+                {"doctor",
+                 "--json",
+                 "--kernel-log",
+                 std::string(PEERGATE_TEST_FIXTURES) + "/dmesg/nvsentinel-155_fallen_off_bus.txt"});
     const auto run = run_peergate(args);
     EXPECT_EQ(run.process.exit_code, 1);
     const auto doc = stdout_json(run);
@@ -58,7 +67,9 @@ TEST(DoctorCli, KernelLogWithBytesThatAreNotUtf8StillGivesJson) {
     const auto dir = std::filesystem::temp_directory_path() / "peergate-doctor-utf8";
     std::filesystem::create_directories(dir);
     const std::string log = (dir / "dmesg.txt").string();
-    ASSERT_TRUE(util::write_file_atomically(log, "NVRM: Xid (PCI:0000:41:00): 79, GPU \xff\xfe fell\n").has_value());
+    ASSERT_TRUE(
+        util::write_file_atomically(log, "NVRM: Xid (PCI:0000:41:00): 79, GPU \xff\xfe fell\n")
+            .has_value());
     auto args = no_driver();
     args.insert(args.end(), {"doctor", "--json", "--kernel-log", log});
     const auto run = run_peergate(args);
@@ -74,7 +85,8 @@ TEST(DoctorCli, WithoutADriverSaysWhatItLookedForAndShowsTheDemo) {
     EXPECT_EQ(run.process.exit_code, 2);
     EXPECT_NE(run.process.out.find("No NVIDIA driver found"), std::string::npos) << run.process.out;
     EXPECT_NE(run.process.out.find("/nonexistent/libnvidia-ml.so.1"), std::string::npos);
-    EXPECT_NE(run.process.out.find("--simulate pcie-rtx6000ada-2x-iommu doctor"), std::string::npos);
+    EXPECT_NE(run.process.out.find("--simulate pcie-rtx6000ada-2x-iommu doctor"),
+              std::string::npos);
 }
 
 }  // namespace

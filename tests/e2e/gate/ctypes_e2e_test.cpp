@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C API through Python's ctypes, as docs/c-api.md shows it.
+#include "gate_e2e_support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <string>
-
-#include "gate_e2e_support.hpp"
 
 namespace peergate::e2e {
 namespace {
@@ -15,7 +15,8 @@ namespace {
 std::string why_python_cannot_load() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
     // TSan's runtime needs static TLS that a dlopen into python3 no longer has.
-    return "a sanitizer-instrumented libpeergate.so cannot be loaded into an uninstrumented python3";
+    return "a sanitizer-instrumented libpeergate.so cannot be loaded into an uninstrumented "
+           "python3";
 #else
     return ::access("/usr/bin/python3", X_OK) != 0 ? "no /usr/bin/python3 on this host" : "";
 #endif
@@ -24,8 +25,10 @@ std::string why_python_cannot_load() {
 // docs/c-api.md's example asking libpeergate.so about GPUs 0 and 1 under `env`.
 util::Command ctypes_example(const util::EnvMap& env) {
     util::Command command;
-    command.argv = {"/usr/bin/python3", kScripts + "/gate_ctypes_example.py",
-                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so", "0,1"};
+    command.argv = {"/usr/bin/python3",
+                    kScripts + "/gate_ctypes_example.py",
+                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so",
+                    "0,1"};
     command.env = env;
     return command;
 }
@@ -42,8 +45,11 @@ TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
     auto command = ctypes_example(env);
     const auto vetoed = util::run_process(command);
     ASSERT_TRUE(vetoed.has_value());
-    EXPECT_EQ(vetoed->out, "1 False \"GGML_CUDA_P2P='0' reads as off, so P2P stays off (the variable is removed: "
-                           "llama.cpp turns peer access on for any value)\" <unset>\n") << vetoed->err;
+    EXPECT_EQ(
+        vetoed->out,
+        "1 False \"GGML_CUDA_P2P='0' reads as off, so P2P stays off (the variable is removed: "
+        "llama.cpp turns peer access on for any value)\" <unset>\n")
+        << vetoed->err;
     command.env.unset("GGML_CUDA_P2P");
     const auto allowed = util::run_process(command);
     ASSERT_TRUE(allowed.has_value());

@@ -1,44 +1,61 @@
 // SPDX-License-Identifier: Apache-2.0
 // gate and exec against stand-in nvidia-smi scripts and host-root fixtures: argv, exit
 // status, the IOMMU wording, usage errors, and a decision that fails without blocking.
-#include <gtest/gtest.h>
-
 #include "gate_e2e_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::e2e {
 namespace {
 
-std::vector<std::string> with_seams(const std::string& smi, const std::string& host, std::vector<std::string> rest) {
-    std::vector<std::string> args = {"--nvml-lib", "/nonexistent/libnvidia-ml.so.1", "--cuda-lib",
-                                     "/nonexistent/libcuda.so.1", "--nvidia-smi", kScripts + "/" + smi,
-                                     "--host-root", kFixtures + "/host/" + host};
+std::vector<std::string> with_seams(const std::string& smi,
+                                    const std::string& host,
+                                    std::vector<std::string> rest) {
+    std::vector<std::string> args = {"--nvml-lib",
+                                     "/nonexistent/libnvidia-ml.so.1",
+                                     "--cuda-lib",
+                                     "/nonexistent/libcuda.so.1",
+                                     "--nvidia-smi",
+                                     kScripts + "/" + smi,
+                                     "--host-root",
+                                     kFixtures + "/host/" + host};
     args.insert(args.end(), rest.begin(), rest.end());
     return args;
 }
 
 TEST(ExecE2e, ArgvIsPassedUntouchedAndTheExitStatusIsTheChilds) {
-    const auto r = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma",
-                                       {"exec", "--gpus", "0,1", "--", "printf", "%s|", "a b", "$HOME", "*", "-q"}));
+    const auto r = peergate(
+        with_seams("smi_bridged_a100_4x.sh",
+                   "vm-dma",
+                   {"exec", "--gpus", "0,1", "--", "printf", "%s|", "a b", "$HOME", "*", "-q"}));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.out, "a b|$HOME|*|-q|");
-    const auto status = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", "sh", "-c", "exit 7"}));
+    const auto status = peergate(
+        with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", "sh", "-c", "exit 7"}));
     EXPECT_EQ(status.exit_code, 7);
 }
 
 TEST(ExecE2e, QuietLogsNothing) {
-    const auto loud = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", "true"}));
+    const auto loud =
+        peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", "true"}));
     EXPECT_NE(loud.err.find("peergate: P2P vetoed"), std::string::npos) << loud.err;
     EXPECT_EQ(std::count(loud.err.begin(), loud.err.end(), '\n'), 1);
-    const auto quiet = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"-q", "exec", "--", "true"}));
+    const auto quiet =
+        peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"-q", "exec", "--", "true"}));
     EXPECT_EQ(quiet.exit_code, 0);
     EXPECT_EQ(quiet.err, "");
 }
 
 TEST(ExecE2e, CommandThatCannotStartIsExitTwo) {
-    const auto missing = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", "no-such-program-xyz"}));
+    const auto missing = peergate(
+        with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", "no-such-program-xyz"}));
     EXPECT_EQ(missing.exit_code, 2);
-    EXPECT_NE(missing.err.find("cannot run 'no-such-program-xyz'"), std::string::npos) << missing.err;
-    const auto not_exec = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec", "--", kFixtures + "/topo_m/unsloth_TOPO_BRIDGED_4X.txt"}));
+    EXPECT_NE(missing.err.find("cannot run 'no-such-program-xyz'"), std::string::npos)
+        << missing.err;
+    const auto not_exec =
+        peergate(with_seams("smi_bridged_a100_4x.sh",
+                            "vm-dma",
+                            {"exec", "--", kFixtures + "/topo_m/unsloth_TOPO_BRIDGED_4X.txt"}));
     EXPECT_EQ(not_exec.exit_code, 2);
     const auto none = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"exec"}));
     EXPECT_EQ(none.exit_code, 2);
@@ -47,8 +64,13 @@ TEST(ExecE2e, CommandThatCannotStartIsExitTwo) {
 
 TEST(ExecE2e, UsageErrorsAreExitTwo) {
     const std::vector<std::vector<std::string>> bad = {
-        {"gate", "--gpus", "0,x"}, {"gate", "--gpus", ""}, {"gate", "--gpus", "1,1"}, {"gate", "--for", "tensorrt"},
-        {"gate", "--format", "yaml"}, {"exec", "--gpus", "-1", "--", "true"}, {"exec", "--for", "x", "--", "true"},
+        {"gate", "--gpus", "0,x"},
+        {"gate", "--gpus", ""},
+        {"gate", "--gpus", "1,1"},
+        {"gate", "--for", "tensorrt"},
+        {"gate", "--format", "yaml"},
+        {"exec", "--gpus", "-1", "--", "true"},
+        {"exec", "--for", "x", "--", "true"},
     };
     for (const auto& args : bad) {
         SCOPED_TRACE(util::join(args, " "));
@@ -60,8 +82,11 @@ TEST(ExecE2e, UsageErrorsAreExitTwo) {
 }
 
 TEST(ExecE2e, IommuSuffixOnBareMetalNotInAGuest) {
-    const std::string suffix = "; bare-metal Linux with a translating IOMMU, where CUDA does not support PCIe peer copies at all";
-    const auto bare = peergate(with_seams("smi_pcie_rtx6000ada_2x.sh", "bare-metal-dma", {"gate", "--json"}));
+    const std::string suffix =
+        "; bare-metal Linux with a translating IOMMU, where CUDA does not support PCIe peer copies "
+        "at all";
+    const auto bare =
+        peergate(with_seams("smi_pcie_rtx6000ada_2x.sh", "bare-metal-dma", {"gate", "--json"}));
     EXPECT_EQ(bare.exit_code, 1) << bare.err;
     const auto bare_doc = nlohmann::ordered_json::parse(bare.out);
     EXPECT_EQ(bare_doc["iommu"], "translating");
@@ -71,17 +96,21 @@ TEST(ExecE2e, IommuSuffixOnBareMetalNotInAGuest) {
     const auto vm = peergate(with_seams("smi_pcie_rtx6000ada_2x.sh", "vm-dma", {"gate", "--json"}));
     const auto vm_doc = nlohmann::ordered_json::parse(vm.out);
     EXPECT_EQ(vm_doc["iommu"], "translating");
-    EXPECT_EQ(vm_doc["veto"], "GPU 0 to GPU 1 is NODE, not NVLink (GPU 0 (NVIDIA RTX 6000 Ada Generation) has no "
-                              "NVLink connector)");
+    EXPECT_EQ(vm_doc["veto"],
+              "GPU 0 to GPU 1 is NODE, not NVLink (GPU 0 (NVIDIA RTX 6000 Ada Generation) has no "
+              "NVLink connector)");
 
-    const auto nvlinked = peergate(with_seams("smi_bridged_a100_4x.sh", "bare-metal-dma", {"gate", "--gpus", "2,3"}));
-    EXPECT_EQ(nvlinked.exit_code, 0) << nvlinked.out;  // an NV# selection is not vetoed by the IOMMU
+    const auto nvlinked =
+        peergate(with_seams("smi_bridged_a100_4x.sh", "bare-metal-dma", {"gate", "--gpus", "2,3"}));
+    EXPECT_EQ(nvlinked.exit_code, 0)
+        << nvlinked.out;  // an NV# selection is not vetoed by the IOMMU
 }
 
 TEST(ExecE2e, ABrokenSourceNeverBlocksTheLaunch) {
     auto parent = base_env();
     parent.set("GGML_CUDA_P2P", "0");
-    const auto r = peergate(with_seams("smi_broken.sh", "vm-dma", {"exec", "--gpus", "0,1", "--", "env"}), parent);
+    const auto r = peergate(
+        with_seams("smi_broken.sh", "vm-dma", {"exec", "--gpus", "0,1", "--", "env"}), parent);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto child = parse_env_output(r.out);
     EXPECT_EQ(child.count("GGML_CUDA_P2P"), 0U);
@@ -96,16 +125,22 @@ TEST(ExecE2e, ABrokenSourceNeverBlocksTheLaunch) {
 
     auto forced = base_env();
     forced.set("PEERGATE_FORCE_P2P", "1");
-    const auto no_names = peergate(with_seams("smi_broken.sh", "vm-dma", {"gate", "--gpus", "0,1"}), forced);
+    const auto no_names =
+        peergate(with_seams("smi_broken.sh", "vm-dma", {"gate", "--gpus", "0,1"}), forced);
     EXPECT_EQ(no_names.exit_code, 1) << no_names.out;  // FORCE needs known data-center names
 }
 
 TEST(ExecE2e, TextFormatSaysWhatAndWhy) {
-    const auto r = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"gate", "--gpus", "0,2"}));
+    const auto r =
+        peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"gate", "--gpus", "0,2"}));
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_EQ(r.out.rfind("P2P vetoed: GPU 0 to GPU 2 is SYS, not NVLink [rule every_pair_nvlink]\n", 0), 0U) << r.out;
+    EXPECT_EQ(
+        r.out.rfind("P2P vetoed: GPU 0 to GPU 2 is SYS, not NVLink [rule every_pair_nvlink]\n", 0),
+        0U)
+        << r.out;
     EXPECT_NE(r.out.find("set CUDA_VISIBLE_DEVICES=0,2: "), std::string::npos);
-    const auto json = peergate(with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"--json", "gate", "--gpus", "0,1"}));
+    const auto json = peergate(
+        with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"--json", "gate", "--gpus", "0,1"}));
     EXPECT_EQ(json.exit_code, 0);
     EXPECT_EQ(nlohmann::ordered_json::parse(json.out)["set"]["GGML_CUDA_P2P"], "1");
 }

@@ -2,14 +2,14 @@
 // Runs the built peergate binary with an explicit environment and reads what it printed.
 #pragma once
 
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
 #include <string>
 #include <vector>
-
-#include "util/strings.hpp"
-#include "util/subprocess.hpp"
 
 namespace peergate::e2e {
 

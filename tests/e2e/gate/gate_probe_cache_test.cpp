@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gate and the on-disk verdict cache: reported always, trusted only with
 // PEERGATE_TRUST_PROBE=1, and only for pairs that passed the concurrent mode on this boot.
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
-
-#include "support/peergate_process.hpp"
-#include "util/atomic_file.hpp"
 
 namespace peergate::test {
 namespace {
@@ -19,10 +19,12 @@ class GateProbeCache : public ::testing::Test {
 protected:
     void SetUp() override {
         root_ = fs::temp_directory_path() /
-                ("peergate-gate-cache-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+                ("peergate-gate-cache-" +
+                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(root_);
         fs::create_directories(root_ / "peergate");
     }
+
     void TearDown() override { fs::remove_all(root_); }
 
     util::EnvMap env(bool trust) const {
@@ -36,8 +38,16 @@ protected:
 
     // Probes `machine` in concurrent mode, writing the cache under root_.
     int probe(const std::string& machine) const {
-        const auto run = run_peergate({"--simulate", machine, "probe", "-q", "--mode", "concurrent",
-                                       "--sizes-mib", "1", "--repeats", "1"},
+        const auto run = run_peergate({"--simulate",
+                                       machine,
+                                       "probe",
+                                       "-q",
+                                       "--mode",
+                                       "concurrent",
+                                       "--sizes-mib",
+                                       "1",
+                                       "--repeats",
+                                       "1"},
                                       env(false));
         EXPECT_TRUE(fs::exists(root_ / "peergate" / "probe.json")) << run.process.err;
         return run.process.exit_code;
@@ -61,7 +71,8 @@ TEST_F(GateProbeCache, APassedProbeIsReportedButNotTrustedWithoutOptIn) {
     EXPECT_EQ(run.process.exit_code, 1);
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["p2p"], false);
-    EXPECT_NE(doc["warnings"].dump().find("PEERGATE_TRUST_PROBE=1"), std::string::npos) << doc.dump(2);
+    EXPECT_NE(doc["warnings"].dump().find("PEERGATE_TRUST_PROBE=1"), std::string::npos)
+        << doc.dump(2);
 }
 
 TEST_F(GateProbeCache, WithOptInAPassedConcurrentProbeAllowsPciePeerToPeer) {

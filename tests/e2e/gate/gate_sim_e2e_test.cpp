@@ -1,23 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
 // gate and exec on the built-in simulated machines: the real binary, the simulated
 // nvidia-smi and the materialised host root, through the same code as a GPU host.
-#include <gtest/gtest.h>
-
 #include "gate_e2e_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::e2e {
 namespace {
 
 TEST(GateSimE2e, ExecOnBridgedBoxSetsP2pOnlyInsideABridge) {
-    const auto across = peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,2", "--", "env"});
+    const auto across =
+        peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,2", "--", "env"});
     ASSERT_EQ(across.exit_code, 0) << across.err;
     const auto across_env = parse_env_output(across.out);
     EXPECT_EQ(across_env.count("GGML_CUDA_P2P"), 0U);
     EXPECT_EQ(across_env.at("CUDA_VISIBLE_DEVICES"), "0,2");
     EXPECT_EQ(across_env.at("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
-    EXPECT_NE(across.err.find("P2P vetoed: GPU 0 to GPU 2 is SYS, not NVLink"), std::string::npos) << across.err;
+    EXPECT_NE(across.err.find("P2P vetoed: GPU 0 to GPU 2 is SYS, not NVLink"), std::string::npos)
+        << across.err;
 
-    const auto inside = peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,1", "--", "env"});
+    const auto inside =
+        peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,1", "--", "env"});
     ASSERT_EQ(inside.exit_code, 0) << inside.err;
     EXPECT_EQ(parse_env_output(inside.out).at("GGML_CUDA_P2P"), "1");
 }
@@ -27,7 +30,8 @@ TEST(GateSimE2e, ExecRemovesAnOffValuedGgmlCudaP2p) {
         SCOPED_TRACE(std::string("GGML_CUDA_P2P='") + value + "'");
         auto env = base_env();
         env.set("GGML_CUDA_P2P", value);
-        const auto r = peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,1", "--", "env"}, env);
+        const auto r =
+            peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,1", "--", "env"}, env);
         ASSERT_EQ(r.exit_code, 0) << r.err;
         EXPECT_EQ(parse_env_output(r.out).count("GGML_CUDA_P2P"), 0U);
         EXPECT_NE(r.err.find("unset GGML_CUDA_P2P"), std::string::npos) << r.err;
@@ -38,7 +42,8 @@ TEST(GateSimE2e, ExecGivesTheChildExactlyTheDecidedEnvironment) {
     auto parent = base_env();
     parent.set("FOO", "bar baz");
     parent.set("CUDA_VISIBLE_DEVICES", "3");
-    const auto r = peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,1", "--", "env"}, parent);
+    const auto r =
+        peergate({"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,1", "--", "env"}, parent);
     ASSERT_EQ(r.exit_code, 0) << r.err;
     auto expected = parent;
     expected.set("CUDA_DEVICE_ORDER", "PCI_BUS_ID");
@@ -59,7 +64,10 @@ struct MachineCase {
 };
 
 TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
-    const std::string suffix = "; bare-metal Linux with a translating IOMMU, where CUDA does not support PCIe peer copies at all";
+    const std::string suffix =
+        "; bare-metal Linux with a translating IOMMU, where CUDA does not support PCIe peer copies "
+        "at all";
+    // clang-format off
     const MachineCase cases[] = {
         {"hgx-b200-8x", {}, true, "", "identity",
          {"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "CUDA_SCALE_LAUNCH_QUEUES", "GGML_CUDA_P2P"}},
@@ -78,6 +86,7 @@ TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
         {"bridged-a100-4x", {}, false, "GPU 0 to GPU 2 is SYS, not NVLink", "off",
          {"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "CUDA_SCALE_LAUNCH_QUEUES"}},
     };
+    // clang-format on
     for (const auto& c : cases) {
         std::vector<std::string> args = {"--simulate", c.machine, "gate", "--json"};
         args.insert(args.end(), c.args.begin(), c.args.end());
@@ -112,7 +121,8 @@ TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
         const auto run = peergate(exec_args, parent);
         ASSERT_EQ(run.exit_code, 0) << run.err;
         const auto child = parse_env_output(run.out);
-        EXPECT_EQ(child.count("GGML_CUDA_P2P"), 0U);  // the off value is stripped, the gate says off
+        EXPECT_EQ(child.count("GGML_CUDA_P2P"),
+                  0U);  // the off value is stripped, the gate says off
         args.push_back("--json");
         const auto opted_out = nlohmann::ordered_json::parse(peergate(args, parent).out);
         EXPECT_EQ(opted_out["unset"], nlohmann::ordered_json::array({"GGML_CUDA_P2P"}));
@@ -127,9 +137,11 @@ TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
 }
 
 TEST(GateSimE2e, ShellFormatEvaluatesInARealShell) {
-    const std::string script = std::string("eval \"$('") + PEERGATE_BINARY +
-                               "' --simulate bridged-a100-4x gate --gpus 0,1 --for all --format shell)\"; "
-                               "printf '%s|%s|%s' \"$GGML_CUDA_P2P\" \"$CUDA_VISIBLE_DEVICES\" \"${NCCL_P2P_LEVEL-unset}\"";
+    const std::string script =
+        std::string("eval \"$('") + PEERGATE_BINARY +
+        "' --simulate bridged-a100-4x gate --gpus 0,1 --for all --format shell)\"; "
+        "printf '%s|%s|%s' \"$GGML_CUDA_P2P\" \"$CUDA_VISIBLE_DEVICES\" "
+        "\"${NCCL_P2P_LEVEL-unset}\"";
     util::Command command;
     command.argv = {"/bin/sh", "-c", script};
     command.env = base_env();

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate nccl-log` as a user runs it: the built binary over the fixtures.
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
@@ -33,7 +33,9 @@ Run run(const std::string& args) {
     return result;
 }
 
-std::string fixture(const std::string& name) { return std::string(PEERGATE_TEST_FIXTURES) + "/nccl/" + name; }
+std::string fixture(const std::string& name) {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/nccl/" + name;
+}
 
 nlohmann::json json_of(const Run& run) {
     auto doc = nlohmann::json::parse(run.out, nullptr, false);
@@ -42,11 +44,13 @@ nlohmann::json json_of(const Run& run) {
 }
 
 TEST(NcclLogE2e, JsonContractOnARealLog) {
-    const auto result = run("--json nccl-log " + fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
+    const auto result =
+        run("--json nccl-log " + fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
     ASSERT_EQ(result.status, 0);
     const auto doc = json_of(result);
     ASSERT_TRUE(doc.is_object());
-    EXPECT_EQ(result.out.rfind("{\n  \"schema\": \"peergate.nccl_log/v1\"", 0), 0u);  // schema first
+    EXPECT_EQ(result.out.rfind("{\n  \"schema\": \"peergate.nccl_log/v1\"", 0),
+              0u);  // schema first
     EXPECT_EQ(doc["schema"], "peergate.nccl_log/v1");
     for (const char* key : {"connections", "transport_counts", "ranks", "settings", "findings"}) {
         EXPECT_TRUE(doc.contains(key)) << key;
@@ -56,7 +60,8 @@ TEST(NcclLogE2e, JsonContractOnARealLog) {
     EXPECT_EQ(doc["settings"]["NCCL_PXN_DISABLE"], "1");
     ASSERT_EQ(doc["connections"].size(), 14u);
     const auto& first = doc["connections"][0];
-    for (const char* key : {"channel", "src_rank", "src_dev", "dst_rank", "dst_dev", "transport", "detail", "host"}) {
+    for (const char* key :
+         {"channel", "src_rank", "src_dev", "dst_rank", "dst_dev", "transport", "detail", "host"}) {
         EXPECT_TRUE(first.contains(key)) << key;
     }
     EXPECT_EQ(first["transport"], "NET");
@@ -75,8 +80,8 @@ TEST(NcclLogE2e, ErrorFindingsExitOne) {
 }
 
 TEST(NcclLogE2e, SeveralFilesAreMergedAndStdinIsRead) {
-    const auto merged = run("--json nccl-log " + fixture("nccl-2.9.9-ec2-p2p-ipc-read.log") + " - < " +
-                            fixture("nccl-2.x-shm-socket.log"));
+    const auto merged = run("--json nccl-log " + fixture("nccl-2.9.9-ec2-p2p-ipc-read.log") +
+                            " - < " + fixture("nccl-2.x-shm-socket.log"));
     ASSERT_EQ(merged.status, 0);
     const auto doc = json_of(merged);
     EXPECT_EQ(doc["transport_counts"]["P2P"], 13);
@@ -87,16 +92,22 @@ TEST(NcclLogE2e, SeveralFilesAreMergedAndStdinIsRead) {
 
 TEST(NcclLogE2e, TopologyFileTurnsShmIntoAFinding) {
     const std::string log = fixture("handwritten-nvlink-unused.log");
-    const auto with_nvlink = run("--json nccl-log " + log + " --topology " + fixture("topo-m-4x-nv12.txt"));
+    const auto with_nvlink =
+        run("--json nccl-log " + log + " --topology " + fixture("topo-m-4x-nv12.txt"));
     EXPECT_EQ(with_nvlink.status, 1);
     EXPECT_EQ(json_of(with_nvlink)["topology_file"], fixture("topo-m-4x-nv12.txt"));
 }
 
 TEST(NcclLogE2e, UnreadableInputsExitTwo) {
     EXPECT_EQ(run("nccl-log /nonexistent/nccl.log").status, 2);
-    EXPECT_EQ(run("nccl-log " + fixture("handwritten-all-shapes.log") + " --topology /nonexistent/topo.txt").status, 2);
+    EXPECT_EQ(run("nccl-log " + fixture("handwritten-all-shapes.log") +
+                  " --topology /nonexistent/topo.txt")
+                  .status,
+              2);
     EXPECT_EQ(run("nccl-log " + fixture("handwritten-all-shapes.log") + " --topology " +
-                  fixture("handwritten-all-shapes.log")).status, 2);
+                  fixture("handwritten-all-shapes.log"))
+                  .status,
+              2);
 }
 
 TEST(NcclLogE2e, HumanSummaryHasThePairTable) {

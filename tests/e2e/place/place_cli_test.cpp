@@ -1,21 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate place` end to end: the built binary on saved `nvidia-smi topo -m` texts.
-#include <gtest/gtest.h>
+#include "util/subprocess.hpp"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <fstream>
 
-#include "util/subprocess.hpp"
-
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string fixture(const std::string& name) { return std::string(PEERGATE_TEST_FIXTURES) + "/topo_m/" + name; }
+std::string fixture(const std::string& name) {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/topo_m/" + name;
+}
 
-std::string dgx1() { return std::string(PEERGATE_TEST_FIXTURES) + "/place/dgx1_v100_hybrid_cube_mesh.txt"; }
+std::string dgx1() {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/place/dgx1_v100_hybrid_cube_mesh.txt";
+}
 
 peergate::util::ProcessResult place(std::vector<std::string> args) {
     args.insert(args.begin(), {PEERGATE_BINARY, "place"});
@@ -53,18 +56,21 @@ TEST(PlaceCli, Dgx1JsonKeepsTheCubeFacesAndNumaNodes) {
 }
 
 TEST(PlaceCli, BridgedPairsAndTextLaunchLines) {
-    const auto run = place({"--size", "2", "--for", "vllm", "--from", fixture("unsloth_TOPO_BRIDGED_4X.txt")});
+    const auto run =
+        place({"--size", "2", "--for", "vllm", "--from", fixture("unsloth_TOPO_BRIDGED_4X.txt")});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_NE(run.out.find("group 1: GPUs 0,1"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("group 2: GPUs 2,3"), std::string::npos) << run.out;
-    EXPECT_NE(run.out.find("CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3"), std::string::npos);
+    EXPECT_NE(run.out.find("CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3"),
+              std::string::npos);
     EXPECT_NE(run.out.find("numactl --cpunodebind=1 --membind=1"), std::string::npos);
     EXPECT_NE(run.out.find("peergate exec --gpus 0,1 --for vllm -- "), std::string::npos);
     EXPECT_NE(run.out.find("NV12 between GPU0 and GPU1"), std::string::npos);
 }
 
 TEST(PlaceCli, NvswitchSizeFourIsNumaAligned) {
-    const auto run = place({"--json", "--size", "4", "--from", fixture("unsloth_TOPO_NVLINK_8X.txt")});
+    const auto run =
+        place({"--json", "--size", "4", "--from", fixture("unsloth_TOPO_NVLINK_8X.txt")});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const Json doc = Json::parse(run.out);
     EXPECT_EQ(groups_of(doc), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
@@ -73,8 +79,8 @@ TEST(PlaceCli, NvswitchSizeFourIsNumaAligned) {
 }
 
 TEST(PlaceCli, RequireAndGpus) {
-    const auto run = place({"--json", "--size", "2", "--gpus", "0,1,2,3", "--require", "3,0", "--from",
-                            dgx1()});
+    const auto run =
+        place({"--json", "--size", "2", "--gpus", "0,1,2,3", "--require", "3,0", "--from", dgx1()});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const Json doc = Json::parse(run.out);
     EXPECT_EQ(groups_of(doc), Json::parse("[[0,3],[1,2]]"));
@@ -101,7 +107,8 @@ TEST(PlaceCli, SimulatedMachinesTakeTheRealPath) {
     }();
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,3],[1,2],[4,7],[5,6]]"));
-    peergate::util::Command hgx{.argv = {PEERGATE_BINARY, "--simulate", "hgx-b200-8x", "place", "--json", "--size", "4"}};
+    peergate::util::Command hgx{
+        .argv = {PEERGATE_BINARY, "--simulate", "hgx-b200-8x", "place", "--json", "--size", "4"}};
     run = *peergate::util::run_process(hgx);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
@@ -114,14 +121,22 @@ TEST(PlaceCli, BandwidthFileDecides) {
         for (int a = 0; a < 4; ++a) {
             for (int b = 0; b < 4; ++b) {
                 if (a != b) {
-                    const bool fast = (a == 0 && b == 2) || (a == 2 && b == 0) || (a == 1 && b == 3) || (a == 3 && b == 1);
-                    doc["pairs"].push_back({{"src", a}, {"dst", b}, {"p2p_gbps", fast ? 80.5 : 12.0}});
+                    const bool fast = (a == 0 && b == 2) || (a == 2 && b == 0) ||
+                                      (a == 1 && b == 3) || (a == 3 && b == 1);
+                    doc["pairs"].push_back(
+                        {{"src", a}, {"dst", b}, {"p2p_gbps", fast ? 80.5 : 12.0}});
                 }
             }
         }
         std::ofstream(path) << doc.dump();
     }
-    const auto run = place({"--json", "--size", "2", "--bandwidth", path, "--from", fixture("unsloth_TOPO_BRIDGED_4X.txt")});
+    const auto run = place({"--json",
+                            "--size",
+                            "2",
+                            "--bandwidth",
+                            path,
+                            "--from",
+                            fixture("unsloth_TOPO_BRIDGED_4X.txt")});
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const Json doc = Json::parse(run.out);
     EXPECT_EQ(groups_of(doc), Json::parse("[[0,2],[1,3]]"));

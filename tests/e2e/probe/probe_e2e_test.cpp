@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate probe` and `peergate bench` end to end: the built binary, the real dlopen path,
 // the simulated CUDA driver driven by the machine files in tests/fixtures/machines.
+#include "report/probe_cache.hpp"
+#include "util/atomic_file.hpp"
+#include "util/subprocess.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-
-#include "report/probe_cache.hpp"
-#include "util/atomic_file.hpp"
-#include "util/subprocess.hpp"
 
 namespace peergate {
 namespace {
@@ -27,11 +27,12 @@ class ProbeE2e : public ::testing::Test {
 protected:
     void SetUp() override {
         const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        cache_home_ = fs::temp_directory_path() /
-                      (std::string("peergate-probe-e2e-") + info->name() + "-" + std::to_string(::getpid()));
+        cache_home_ = fs::temp_directory_path() / (std::string("peergate-probe-e2e-") +
+                                                   info->name() + "-" + std::to_string(::getpid()));
         fs::remove_all(cache_home_);
         fs::create_directories(cache_home_);
     }
+
     void TearDown() override { fs::remove_all(cache_home_); }
 
     static std::string machine(const std::string& name) {
@@ -94,8 +95,14 @@ TEST_F(ProbeE2e, IntactMachinePassesWithDeviceVerification) {
 }
 
 TEST_F(ProbeE2e, AlwaysDroppedPairFailsNamingThePairAndTheRemedy) {
-    const auto r = run({"--simulate", machine("probe-drop-always-2x"), "probe", "--sizes-mib", "1",
-                        "--repeats", "1"}, false);
+    const auto r = run({"--simulate",
+                        machine("probe-drop-always-2x"),
+                        "probe",
+                        "--sizes-mib",
+                        "1",
+                        "--repeats",
+                        "1"},
+                       false);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.out.find("GPU 0 -> GPU 1 (serial)"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("GGML_CUDA_P2P=0 turns peer access ON"), std::string::npos);
@@ -113,12 +120,14 @@ TEST_F(ProbeE2e, DropsAboveSixteenMibFailOnlyTheLargerCells) {
     const auto r = probe("probe-drop-above-16mib-2x", {"--sizes-mib", "16,32", "--repeats", "1"});
     EXPECT_EQ(r.exit_code, 1);
     for (const auto& cell : r.doc["cells"]) {
-        EXPECT_EQ(cell["status"], cell["size_bytes"] == (16 << 20) ? "ok" : "dropped") << cell.dump();
+        EXPECT_EQ(cell["status"], cell["size_bytes"] == (16 << 20) ? "ok" : "dropped")
+            << cell.dump();
     }
 }
 
 TEST_F(ProbeE2e, LoadDependentDropsPassSeriallyAndFailConcurrently) {
-    const auto r = probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--repeats", "2", "--mode", "all"});
+    const auto r =
+        probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--repeats", "2", "--mode", "all"});
     EXPECT_EQ(r.exit_code, 1);
     for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
         const auto& p = pair(r.doc, src, dst);
@@ -128,11 +137,13 @@ TEST_F(ProbeE2e, LoadDependentDropsPassSeriallyAndFailConcurrently) {
     }
     EXPECT_NE(r.doc["reason"].get<std::string>().find("concurrent"), std::string::npos);
     // The serial-only probe would have passed: the load-dependent case.
-    EXPECT_EQ(probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--mode", "serial"}).exit_code, 0);
+    EXPECT_EQ(probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--mode", "serial"}).exit_code,
+              0);
 }
 
 TEST_F(ProbeE2e, CorruptedElementsAreReportedAsCorrupted) {
-    const auto r = probe("probe-corrupt-2x", {"--sizes-mib", "1", "--repeats", "1", "--verify", "host"});
+    const auto r =
+        probe("probe-corrupt-2x", {"--sizes-mib", "1", "--repeats", "1", "--verify", "host"});
     EXPECT_EQ(r.exit_code, 1);
     for (const auto& cell : r.doc["cells"]) {
         EXPECT_EQ(cell["verify"], "host");
@@ -153,13 +164,15 @@ TEST_F(ProbeE2e, AllocationFailureIsSkippedAndInconclusive) {
     EXPECT_EQ(r.doc["result"], "inconclusive");
     for (const auto& cell : r.doc["cells"]) {
         EXPECT_EQ(cell["status"], "skipped");
-        EXPECT_NE(cell["detail"].get<std::string>().find("CUDA_ERROR_OUT_OF_MEMORY"), std::string::npos);
+        EXPECT_NE(cell["detail"].get<std::string>().find("CUDA_ERROR_OUT_OF_MEMORY"),
+                  std::string::npos);
     }
 }
 
 TEST_F(ProbeE2e, ADeviceThatNeverFinishesIsAWatchdogError) {
     const auto start = std::chrono::steady_clock::now();
-    const auto r = probe("probe-hang-query-2x", {"--sizes-mib", "1", "--repeats", "1", "--timeout", "0.5"});
+    const auto r =
+        probe("probe-hang-query-2x", {"--sizes-mib", "1", "--repeats", "1", "--timeout", "0.5"});
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.doc["cells"][0]["status"], "error");
@@ -168,7 +181,8 @@ TEST_F(ProbeE2e, ADeviceThatNeverFinishesIsAWatchdogError) {
 
 TEST_F(ProbeE2e, ADriverCallThatNeverReturnsIsAbandoned) {
     const auto start = std::chrono::steady_clock::now();
-    const auto r = probe("probe-hang-copy-2x", {"--sizes-mib", "1", "--repeats", "1", "--timeout", "0.5"});
+    const auto r =
+        probe("probe-hang-copy-2x", {"--sizes-mib", "1", "--repeats", "1", "--timeout", "0.5"});
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.doc["reason"].get<std::string>().find("abandoned"), std::string::npos);
@@ -183,16 +197,24 @@ TEST_F(ProbeE2e, CannotRunIsExitTwo) {
         const char* mentions;
     } cases[] = {
         {"one GPU", {"--simulate", machine("probe-single-1x"), "--json", "probe"}, "at least two"},
-        {"cuInit fails", {"--simulate", machine("probe-init-fail-2x"), "--json", "probe"}, "cuInit"},
-        {"no driver", {"--cuda-lib", "/nonexistent/libcuda.so.1", "--json", "probe"}, "no CUDA driver"},
-        {"unknown GPU", {"--simulate", machine("probe-intact-2x"), "--json", "probe", "--gpus", "0,7"}, "GPU 7"},
+        {"cuInit fails",
+         {"--simulate", machine("probe-init-fail-2x"), "--json", "probe"},
+         "cuInit"},
+        {"no driver",
+         {"--cuda-lib", "/nonexistent/libcuda.so.1", "--json", "probe"},
+         "no CUDA driver"},
+        {"unknown GPU",
+         {"--simulate", machine("probe-intact-2x"), "--json", "probe", "--gpus", "0,7"},
+         "GPU 7"},
     };
+
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         const auto r = run(c.args);
         EXPECT_EQ(r.exit_code, 2);
         EXPECT_EQ(r.doc["result"], "inconclusive");
-        EXPECT_NE(r.doc["reason"].get<std::string>().find(c.mentions), std::string::npos) << r.doc["reason"];
+        EXPECT_NE(r.doc["reason"].get<std::string>().find(c.mentions), std::string::npos)
+            << r.doc["reason"];
         EXPECT_TRUE(r.doc["pairs"].empty());
     }
 }
@@ -225,7 +247,8 @@ TEST_F(ProbeE2e, RefusedPeerAccessIsRecordedAsTheStagedPath) {
 }
 
 TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {
-    const auto r = probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--mode", "concurrent"});
+    const auto r =
+        probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--mode", "concurrent"});
     ASSERT_EQ(r.exit_code, 0);
     const fs::path dir = cache_home_ / "xdg" / "peergate";
     std::vector<std::string> names;
@@ -253,7 +276,8 @@ TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {
 }
 
 TEST_F(ProbeE2e, BenchNamesThePairWhoseP2pIsSlowerThanStaged) {
-    const auto r = run({"--simulate", machine("bench-p2p-slow-2x"), "--json", "bench", "--size-mib", "4"});
+    const auto r =
+        run({"--simulate", machine("bench-p2p-slow-2x"), "--json", "bench", "--size-mib", "4"});
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_EQ(r.doc["schema"], "peergate.bench/v1");
     const auto& p = r.doc["pairs"][0];
@@ -263,7 +287,13 @@ TEST_F(ProbeE2e, BenchNamesThePairWhoseP2pIsSlowerThanStaged) {
 }
 
 TEST_F(ProbeE2e, BenchOnNvlinkMeasuresEveryFigure) {
-    const auto r = run({"--simulate", machine("bench-nvlink-2x"), "--json", "bench", "--size-mib", "4", "--latency"});
+    const auto r = run({"--simulate",
+                        machine("bench-nvlink-2x"),
+                        "--json",
+                        "bench",
+                        "--size-mib",
+                        "4",
+                        "--latency"});
     EXPECT_EQ(r.exit_code, 0);
     ASSERT_EQ(r.doc["pairs"].size(), 2U);
     const auto& p = r.doc["pairs"][1];
@@ -275,7 +305,8 @@ TEST_F(ProbeE2e, BenchOnNvlinkMeasuresEveryFigure) {
 }
 
 TEST_F(ProbeE2e, BenchOnOneGpuReportsDeviceAndHostBandwidth) {
-    const auto r = run({"--simulate", machine("probe-single-1x"), "--json", "bench", "--size-mib", "4"});
+    const auto r =
+        run({"--simulate", machine("probe-single-1x"), "--json", "bench", "--size-mib", "4"});
     EXPECT_EQ(r.exit_code, 0);
     EXPECT_TRUE(r.doc["pairs"].empty());
     ASSERT_EQ(r.doc["devices"].size(), 1U);

@@ -2,15 +2,14 @@
 // peergate gather records NVML's answers (NVLinks, P2P status per caps index) so that
 // replaying the record answers what the simulated NVML answered for the original, and a
 // hung NVML never hangs gather.
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
-#include <chrono>
-
 #include "sim/machine/derived.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "support/sim_machines.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
 
 namespace peergate {
 namespace {
@@ -40,7 +39,9 @@ std::vector<std::string> machines_under_test() {
     return paths;
 }
 
-sim::MachineFile gather(const ScratchDir& scratch, const std::string& machine, const std::string& out) {
+sim::MachineFile gather(const ScratchDir& scratch,
+                        const std::string& machine,
+                        const std::string& out) {
     const auto result = peergate(scratch, {"--simulate", machine, "gather", "--output", out});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     auto recorded = sim::load_machine(out);
@@ -77,7 +78,9 @@ std::vector<sim::MachineNvlink> active_links(const std::vector<sim::MachineNvlin
     return out;
 }
 
-void expect_same_nvml_topology(const ScratchDir& scratch, const std::string& a, const std::string& b) {
+void expect_same_nvml_topology(const ScratchDir& scratch,
+                               const std::string& a,
+                               const std::string& b) {
     const auto left = peergate(scratch, {"--simulate", a, "topo", "--source", "nvml", "--json"});
     const auto right = peergate(scratch, {"--simulate", b, "topo", "--source", "nvml", "--json"});
     EXPECT_EQ(left.exit_code, right.exit_code) << left.err << right.err;
@@ -116,8 +119,11 @@ TEST(GatherNvml, RecordsWhatTheSimulatedNvmlAnswersAndIsAFixedPoint) {
         EXPECT_EQ(once.nvml_p2p_prop, sim::p2p_status_matrix(original, P2pCaps::prop));
         EXPECT_EQ(once.nvswitch, original.nvswitch);
         for (std::size_t p = 0; p < once.gpus.size(); ++p) {
-            EXPECT_EQ(active_links(once.gpus[p].nvlinks), active_links(sim::gpu_nvlinks(original, p))) << "GPU " << p;
-            EXPECT_EQ(static_cast<int>(once.gpus[p].nvlinks.size()), once.gpus[p].nvlink_slots) << "GPU " << p;
+            EXPECT_EQ(active_links(once.gpus[p].nvlinks),
+                      active_links(sim::gpu_nvlinks(original, p)))
+                << "GPU " << p;
+            EXPECT_EQ(static_cast<int>(once.gpus[p].nvlinks.size()), once.gpus[p].nvlink_slots)
+                << "GPU " << p;
             EXPECT_EQ(twice.gpus[p].nvlinks, once.gpus[p].nvlinks) << "GPU " << p;
             EXPECT_EQ(twice.gpus[p].nvlink_slots, once.gpus[p].nvlink_slots) << "GPU " << p;
         }
@@ -163,7 +169,8 @@ TEST(GatherNvml, ExplicitStatusThatDisagreesWithTheMatrixSurvivesReplay) {
     expect_same_nvml_topology(scratch, original, scratch.file("g1.json"));
     // The builtin GeForce machine: read/write GNS while topo -m shows PIX pairs.
     const auto geforce = gather(scratch, "rtx4090-8x-pcie", scratch.file("geforce.json"));
-    EXPECT_EQ(geforce.nvml_p2p_read, testing::load_builtin_machine("rtx4090-8x-pcie").nvml_p2p_read);
+    EXPECT_EQ(geforce.nvml_p2p_read,
+              testing::load_builtin_machine("rtx4090-8x-pcie").nvml_p2p_read);
 }
 
 TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
@@ -175,7 +182,8 @@ TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
     }
     const std::string original = scratch.write("down.json", sim::to_json_text(machine));
     const auto once = gather(scratch, original, scratch.file("g1.json"));
-    ASSERT_EQ(once.gpus[0].nvlinks.size(), 6U) << "inactive links are recorded, not left to derivation";
+    ASSERT_EQ(once.gpus[0].nvlinks.size(), 6U)
+        << "inactive links are recorded, not left to derivation";
     EXPECT_TRUE(active_links(once.gpus[0].nvlinks).empty());
     const auto twice = gather(scratch, scratch.file("g1.json"), scratch.file("g2.json"));
     EXPECT_EQ(twice.gpus[0].nvlinks, once.gpus[0].nvlinks);
@@ -185,16 +193,19 @@ TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
 TEST(GatherNvml, HungNvmlIsAbandonedAndTheRestIsRecorded) {
     const ScratchDir scratch;
     auto machine = load(fixture_machine("nvml-pcie-2x"));
-    machine.faults.push_back(sim::MachineFault{.layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "hang"});
+    machine.faults.push_back(
+        sim::MachineFault{.layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "hang"});
     const std::string hung = scratch.write("hung.json", sim::to_json_text(machine));
     const std::string out = scratch.file("g.json");
     const auto start = std::chrono::steady_clock::now();
-    const auto result = peergate(scratch, {"--simulate", hung, "gather", "--nvml-timeout", "0.5", "-o", out});
+    const auto result =
+        peergate(scratch, {"--simulate", hung, "gather", "--nvml-timeout", "0.5", "-o", out});
     const auto elapsed = std::chrono::steady_clock::now() - start;
     EXPECT_FALSE(result.timed_out);
     ASSERT_EQ(result.exit_code, 0) << result.err;
     EXPECT_LT(elapsed, std::chrono::seconds(10)) << "gather must not wait for the hung worker";
-    EXPECT_NE(result.err.find("NVML answers not recorded: NVML did not answer within 500 ms"), std::string::npos)
+    EXPECT_NE(result.err.find("NVML answers not recorded: NVML did not answer within 500 ms"),
+              std::string::npos)
         << result.err;
     const auto recorded = load(out);
     EXPECT_FALSE(recorded.recorded_topo_m.empty());
@@ -206,9 +217,10 @@ TEST(GatherNvml, HungNvmlIsAbandonedAndTheRestIsRecorded) {
 TEST(GatherNvml, FailedStatusCallsLeaveTheirMatrixAbsent) {
     const ScratchDir scratch;
     auto machine = load(fixture_machine("nvml-pcie-2x"));
-    machine.faults.push_back(sim::MachineFault{.layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "fail",
-                                               .code = 999});
-    const auto recorded = gather(scratch, scratch.write("fail.json", sim::to_json_text(machine)), scratch.file("g.json"));
+    machine.faults.push_back(sim::MachineFault{
+        .layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "fail", .code = 999});
+    const auto recorded = gather(
+        scratch, scratch.write("fail.json", sim::to_json_text(machine)), scratch.file("g.json"));
     EXPECT_TRUE(recorded.nvml_p2p_read.empty());
     EXPECT_TRUE(recorded.nvml_p2p_atomics.empty());
     EXPECT_EQ(recorded.matrix, machine.matrix);
@@ -224,7 +236,8 @@ TEST(GatherNvml, WithoutNvidiaSmiTheGpusAndMatrixComeFromNvml) {
         const std::string out = scratch.file("g.json");
         const auto result = peergate(scratch, {"--simulate", no_smi, "gather", "-o", out});
         ASSERT_EQ(result.exit_code, 0) << result.err;
-        EXPECT_NE(result.err.find("GPUs and matrix recorded from NVML"), std::string::npos) << result.err;
+        EXPECT_NE(result.err.find("GPUs and matrix recorded from NVML"), std::string::npos)
+            << result.err;
         const auto recorded = load(out);
         EXPECT_TRUE(recorded.recorded_topo_m.empty());
         EXPECT_EQ(recorded.matrix, machine.matrix);

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gather records a machine that --simulate replays to the same topology.
-#include <gtest/gtest.h>
+#include "sim/machine/machine_file.hpp"
+#include "support/sim_machines.hpp"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-
-#include "sim/machine/machine_file.hpp"
-#include "support/sim_machines.hpp"
 
 namespace peergate {
 namespace {
@@ -23,8 +22,10 @@ util::ProcessResult peergate(const ScratchDir& scratch, std::vector<std::string>
 }
 
 json topo_json(const ScratchDir& scratch, const std::string& machine) {
-    return json::parse(peergate(scratch, {"--simulate", machine, "topo", "--source", "smi", "--json"}).out, nullptr,
-                       false);
+    return json::parse(
+        peergate(scratch, {"--simulate", machine, "topo", "--source", "smi", "--json"}).out,
+        nullptr,
+        false);
 }
 
 TEST(Gather, ReplayingTheRecordGivesTheSameTopology) {
@@ -45,9 +46,12 @@ TEST(Gather, ReplayingTheRecordGivesTheSameTopology) {
 TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
-    ASSERT_EQ(peergate(scratch, {"--simulate", "pcie-rtx6000ada-2x-iommu", "gather", "-o", out, "--name", "bug-42"})
-                  .exit_code,
-              0);
+    ASSERT_EQ(
+        peergate(
+            scratch,
+            {"--simulate", "pcie-rtx6000ada-2x-iommu", "gather", "-o", out, "--name", "bug-42"})
+            .exit_code,
+        0);
     const auto recorded = sim::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     const auto original = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
@@ -70,7 +74,8 @@ TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
 TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
-    const std::string machine = std::string(PEERGATE_TEST_FIXTURES) + "/machines/probe-no-peer-2x.json";
+    const std::string machine =
+        std::string(PEERGATE_TEST_FIXTURES) + "/machines/probe-no-peer-2x.json";
     const auto gathered = peergate(scratch, {"--simulate", machine, "gather", "-o", out});
     ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
     const auto recorded = sim::load_machine(out);
@@ -101,8 +106,14 @@ TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {
 TEST(Gather, WithoutAnyNvidiaToolFailsAndWritesNothing) {
     const ScratchDir scratch;
     const std::string out = scratch.file("none.json");
-    const auto result = peergate(scratch, {"--nvidia-smi", "/nonexistent/nvidia-smi", "--nvml-lib",
-                                           "/nonexistent/libnvidia-ml.so.1", "gather", "--output", out});
+    const auto result = peergate(scratch,
+                                 {"--nvidia-smi",
+                                  "/nonexistent/nvidia-smi",
+                                  "--nvml-lib",
+                                  "/nonexistent/libnvidia-ml.so.1",
+                                  "gather",
+                                  "--output",
+                                  out});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("no NVIDIA tool listed the GPUs"), std::string::npos) << result.err;
     EXPECT_FALSE(std::filesystem::exists(out));

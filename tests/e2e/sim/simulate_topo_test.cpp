@@ -2,14 +2,13 @@
 // peergate --simulate, end to end: the nvidia-smi tier on every built-in machine answers
 // what the same text answers when saved and read with --from; nvidia-smi faults end in a
 // clean "unreadable" (exit 2) with the reason.
-#include <gtest/gtest.h>
+#include "sim/machine/machine_file.hpp"
+#include "support/sim_machines.hpp"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-
-#include "sim/machine/machine_file.hpp"
-#include "support/sim_machines.hpp"
 
 namespace peergate {
 namespace {
@@ -19,7 +18,8 @@ using testing::run_program;
 using testing::ScratchDir;
 
 // peergate with a private TMPDIR, so materialised host roots stay in the scratch dir.
-util::ProcessResult peergate(const ScratchDir& scratch, std::vector<std::string> args,
+util::ProcessResult peergate(const ScratchDir& scratch,
+                             std::vector<std::string> args,
                              std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
     args.insert(args.begin(), PEERGATE_BINARY);
     util::EnvMap env;
@@ -39,7 +39,8 @@ TEST(SimulateTopo, NvidiaSmiTierEqualsTheSavedTextReadWithFromForEveryBuiltin) {
         env.set("PEERGATE_SIM_MACHINE", testing::builtin_machine_path(name));
         const auto text = run_program({PEERGATE_SIM_NVIDIA_SMI, "topo", "-m"}, env);
         const std::string saved = scratch.write("topo.txt", text.out);
-        const auto simulated = peergate(scratch, {"--simulate", name, "topo", "--source", "smi", "--json"});
+        const auto simulated =
+            peergate(scratch, {"--simulate", name, "topo", "--source", "smi", "--json"});
         const auto from_file = peergate(scratch, {"topo", "--from", saved, "--json"});
         const auto a = parse_json(simulated);
         const auto b = parse_json(from_file);
@@ -60,9 +61,10 @@ TEST(SimulateTopo, NvidiaSmiTierEqualsTheSavedTextReadWithFromForEveryBuiltin) {
 
 TEST(SimulateTopo, FromAMachineFileGivesTheSameMatrix) {
     const ScratchDir scratch;
-    const auto simulated = parse_json(peergate(scratch, {"--simulate", "dgx1-v100", "topo", "--source", "smi", "--json"}));
-    const auto from_machine =
-        parse_json(peergate(scratch, {"topo", "--from", testing::builtin_machine_path("dgx1-v100"), "--json"}));
+    const auto simulated = parse_json(
+        peergate(scratch, {"--simulate", "dgx1-v100", "topo", "--source", "smi", "--json"}));
+    const auto from_machine = parse_json(peergate(
+        scratch, {"topo", "--from", testing::builtin_machine_path("dgx1-v100"), "--json"}));
     EXPECT_EQ(from_machine["source"], "file");
     EXPECT_EQ(simulated["matrix"], from_machine["matrix"]);
     EXPECT_EQ(simulated["gpus"], from_machine["gpus"]);
@@ -77,7 +79,9 @@ std::string tier_reasons(const json& doc) {
     return all;
 }
 
-std::string machine_with_smi_fault(const ScratchDir& scratch, const std::string& effect, int code = 0) {
+std::string machine_with_smi_fault(const ScratchDir& scratch,
+                                   const std::string& effect,
+                                   int code = 0) {
     auto machine = testing::load_builtin_machine("hgx-b200-8x");
     machine.faults.push_back(sim::MachineFault{.layer = "smi", .effect = effect, .code = code});
     return scratch.write("faulty-" + effect + ".json", sim::to_json_text(machine));
@@ -97,8 +101,13 @@ TEST(SimulateTopo, NvidiaSmiFaultsAreUnreadableWithTheReason) {
     for (const auto& c : cases) {
         SCOPED_TRACE(c.effect);
         const ScratchDir scratch;
-        const auto result = peergate(scratch, {"--simulate", machine_with_smi_fault(scratch, c.effect), "topo",
-                                               "--source", "smi", "--json"});
+        const auto result = peergate(scratch,
+                                     {"--simulate",
+                                      machine_with_smi_fault(scratch, c.effect),
+                                      "topo",
+                                      "--source",
+                                      "smi",
+                                      "--json"});
         EXPECT_EQ(result.exit_code, 2);
         const auto doc = parse_json(result);
         EXPECT_EQ(doc["readable"], false);
@@ -108,8 +117,13 @@ TEST(SimulateTopo, NvidiaSmiFaultsAreUnreadableWithTheReason) {
 
 TEST(SimulateTopo, ExitFaultCarriesItsStatus) {
     const ScratchDir scratch;
-    const auto result = peergate(scratch, {"--simulate", machine_with_smi_fault(scratch, "exit", 12), "topo",
-                                           "--source", "smi", "--json"});
+    const auto result = peergate(scratch,
+                                 {"--simulate",
+                                  machine_with_smi_fault(scratch, "exit", 12),
+                                  "topo",
+                                  "--source",
+                                  "smi",
+                                  "--json"});
     EXPECT_EQ(result.exit_code, 2);
     const auto doc = parse_json(result);
     EXPECT_EQ(doc["readable"], false);
@@ -119,15 +133,21 @@ TEST(SimulateTopo, ExitFaultCarriesItsStatus) {
 TEST(SimulateTopo, HangingNvidiaSmiIsKilledAfterTheTimeout) {
     const ScratchDir scratch;
     const auto started = std::chrono::steady_clock::now();
-    const auto result = peergate(scratch, {"--simulate", machine_with_smi_fault(scratch, "hang"), "topo",
-                                           "--source", "smi", "--json"},
+    const auto result = peergate(scratch,
+                                 {"--simulate",
+                                  machine_with_smi_fault(scratch, "hang"),
+                                  "topo",
+                                  "--source",
+                                  "smi",
+                                  "--json"},
                                  std::chrono::seconds(20));
     const auto took = std::chrono::steady_clock::now() - started;
     EXPECT_FALSE(result.timed_out) << "peergate itself must not hang";
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_LT(took, std::chrono::seconds(12));
     EXPECT_GE(took, std::chrono::seconds(9));
-    EXPECT_NE(tier_reasons(parse_json(result)).find("did not finish within"), std::string::npos) << result.out;
+    EXPECT_NE(tier_reasons(parse_json(result)).find("did not finish within"), std::string::npos)
+        << result.out;
 }
 
 TEST(SimulateTopo, UnknownMachineListsTheBuiltins) {
@@ -141,7 +161,8 @@ TEST(SimulateTopo, UnknownMachineListsTheBuiltins) {
 
 TEST(SimulateTopo, BrokenMachineFileIsRefusedNamingTheField) {
     const ScratchDir scratch;
-    const std::string bad = scratch.write("bad.json", R"({"schema": "peergate.machine/v1", "gpus": []})");
+    const std::string bad =
+        scratch.write("bad.json", R"({"schema": "peergate.machine/v1", "gpus": []})");
     const auto result = peergate(scratch, {"--simulate", bad, "topo"});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("gpus"), std::string::npos) << result.err;

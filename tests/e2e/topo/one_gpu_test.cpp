@@ -3,13 +3,13 @@
 // tier gives a matrix, since there is no pair, yet the machine is described: topo reads
 // it, doctor calls it healthy, place groups it, and the gate still vetoes P2P. Found on a
 // real one-H200 machine, where doctor said "inconclusive" (docs/PERFORMANCE.md).
-#include <gtest/gtest.h>
-
-#include <string>
-
 #include "sim/machine/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
 
 namespace peergate::test {
 namespace {
@@ -66,7 +66,8 @@ TEST(OneGpu, TheGateStillVetoesForLackOfAPeer) {
 }
 
 TEST(OneGpu, TopoFromAOneGpuMachineFileDescribesIt) {
-    const auto run = run_peergate({"topo", "--from", std::string(PEERGATE_SOURCE_DIR) + "/machines/single-h200.json"});
+    const auto run = run_peergate(
+        {"topo", "--from", std::string(PEERGATE_SOURCE_DIR) + "/machines/single-h200.json"});
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     EXPECT_NE(run.process.out.find("source: file"), std::string::npos) << run.process.out;
     EXPECT_NE(run.process.out.find("one GPU: no pair"), std::string::npos) << run.process.out;

@@ -2,14 +2,14 @@
 // The CUDA function table, handles and copy engine through the real dlopen path, against
 // the simulated driver on one machine (fault scenarios run end to end, one process each:
 // the driver, real or simulated, reads its machine once per process).
-#include <gtest/gtest.h>
-
-#include <cstdlib>
-
 #include "engine/probe_runner.hpp"
 #include "engine/probe_verdict.hpp"
 #include "sources/cuda/cuda_copy_engine.hpp"
 #include "sources/cuda/cuda_devices.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
 
 #ifndef PEERGATE_SIM_CUDA
 #error "the loader tier needs the simulated CUDA driver (target peergate_sim_cuda)"
@@ -21,7 +21,9 @@ namespace {
 namespace cuda = sources::cuda;
 
 std::shared_ptr<cuda::CudaDriver> open_sim() {
-    ::setenv("PEERGATE_SIM_MACHINE", PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json", 1);  // NOLINT
+    ::setenv("PEERGATE_SIM_MACHINE",
+             PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
+             1);  // NOLINT
     auto driver = cuda::open_cuda_driver(PEERGATE_SIM_CUDA);
     EXPECT_TRUE(driver.has_value()) << driver.error().message;
     return driver ? *driver : nullptr;
@@ -117,7 +119,8 @@ engine::ProbePlan two_gpu_plan() {
 TEST(CudaCopyEngine, DeviceVerificationPassesAnIntactMachineMovingTwelveBytesPerCheck) {
     auto driver = open_sim();
     ASSERT_TRUE(driver);
-    auto engine = cuda::CudaCopyEngine::open(driver, {.ordinals = {0, 1}, .verify = model::VerifySite::device});
+    auto engine = cuda::CudaCopyEngine::open(
+        driver, {.ordinals = {0, 1}, .verify = model::VerifySite::device});
     ASSERT_TRUE(engine.has_value()) << engine.error().message;
     EXPECT_EQ((*engine)->verify_site(), model::VerifySite::device);
     EXPECT_TRUE((*engine)->verify_note().empty());
@@ -139,7 +142,8 @@ TEST(CudaCopyEngine, DeviceVerificationPassesAnIntactMachineMovingTwelveBytesPer
 TEST(CudaCopyEngine, HostVerificationCopiesTheBytesBack) {
     auto driver = open_sim();
     ASSERT_TRUE(driver);
-    auto engine = cuda::CudaCopyEngine::open(driver, {.ordinals = {1, 0}, .verify = model::VerifySite::host});
+    auto engine =
+        cuda::CudaCopyEngine::open(driver, {.ordinals = {1, 0}, .verify = model::VerifySite::host});
     ASSERT_TRUE(engine.has_value());
     const auto plan = two_gpu_plan();
     const auto result = engine::judge_probe(plan, engine::run_probe_cells(**engine, plan));

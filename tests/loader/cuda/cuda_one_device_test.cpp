@@ -5,15 +5,15 @@
 // and on a machine with a real GPU against libcuda.so.1 (docs/PERFORMANCE.md, "On a real
 // H200"). That is how the hand-written PTX kernels are checked on hardware: the probe
 // itself needs two GPUs, these need one.
+#include "sources/cuda/cuda_copy_engine.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
-
-#include "sources/cuda/cuda_copy_engine.hpp"
 
 #ifndef PEERGATE_SIM_CUDA
 #error "the loader tier needs the simulated CUDA driver (target peergate_sim_cuda)"
@@ -31,7 +31,9 @@ std::string driver_path() {
     if (const char* real = std::getenv("PEERGATE_SELFTEST_CUDA_LIB"); real != nullptr && *real) {
         return real;
     }
-    ::setenv("PEERGATE_SIM_MACHINE", PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json", 1);  // NOLINT
+    ::setenv("PEERGATE_SIM_MACHINE",
+             PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
+             1);  // NOLINT
     return PEERGATE_SIM_CUDA;
 }
 
@@ -83,8 +85,8 @@ OneDevice open_one_device(model::VerifySite site) {
 void fill_and_copy(OneDevice& d, std::uint32_t seed) {
     ASSERT_TRUE(d.engine->fill_pattern(d.source, seed, d.stream));
     ASSERT_TRUE(d.engine->fill_sentinel(d.target, d.stream));
-    ASSERT_TRUE(d.engine->enqueue_copy({.kind = CopyKind::peer, .dst = d.target, .src = d.source,
-                                        .stream = d.stream}));
+    ASSERT_TRUE(d.engine->enqueue_copy(
+        {.kind = CopyKind::peer, .dst = d.target, .src = d.source, .stream = d.stream}));
     auto synced = d.engine->synchronize(d.stream, kTimeout);
     ASSERT_TRUE(synced.has_value()) << synced.error().message;
 }
@@ -151,17 +153,21 @@ TEST_P(CudaOneDevice, TimedCopiesReportPositiveSeconds) {
     ASSERT_TRUE(d.engine);
     fill_and_copy(d, 9U);
     auto seconds = d.engine->measure(
-        {{.kind = CopyKind::peer, .dst = d.target, .src = d.source, .stream = d.stream}}, 10, kTimeout);
+        {{.kind = CopyKind::peer, .dst = d.target, .src = d.source, .stream = d.stream}},
+        10,
+        kTimeout);
     ASSERT_TRUE(seconds.has_value()) << seconds.error().message;
     ASSERT_EQ(seconds->size(), 1U);
     EXPECT_GT((*seconds)[0], 0.0);
     const double gbps = 10.0 * static_cast<double>(d.elements * 4U) / (*seconds)[0] / 1e9;
     RecordProperty("device_copy_gbps", std::to_string(gbps));
     std::printf("device-local copy of %llu bytes: %.1f GB/s\n",
-                static_cast<unsigned long long>(d.elements * 4U), gbps);
+                static_cast<unsigned long long>(d.elements * 4U),
+                gbps);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sites, CudaOneDevice,
+INSTANTIATE_TEST_SUITE_P(Sites,
+                         CudaOneDevice,
                          ::testing::Values(model::VerifySite::device, model::VerifySite::host),
                          [](const auto& site) {
                              return site.param == model::VerifySite::device ? std::string("Device")

@@ -2,13 +2,13 @@
 // The verdict cache as the gate consults it: written by the probe's code, read back against
 // the machine now (driver through dlopen of the simulated driver, host facts under a host
 // root), and invalidated when the boot or the kernel command line changes.
+#include "cli/probe_cache_io.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include "cli/probe_cache_io.hpp"
 
 namespace peergate {
 namespace {
@@ -23,7 +23,9 @@ void write(const fs::path& path, const std::string& text) {
 class ProbeCacheIo : public ::testing::Test {
 protected:
     void SetUp() override {
-        ::setenv("PEERGATE_SIM_MACHINE", PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json", 1);  // NOLINT
+        ::setenv("PEERGATE_SIM_MACHINE",
+                 PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
+                 1);  // NOLINT
         root_ = fs::temp_directory_path() / ("peergate-cache-io-" + std::to_string(::getpid()));
         fs::remove_all(root_);
         write(root_ / "host/proc/cmdline", "root=/dev/sda1\n");
@@ -32,6 +34,7 @@ protected:
         inv_.seams.host_root = (root_ / "host").string();
         inv_.output.quiet = true;
     }
+
     void TearDown() override { fs::remove_all(root_); }
 
     model::ProbeResult concurrent_pass() const {
@@ -48,9 +51,12 @@ protected:
             c.repeats = 3;
             c.status = model::CellStatus::ok;
             r.cells.push_back(c);
-            r.pairs.push_back(model::ProbePair{.src = src, .dst = dst, .verdict = model::PairVerdict::ok,
-                                               .modes = {{model::ProbeMode::concurrent, model::PairVerdict::ok}},
-                                               .detail = "intact"});
+            r.pairs.push_back(
+                model::ProbePair{.src = src,
+                                 .dst = dst,
+                                 .verdict = model::PairVerdict::ok,
+                                 .modes = {{model::ProbeMode::concurrent, model::PairVerdict::ok}},
+                                 .detail = "intact"});
         }
         return r;
     }
@@ -84,7 +90,8 @@ TEST_F(ProbeCacheIo, AFreshResultOnThisBootIsTrustedUntilTheBootOrCmdlineChanges
 }
 
 TEST_F(ProbeCacheIo, NoCacheIsNotTrusted) {
-    const auto verdict = cli::consult_probe_cache(inv_, model::Discovery{}, (root_ / "empty").string());
+    const auto verdict =
+        cli::consult_probe_cache(inv_, model::Discovery{}, (root_ / "empty").string());
     EXPECT_FALSE(verdict.valid);
     EXPECT_NE(verdict.reason.find("no cached probe result"), std::string::npos) << verdict.reason;
 }

@@ -2,12 +2,12 @@
 // Tier 1 on every built-in machine reads exactly what the machine file says: the same GPUs
 // (name, bus id, UUID, NUMA node, CPU list) and the same matrix the simulated nvidia-smi
 // prints, so the two tiers agree unless a machine file makes them disagree.
+#include "loader/nvml/nvml_loader_support.hpp"
+#include "sim/machine/derived.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
-
-#include "loader/nvml/nvml_loader_support.hpp"
-#include "sim/machine/derived.hpp"
 
 namespace peergate {
 namespace {

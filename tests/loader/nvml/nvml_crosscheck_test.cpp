@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tiering and the cross-check with NVML from the simulated library and topo -m from a
 // stand-in nvidia-smi: disagreements in both directions, topo -m preferred.
-#include <gtest/gtest.h>
-
 #include "loader/nvml/nvml_loader_support.hpp"
 #include "report/topology_json.hpp"
 #include "sources/discovery/topology_tiers.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
@@ -22,7 +22,8 @@ std::string topo_m_text(const sim::MachineFile& machine) {
     for (std::size_t p = 0; p < machine.gpus.size(); ++p) {
         text += "GPU" + std::to_string(p);
         for (const auto& label : machine.matrix[p]) {
-            text += "\t" + (label.kind == model::LinkKind::self ? std::string(" X ") : label.to_token());
+            text += "\t" +
+                    (label.kind == model::LinkKind::self ? std::string(" X ") : label.to_token());
         }
         text += "\t" + machine.gpus[p].cpu_affinity + "\t0\n";
     }
@@ -49,8 +50,8 @@ Host simulated_host(const sim::MachineFile& machine, const std::string& tag) {
 }
 
 model::Discovery crosschecked(const Host& host) {
-    return sources::discover_topology(host.seams, host.env,
-                                      sources::DiscoveryRequest{.crosscheck = true});
+    return sources::discover_topology(
+        host.seams, host.env, sources::DiscoveryRequest{.crosscheck = true});
 }
 
 using Pairs = std::vector<std::pair<int, int>>;
@@ -62,7 +63,8 @@ TEST(NvmlCrosscheck, NvmlOnlyLinkIsReportedAndTopoMWins) {
     for (std::size_t p = 0; p < 2; ++p) {
         machine.gpus[p].nvlink_slots = 4;
         for (int link = 0; link < 4; ++link) {
-            machine.gpus[p].nvlinks.push_back(sim::MachineNvlink{link, true, "gpu", machine.gpus[1 - p].pci});
+            machine.gpus[p].nvlinks.push_back(
+                sim::MachineNvlink{link, true, "gpu", machine.gpus[1 - p].pci});
         }
     }
     const auto discovery = crosschecked(simulated_host(machine, "nvml-only"));
@@ -85,7 +87,9 @@ TEST(NvmlCrosscheck, TopoOnlyLinkIsReported) {
     machine.nvml_p2p_nvlink.assign(8, std::vector<std::string>(8, "NS"));
     for (std::size_t p = 0; p < 8; ++p) {
         for (std::size_t q = 0; q < 8; ++q) {
-            machine.nvml_p2p_nvlink[p][q] = p == q ? "X" : machine.matrix[p][q].is_nvlink() ? "OK" : "NS";
+            machine.nvml_p2p_nvlink[p][q] = p == q                             ? "X"
+                                            : machine.matrix[p][q].is_nvlink() ? "OK"
+                                                                               : "NS";
         }
     }
     machine.nvml_p2p_nvlink[0][1] = "NS";
@@ -133,7 +137,8 @@ TEST(NvmlTiering, BothBrokenSaysWhy) {
     host.seams.nvidia_smi = "/nonexistent/nvidia-smi";
     const auto discovery = sources::discover_topology(host.seams, host.env, {});
     EXPECT_FALSE(discovery.topology);
-    EXPECT_EQ(discovery.reason, "neither NVML nor nvidia-smi topo -m gave a usable interconnect matrix");
+    EXPECT_EQ(discovery.reason,
+              "neither NVML nor nvidia-smi topo -m gave a usable interconnect matrix");
 }
 
 }  // namespace

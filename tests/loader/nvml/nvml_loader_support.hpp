@@ -3,15 +3,15 @@
 // one tier run through the simulated library (the real dlopen path).
 #pragma once
 
+#include "sim/machine/machine_file.hpp"
+#include "sources/nvml/nvml_tier.hpp"
+#include "util/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-
-#include "sim/machine/machine_file.hpp"
-#include "sources/nvml/nvml_tier.hpp"
-#include "util/atomic_file.hpp"
 
 namespace peergate::testing_nvml {
 
@@ -29,14 +29,16 @@ inline sim::MachineFile load_fixture(const std::string& name) {
 // changes, so each variant needs a distinct name.
 inline std::string write_variant(const sim::MachineFile& machine, const std::string& tag) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    const std::string path = ::testing::TempDir() + "/peergate-nvml-" + info->test_suite_name() + "-" +
-                             info->name() + "-" + tag + ".json";
+    const std::string path = ::testing::TempDir() + "/peergate-nvml-" + info->test_suite_name() +
+                             "-" + info->name() + "-" + tag + ".json";
     std::filesystem::remove(path);
     EXPECT_TRUE(util::write_file_atomically(path, sim::to_json_text(machine)));
     return path;
 }
 
-inline sim::MachineFault nvml_fault(const std::string& call, const std::string& effect, int code = 0) {
+inline sim::MachineFault nvml_fault(const std::string& call,
+                                    const std::string& effect,
+                                    int code = 0) {
     sim::MachineFault fault;
     fault.layer = "nvml";
     fault.call = call;
@@ -51,8 +53,8 @@ inline nvml::NvmlTierResult run_tier(const std::string& machine_path,
                                      std::chrono::milliseconds watchdog = std::chrono::seconds(10),
                                      const std::string& host_root = "/nonexistent-host-root") {
     ::setenv("PEERGATE_SIM_MACHINE", machine_path.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
-    return nvml::run_nvml_tier(
-        nvml::NvmlTierOptions{.libraries = {library}, .host_root = host_root, .watchdog = watchdog});
+    return nvml::run_nvml_tier(nvml::NvmlTierOptions{
+        .libraries = {library}, .host_root = host_root, .watchdog = watchdog});
 }
 
 }  // namespace peergate::testing_nvml

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The matrix tier 1 reads from the simulated NVML: NVSwitch and direct links, denials,
 // UNKNOWN, the contradiction guard and the one-GPU case (GATE-SPEC.md §3 tier 1).
+#include "loader/nvml/nvml_loader_support.hpp"
+#include "sim/machine/derived.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "loader/nvml/nvml_loader_support.hpp"
-#include "sim/machine/derived.hpp"
 
 namespace peergate {
 namespace {
@@ -130,7 +130,8 @@ TEST(NvmlMatrix, UnknownStatusFromTheDriverIsNoVerdict) {
     const auto result = run_tier(write_variant(machine, "unknown"));
     ASSERT_FALSE(result.topology);
     EXPECT_NE(result.topology.error().message.find("6 (UNKNOWN) is not a definite answer"),
-              std::string::npos) << result.topology.error().message;
+              std::string::npos)
+        << result.topology.error().message;
 }
 
 TEST(NvmlMatrix, OneUnknownPairSinksTheWholeTier) {
@@ -157,14 +158,17 @@ TEST(NvmlMatrix, LinkedPairWhoseLinksGoElsewhereIsAContradiction) {
     machine.nvml_p2p_nvlink.assign(8, std::vector<std::string>(8, "NS"));
     for (std::size_t p = 0; p < 8; ++p) {
         for (std::size_t q = 0; q < 8; ++q) {
-            machine.nvml_p2p_nvlink[p][q] = p == q ? "X" : machine.matrix[p][q].is_nvlink() ? "OK" : "NS";
+            machine.nvml_p2p_nvlink[p][q] = p == q                             ? "X"
+                                            : machine.matrix[p][q].is_nvlink() ? "OK"
+                                                                               : "NS";
         }
     }
     machine.nvml_p2p_nvlink[0][5] = "OK";
     const auto result = run_tier(write_variant(machine, "elsewhere"));
     ASSERT_FALSE(result.topology);
     EXPECT_NE(result.topology.error().message.find("no active link of GPU 0 reaches GPU 5"),
-              std::string::npos) << result.topology.error().message;
+              std::string::npos)
+        << result.topology.error().message;
 }
 
 TEST(NvmlMatrix, AsymmetricStatusesFailTheMatrixCheck) {
@@ -172,7 +176,9 @@ TEST(NvmlMatrix, AsymmetricStatusesFailTheMatrixCheck) {
     machine.nvml_p2p_nvlink.assign(8, std::vector<std::string>(8, "NS"));
     for (std::size_t p = 0; p < 8; ++p) {
         for (std::size_t q = 0; q < 8; ++q) {
-            machine.nvml_p2p_nvlink[p][q] = p == q ? "X" : machine.matrix[p][q].is_nvlink() ? "OK" : "NS";
+            machine.nvml_p2p_nvlink[p][q] = p == q                             ? "X"
+                                            : machine.matrix[p][q].is_nvlink() ? "OK"
+                                                                               : "NS";
         }
     }
     machine.nvml_p2p_nvlink[0][1] = "DR";  // 0 -> 1 disabled, 1 -> 0 linked

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
+#include "peergate/peergate_c.h"
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
-
-#include "peergate/peergate_c.h"
 
 namespace {
 
 struct Envp {
     std::vector<std::string> items;
     std::vector<const char*> pointers;
+
     explicit Envp(std::vector<std::string> vars) : items(std::move(vars)) {
         for (const auto& item : items) {
             pointers.push_back(item.c_str());
@@ -35,7 +35,8 @@ Envp bridged_env(std::vector<std::string> extra = {}) {
 TEST(CApi, ReturnsTheGateDocumentAndTheVerdict) {
     const auto env = bridged_env({"GGML_CUDA_P2P=0"});
     std::string out(1 << 16, '\0');
-    EXPECT_EQ(peergate_gate_json(env.pointers.data(), "0,1", "llama.cpp", out.data(), out.size()), 1);
+    EXPECT_EQ(peergate_gate_json(env.pointers.data(), "0,1", "llama.cpp", out.data(), out.size()),
+              1);
     const auto doc = nlohmann::json::parse(out.c_str());
     EXPECT_EQ(doc["schema"], "peergate.gate/v1");
     EXPECT_EQ(doc["unset"], nlohmann::json::array({"GGML_CUDA_P2P"}));
@@ -51,15 +52,19 @@ TEST(CApi, BadArgumentsAndSmallBuffers) {
     const auto env = bridged_env();
     std::string out(4096, '\0');
     EXPECT_EQ(peergate_gate_json(env.pointers.data(), "zero", nullptr, out.data(), out.size()), 2);
-    EXPECT_NE(nlohmann::json::parse(out.c_str())["error"].get<std::string>().find("not a GPU index"), std::string::npos);
-    EXPECT_EQ(peergate_gate_json(env.pointers.data(), nullptr, "tensorrt", out.data(), out.size()), 2);
+    EXPECT_NE(
+        nlohmann::json::parse(out.c_str())["error"].get<std::string>().find("not a GPU index"),
+        std::string::npos);
+    EXPECT_EQ(peergate_gate_json(env.pointers.data(), nullptr, "tensorrt", out.data(), out.size()),
+              2);
 
     char tiny[8] = "xxxxxxx";
     const int needed = peergate_gate_json(env.pointers.data(), "0,1", nullptr, tiny, sizeof(tiny));
     ASSERT_LT(needed, 0);
     EXPECT_EQ(tiny[0], '\0');
     std::string exact(static_cast<std::size_t>(-needed), '\0');
-    EXPECT_EQ(peergate_gate_json(env.pointers.data(), "0,1", nullptr, exact.data(), exact.size()), 0);
+    EXPECT_EQ(peergate_gate_json(env.pointers.data(), "0,1", nullptr, exact.data(), exact.size()),
+              0);
     EXPECT_EQ(peergate_gate_json(nullptr, nullptr, nullptr, nullptr, 0) < 0, true);
 }
 

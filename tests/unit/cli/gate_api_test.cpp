@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public C++ API (include/peergate/gate.hpp).
-#include <gtest/gtest.h>
-
 #include "peergate/gate.hpp"
+
+#include <gtest/gtest.h>
 
 namespace {
 
@@ -31,10 +31,12 @@ TEST(GateApi, ApplyDiscoversDecidesAndRewritesTheEnvironment) {
     EXPECT_EQ(allowed.iommu, peergate::model::IommuMode::translating);
 
     auto across = bridged_host_env();
-    const auto vetoed = peergate::apply(across, {.selection = peergate::Selection::list({1, 2}),
-                                                 .profile = peergate::Profile::nccl});
-    EXPECT_EQ(vetoed.veto, "GPU 1 to GPU 2 is SYS, not NVLink; bare-metal Linux with a translating IOMMU, "
-                           "where CUDA does not support PCIe peer copies at all");
+    const auto vetoed = peergate::apply(
+        across,
+        {.selection = peergate::Selection::list({1, 2}), .profile = peergate::Profile::nccl});
+    EXPECT_EQ(vetoed.veto,
+              "GPU 1 to GPU 2 is SYS, not NVLink; bare-metal Linux with a translating IOMMU, "
+              "where CUDA does not support PCIe peer copies at all");
     EXPECT_EQ(across.get("NCCL_P2P_LEVEL"), "NVL");
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "cli/gate_pipeline.hpp"
+
 #include <gtest/gtest.h>
 
 #include <stdexcept>
-
-#include "cli/gate_pipeline.hpp"
 
 namespace peergate::cli {
 namespace {
@@ -12,14 +12,16 @@ TEST(GatePipeline, AFailureWhileDecidingBecomesAVetoNotAnError) {
     util::EnvMap env;
     env.set("GGML_CUDA_P2P", "0");
     env.set("PATH", "/bin");
-    GateRequest request{.selection = policy::Selection::list({0, 1}), .profile = policy::Profile::llama_cpp};
-    const auto d = decide_safely([]() -> policy::GateInput { throw std::runtime_error("the probe crashed"); },
-                                 env, request);
+    GateRequest request{.selection = policy::Selection::list({0, 1}),
+                        .profile = policy::Profile::llama_cpp};
+    const auto d = decide_safely(
+        []() -> policy::GateInput { throw std::runtime_error("the probe crashed"); }, env, request);
     EXPECT_FALSE(d.p2p);
     EXPECT_EQ(d.rule, "decision_failed");
     EXPECT_NE(d.veto.find("the probe crashed"), std::string::npos);
     EXPECT_TRUE(d.unsets("GGML_CUDA_P2P"));  // the strip still happens
-    EXPECT_EQ(d.set_value("CUDA_VISIBLE_DEVICES"), "0,1");  // the child still sees what it asked for
+    EXPECT_EQ(d.set_value("CUDA_VISIBLE_DEVICES"),
+              "0,1");  // the child still sees what it asked for
     EXPECT_FALSE(d.set_value("GGML_CUDA_P2P"));
 
     const auto odd = decide_safely([]() -> policy::GateInput { throw 42; }, env, request);

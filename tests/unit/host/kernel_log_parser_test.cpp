@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/kernel_log_parser.hpp"
 
+#include "util/atomic_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "util/atomic_file.hpp"
 
 namespace peergate::sources::host {
 namespace {
@@ -18,7 +18,9 @@ std::string fixture(const std::string& name) {
     return text.value_or("");
 }
 
-model::PciAddress pci(const char* text) { return model::PciAddress::parse(text).value(); }
+model::PciAddress pci(const char* text) {
+    return model::PciAddress::parse(text).value();
+}
 
 TEST(KernelLogParser, ReadsXid63WithoutPciFunction) {
     const auto events = parse_kernel_log(fixture("ml-engineering-nvdebug_xid63_row_remapper.txt"));
@@ -85,7 +87,8 @@ TEST(KernelLogParser, ReadsTheNewerDmarFormAndTheOldAmdViForm) {
     const auto events = parse_kernel_log(
         "[  12.5] DMAR: [DMA Write NO_PASID] Request device [0000:3b:00.0] fault addr 0x7f000 "
         "[fault reason 0x05] PTE Write access is not set\n"
-        "kernel: [  221.565929] IO_PAGE_FAULT device=05:00.0 domain=0x0012 address=0xff6101b0 flags=0x0070]\n");
+        "kernel: [  221.565929] IO_PAGE_FAULT device=05:00.0 domain=0x0012 address=0xff6101b0 "
+        "flags=0x0070]\n");
     ASSERT_EQ(events.size(), 2U);
     EXPECT_EQ(events[0].kind, KernelEventKind::dmar_fault);
     EXPECT_EQ(events[0].device, pci("0000:3b:00.0"));
@@ -95,7 +98,8 @@ TEST(KernelLogParser, ReadsTheNewerDmarFormAndTheOldAmdViForm) {
 
 TEST(KernelLogParser, SkipsMalformedLinesWithoutFailing) {
     const std::string garbage = std::string("NVRM: Xid (PCI:zz): x,\nNVRM: Xid (PCI:0000:10:1c\n") +
-                                std::string(1U << 16U, '\xff') + "\nDMAR: [DMA Read] Request device [\n";
+                                std::string(1U << 16U, '\xff') +
+                                "\nDMAR: [DMA Read] Request device [\n";
     const auto events = parse_kernel_log(garbage);
     ASSERT_EQ(events.size(), 1U);  // the DMAR line without a device still counts, unnamed
     EXPECT_FALSE(events[0].device.has_value());

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "policy/nccl_analysis.hpp"
+
+#include "cli/nccl_log_input.hpp"
+#include "policy/nccl_findings.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+#include "sources/smi/topo_m_parser.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <string>
-
-#include "cli/nccl_log_input.hpp"
-#include "policy/nccl_analysis.hpp"
-#include "policy/nccl_findings.hpp"
-#include "sources/nccl/nccl_log_parser.hpp"
-#include "sources/smi/topo_m_parser.hpp"
 
 namespace peergate::policy {
 namespace {
@@ -44,8 +45,10 @@ model::Topology topo_m(const std::string& name) {
 }
 
 const std::string kTwoRanks =
-    "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9 - Init COMPLETE\n"
-    "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 1c000 commId 0x9 - Init COMPLETE\n";
+    "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9 - "
+    "Init COMPLETE\n"
+    "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 busId 1c000 commId 0x9 - "
+    "Init COMPLETE\n";
 
 struct RuleCase {
     const char* name;
@@ -55,6 +58,7 @@ struct RuleCase {
 };
 
 TEST(NcclAnalysis, FindingRules) {
+    // clang-format off
     const RuleCase cases[] = {
         {"p2p only: nothing to say", kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n",
          "topo-m-4x-nv12.txt", {}},
@@ -102,6 +106,7 @@ TEST(NcclAnalysis, FindingRules) {
          "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\nh:1:1 [0] NCCL INFO Channel 01/0 : x via P2P\n",
          nullptr, {kNcclLinesSkipped}},
     };
+    // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         const auto log = parse(c.log);
@@ -118,8 +123,13 @@ TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
     const auto log = parse(fixture("handwritten-nvlink-unused.log"));
     const auto analysis = analyze_nccl_log(log, nullptr);
     EXPECT_EQ(codes(analysis),
-              (std::multiset<std::string>{kNcclNvlinkUnused, kNcclNvlinkUnused, kNcclNvlinkUnused, kNcclNvlinkUnused,
-                                          kNcclInitIncomplete, kNcclP2pDisabled, kNcclGraphWorse}));
+              (std::multiset<std::string>{kNcclNvlinkUnused,
+                                          kNcclNvlinkUnused,
+                                          kNcclNvlinkUnused,
+                                          kNcclNvlinkUnused,
+                                          kNcclInitIncomplete,
+                                          kNcclP2pDisabled,
+                                          kNcclGraphWorse}));
     EXPECT_TRUE(analysis.has_error());
     ASSERT_FALSE(analysis.findings.empty());
     EXPECT_EQ(analysis.findings.front().severity, model::Severity::error);
@@ -129,17 +139,20 @@ TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
     ASSERT_EQ(analysis.pairs.size(), 4u);
     EXPECT_EQ(analysis.pairs[0].nvlinked, true);
     EXPECT_EQ(analysis.pairs[0].same_host, true);
-    const auto incomplete = std::find_if(analysis.findings.begin(), analysis.findings.end(),
-                                         [](const model::Finding& f) { return f.code == kNcclInitIncomplete; });
+    const auto incomplete = std::find_if(
+        analysis.findings.begin(), analysis.findings.end(), [](const model::Finding& f) {
+            return f.code == kNcclInitIncomplete;
+        });
     ASSERT_NE(incomplete, analysis.findings.end());
     EXPECT_EQ(incomplete->gpus, (std::vector<int>{3}));
 }
 
 TEST(NcclAnalysis, RanksPlacedByTheDumpAloneAreJudged) {
-    const auto log = parse(fixture("nccl-2.2x-topology-nvl-mesh.log") +
-                           "testpc115159:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1000 "
-                           "commId 0xd - Init COMPLETE\n"
-                           "testpc115159:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
+    const auto log = parse(
+        fixture("nccl-2.2x-topology-nvl-mesh.log") +
+        "testpc115159:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1000 "
+        "commId 0xd - Init COMPLETE\n"
+        "testpc115159:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
     const auto analysis = analyze_nccl_log(log, nullptr);
     ASSERT_EQ(analysis.pairs.size(), 1u);
     EXPECT_EQ(analysis.pairs[0].nvlinked, true);  // GPU/1000 (rank 0) - NVL - GPU/41000 (rank 1)
@@ -155,9 +168,11 @@ TEST(NcclAnalysis, RealTopoMFixturesFromTheSharedSet) {
         EXPECT_TRUE(topology.has_value()) << name;
         return *topology;
     };
-    const auto log = parse(kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
+    const auto log = parse(
+        kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
     const auto nvlink = read("unsloth_TOPO_NVLINK_8X.txt");
-    EXPECT_EQ(codes(analyze_nccl_log(log, &nvlink)), (std::multiset<std::string>{kNcclNvlinkUnused}));
+    EXPECT_EQ(codes(analyze_nccl_log(log, &nvlink)),
+              (std::multiset<std::string>{kNcclNvlinkUnused}));
     const auto pcie = read("unsloth_TOPO_PCIE_2X.txt");
     EXPECT_EQ(codes(analyze_nccl_log(log, &pcie)), (std::multiset<std::string>{}));
 }
@@ -177,17 +192,20 @@ TEST(NcclTopologyJson, ReadsTopoJsonAndRejectsOthers) {
     EXPECT_EQ(topology->size(), 2u);
     EXPECT_TRUE(topology->label(0, 1)->is_nvlink());
     // A rank known only by bus id maps through pci_bus_id.
-    const auto log = parse("h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
-                           "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE\n"
-                           "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n");
+    const auto log = parse(
+        "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
+        "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE\n"
+        "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n");
     const auto analysis = analyze_nccl_log(log, &*topology);
     EXPECT_EQ(codes(analysis), (std::multiset<std::string>{kNcclNvlinkUnused}));
 
     EXPECT_FALSE(cli::parse_topology_json("{}"));
     EXPECT_FALSE(cli::parse_topology_json("not json"));
-    EXPECT_FALSE(cli::parse_topology_json(R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}],
+    EXPECT_FALSE(
+        cli::parse_topology_json(R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}],
                                               "matrix": [["X", "NV1"]]})"));
-    EXPECT_FALSE(cli::parse_topology_json(R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}, {"index": 1}],
+    EXPECT_FALSE(cli::parse_topology_json(
+        R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}, {"index": 1}],
                                               "matrix": [["X", "BOGUS"], ["BOGUS", "X"]]})"));
 }
 

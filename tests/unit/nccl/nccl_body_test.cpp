@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "sources/nccl/nccl_body.hpp"
+
 #include <gtest/gtest.h>
 
 #include <optional>
 #include <string>
-
-#include "sources/nccl/nccl_body.hpp"
 
 namespace peergate::sources::nccl {
 namespace {
@@ -29,6 +29,7 @@ TEST(NcclConnection, ReadsEveryShape) {
     constexpr auto none = NcclDirection::none;
     constexpr auto send = NcclDirection::send;
     constexpr auto recv = NcclDirection::receive;
+    // clang-format off
     const ConnectionCase cases[] = {
         {"Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read", 0, 0, 0, 1, "0", "1", none, NcclTransport::p2p, "IPC/read"},
         {"Channel 01/0 : 0[0] -> 1[1] via P2P/CUMEM", 1, 0, 0, 1, "0", "1", none, NcclTransport::p2p, "CUMEM"},
@@ -72,6 +73,7 @@ TEST(NcclConnection, ReadsEveryShape) {
         {"Channel 00/0 : 0[0] -> 1[1] via P2P/IPC comm 0xaa09f20 nRanks 08", 0, 0, 0, 1, "0", "1", none,
          NcclTransport::p2p, "IPC"},
     };
+    // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.body);
         EXPECT_TRUE(looks_like_connection(c.body));
@@ -90,13 +92,18 @@ TEST(NcclConnection, ReadsEveryShape) {
 }
 
 TEST(NcclConnection, RejectsMalformedAndTruncatedLines) {
-    for (const char* body : {
-             "Channel 01/0 : 0[0] -> 1[1] via", "Channel 02/0 : 0[0] -> via P2P/IPC",
-             "Channel xx/0 : 0[0] -> 1[1] via P2P/IPC", "Channel 03/0 : 0[0 -> 1[1] via P2P/IPC",
-             "Channel 04/0 : 0[0] -> 1[1] via TELEPORT/0", "Channel 05/0 : 99999999999[0] -> 1[1] via P2P/IPC",
-             "Channel 06/0 : 0[0] -> 1[1] [sideways] via P2P/IPC", "CollNet 00/0 : 0 [send] via P2P/IPC",
-             "Channel 07/0 : 0[] -> 1[1] via P2P/IPC", "Channel 08/ : 0[0] -> 1[1] via P2P/IPC",
-             "Channel 09/0 0[0] -> 1[1] via P2P/IPC", "Channel 10/0 : 0[0] -> 1[1] via P2P/"}) {
+    for (const char* body : {"Channel 01/0 : 0[0] -> 1[1] via",
+                             "Channel 02/0 : 0[0] -> via P2P/IPC",
+                             "Channel xx/0 : 0[0] -> 1[1] via P2P/IPC",
+                             "Channel 03/0 : 0[0 -> 1[1] via P2P/IPC",
+                             "Channel 04/0 : 0[0] -> 1[1] via TELEPORT/0",
+                             "Channel 05/0 : 99999999999[0] -> 1[1] via P2P/IPC",
+                             "Channel 06/0 : 0[0] -> 1[1] [sideways] via P2P/IPC",
+                             "CollNet 00/0 : 0 [send] via P2P/IPC",
+                             "Channel 07/0 : 0[] -> 1[1] via P2P/IPC",
+                             "Channel 08/ : 0[0] -> 1[1] via P2P/IPC",
+                             "Channel 09/0 0[0] -> 1[1] via P2P/IPC",
+                             "Channel 10/0 : 0[0] -> 1[1] via P2P/"}) {
         EXPECT_FALSE(parse_connection(body).has_value()) << body;
     }
     EXPECT_FALSE(looks_like_connection("Channel 00/02 :    0   1   2   3"));
@@ -112,8 +119,9 @@ TEST(NcclConnection, BracketIsDeviceOrBusId) {
 }
 
 TEST(NcclRankLine, ReadsNewAndOldForms) {
-    auto line = parse_rank("comm 0x557fe785f7a0 rank 36 nranks 64 cudaDev 4 nvmlDev 4 busId 9b000 "
-                           "commId 0x5ae77eb5ea4ec1ee - Init COMPLETE");
+    auto line = parse_rank(
+        "comm 0x557fe785f7a0 rank 36 nranks 64 cudaDev 4 nvmlDev 4 busId 9b000 "
+        "commId 0x5ae77eb5ea4ec1ee - Init COMPLETE");
     ASSERT_TRUE(line);
     EXPECT_EQ(line->rank, 36);
     EXPECT_EQ(line->nranks, 64);
@@ -123,19 +131,22 @@ TEST(NcclRankLine, ReadsNewAndOldForms) {
     EXPECT_EQ(line->comm_id, "0x5ae77eb5ea4ec1ee");
     EXPECT_TRUE(line->complete);
 
-    line = parse_rank("comm 0x7fdf08000d00 rank 15 nranks 16 cudaDev 7 busId e7000 - Init COMPLETE");
+    line =
+        parse_rank("comm 0x7fdf08000d00 rank 15 nranks 16 cudaDev 7 busId e7000 - Init COMPLETE");
     ASSERT_TRUE(line);
     EXPECT_EQ(line->rank, 15);
     EXPECT_EQ(line->nvml_dev, std::nullopt);
     EXPECT_EQ(line->comm_id, "");
 
-    line = parse_rank("ncclCommInitRank comm 0x5468150 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 7000 "
-                      "commId 0x70fba02a8d314739 - Init START");
+    line = parse_rank(
+        "ncclCommInitRank comm 0x5468150 rank 0 nranks 8 cudaDev 0 nvmlDev 0 busId 7000 "
+        "commId 0x70fba02a8d314739 - Init START");
     ASSERT_TRUE(line);
     EXPECT_FALSE(line->complete);
     EXPECT_EQ(line->bus_id, "7000");
 
-    EXPECT_FALSE(parse_rank("comm 0x60005e0 rank 1 nRanks 8 nNodes 4 localRanks 2 localRank 1 MNNVL 0"));
+    EXPECT_FALSE(
+        parse_rank("comm 0x60005e0 rank 1 nRanks 8 nNodes 4 localRanks 2 localRank 1 MNNVL 0"));
     EXPECT_FALSE(parse_rank("comm 0x1000 rank nranks 4 - Init COMPLETE"));
 }
 
@@ -145,6 +156,8 @@ TEST(NcclSetting, ReadsEnvironmentLines) {
         const char* name;
         const char* value;
     };
+
+    // clang-format off
     const Case cases[] = {
         {"NCCL_P2P_LEVEL set by environment to NVL", "NCCL_P2P_LEVEL", "NVL"},
         {"NCCL_P2P_DISABLE set by environment to 1.", "NCCL_P2P_DISABLE", "1"},
@@ -152,6 +165,7 @@ TEST(NcclSetting, ReadsEnvironmentLines) {
         {"NCCL_SOCKET_IFNAME set by environment to enp179s0f0", "NCCL_SOCKET_IFNAME", "enp179s0f0"},
         {"NCCL_IB_HCA set to mlx5_0", "NCCL_IB_HCA", "mlx5_0"},
     };
+    // clang-format on
     for (const auto& c : cases) {
         auto setting = parse_setting(c.body);
         ASSERT_TRUE(setting) << c.body;
@@ -164,13 +178,17 @@ TEST(NcclSetting, ReadsEnvironmentLines) {
 }
 
 TEST(NcclGraph, ReadsPatternLines) {
-    auto graph = parse_graph("Pattern 4, crossNic 0, nChannels 12, bw 40.000000/40.000000, type NVL/PIX, sameChannels 1");
+    auto graph = parse_graph(
+        "Pattern 4, crossNic 0, nChannels 12, bw 40.000000/40.000000, type NVL/PIX, sameChannels "
+        "1");
     ASSERT_TRUE(graph);
     EXPECT_EQ(graph->pattern, 4);
     EXPECT_EQ(graph->n_channels, 12);
     EXPECT_EQ(graph->intra_type, "NVL");
     EXPECT_EQ(graph->inter_type, "PIX");
-    graph = parse_graph("Pattern 4, crossNic 0, nChannels 4, speed 1.200000/1.200000, type SYS/SYS, sameChannels 0");
+    graph = parse_graph(
+        "Pattern 4, crossNic 0, nChannels 4, speed 1.200000/1.200000, type SYS/SYS, sameChannels "
+        "0");
     ASSERT_TRUE(graph);
     EXPECT_EQ(graph->intra_type, "SYS");
     EXPECT_FALSE(parse_graph("Pattern 4, crossNic 0, nChannels x, type"));
@@ -200,7 +218,8 @@ TEST(NcclTrees, ReadsTreeLines) {
     EXPECT_EQ((*trees)[0].children, (std::vector<int>{1, 4}));
     EXPECT_EQ((*trees)[1].parent, 1);
     EXPECT_TRUE((*trees)[1].children.empty());
-    trees = parse_trees("Trees [0] 2/-1/-1->3->1 [1] 1/-1/-1->3->2 comm 0xaa09f20 nRanks 08 busId ce000");
+    trees = parse_trees(
+        "Trees [0] 2/-1/-1->3->1 [1] 1/-1/-1->3->2 comm 0xaa09f20 nRanks 08 busId ce000");
     ASSERT_TRUE(trees);
     EXPECT_EQ(trees->size(), 2u);
     EXPECT_FALSE(parse_trees("Trees [0] 1/4/-1->0"));

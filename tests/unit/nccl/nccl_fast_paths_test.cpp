@@ -2,21 +2,20 @@
 // The parser's fast paths against the plain readers they stand in for: the forward
 // prefix read against the marker search and backward scan, the counting table, the text
 // cache, the reused ring buffer, and connection lines whose "via" has no space before it.
-#include <gtest/gtest.h>
+#include "sources/nccl/flat_index.hpp"
+#include "sources/nccl/nccl_body.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+#include "sources/nccl/nccl_record.hpp"
+#include "sources/nccl/recent_texts.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
-
-#include "sources/nccl/flat_index.hpp"
-#include "sources/nccl/nccl_body.hpp"
-#include "sources/nccl/nccl_log_parser.hpp"
-#include "sources/nccl/nccl_record.hpp"
-#include "sources/nccl/recent_texts.hpp"
 
 namespace peergate::sources::nccl {
 namespace {
@@ -27,6 +26,7 @@ struct LeadingCase {
 };
 
 TEST(NcclRecordFastPath, LeadingPrefixAgreesWithTheBackwardScan) {
+    // clang-format off
     const LeadingCase cases[] = {
         {"node1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", true},
         {"[1,0]<stdout>:5873af64cf59:10158:10560 [0] NCCL INFO NET/IB : No device found.", true},
@@ -49,6 +49,7 @@ TEST(NcclRecordFastPath, LeadingPrefixAgreesWithTheBackwardScan) {
         {":1:2 [0] NCCL INFO x", true},
         {"h::2 [0] NCCL INFO x", true},
     };
+    // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.line);
         const std::string_view line = c.line;
@@ -81,8 +82,20 @@ std::vector<std::string> records_by_search(std::string_view line) {
 }
 
 TEST(NcclRecordFastPath, RandomLinesGiveTheSameRecords) {
-    const std::vector<std::string> pieces = {"h", "node-1", ":", "12", " ", "\t", "[", "]", "0", "NCCL INFO",
-                                             "F", "I", "via", "[1,0]<stdout>:"};
+    const std::vector<std::string> pieces = {"h",
+                                             "node-1",
+                                             ":",
+                                             "12",
+                                             " ",
+                                             "\t",
+                                             "[",
+                                             "]",
+                                             "0",
+                                             "NCCL INFO",
+                                             "F",
+                                             "I",
+                                             "via",
+                                             "[1,0]<stdout>:"};
     std::mt19937 rng(11);
     for (int round = 0; round < 20000; ++round) {
         std::string line;
@@ -107,7 +120,9 @@ TEST(NcclRecordFastPath, MarkerSearchSkipsOtherCapitals) {
 }
 
 struct IntKeyHash {
-    std::size_t operator()(int key) const { return static_cast<std::size_t>(key % 7); }  // many collisions
+    std::size_t operator()(int key) const {
+        return static_cast<std::size_t>(key % 7);
+    }  // many collisions
 };
 
 TEST(NcclFlatIndex, CountsEveryKeyThroughGrowth) {
@@ -155,20 +170,22 @@ TEST(NcclRecentTexts, GivesTheInternedIdUnderCollisions) {
     int intern_calls = 0;
     const auto intern = [&](std::string_view text) {
         ++intern_calls;
-        auto [it, added] = interned.try_emplace(std::string(text), static_cast<std::uint32_t>(interned.size()));
+        auto [it, added] =
+            interned.try_emplace(std::string(text), static_cast<std::uint32_t>(interned.size()));
         return it->second;
     };
     std::vector<std::string> texts;
     for (int i = 0; i < 2000; ++i) {  // far more than the cache holds
         texts.push_back(fmt::format("gpu-node-{:04}", i));
-        texts.push_back(fmt::format("{}", i));                           // shorter than 8 bytes
+        texts.push_back(fmt::format("{}", i));  // shorter than 8 bytes
         texts.push_back(fmt::format("a-much-longer-host-name-{}.example", i));  // longer than 16
     }
     texts.emplace_back("");
     texts.emplace_back(std::string_view("x\0y", 3));
     std::mt19937 rng(5);
     for (int i = 0; i < 20000; ++i) {
-        const auto& text = texts[std::uniform_int_distribution<std::size_t>(0, texts.size() - 1)(rng)];
+        const auto& text =
+            texts[std::uniform_int_distribution<std::size_t>(0, texts.size() - 1)(rng)];
         const std::uint32_t id = cache.id_of(text, intern);
         ASSERT_EQ(id, interned.at(text)) << text;
     }
@@ -193,7 +210,8 @@ TEST(NcclLogParser, ViaWithoutASpaceBeforeItIsNoConnectionLine) {
     const std::pair<const char*, std::uint64_t> cases[] = {
         {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1]via P2P/IPC\n", 0},
         {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1]\tvia P2P/IPC\n", 0},
-        {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1]via P2P/IPC via x\n", 1},  // " via" later on
+        {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1]via P2P/IPC via x\n",
+         1},  // " via" later on
         {"h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n", 1},
     };
     for (const auto& [text, lines] : cases) {

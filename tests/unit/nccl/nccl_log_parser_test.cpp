@@ -2,9 +2,10 @@
 // The parser over real published NCCL logs (tests/fixtures/nccl, provenance in
 // tests/fixtures/README.md): every connection line counted with the right transport and
 // detail, malformed lines skipped, memory bounded by distinct connections.
-#include <gtest/gtest.h>
+#include "sources/nccl/nccl_log_parser.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <array>
 #include <fstream>
@@ -12,8 +13,6 @@
 #include <set>
 #include <sstream>
 #include <string>
-
-#include "sources/nccl/nccl_log_parser.hpp"
 
 namespace peergate::sources::nccl {
 namespace {
@@ -50,8 +49,9 @@ std::set<std::string> via_texts(const model::NcclLog& log) {
         if (c.detail == "direct shared memory") {
             out.insert(c.detail);
         } else {
-            out.insert(c.detail.empty() ? std::string(model::to_string(c.transport))
-                                        : fmt::format("{}/{}", model::to_string(c.transport), c.detail));
+            out.insert(c.detail.empty()
+                           ? std::string(model::to_string(c.transport))
+                           : fmt::format("{}/{}", model::to_string(c.transport), c.detail));
         }
     }
     return out;
@@ -59,11 +59,12 @@ std::set<std::string> via_texts(const model::NcclLog& log) {
 
 struct FixtureCase {
     const char* file;
-    Counts lines;                 // expected connection lines per transport (grep -c 'via P2P/' ...)
-    std::set<std::string> via;    // expected distinct "via" texts (grep -o ' via .*' | sort -u)
+    Counts lines;               // expected connection lines per transport (grep -c 'via P2P/' ...)
+    std::set<std::string> via;  // expected distinct "via" texts (grep -o ' via .*' | sort -u)
 };
 
 TEST(NcclLogParser, CountsEveryConnectionLineOfEveryFixture) {
+    // clang-format off
     const FixtureCase cases[] = {
         {"nccl-2.9.9-ec2-p2p-ipc-read.log", {13, 0, 0, 0, 0}, {"P2P/IPC/read"}},
         {"nccl-2.2x-h20-cumem-gdrdma-nvswitch.log", {5, 0, 9, 0, 0},
@@ -92,6 +93,7 @@ TEST(NcclLogParser, CountsEveryConnectionLineOfEveryFixture) {
           "NVLS", "P2P/CUMEM", "P2P/CUMEM/read", "P2P/IPC", "P2P/IPC/read", "P2P/direct pointer",
           "P2P/direct pointer/read", "P2P/indirect/2[2]", "SHM/direct/direct", "direct shared memory"}},
     };
+    // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.file);
         const auto log = parse(fixture(c.file));
@@ -128,8 +130,10 @@ TEST(NcclLogParser, KeepsHostsRanksDevicesAndBusIds) {
     EXPECT_TRUE(log.ranks[0].init_complete);
     ASSERT_EQ(log.settings.size(), 1u);
     EXPECT_EQ(log.settings[0], (std::pair<std::string, std::string>{"NCCL_IB_GID_INDEX", "3"}));
-    const auto net = std::find_if(log.connections.begin(), log.connections.end(),
-                                  [](const model::NcclConnection& c) { return c.detail == "IBext_v8/3"; });
+    const auto net = std::find_if(
+        log.connections.begin(), log.connections.end(), [](const model::NcclConnection& c) {
+            return c.detail == "IBext_v8/3";
+        });
     ASSERT_NE(net, log.connections.end());
     EXPECT_EQ(net->direction, model::NcclDirection::send);
     EXPECT_EQ(net->src_dev, 4);
@@ -153,7 +157,8 @@ TEST(NcclLogParser, ReadsVersionRanksGraphsRingsAndSettings) {
     EXPECT_EQ(log.graphs[0].intra_type, "NVL");
     EXPECT_EQ(log.graphs[0].inter_type, "PIX");
     EXPECT_EQ(log.graphs[0].n_channels, 4);
-    EXPECT_EQ(log.topology.at("H20-GPU-05").nvswitches.at("NVS/0"), (std::set<std::string>{"18000"}));
+    EXPECT_EQ(log.topology.at("H20-GPU-05").nvswitches.at("NVS/0"),
+              (std::set<std::string>{"18000"}));
 
     log = parse(fixture("nccl-2.2x-python-logging-prefix.log"));
     ASSERT_EQ(log.rings.size(), 1u);
@@ -167,7 +172,8 @@ TEST(NcclLogParser, ReadsVersionRanksGraphsRingsAndSettings) {
     EXPECT_EQ(log.trees[1].parent, std::nullopt);
 
     log = parse(fixture("rccl-p2p-level-xgmi.log"));
-    EXPECT_EQ(log.settings, (std::vector<std::pair<std::string, std::string>>{{"NCCL_P2P_LEVEL", "XGMI"}}));
+    EXPECT_EQ(log.settings,
+              (std::vector<std::pair<std::string, std::string>>{{"NCCL_P2P_LEVEL", "XGMI"}}));
     EXPECT_TRUE(log.conflicting_settings.empty());
 }
 
@@ -192,7 +198,8 @@ TEST(NcclLogParser, RepeatedLinesAreCountedNotStored) {
     NcclLogParser parser;
     for (int i = 0; i < 20000; ++i) {
         parser.feed(line);
-        parser.feed(fmt::format("h:1:2 [0] NCCL INFO Channel {:02}/0 : 0[0] -> 1[1] via P2P/IPC/read\n", i % 24));
+        parser.feed(fmt::format(
+            "h:1:2 [0] NCCL INFO Channel {:02}/0 : 0[0] -> 1[1] via P2P/IPC/read\n", i % 24));
     }
     parser.end_input();
     const auto log = parser.result();
@@ -202,7 +209,8 @@ TEST(NcclLogParser, RepeatedLinesAreCountedNotStored) {
 }
 
 TEST(NcclLogParser, ChunkBoundariesDoNotChangeTheResult) {
-    const std::string text = fixture("handwritten-all-shapes.log") + fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log") +
+    const std::string text = fixture("handwritten-all-shapes.log") +
+                             fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log") +
                              fixture("handwritten-nvlink-unused.log");
     const auto whole = parse(text);
     std::mt19937 rng(7);

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "sources/nccl/nccl_record.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "sources/nccl/nccl_record.hpp"
 
 namespace peergate::sources::nccl {
 namespace {
@@ -32,6 +32,7 @@ struct PrefixCase {
 };
 
 TEST(NcclRecord, ReadsEveryPrefixShape) {
+    // clang-format off
     const PrefixCase cases[] = {
         {"node1:123:456 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC", "node1", "node1:123:456",
          "Channel 00/0 : 0[0] -> 1[1] via P2P/IPC"},
@@ -48,6 +49,7 @@ TEST(NcclRecord, ReadsEveryPrefixShape) {
          "              + NVL[80.0] - GPU/41000"},
         {"host:pid:tid [0] NCCL INFO text", "", "", "text"},  // pid/tid must be numbers
     };
+    // clang-format on
     for (const auto& c : cases) {
         const auto seen = records_of(c.line);
         ASSERT_EQ(seen.size(), 1u) << c.line;
@@ -67,7 +69,8 @@ TEST(NcclRecord, LineWithoutMarkerIsOneUnmarkedRecord) {
 
 TEST(NcclRecord, FlattenedPasteYieldsEachRecord) {
     const auto seen = records_of(
-        "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read b:3:4 [1] NCCL INFO Channel 01/0 : 1[1] -> "
+        "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read b:3:4 [1] NCCL INFO "
+        "Channel 01/0 : 1[1] -> "
         "0[0] via SHM/direct/direct [2] NCCL INFO Connected all rings");
     ASSERT_EQ(seen.size(), 3u);
     EXPECT_EQ(seen[0].host, "a");

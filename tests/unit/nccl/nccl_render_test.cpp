@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "policy/nccl_analysis.hpp"
+#include "report/nccl_log_render.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
-
-#include "policy/nccl_analysis.hpp"
-#include "report/nccl_log_render.hpp"
-#include "sources/nccl/nccl_log_parser.hpp"
 
 namespace peergate::report {
 namespace {
@@ -26,8 +26,10 @@ model::NcclLog parse(std::string_view text) {
 }
 
 TEST(NcclLogRender, FastJsonTextEqualsTheDocument) {
-    for (const char* name : {"handwritten-all-shapes.log", "nccl-2.9.9-ec2-p2p-ipc-read.log",
-                             "handwritten-nvlink-unused.log", "nccl-2.21.5-vllm-topology-nvswitch.log"}) {
+    for (const char* name : {"handwritten-all-shapes.log",
+                             "nccl-2.9.9-ec2-p2p-ipc-read.log",
+                             "handwritten-nvlink-unused.log",
+                             "nccl-2.21.5-vllm-topology-nvswitch.log"}) {
         SCOPED_TRACE(name);
         const auto log = parse(fixture(name));
         const auto analysis = policy::analyze_nccl_log(log, nullptr);
@@ -41,8 +43,9 @@ TEST(NcclLogRender, FastJsonTextEqualsTheDocument) {
 }
 
 TEST(NcclLogRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
-    const auto log = parse("h\xff\xfe:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\"\x01\xc3\n"
-                           "h:1:2 [0] NCCL INFO NCCL_X set by environment to \xff\n");
+    const auto log = parse(
+        "h\xff\xfe:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\"\x01\xc3\n"
+        "h:1:2 [0] NCCL INFO NCCL_X set by environment to \xff\n");
     ASSERT_EQ(log.connections.size(), 1u);
     const auto analysis = policy::analyze_nccl_log(log, nullptr);
     const NcclLogReport report{{"-"}, "", &log, &analysis};

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
+#include "sources/nccl/nccl_topo_dump.hpp"
 
 #include "sources/nccl/nccl_log_parser.hpp"
-#include "sources/nccl/nccl_topo_dump.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::sources::nccl {
 namespace {

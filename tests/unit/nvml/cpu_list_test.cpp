@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "sources/nvml/nvml_census.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
-
-#include "sources/nvml/nvml_census.hpp"
 
 namespace peergate::nvml {
 namespace {

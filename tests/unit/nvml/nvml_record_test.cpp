@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The status tokens gather records: nvidia-smi topo -p2p's letters for NVML's values.
-#include <gtest/gtest.h>
-
 #include "sources/nvml/nvml_record.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::nvml {
 namespace {

@@ -2,13 +2,13 @@
 // What the all-groups search's bound may count of the undecided candidates' gains: the
 // largest that fit the places left, and the best split between two groups, each against
 // an enumeration of every choice.
+#include "policy/placement_gains.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <vector>
-
-#include "policy/placement_gains.hpp"
 
 namespace peergate {
 namespace {
@@ -74,7 +74,8 @@ TEST(PlacementGains, BestSplitMatchesEveryAssignment) {
             to_one.push_back(std::uniform_int_distribution<Weight>(0, 500)(rng));
         }
         const int most = static_cast<int>(size);
-        const auto wanted = static_cast<std::size_t>(std::uniform_int_distribution<int>(0, most)(rng));
+        const auto wanted =
+            static_cast<std::size_t>(std::uniform_int_distribution<int>(0, most)(rng));
         Weight expected = 0;
         bool found = false;
         for (unsigned chosen = 0; chosen < (1U << size); ++chosen) {

@@ -3,15 +3,15 @@
 // link, (2) and (3) tie across many placements and (4) and the tie-break pick one. The
 // joint NUMA bound (a group that mixes classes needs members of two) and the NUMA-first
 // start are checked directly and, through both searches, against the brute force.
+#include "placement_support.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_numa_start.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
-
-#include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_numa_start.hpp"
 
 namespace peergate {
 namespace {
@@ -140,7 +140,9 @@ TEST(PlacementNumaBound, AGroupBeingFilledDecidesWhatTheOthersCanSeat) {
     const std::uint64_t all = (std::uint64_t{1} << 32) - 1;
     const std::uint64_t first = (std::uint64_t{1} << 17) - 1;
     const std::vector<std::uint64_t> sockets = {first, all & ~first};
-    EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, sockets, 0x3, all & ~std::uint64_t{0x3}, 8), 5);
+    EXPECT_EQ(policy::placement::fewest_spans_around_open_group(
+                  after, sockets, 0x3, all & ~std::uint64_t{0x3}, 8),
+              5);
     // Only the second socket's candidates left: the group must mix (2 spans), leaving 15
     // and 9, which need a mixed group too.
     EXPECT_EQ(policy::placement::fewest_spans_around_open_group(after, {2, 0}, {0, 15}, 8), 6);

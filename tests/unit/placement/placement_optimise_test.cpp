@@ -2,15 +2,15 @@
 // The group-by-group search's drivers (placement_optimise.cpp): a proof of the best score
 // in any branching order, then the first placement with that score in list order, gives
 // what one search in list order gives, past the sizes the brute-force enumerator reaches.
-#include <gtest/gtest.h>
-
-#include <random>
-#include <string>
-
 #include "placement_support.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_heuristic.hpp"
 #include "policy/placement_search.hpp"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
 
 namespace peergate {
 namespace {
@@ -43,7 +43,8 @@ TEST(PlacementOptimise, ProofThenFirstInListOrderIsTheOneSearchInListOrder) {
         const Case c = random_case(rng, n, k);
         const auto two = pl::optimise_packing(c.problem, c.threshold, c.start, kEnough);
         const auto one = pl::improve_packing(c.problem, c.threshold, c.start, kEnough);
-        const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) + " K " + std::to_string(k);
+        const std::string what = "trial " + std::to_string(trial) + " n " + std::to_string(n) +
+                                 " K " + std::to_string(k);
         ASSERT_TRUE(two.complete && one.complete) << what;
         EXPECT_EQ(two.score, one.score) << what;
         EXPECT_EQ(two.groups, one.groups) << what;
@@ -57,12 +58,15 @@ TEST(PlacementOptimise, TheProofGivesTheScoreAndTheSecondSearchOnlyItsSmallestLi
     std::mt19937 rng(4702U);
     for (int trial = 0; trial < 20; ++trial) {
         const Case c = random_case(rng, 14, 3);
-        const auto proof = pl::run_search(c.problem, c.threshold, pl::Goal::score, kEnough, {}, &c.start);
+        const auto proof =
+            pl::run_search(c.problem, c.threshold, pl::Goal::score, kEnough, {}, &c.start);
         ASSERT_TRUE(proof.complete);
-        const auto smallest = pl::run_search(c.problem, c.threshold, pl::Goal::smallest, kEnough, {}, &proof.groups);
+        const auto smallest =
+            pl::run_search(c.problem, c.threshold, pl::Goal::smallest, kEnough, {}, &proof.groups);
         ASSERT_TRUE(smallest.complete);
         EXPECT_EQ(smallest.score, proof.score) << "trial " << trial;
-        EXPECT_EQ(pl::score_of(pl::evaluate(c.problem, smallest.groups)), proof.score) << "trial " << trial;
+        EXPECT_EQ(pl::score_of(pl::evaluate(c.problem, smallest.groups)), proof.score)
+            << "trial " << trial;
         const auto one = pl::improve_packing(c.problem, c.threshold, c.start, kEnough);
         EXPECT_EQ(smallest.groups, one.groups) << "trial " << trial;
     }

@@ -2,13 +2,14 @@
 // The two counts of disjoint groups of K in a graph of usable pairs: truss_groups (an
 // upper bound) and GroupPacker::most (exact within its effort), against a brute force
 // on small random graphs and on the shapes they exist for.
+#include "policy/placement_packing.hpp"
+
+#include "policy/placement_bounds.hpp"
+
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <random>
-
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_packing.hpp"
 
 namespace peergate {
 namespace {
@@ -55,7 +56,8 @@ int brute_most(const Adjacency& adjacency, std::uint64_t within, int k) {
     const std::uint64_t rest = within & ~(std::uint64_t{1} << v);
     int best = brute_most(adjacency, rest, k);
     for (std::uint64_t subset = rest; subset != 0; subset = (subset - 1) & rest) {
-        if (std::popcount(subset) == k - 1 && is_clique(adjacency, subset | (std::uint64_t{1} << v))) {
+        if (std::popcount(subset) == k - 1 &&
+            is_clique(adjacency, subset | (std::uint64_t{1} << v))) {
             best = std::max(best, 1 + brute_most(adjacency, rest & ~subset, k));
         }
     }
@@ -73,8 +75,10 @@ TEST(PlacementPacking, MatchesBruteForceOnRandomGraphs) {
         for (int k = 2; k <= 4; ++k) {
             for (std::uint64_t within : {all, some}) {
                 const int expected = brute_most(adjacency, within, k);
-                EXPECT_EQ(packer.most(adjacency, within, k), expected) << "trial " << trial << " k " << k;
-                EXPECT_GE(truss_groups(adjacency, within, k), expected) << "trial " << trial << " k " << k;
+                EXPECT_EQ(packer.most(adjacency, within, k), expected)
+                    << "trial " << trial << " k " << k;
+                EXPECT_GE(truss_groups(adjacency, within, k), expected)
+                    << "trial " << trial << " k " << k;
             }
         }
     }
@@ -91,8 +95,9 @@ int plain_truss(Adjacency adjacency, std::uint64_t within, int k) {
         for (std::size_t a = 0; a < adjacency.size(); ++a) {
             for (std::size_t b = 0; b < adjacency.size(); ++b) {
                 const bool paired = ((adjacency[a] >> b) & 1U) != 0;
-                if (paired && (std::popcount(adjacency[a] & adjacency[b]) < k - 2 ||
-                               std::popcount(adjacency[a]) < k - 1 || std::popcount(adjacency[b]) < k - 1)) {
+                if (paired &&
+                    (std::popcount(adjacency[a] & adjacency[b]) < k - 2 ||
+                     std::popcount(adjacency[a]) < k - 1 || std::popcount(adjacency[b]) < k - 1)) {
                     adjacency[a] &= ~(std::uint64_t{1} << b);
                     adjacency[b] &= ~(std::uint64_t{1} << a);
                     changed = true;
@@ -133,7 +138,8 @@ TEST(PlacementPacking, TrussMatchesThePlainPeel) {
         const int n = std::uniform_int_distribution<int>(2, 40)(rng);
         const Adjacency adjacency = random_graph(rng, n, 0.2);
         const std::uint64_t all = (std::uint64_t{1} << n) - 1;
-        const std::uint64_t within = all & std::uniform_int_distribution<std::uint64_t>(0, all)(rng);
+        const std::uint64_t within =
+            all & std::uniform_int_distribution<std::uint64_t>(0, all)(rng);
         for (int k = 2; k <= 8; ++k) {
             EXPECT_EQ(truss_groups(adjacency, within, k), plain_truss(adjacency, within, k))
                 << "trial " << trial << " k " << k;
@@ -173,7 +179,8 @@ TEST(PlacementPacking, TrussDropsABridgeNoGroupCanUse) {
     }
     join(adjacency, 4, 5);
     EXPECT_EQ(truss_groups(adjacency, 0x1FF, 3), 2);
-    EXPECT_EQ(truss_groups(adjacency, 0x1FF, 2), 4);  // pairs may use the bridge: one component of nine
+    EXPECT_EQ(truss_groups(adjacency, 0x1FF, 2),
+              4);  // pairs may use the bridge: one component of nine
     GroupPacker packer;
     EXPECT_EQ(packer.most(adjacency, 0x1FF, 3), 2);
     EXPECT_EQ(packer.most(adjacency, 0x1FF, 2), 4);

@@ -3,16 +3,17 @@
 // weights are link labels) and by walking its partners heaviest first (where measured
 // bandwidths make too many levels): both give the same answer on the same problem. And the
 // clique ceilings built on them, against every group of K.
+#include "policy/placement_partners.hpp"
+
+#include "placement_support.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_problem.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <random>
-
-#include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_partners.hpp"
-#include "policy/placement_problem.hpp"
 
 namespace peergate {
 namespace {
@@ -30,15 +31,18 @@ TEST(PlacementPartners, LevelCountsMatchTheWalkOnRandomLabels) {
     std::mt19937 rng(777U);
     for (int trial = 0; trial < 200; ++trial) {
         const int n = std::uniform_int_distribution<int>(2, 24)(rng);
-        const auto problem = pl::build_problem(placement_test::random_topology(rng, n), {.size = 2});
+        const auto problem =
+            pl::build_problem(placement_test::random_topology(rng, n), {.size = 2});
         ASSERT_TRUE(problem.has_value());
         const auto weights = pl::distinct_weights(*problem);
-        const auto threshold = weights[std::uniform_int_distribution<std::size_t>(0, weights.size() - 1)(rng)];
+        const auto threshold =
+            weights[std::uniform_int_distribution<std::size_t>(0, weights.size() - 1)(rng)];
         const auto by_level = pl::neighbours_at(*problem, threshold);
         ASSERT_FALSE(by_level.levels.empty()) << "link labels are few enough to count by level";
         const auto by_walk = walked(by_level);
         for (int v = 0; v < n; ++v) {
-            const std::uint64_t among = std::uniform_int_distribution<std::uint64_t>(0, (std::uint64_t{1} << n) - 1)(rng);
+            const std::uint64_t among =
+                std::uniform_int_distribution<std::uint64_t>(0, (std::uint64_t{1} << n) - 1)(rng);
             const int kth = std::uniform_int_distribution<int>(0, n)(rng);
             std::uint64_t steps = 0;
             const auto a = pl::heaviest_partners(*problem, by_level, v, among, kth, steps);
@@ -56,8 +60,8 @@ TEST(PlacementPartners, ManyDistinctWeightsAreWalked) {
     problem.weight.assign(144, 0);
     for (int a = 0; a < 12; ++a) {
         for (int b = a + 1; b < 12; ++b) {
-            problem.weight[static_cast<std::size_t>(a * 12 + b)] = problem.weight[static_cast<std::size_t>(b * 12 + a)] =
-                100 + a * 12 + b;
+            problem.weight[static_cast<std::size_t>(a * 12 + b)] =
+                problem.weight[static_cast<std::size_t>(b * 12 + a)] = 100 + a * 12 + b;
         }
     }
     const auto nb = pl::neighbours_at(problem, 0);
@@ -88,7 +92,8 @@ std::vector<policy::Weight> brute_ceilings(const pl::Problem& p, policy::Weight 
         }
         for (int v = 0; v < p.n && weakest >= threshold; ++v) {
             if (((set >> v) & 1U) != 0) {
-                out[static_cast<std::size_t>(v)] = std::max(out[static_cast<std::size_t>(v)], weakest);
+                out[static_cast<std::size_t>(v)] =
+                    std::max(out[static_cast<std::size_t>(v)], weakest);
             }
         }
     }
@@ -102,10 +107,12 @@ TEST(PlacementPartners, CliqueCeilingsMatchEveryGroup) {
     for (int trial = 0; trial < 150; ++trial) {
         const int n = std::uniform_int_distribution<int>(4, 12)(rng);
         const int k = std::uniform_int_distribution<int>(2, std::min(n, 7))(rng);
-        const auto problem = pl::build_problem(placement_test::random_topology(rng, n), {.size = k});
+        const auto problem =
+            pl::build_problem(placement_test::random_topology(rng, n), {.size = k});
         ASSERT_TRUE(problem.has_value());
         const auto weights = pl::distinct_weights(*problem);
-        const auto threshold = weights[std::uniform_int_distribution<std::size_t>(0, weights.size() - 1)(rng)];
+        const auto threshold =
+            weights[std::uniform_int_distribution<std::size_t>(0, weights.size() - 1)(rng)];
         EXPECT_EQ(pl::clique_ceilings(*problem, threshold), brute_ceilings(*problem, threshold))
             << "trial " << trial << " n " << n << " K " << k;
     }

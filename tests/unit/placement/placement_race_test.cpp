@@ -2,18 +2,19 @@
 // The exact solver's last stage (placement_race): both searches stop when asked, the
 // answer of two unfinished searches is the better of the two on every run, and taking
 // turns on one CPU still matches the brute-force enumerator.
+#include "policy/placement_race.hpp"
+
+#include "placement_support.hpp"
+#include "policy/placement_assign.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_heuristic.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <atomic>
 #include <random>
 #include <string>
-
-#include "placement_support.hpp"
-#include "policy/placement_assign.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_heuristic.hpp"
-#include "policy/placement_race.hpp"
 
 namespace peergate {
 namespace {
@@ -31,10 +32,12 @@ struct Hard {
 
 Hard hard_problem() {
     std::mt19937 rng(4401U);
-    const auto problem = policy::placement::build_problem(placement_test::random_topology(rng, 32), {.size = 8});
+    const auto problem =
+        policy::placement::build_problem(placement_test::random_topology(rng, 32), {.size = 8});
     EXPECT_TRUE(problem.has_value());
     Hard hard{.problem = *problem};
-    hard.start = policy::placement::heuristic_placement(hard.problem, policy::placement::first_component_bound(hard.problem));
+    hard.start = policy::placement::heuristic_placement(
+        hard.problem, policy::placement::first_component_bound(hard.problem));
     hard.threshold = policy::placement::evaluate(hard.problem, hard.start).min_bottleneck;
     return hard;
 }
@@ -42,10 +45,10 @@ Hard hard_problem() {
 TEST(PlacementRace, BothSearchesStopWhenAsked) {
     const Hard hard = hard_problem();
     const std::atomic<bool> stop{true};
-    const SearchResult by_group =
-        policy::placement::optimise_packing(hard.problem, hard.threshold, hard.start, 1'000'000, {}, &stop);
-    const SearchResult all_groups =
-        policy::placement::assign_packing(hard.problem, hard.threshold, hard.start, 1'000'000, {}, &stop);
+    const SearchResult by_group = policy::placement::optimise_packing(
+        hard.problem, hard.threshold, hard.start, 1'000'000, {}, &stop);
+    const SearchResult all_groups = policy::placement::assign_packing(
+        hard.problem, hard.threshold, hard.start, 1'000'000, {}, &stop);
     for (const SearchResult* result : {&by_group, &all_groups}) {
         EXPECT_FALSE(result->complete);
         EXPECT_TRUE(result->found);  // the incumbent stands
@@ -61,21 +64,29 @@ TEST(PlacementRace, TwoUnfinishedSearchesGiveTheBetterPlacementOnEveryRun) {
     const Hard hard = hard_problem();
     constexpr std::uint64_t kBudget = 20'000;
     using policy::placement::kAloneNodes;
-    const SearchResult alone = policy::placement::optimise_packing(hard.problem, hard.threshold, hard.start, kAloneNodes);
+    const SearchResult alone =
+        policy::placement::optimise_packing(hard.problem, hard.threshold, hard.start, kAloneNodes);
     ASSERT_FALSE(alone.complete);
     const std::uint64_t rest = kBudget - alone.nodes;
-    const SearchResult by_group = policy::placement::optimise_packing(hard.problem, hard.threshold, alone.groups, rest);
+    const SearchResult by_group =
+        policy::placement::optimise_packing(hard.problem, hard.threshold, alone.groups, rest);
     const SearchResult all_groups =
-        policy::placement::assign_packing(hard.problem, hard.threshold, alone.groups,
-                                          policy::placement::all_groups_share(hard.problem, rest), {});
+        policy::placement::assign_packing(hard.problem,
+                                          hard.threshold,
+                                          alone.groups,
+                                          policy::placement::all_groups_share(hard.problem, rest),
+                                          {});
     ASSERT_FALSE(by_group.complete || all_groups.complete);
     auto a = by_group.groups;
     auto b = all_groups.groups;
     policy::placement::normalise(a);
     policy::placement::normalise(b);
-    const auto& expected = all_groups.score > by_group.score ? b : by_group.score > all_groups.score ? a : std::min(a, b);
+    const auto& expected = all_groups.score > by_group.score   ? b
+                           : by_group.score > all_groups.score ? a
+                                                               : std::min(a, b);
     for (int run = 0; run < 3; ++run) {
-        SearchResult raced = policy::placement::race_searches(hard.problem, hard.threshold, hard.start, kBudget, {});
+        SearchResult raced =
+            policy::placement::race_searches(hard.problem, hard.threshold, hard.start, kBudget, {});
         policy::placement::normalise(raced.groups);
         EXPECT_FALSE(raced.complete);
         EXPECT_EQ(raced.groups, expected) << "run " << run;
@@ -85,8 +96,8 @@ TEST(PlacementRace, TwoUnfinishedSearchesGiveTheBetterPlacementOnEveryRun) {
 
 TEST(PlacementRace, TakingTurnsKeepsTheBudget) {
     const Hard hard = hard_problem();
-    const SearchResult in_turn =
-        policy::placement::race_searches(hard.problem, hard.threshold, hard.start, 20'000, {}, Searches::in_turn);
+    const SearchResult in_turn = policy::placement::race_searches(
+        hard.problem, hard.threshold, hard.start, 20'000, {}, Searches::in_turn);
     EXPECT_FALSE(in_turn.complete);
     EXPECT_LE(in_turn.nodes, 20'000U + 256U);
     EXPECT_FALSE(policy::better(policy::placement::evaluate(hard.problem, hard.start),
@@ -100,7 +111,10 @@ TEST(PlacementRace, TakingTurnsMatchesBruteForceForEveryK) {
         const auto t = placement_test::random_topology(rng, n);
         for (int k = 2; k <= n / 2; ++k) {
             placement_test::expect_exact_search_matches_brute_force(
-                t, {.size = k}, "trial " + std::to_string(trial) + " K " + std::to_string(k), Searches::in_turn);
+                t,
+                {.size = k},
+                "trial " + std::to_string(trial) + " K " + std::to_string(k),
+                Searches::in_turn);
         }
     }
 }

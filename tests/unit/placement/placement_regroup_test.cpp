@@ -2,16 +2,17 @@
 // Re-splitting groups for the exact solver's start (placement_regroup): it cuts two groups
 // anew where no single swap helps, never lowers the score or breaks a placement, and with
 // two groups it is the exact search itself.
+#include "policy/placement_regroup.hpp"
+
+#include "placement_support.hpp"
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_heuristic.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 #include <string>
-
-#include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_heuristic.hpp"
-#include "policy/placement_regroup.hpp"
 
 namespace peergate {
 namespace {
@@ -58,13 +59,17 @@ Groups heuristic_start(const Problem& p) {
 
 // G groups of K among the request's candidates, disjoint, the required GPUs together, every
 // pair at or above the threshold.
-void expect_valid(const Problem& p, const Groups& groups, policy::Weight threshold, const std::string& what) {
+void expect_valid(const Problem& p,
+                  const Groups& groups,
+                  policy::Weight threshold,
+                  const std::string& what) {
     ASSERT_EQ(static_cast<int>(groups.size()), p.g) << what;
     std::vector<int> seen;
     int holding_required = 0;
     for (const auto& group : groups) {
         ASSERT_EQ(static_cast<int>(group.size()), p.k) << what;
-        const auto required = std::count_if(group.begin(), group.end(), [&](int v) { return p.is_required(v); });
+        const auto required =
+            std::count_if(group.begin(), group.end(), [&](int v) { return p.is_required(v); });
         EXPECT_TRUE(required == 0 || required == p.required_count) << what;
         holding_required += required > 0 ? 1 : 0;
         for (int v : group) {
@@ -95,7 +100,8 @@ TEST(PlacementRegroup, NeverLowersTheScoreAndKeepsAPlacement) {
         Groups groups = heuristic_start(*problem);
         const auto before = policy::placement::evaluate(*problem, groups);
         policy::placement::regroup_pairs(*problem, before.min_bottleneck, groups, 20'000);
-        const std::string what = "trial " + std::to_string(trial) + " " + placement_test::describe(*request);
+        const std::string what =
+            "trial " + std::to_string(trial) + " " + placement_test::describe(*request);
         expect_valid(*problem, groups, before.min_bottleneck, what);
         const auto after = policy::placement::evaluate(*problem, groups);
         EXPECT_FALSE(policy::better(before, after)) << what;

@@ -1,31 +1,33 @@
 // SPDX-License-Identifier: Apache-2.0
 // Past the brute-force range: 32 GPUs solved exactly, 48 to 256 by the heuristic with a
 // reported gap. (Solve times are measured by bench/placement_bench.cpp, not here.)
-#include <gtest/gtest.h>
-
-#include <random>
-#include <set>
-
 #include "placement_support.hpp"
 #include "policy/placement.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_heuristic.hpp"
 #include "policy/placement_regroup.hpp"
 
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
 namespace peergate::placement_test {
 namespace {
 
 using Groups = std::vector<std::vector<int>>;
 
-model::Topology generated(int n, const std::function<std::string(int, int)>& label,
+model::Topology generated(int n,
+                          const std::function<std::string(int, int)>& label,
                           const std::function<int(int)>& numa) {
-    std::vector<std::vector<std::string>> tokens(static_cast<std::size_t>(n),
-                                                 std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    std::vector<std::vector<std::string>> tokens(
+        static_cast<std::size_t>(n), std::vector<std::string>(static_cast<std::size_t>(n), "X"));
     std::vector<std::optional<int>> nodes;
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
             if (a != b) {
-                tokens[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] = label(std::min(a, b), std::max(a, b));
+                tokens[static_cast<std::size_t>(a)][static_cast<std::size_t>(b)] =
+                    label(std::min(a, b), std::max(a, b));
             }
         }
         nodes.emplace_back(numa(a));
@@ -35,9 +37,14 @@ model::Topology generated(int n, const std::function<std::string(int, int)>& lab
 
 // DGX-1 hybrid cube meshes, one per 8 GPUs, SYS between them; NUMA node per 4 GPUs.
 model::Topology cube_meshes(int n) {
-    static const int kLinks[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0}, {1, 0, 2, 1, 0, 2, 0, 0}, {1, 2, 0, 2, 0, 0, 1, 0},
-                                     {2, 1, 2, 0, 0, 0, 0, 1}, {2, 0, 0, 0, 0, 1, 1, 2}, {0, 2, 0, 0, 1, 0, 2, 1},
-                                     {0, 0, 1, 0, 1, 2, 0, 2}, {0, 0, 0, 1, 2, 1, 2, 0}};
+    static const int kLinks[8][8] = {{0, 1, 1, 2, 2, 0, 0, 0},
+                                     {1, 0, 2, 1, 0, 2, 0, 0},
+                                     {1, 2, 0, 2, 0, 0, 1, 0},
+                                     {2, 1, 2, 0, 0, 0, 0, 1},
+                                     {2, 0, 0, 0, 0, 1, 1, 2},
+                                     {0, 2, 0, 0, 1, 0, 2, 1},
+                                     {0, 0, 1, 0, 1, 2, 0, 2},
+                                     {0, 0, 0, 1, 2, 1, 2, 0}};
     return generated(
         n,
         [](int a, int b) {
@@ -52,7 +59,10 @@ model::Topology pcie_tree(int n) {
     return generated(
         n,
         [n](int a, int b) {
-            return a / 4 == b / 4 ? "PIX" : a / 8 == b / 8 ? "PXB" : a / (n / 2) == b / (n / 2) ? "NODE" : "SYS";
+            return a / 4 == b / 4               ? "PIX"
+                   : a / 8 == b / 8             ? "PXB"
+                   : a / (n / 2) == b / (n / 2) ? "NODE"
+                                                : "SYS";
         },
         [n](int a) { return a / (n / 2); });
 }
@@ -96,8 +106,9 @@ TEST(PlacementScale, ThirtyTwoPcieGpusExactly) {
         expect_valid(*result, 32, k);
         EXPECT_TRUE(result->exact) << "K " << k;
     }
-    EXPECT_EQ(sorted_groups(*policy::place(t, {.size = 16})), (Groups{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
-                                                                     {16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}}));
+    EXPECT_EQ(sorted_groups(*policy::place(t, {.size = 16})),
+              (Groups{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+                      {16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}}));
 }
 
 TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInPairs) {
@@ -148,7 +159,8 @@ TEST(PlacementScale, NodeBudgetHoldsAcrossEveryStage) {
 
 TEST(PlacementScale, Nvl72LikeRackIsOneNvlinkDomain) {
     // 72 GPUs, every pair NV18, one Grace CPU (NUMA node) per two GPUs.
-    const auto t = generated(72, [](int, int) { return std::string("NV18"); }, [](int a) { return a / 2; });
+    const auto t = generated(
+        72, [](int, int) { return std::string("NV18"); }, [](int a) { return a / 2; });
     const auto pairs = policy::place(t, {.size = 2});
     ASSERT_TRUE(pairs.has_value());
     EXPECT_EQ(pairs->method, policy::PlacementMethod::uniform);
@@ -172,12 +184,16 @@ TEST(PlacementScale, FortyEightAndNinetySixGpusByTheHeuristicThenReSplit) {
         EXPECT_EQ(result->method, policy::PlacementMethod::heuristic);
         EXPECT_GT(result->nodes, 0U) << n;
         // Half the re-split share of the default budget, and one triple's share over at most.
-        EXPECT_LE(result->nodes, policy::placement::regroup_share(policy::PlacementRequest{}.node_budget) / 2 + 5'000);
+        EXPECT_LE(
+            result->nodes,
+            policy::placement::regroup_share(policy::PlacementRequest{}.node_budget) / 2 + 5'000);
         const auto problem = policy::placement::build_problem(t, {.size = 4});
         ASSERT_TRUE(problem.has_value());
-        const auto swapped =
-            policy::placement::heuristic_placement(*problem, policy::placement::first_component_bound(*problem));
-        EXPECT_TRUE(policy::better(result->objective, policy::placement::evaluate(*problem, swapped))) << n;
+        const auto swapped = policy::placement::heuristic_placement(
+            *problem, policy::placement::first_component_bound(*problem));
+        EXPECT_TRUE(
+            policy::better(result->objective, policy::placement::evaluate(*problem, swapped)))
+            << n;
     }
 }
 

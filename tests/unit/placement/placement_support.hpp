@@ -3,14 +3,14 @@
 // topologies, and a brute-force enumerator of every placement.
 #pragma once
 
+#include "model/topology.hpp"
+#include "policy/placement.hpp"
+#include "policy/placement_race.hpp"
+
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
-
-#include "model/topology.hpp"
-#include "policy/placement.hpp"
-#include "policy/placement_race.hpp"
 
 namespace peergate::placement_test {
 
@@ -30,8 +30,11 @@ struct Brute {
 // Scores every placement of `count` groups of `size` among `candidates` (every GPU when
 // empty) holding all of `required` in one group; the best by the objective, ties to the
 // smallest list. nullopt when there is none.
-std::optional<Brute> brute_force(const model::Topology& topology, int size, int count,
-                                 std::vector<int> candidates, const std::vector<int>& required);
+std::optional<Brute> brute_force(const model::Topology& topology,
+                                 int size,
+                                 int count,
+                                 std::vector<int> candidates,
+                                 const std::vector<int>& required);
 
 // The result's groups as a sorted list of sorted groups.
 std::vector<std::vector<int>> sorted_groups(const policy::PlacementResult& result);
@@ -39,21 +42,24 @@ std::vector<std::vector<int>> sorted_groups(const policy::PlacementResult& resul
 // A request on n GPUs: K drawn from [min_size, max_size], about 4 in 5 GPUs as candidates
 // (shuffled), a count that fits them, and up to `max_required` of them required. nullopt
 // when fewer than K candidates were drawn.
-std::optional<policy::PlacementRequest> random_request(std::mt19937& rng, int n, int min_size, int max_size,
-                                                       int max_required);
+std::optional<policy::PlacementRequest> random_request(
+    std::mt19937& rng, int n, int min_size, int max_size, int max_required);
 
 // Describes a request for failure messages: K, G, candidates and required GPUs.
 std::string describe(const policy::PlacementRequest& request);
 
 // place() against brute_force(): both find a placement or neither; then exact, the same
 // objective and the same groups.
-void expect_place_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
+void expect_place_matches_brute_force(const model::Topology& topology,
+                                      const policy::PlacementRequest& request,
                                       const std::string& what);
 
 // The same through the exact solver with its last stage forced (placement_race.hpp): by
 // default the search that fills all groups at once (placement_assign.hpp) alone.
 void expect_exact_search_matches_brute_force(
-    const model::Topology& topology, const policy::PlacementRequest& request, const std::string& what,
+    const model::Topology& topology,
+    const policy::PlacementRequest& request,
+    const std::string& what,
     policy::placement::Searches searches = policy::placement::Searches::all_groups_only);
 
 }  // namespace peergate::placement_test

@@ -2,16 +2,16 @@
 // Implementation of the test helpers (placement_support.hpp) and tests of the helpers.
 #include "placement_support.hpp"
 
+#include "policy/placement_bounds.hpp"
+#include "policy/placement_exact.hpp"
+#include "policy/placement_heuristic.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <climits>
 #include <set>
 #include <tuple>
-
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_exact.hpp"
-#include "policy/placement_heuristic.hpp"
 
 namespace peergate::placement_test {
 
@@ -25,16 +25,23 @@ Weight weight_of(const model::LinkLabel& label) {
         return 1000 + label.nvlinks;
     }
     switch (label.kind) {
-        case model::LinkKind::pix: return 50;
-        case model::LinkKind::pxb: return 40;
-        case model::LinkKind::phb: return 30;
-        case model::LinkKind::node: return 20;
-        case model::LinkKind::sys: return 10;
-        default: return -1;
+        case model::LinkKind::pix:
+            return 50;
+        case model::LinkKind::pxb:
+            return 40;
+        case model::LinkKind::phb:
+            return 30;
+        case model::LinkKind::node:
+            return 20;
+        case model::LinkKind::sys:
+            return 10;
+        default:
+            return -1;
     }
 }
 
-policy::PlacementObjective score(const model::Topology& t, const std::vector<std::vector<int>>& groups) {
+policy::PlacementObjective score(const model::Topology& t,
+                                 const std::vector<std::vector<int>>& groups) {
     policy::PlacementObjective objective{.min_bottleneck = policy::kUnlimited, .sum_bottleneck = 0};
     for (const auto& group : groups) {
         Weight bottleneck = policy::kUnlimited;
@@ -48,8 +55,9 @@ policy::PlacementObjective score(const model::Topology& t, const std::vector<std
             }
         }
         objective.min_bottleneck = std::min(objective.min_bottleneck, bottleneck);
-        objective.sum_bottleneck =
-            bottleneck == policy::kUnlimited ? policy::kUnlimited : objective.sum_bottleneck + bottleneck;
+        objective.sum_bottleneck = bottleneck == policy::kUnlimited
+                                       ? policy::kUnlimited
+                                       : objective.sum_bottleneck + bottleneck;
         objective.numa_spans += static_cast<int>(nodes.size());
     }
     return objective;
@@ -72,8 +80,9 @@ struct Enumerator {
 
     bool required_ok() const {
         return std::any_of(groups.begin(), groups.end(), [&](const std::vector<int>& g) {
-            return std::all_of(required.begin(), required.end(),
-                               [&](int r) { return std::find(g.begin(), g.end(), r) != g.end(); });
+            return std::all_of(required.begin(), required.end(), [&](int r) {
+                return std::find(g.begin(), g.end(), r) != g.end();
+            });
         });
     }
 
@@ -130,9 +139,9 @@ struct Enumerator {
     }
 };
 
-const char* const kLabels[] = {"NV1",  "NV2",  "NV3",  "NV4",  "NV5",  "NV6",  "NV7",  "NV8", "NV9",
-                               "NV10", "NV11", "NV12", "NV13", "NV14", "NV15", "NV16", "NV17", "NV18",
-                               "PIX",  "PXB",  "PHB",  "NODE", "SYS"};
+const char* const kLabels[] = {"NV1",  "NV2",  "NV3",  "NV4",  "NV5",  "NV6",  "NV7",  "NV8",
+                               "NV9",  "NV10", "NV11", "NV12", "NV13", "NV14", "NV15", "NV16",
+                               "NV17", "NV18", "PIX",  "PXB",  "PHB",  "NODE", "SYS"};
 
 }  // namespace
 
@@ -152,8 +161,8 @@ model::Topology topology_from(const std::vector<std::vector<std::string>>& token
 }
 
 model::Topology random_topology(std::mt19937& rng, int n) {
-    std::vector<std::vector<std::string>> tokens(static_cast<std::size_t>(n),
-                                                 std::vector<std::string>(static_cast<std::size_t>(n), "X"));
+    std::vector<std::vector<std::string>> tokens(
+        static_cast<std::size_t>(n), std::vector<std::string>(static_cast<std::size_t>(n), "X"));
     std::uniform_int_distribution<int> label(0, 22);
     std::uniform_int_distribution<int> node(-1, 2);
     std::vector<std::optional<int>> numa;
@@ -167,9 +176,10 @@ model::Topology random_topology(std::mt19937& rng, int n) {
     return topology_from(tokens, numa);
 }
 
-std::optional<policy::PlacementRequest> random_request(std::mt19937& rng, int n, int min_size, int max_size,
-                                                       int max_required) {
-    policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(min_size, max_size)(rng)};
+std::optional<policy::PlacementRequest> random_request(
+    std::mt19937& rng, int n, int min_size, int max_size, int max_required) {
+    policy::PlacementRequest request{
+        .size = std::uniform_int_distribution<int>(min_size, max_size)(rng)};
     for (int v = 0; v < n; ++v) {
         if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
             request.candidates.push_back(v);
@@ -181,14 +191,16 @@ std::optional<policy::PlacementRequest> random_request(std::mt19937& rng, int n,
     }
     request.count = std::uniform_int_distribution<int>(1, available / request.size)(rng);
     std::shuffle(request.candidates.begin(), request.candidates.end(), rng);
-    const int required = std::uniform_int_distribution<int>(0, std::min(max_required, request.size))(rng);
+    const int required =
+        std::uniform_int_distribution<int>(0, std::min(max_required, request.size))(rng);
     request.required.assign(request.candidates.begin(), request.candidates.begin() + required);
     return request;
 }
 
 std::string describe(const policy::PlacementRequest& request) {
     std::string what = "K " + std::to_string(request.size) + " G " +
-                       (request.count ? std::to_string(*request.count) : std::string("default")) + " gpus";
+                       (request.count ? std::to_string(*request.count) : std::string("default")) +
+                       " gpus";
     for (int v : request.candidates) {
         what += " " + std::to_string(v);
     }
@@ -199,11 +211,14 @@ std::string describe(const policy::PlacementRequest& request) {
     return what;
 }
 
-void expect_place_matches_brute_force(const model::Topology& topology, const policy::PlacementRequest& request,
+void expect_place_matches_brute_force(const model::Topology& topology,
+                                      const policy::PlacementRequest& request,
                                       const std::string& what) {
     const int count = request.count.value_or(
-        static_cast<int>(request.candidates.empty() ? topology.size() : request.candidates.size()) / request.size);
-    const auto brute = brute_force(topology, request.size, count, request.candidates, request.required);
+        static_cast<int>(request.candidates.empty() ? topology.size() : request.candidates.size()) /
+        request.size);
+    const auto brute =
+        brute_force(topology, request.size, count, request.candidates, request.required);
     const auto result = policy::place(topology, request);
     ASSERT_EQ(brute.has_value(), result.has_value()) << what;
     if (!brute) {
@@ -214,11 +229,14 @@ void expect_place_matches_brute_force(const model::Topology& topology, const pol
     EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
 }
 
-void expect_exact_search_matches_brute_force(const model::Topology& t, const policy::PlacementRequest& request,
-                                             const std::string& what, policy::placement::Searches searches) {
+void expect_exact_search_matches_brute_force(const model::Topology& t,
+                                             const policy::PlacementRequest& request,
+                                             const std::string& what,
+                                             policy::placement::Searches searches) {
     const auto problem = policy::placement::build_problem(t, request);
     const int count = request.count.value_or(
-        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) / request.size);
+        static_cast<int>(request.candidates.empty() ? t.size() : request.candidates.size()) /
+        request.size);
     const auto brute = brute_force(t, request.size, count, request.candidates, request.required);
     ASSERT_EQ(problem.has_value(), brute.has_value()) << what;
     if (!brute || problem->k == 1) {
@@ -226,7 +244,8 @@ void expect_exact_search_matches_brute_force(const model::Topology& t, const pol
     }
     const auto ceiling = policy::placement::first_component_bound(*problem);
     const auto start = policy::placement::heuristic_placement(*problem, ceiling);
-    const auto solved = policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, searches);
+    const auto solved =
+        policy::placement::solve_exactly(*problem, start, ceiling, 10'000'000, searches);
     ASSERT_TRUE(solved.exact) << what;
     EXPECT_EQ(policy::placement::evaluate(*problem, solved.groups), brute->objective) << what;
     std::vector<std::vector<int>> ids;
@@ -240,15 +259,25 @@ void expect_exact_search_matches_brute_force(const model::Topology& t, const pol
     EXPECT_EQ(ids, brute->groups) << what;
 }
 
-std::optional<Brute> brute_force(const model::Topology& topology, int size, int count,
-                                 std::vector<int> candidates, const std::vector<int>& required) {
+std::optional<Brute> brute_force(const model::Topology& topology,
+                                 int size,
+                                 int count,
+                                 std::vector<int> candidates,
+                                 const std::vector<int>& required) {
     if (candidates.empty()) {
         for (const auto& gpu : topology.gpus) {
             candidates.push_back(gpu.index);
         }
     }
     std::sort(candidates.begin(), candidates.end());
-    Enumerator e{topology, size, count, candidates, required, std::nullopt, {}, std::vector<char>(candidates.size(), 0)};
+    Enumerator e{topology,
+                 size,
+                 count,
+                 candidates,
+                 required,
+                 std::nullopt,
+                 {},
+                 std::vector<char>(candidates.size(), 0)};
     e.next(0);
     return e.best;
 }
@@ -269,7 +298,14 @@ int count_placements(int n, int size, int count) {
     for (int i = 0; i < n; ++i) {
         all.push_back(i);
     }
-    Enumerator e{t, size, count, all, {}, std::nullopt, {}, std::vector<char>(static_cast<std::size_t>(n), 0)};
+    Enumerator e{t,
+                 size,
+                 count,
+                 all,
+                 {},
+                 std::nullopt,
+                 {},
+                 std::vector<char>(static_cast<std::size_t>(n), 0)};
     e.next(0);
     return e.visited;
 }

@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate place: the solvers against a brute-force enumerator and on known machines.
+#include "policy/placement.hpp"
+
+#include "cli/topology_input.hpp"
+#include "placement_support.hpp"
+#include "sources/smi/topo_m_parser.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include "placement_support.hpp"
-#include <filesystem>
-
-#include "cli/topology_input.hpp"
-#include "policy/placement.hpp"
-#include "sources/smi/topo_m_parser.hpp"
 
 namespace peergate::placement_test {
 namespace {
@@ -54,18 +54,34 @@ void expect_shard_matches_brute_force(int shard) {
         const int n = size(rng);
         const auto t = random_topology(rng, n);
         for (int k = 1; k <= n; ++k) {
-            expect_place_matches_brute_force(t, policy::PlacementRequest{.size = k},
-                                       "shard " + std::to_string(shard) + " trial " + std::to_string(trial) +
-                                           " n " + std::to_string(n) + " K " + std::to_string(k));
+            expect_place_matches_brute_force(t,
+                                             policy::PlacementRequest{.size = k},
+                                             "shard " + std::to_string(shard) + " trial " +
+                                                 std::to_string(trial) + " n " + std::to_string(n) +
+                                                 " K " + std::to_string(k));
         }
     }
 }
 
-TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard0) { expect_shard_matches_brute_force(0); }
-TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard1) { expect_shard_matches_brute_force(1); }
-TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard2) { expect_shard_matches_brute_force(2); }
-TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard3) { expect_shard_matches_brute_force(3); }
-TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard4) { expect_shard_matches_brute_force(4); }
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard0) {
+    expect_shard_matches_brute_force(0);
+}
+
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard1) {
+    expect_shard_matches_brute_force(1);
+}
+
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard2) {
+    expect_shard_matches_brute_force(2);
+}
+
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard3) {
+    expect_shard_matches_brute_force(3);
+}
+
+TEST(PlacementExact, MatchesBruteForceOnRandomTopologiesShard4) {
+    expect_shard_matches_brute_force(4);
+}
 
 TEST(PlacementExact, MatchesBruteForceWithCandidatesCountAndRequired) {
     std::mt19937 rng(42);
@@ -73,34 +89,40 @@ TEST(PlacementExact, MatchesBruteForceWithCandidatesCountAndRequired) {
         const int n = std::uniform_int_distribution<int>(3, 10)(rng);
         const auto t = random_topology(rng, n);
         if (const auto request = random_request(rng, n, 1, 4, 2)) {
-            expect_place_matches_brute_force(t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
+            expect_place_matches_brute_force(
+                t, *request, "trial " + std::to_string(trial) + " " + describe(*request));
         }
     }
 }
 
 TEST(PlacementMachines, MatchBruteForceForEveryK) {
-    for (const char* name : {"place/dgx1_v100_hybrid_cube_mesh.txt", "topo_m/unsloth_TOPO_BRIDGED_4X.txt",
+    for (const char* name : {"place/dgx1_v100_hybrid_cube_mesh.txt",
+                             "topo_m/unsloth_TOPO_BRIDGED_4X.txt",
                              "topo_m/unsloth_TOPO_NVLINK_8X.txt",
                              "topo_m/ml-engineering-network_8xH100_NV18_compacted.txt"}) {
         const auto parsed = sources::smi::parse_topo_m(read_fixture(name));
         ASSERT_TRUE(parsed.has_value()) << name << ": " << parsed.error().message;
         for (int k = 1; k <= static_cast<int>(parsed->size()); ++k) {
-            expect_place_matches_brute_force(*parsed, {.size = k}, std::string(name) + " K " + std::to_string(k));
+            expect_place_matches_brute_force(
+                *parsed, {.size = k}, std::string(name) + " K " + std::to_string(k));
         }
     }
 }
 
 TEST(PlacementMachines, BuiltInMachinesMatchBruteForceForEveryK) {
     int machines = 0;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
         const auto discovery = cli::read_topology_file(entry.path().string());
         if (!discovery.topology) {
             continue;  // a single-GPU machine has no interconnect matrix to place on
         }
         ++machines;
         for (int k = 1; k <= static_cast<int>(discovery.topology->size()); ++k) {
-            expect_place_matches_brute_force(*discovery.topology, {.size = k},
-                                       entry.path().filename().string() + " K " + std::to_string(k));
+            expect_place_matches_brute_force(
+                *discovery.topology,
+                {.size = k},
+                entry.path().filename().string() + " K " + std::to_string(k));
         }
     }
     EXPECT_GE(machines, 5);
@@ -127,13 +149,16 @@ TEST(PlacementMachines, Dgx1SizeTwoPairsGpusJoinedByTwoLinks) {
 }
 
 TEST(PlacementMachines, Dgx1FromTheSavedText) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("place/dgx1_v100_hybrid_cube_mesh.txt"));
+    const auto parsed =
+        sources::smi::parse_topo_m(read_fixture("place/dgx1_v100_hybrid_cube_mesh.txt"));
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
-    EXPECT_EQ(sorted_groups(must_place(*parsed, {.size = 4})), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
+    EXPECT_EQ(sorted_groups(must_place(*parsed, {.size = 4})),
+              (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
 }
 
 TEST(PlacementMachines, BridgedA100PairsFollowTheBridges) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_BRIDGED_4X.txt"));
+    const auto parsed =
+        sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_BRIDGED_4X.txt"));
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     const auto result = must_place(*parsed, {.size = 2});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1}, {2, 3}}));
@@ -142,7 +167,8 @@ TEST(PlacementMachines, BridgedA100PairsFollowTheBridges) {
 }
 
 TEST(PlacementMachines, NvswitchSizeFourFollowsNumaNodes) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_NVLINK_8X.txt"));
+    const auto parsed =
+        sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_NVLINK_8X.txt"));
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     const auto result = must_place(*parsed, {.size = 4});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
@@ -152,7 +178,8 @@ TEST(PlacementMachines, NvswitchSizeFourFollowsNumaNodes) {
 }
 
 TEST(PlacementMachines, NvswitchSizeThreeLeavesOnePerNode) {
-    const auto parsed = sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_NVLINK_8X.txt"));
+    const auto parsed =
+        sources::smi::parse_topo_m(read_fixture("topo_m/unsloth_TOPO_NVLINK_8X.txt"));
     ASSERT_TRUE(parsed.has_value());
     const auto result = must_place(*parsed, {.size = 3});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1, 2}, {4, 5, 6}}));
@@ -164,7 +191,8 @@ TEST(PlacementRequest, RequireForcesGpusIntoTheFirstGroup) {
     ASSERT_EQ(result.groups.size(), 2U);
     EXPECT_TRUE(result.groups[0].required);
     EXPECT_EQ(result.groups[0].gpus.front(), 0);
-    EXPECT_NE(std::find(result.groups[0].gpus.begin(), result.groups[0].gpus.end(), 4), result.groups[0].gpus.end());
+    EXPECT_NE(std::find(result.groups[0].gpus.begin(), result.groups[0].gpus.end(), 4),
+              result.groups[0].gpus.end());
     EXPECT_TRUE(result.exact);
 }
 
@@ -172,12 +200,14 @@ TEST(PlacementRequest, RequiredGroupIsListedFirst) {
     const auto result = must_place(dgx1(), {.size = 2, .required = {6}});
     ASSERT_FALSE(result.groups.empty());
     EXPECT_TRUE(result.groups[0].required);
-    EXPECT_NE(std::find(result.groups[0].gpus.begin(), result.groups[0].gpus.end(), 6), result.groups[0].gpus.end());
+    EXPECT_NE(std::find(result.groups[0].gpus.begin(), result.groups[0].gpus.end(), 6),
+              result.groups[0].gpus.end());
 }
 
 TEST(PlacementRequest, GpusRestrictTheCandidates) {
     const auto result = must_place(dgx1(), {.size = 2, .candidates = {0, 1, 4, 5}});
-    EXPECT_EQ(sorted_groups(result), (Groups{{0, 4}, {1, 5}}));  // NV2 both, over the NV1 pair {0,1}
+    EXPECT_EQ(sorted_groups(result),
+              (Groups{{0, 4}, {1, 5}}));  // NV2 both, over the NV1 pair {0,1}
     EXPECT_TRUE(result.leftover.empty());
 }
 
@@ -187,7 +217,8 @@ TEST(PlacementRequest, ImpossibleSizesAreErrors) {
     EXPECT_FALSE(policy::place(dgx1(), {.size = 0}).has_value());
     EXPECT_FALSE(policy::place(dgx1(), {.size = 2, .candidates = {0, 9}}).has_value());
     EXPECT_FALSE(policy::place(dgx1(), {.size = 2, .required = {0, 1, 2}}).has_value());
-    EXPECT_FALSE(policy::place(dgx1(), {.size = 2, .candidates = {0, 1}, .required = {5}}).has_value());
+    EXPECT_FALSE(
+        policy::place(dgx1(), {.size = 2, .candidates = {0, 1}, .required = {5}}).has_value());
     const auto error = policy::place(dgx1(), {.size = 4, .count = 3}).error();
     EXPECT_NE(error.message.find("impossible"), std::string::npos) << error.message;
 }
@@ -210,9 +241,11 @@ TEST(PlacementBandwidth, MeasuredSlowerDirectionDecides) {
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1}, {2, 3}}));
     EXPECT_TRUE(result.measured);
     EXPECT_EQ(result.objective.min_bottleneck, 9000);  // 90 GB/s in hundredths
-    samples.erase(samples.begin());                     // 0->1 gone, 1->0 still there
-    EXPECT_TRUE(policy::place(t, {.size = 2, .candidates = {0, 1, 2, 3}, .bandwidth = samples}).has_value());
-    EXPECT_FALSE(policy::place(t, {.size = 2, .bandwidth = samples}).has_value());  // 4..7 unmeasured
+    samples.erase(samples.begin());                    // 0->1 gone, 1->0 still there
+    EXPECT_TRUE(policy::place(t, {.size = 2, .candidates = {0, 1, 2, 3}, .bandwidth = samples})
+                    .has_value());
+    EXPECT_FALSE(
+        policy::place(t, {.size = 2, .bandwidth = samples}).has_value());  // 4..7 unmeasured
 }
 
 }  // namespace

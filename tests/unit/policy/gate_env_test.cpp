@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The environment plan: set if absent, kept user values, the off-value strip, profiles.
-#include <gtest/gtest.h>
-
 #include "gate_test_support.hpp"
 #include "policy/gate.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::policy {
 namespace {
@@ -29,10 +29,13 @@ bool warns_about(const GateDecision& d, const std::string& text) {
 
 TEST(GateEnv, OffValuesAreStrippedOnEveryPath) {
     const char* spellings[] = {"", "0", "false", "OFF", "no", " 0 ", "False", "No\t"};
+
     struct Path {
         const char* what;
         std::function<GateInput(util::EnvMap)> make;
     };
+
+    // clang-format off
     const Path paths[] = {
         {"NVLink box", [](util::EnvMap e) { return input(uniform_nvlink(4), {}, std::move(e)); }},
         {"PCIe box", [](util::EnvMap e) { return input(pcie_box(2, "NVIDIA L40S"), {}, std::move(e)); }},
@@ -62,6 +65,7 @@ TEST(GateEnv, OffValuesAreStrippedOnEveryPath) {
              return in;
          }},
     };
+    // clang-format on
     for (const auto& path : paths) {
         for (const char* value : spellings) {
             SCOPED_TRACE(std::string(path.what) + " GGML_CUDA_P2P='" + value + "'");
@@ -75,7 +79,8 @@ TEST(GateEnv, OffValuesAreStrippedOnEveryPath) {
             EXPECT_FALSE(child.contains("GGML_CUDA_P2P"));
         }
     }
-    const auto failed = failed_decision(input(uniform_nvlink(2), {}, env({{"GGML_CUDA_P2P", "no"}})), "boom");
+    const auto failed =
+        failed_decision(input(uniform_nvlink(2), {}, env({{"GGML_CUDA_P2P", "no"}})), "boom");
     EXPECT_TRUE(failed.unsets("GGML_CUDA_P2P"));
 }
 
@@ -84,7 +89,8 @@ TEST(GateEnv, TruthyUserValueIsHonouredWithAWarningWhenUnconfirmed) {
     EXPECT_FALSE(pcie.p2p);
     EXPECT_EQ(pcie.kept_value("GGML_CUDA_P2P"), "1");
     EXPECT_FALSE(pcie.unsets("GGML_CUDA_P2P"));
-    EXPECT_TRUE(warns_about(pcie, "GGML_CUDA_P2P='1' set by the user is kept although the gate vetoes P2P"));
+    EXPECT_TRUE(warns_about(
+        pcie, "GGML_CUDA_P2P='1' set by the user is kept although the gate vetoes P2P"));
 
     const auto yes = decide(input(pcie_box(2, "NVIDIA L40S"), {}, env({{"GGML_CUDA_P2P", "yes"}})));
     EXPECT_EQ(yes.kept_value("GGML_CUDA_P2P"), "yes");
@@ -95,13 +101,15 @@ TEST(GateEnv, TruthyUserValueIsHonouredWithAWarningWhenUnconfirmed) {
     EXPECT_FALSE(nvlink.set_value("GGML_CUDA_P2P"));
     EXPECT_TRUE(nvlink.warnings.empty());
 
-    const auto forced = decide(input(pcie_box(2, "NVIDIA L40S"), {},
+    const auto forced = decide(input(pcie_box(2, "NVIDIA L40S"),
+                                     {},
                                      env({{"GGML_CUDA_P2P", "1"}, {"PEERGATE_FORCE_P2P", "1"}})));
     EXPECT_TRUE(warns_about(forced, "not confirmed as NVLink"));
 }
 
 TEST(GateEnv, DisableP2pRemovesAnInheritedTruthyValueAndKeepsTuning) {
-    const auto d = decide(input(uniform_nvlink(4), {}, env({{"PEERGATE_DISABLE_P2P", "1"}, {"GGML_CUDA_P2P", "1"}})));
+    const auto d = decide(
+        input(uniform_nvlink(4), {}, env({{"PEERGATE_DISABLE_P2P", "1"}, {"GGML_CUDA_P2P", "1"}})));
     EXPECT_TRUE(d.unsets("GGML_CUDA_P2P"));
     EXPECT_EQ(d.set_value("GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F"), "1");
     EXPECT_EQ(d.set_value("CUDA_SCALE_LAUNCH_QUEUES"), "4x");
@@ -112,7 +120,8 @@ TEST(GateEnv, DisableTuningSetsNothing) {
     const auto d = decide(input(uniform_nvlink(4), {}, env({{"PEERGATE_DISABLE_TUNING", "1"}})));
     EXPECT_TRUE(d.set.empty());
     EXPECT_TRUE(d.unset.empty());
-    const auto kept = decide(input(uniform_nvlink(4), {}, env({{"UNSLOTH_DISABLE_DC_TUNING", "1"}, {"GGML_CUDA_P2P", "1"}})));
+    const auto kept = decide(input(
+        uniform_nvlink(4), {}, env({{"UNSLOTH_DISABLE_DC_TUNING", "1"}, {"GGML_CUDA_P2P", "1"}})));
     EXPECT_EQ(kept.kept_value("GGML_CUDA_P2P"), "1");
     EXPECT_FALSE(kept.unsets("GGML_CUDA_P2P"));
 }
@@ -123,7 +132,9 @@ TEST(GateEnv, TuningVariablesFollowNamesAndCount) {
         GateInput in;
         std::vector<std::string> set;
     };
+
     const std::vector<std::vector<std::string>> v100_pair = {{"X", "NV2"}, {"NV2", "X"}};
+    // clang-format off
     const Case cases[] = {
         {"8x B200", input(uniform_nvlink(8)),
          {"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "CUDA_SCALE_LAUNCH_QUEUES", "GGML_CUDA_P2P"}},
@@ -137,6 +148,7 @@ TEST(GateEnv, TuningVariablesFollowNamesAndCount) {
          {"CUDA_SCALE_LAUNCH_QUEUES", "GGML_CUDA_P2P"}},
         {"mixed B200 + 4090: nothing", input(topology({{"X", "NODE"}, {"NODE", "X"}}, {"NVIDIA B200", "NVIDIA GeForce RTX 4090"})), {}},
     };
+    // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.what);
         EXPECT_EQ(set_names(decide(c.in)), c.set);
@@ -144,16 +156,20 @@ TEST(GateEnv, TuningVariablesFollowNamesAndCount) {
 }
 
 TEST(GateEnv, UserValuesAreKept) {
-    const auto d = decide(input(uniform_nvlink(2), {},
-                                env({{"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "0"}, {"CUDA_SCALE_LAUNCH_QUEUES", "8x"}})));
+    const auto d = decide(input(
+        uniform_nvlink(2),
+        {},
+        env({{"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "0"}, {"CUDA_SCALE_LAUNCH_QUEUES", "8x"}})));
     EXPECT_EQ(d.kept_value("GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F"), "0");
     EXPECT_EQ(d.kept_value("CUDA_SCALE_LAUNCH_QUEUES"), "8x");
     EXPECT_EQ(set_names(d), std::vector<std::string>{"GGML_CUDA_P2P"});
 }
 
 TEST(GateEnv, ExplicitSelectionPinsTheChild) {
-    const auto d = decide(input(bridged_a100_4x(), gpus({2, 3}),
-                                env({{"CUDA_VISIBLE_DEVICES", "0"}, {"CUDA_DEVICE_ORDER", "FASTEST_FIRST"}})));
+    const auto d =
+        decide(input(bridged_a100_4x(),
+                     gpus({2, 3}),
+                     env({{"CUDA_VISIBLE_DEVICES", "0"}, {"CUDA_DEVICE_ORDER", "FASTEST_FIRST"}})));
     EXPECT_EQ(d.set_value("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
     EXPECT_EQ(d.set_value("CUDA_VISIBLE_DEVICES"), "2,3");
     EXPECT_TRUE(warns_about(d, "CUDA_VISIBLE_DEVICES=0 from the environment is replaced by 2,3"));
@@ -168,7 +184,8 @@ TEST(GateEnv, ExplicitSelectionPinsTheChild) {
     EXPECT_FALSE(u.set_value("CUDA_DEVICE_ORDER"));
     EXPECT_FALSE(u.set_value("CUDA_VISIBLE_DEVICES"));
 
-    const auto inherited = decide(input(bridged_a100_4x(), {}, env({{"CUDA_VISIBLE_DEVICES", "0,1"}})));
+    const auto inherited =
+        decide(input(bridged_a100_4x(), {}, env({{"CUDA_VISIBLE_DEVICES", "0,1"}})));
     EXPECT_FALSE(inherited.set_value("CUDA_VISIBLE_DEVICES"));
     EXPECT_TRUE(warns_about(inherited, "every GPU on the host must qualify"));
 }
@@ -179,22 +196,28 @@ GateInput with_profile(GateInput in, Profile profile) {
 }
 
 TEST(GateEnv, NcclProfile) {
-    const auto bridged02 = decide(with_profile(input(bridged_a100_4x(), gpus({0, 2})), Profile::nccl));
+    const auto bridged02 =
+        decide(with_profile(input(bridged_a100_4x(), gpus({0, 2})), Profile::nccl));
     EXPECT_EQ(bridged02.set_value("NCCL_P2P_LEVEL"), "NVL");
     EXPECT_FALSE(bridged02.set_value("GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F"));  // llama.cpp only
 
-    EXPECT_FALSE(decide(with_profile(input(bridged_a100_4x(), gpus({0, 1})), Profile::nccl)).set_value("NCCL_P2P_LEVEL"));
-    EXPECT_FALSE(decide(with_profile(input(uniform_nvlink(1)), Profile::nccl)).set_value("NCCL_P2P_LEVEL"));
+    EXPECT_FALSE(decide(with_profile(input(bridged_a100_4x(), gpus({0, 1})), Profile::nccl))
+                     .set_value("NCCL_P2P_LEVEL"));
+    EXPECT_FALSE(
+        decide(with_profile(input(uniform_nvlink(1)), Profile::nccl)).set_value("NCCL_P2P_LEVEL"));
 
-    const auto user_level = decide(with_profile(input(bridged_a100_4x(), {}, env({{"NCCL_P2P_LEVEL", "SYS"}})), Profile::nccl));
+    const auto user_level = decide(with_profile(
+        input(bridged_a100_4x(), {}, env({{"NCCL_P2P_LEVEL", "SYS"}})), Profile::nccl));
     EXPECT_FALSE(user_level.set_value("NCCL_P2P_LEVEL"));
     EXPECT_EQ(user_level.kept_value("NCCL_P2P_LEVEL"), "SYS");
 
-    const auto user_disable = decide(with_profile(input(bridged_a100_4x(), {}, env({{"NCCL_P2P_DISABLE", "1"}})), Profile::nccl));
+    const auto user_disable = decide(with_profile(
+        input(bridged_a100_4x(), {}, env({{"NCCL_P2P_DISABLE", "1"}})), Profile::nccl));
     EXPECT_FALSE(user_disable.set_value("NCCL_P2P_LEVEL"));
     EXPECT_EQ(user_disable.kept_value("NCCL_P2P_DISABLE"), "1");
 
-    const auto forced = decide(with_profile(input(pcie_box(2, "NVIDIA L40S"), {}, env({{"PEERGATE_FORCE_P2P", "1"}})), Profile::nccl));
+    const auto forced = decide(with_profile(
+        input(pcie_box(2, "NVIDIA L40S"), {}, env({{"PEERGATE_FORCE_P2P", "1"}})), Profile::nccl));
     EXPECT_FALSE(forced.set_value("NCCL_P2P_LEVEL"));
 
     auto unreadable = input(uniform_nvlink(2));
@@ -212,17 +235,22 @@ TEST(GateEnv, VllmProfile) {
     const auto allowed = decide(with_profile(input(uniform_nvlink(8)), Profile::vllm));
     EXPECT_TRUE(allowed.set.empty());
 
-    const auto kept = decide(with_profile(input(pcie_box(2, "NVIDIA L40S"), {}, env({{"VLLM_SKIP_P2P_CHECK", "1"}})), Profile::vllm));
+    const auto kept = decide(with_profile(
+        input(pcie_box(2, "NVIDIA L40S"), {}, env({{"VLLM_SKIP_P2P_CHECK", "1"}})), Profile::vllm));
     EXPECT_EQ(kept.kept_value("VLLM_SKIP_P2P_CHECK"), "1");
     EXPECT_FALSE(kept.set_value("VLLM_SKIP_P2P_CHECK"));
 }
 
 TEST(GateEnv, AllProfileIsTheUnion) {
     const auto d = decide(with_profile(input(bridged_a100_4x(), gpus({0, 2})), Profile::all));
-    EXPECT_EQ(set_names(d), (std::vector<std::string>{"CUDA_DEVICE_ORDER", "CUDA_VISIBLE_DEVICES",
-                                                      "GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "CUDA_SCALE_LAUNCH_QUEUES",
-                                                      "NCCL_P2P_LEVEL", "VLLM_SKIP_P2P_CHECK",
-                                                      "VLLM_ALLREDUCE_USE_SYMM_MEM"}));
+    EXPECT_EQ(set_names(d),
+              (std::vector<std::string>{"CUDA_DEVICE_ORDER",
+                                        "CUDA_VISIBLE_DEVICES",
+                                        "GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F",
+                                        "CUDA_SCALE_LAUNCH_QUEUES",
+                                        "NCCL_P2P_LEVEL",
+                                        "VLLM_SKIP_P2P_CHECK",
+                                        "VLLM_ALLREDUCE_USE_SYMM_MEM"}));
 }
 
 TEST(GateEnv, ApplyGivesTheChildExactlyThePlan) {
@@ -230,9 +258,13 @@ TEST(GateEnv, ApplyGivesTheChildExactlyThePlan) {
     const auto d = decide(input(bridged_a100_4x(), gpus({0, 1}), parent));
     util::EnvMap child = parent;
     d.apply_to(child);
-    EXPECT_EQ(child, env({{"PATH", "/bin"}, {"HOME", "/root"}, {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
-                          {"CUDA_VISIBLE_DEVICES", "0,1"}, {"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "1"},
-                          {"CUDA_SCALE_LAUNCH_QUEUES", "4x"}}));
+    EXPECT_EQ(child,
+              env({{"PATH", "/bin"},
+                   {"HOME", "/root"},
+                   {"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                   {"CUDA_VISIBLE_DEVICES", "0,1"},
+                   {"GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F", "1"},
+                   {"CUDA_SCALE_LAUNCH_QUEUES", "4x"}}));
 }
 
 TEST(GateTypes, SelectionParse) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
-
 #include "policy/gate_names.hpp"
+
 #include "util/strings.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::policy {
 namespace {
@@ -14,6 +15,7 @@ struct NameCase {
 };
 
 TEST(GateNames, WordBoundedCaseInsensitiveLists) {
+    // clang-format off
     const NameCase cases[] = {
         {"NVIDIA RTX A1000 Laptop GPU", false, false},  // not an a100
         {"RTX A3000 Laptop GPU", false, false},         // not an a30
@@ -45,6 +47,7 @@ TEST(GateNames, WordBoundedCaseInsensitiveLists) {
         {"NVIDIA L20", false, false},
         {"", false, false},
     };
+    // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         EXPECT_EQ(is_datacenter_name(c.name), c.datacenter);

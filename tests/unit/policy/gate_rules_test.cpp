@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The P2P verdict, rule by rule (GATE-SPEC.md §1, §2, §4, §5).
-#include <gtest/gtest.h>
-
-#include <functional>
-
 #include "gate_test_support.hpp"
 #include "policy/gate.hpp"
 #include "policy/gate_veto.hpp"
+
+#include <gtest/gtest.h>
+
+#include <functional>
 
 namespace peergate::policy {
 namespace {
@@ -36,9 +36,12 @@ void check(const VerdictCase& c) {
     EXPECT_EQ(d.veto.empty(), d.p2p);
 }
 
-GateInput on_bridged(std::vector<int> ids) { return input(bridged_a100_4x(), gpus(std::move(ids))); }
+GateInput on_bridged(std::vector<int> ids) {
+    return input(bridged_a100_4x(), gpus(std::move(ids)));
+}
 
 TEST(GateVerdict, PartiallyBridgedBoxKeepsP2pInsideEachBridge) {
+    // clang-format off
     const VerdictCase cases[] = {
         {"[0,1]", [] { return on_bridged({0, 1}); }, true, "every_pair_nvlink", "=every selected pair is NVLink (GPUs 0, 1)"},
         {"[2,3]", [] { return on_bridged({2, 3}); }, true, "every_pair_nvlink", "GPUs 2, 3"},
@@ -51,6 +54,7 @@ TEST(GateVerdict, PartiallyBridgedBoxKeepsP2pInsideEachBridge) {
         {"--gpus all", [] { return input(bridged_a100_4x(), Selection::all()); }, false, "every_pair_nvlink", "GPU 0 to GPU 2"},
         {"uniform 8x B200", [] { return input(uniform_nvlink(8)); }, true, "every_pair_nvlink", "GPUs 0, 1, 2, 3, 4, 5, 6, 7"},
     };
+    // clang-format on
     for (const auto& c : cases) {
         check(c);
     }
@@ -62,9 +66,11 @@ TEST(GateVerdict, IommuSuffixOnBareMetalOnlyAndNeverTheDecision) {
         in.host = std::move(host);
         return in;
     };
-    const std::string pcie_veto = std::string("=GPU 0 to GPU 1 is NODE, not NVLink (GPU 0 (NVIDIA RTX 6000 Ada "
-                                              "Generation) has no NVLink connector)");
+    const std::string pcie_veto = std::string(
+        "=GPU 0 to GPU 1 is NODE, not NVLink (GPU 0 (NVIDIA RTX 6000 Ada "
+        "Generation) has no NVLink connector)");
     const std::string ada = "NVIDIA RTX 6000 Ada Generation";
+    // clang-format off
     const VerdictCase cases[] = {
         {"bare metal, translating", [&] { return with_host(pcie_box(2, ada), bare_metal(IommuMode::translating)); },
          false, "nvlink_name", pcie_veto + kIommuSuffix},
@@ -89,6 +95,7 @@ TEST(GateVerdict, IommuSuffixOnBareMetalOnlyAndNeverTheDecision) {
              return with_host(uniform_nvlink(8), bare_metal(IommuMode::translating));
          }, true, "every_pair_nvlink", ""},
     };
+    // clang-format on
     for (const auto& c : cases) {
         check(c);
     }
@@ -98,8 +105,13 @@ TEST(GateVerdict, IommuSuffixOnBareMetalOnlyAndNeverTheDecision) {
 }
 
 TEST(GateVerdict, ControlPlanePrecedence) {
-    const auto uniform_with = [](util::EnvMap e) { return input(uniform_nvlink(4), {}, std::move(e)); };
-    const auto l40s_with = [](util::EnvMap e) { return input(pcie_box(2, "NVIDIA L40S"), {}, std::move(e)); };
+    const auto uniform_with = [](util::EnvMap e) {
+        return input(uniform_nvlink(4), {}, std::move(e));
+    };
+    const auto l40s_with = [](util::EnvMap e) {
+        return input(pcie_box(2, "NVIDIA L40S"), {}, std::move(e));
+    };
+    // clang-format off
     const VerdictCase cases[] = {
         {"DISABLE_P2P", [&] { return uniform_with(env({{"PEERGATE_DISABLE_P2P", "1"}})); },
          false, "disable_p2p", "=PEERGATE_DISABLE_P2P=1: P2P is switched off"},
@@ -149,15 +161,19 @@ TEST(GateVerdict, ControlPlanePrecedence) {
         {"truthy GGML_CUDA_P2P is no opt-out", [&] { return uniform_with(env({{"GGML_CUDA_P2P", "1"}})); },
          true, "every_pair_nvlink", ""},
     };
+    // clang-format on
     for (const auto& c : cases) {
         check(c);
     }
 }
 
 TEST(GateVerdict, NameGatesAndTheBeyondRule) {
-    const std::vector<std::vector<std::string>> two_pairs = {
-        {"X", "NV2", "SYS", "SYS"}, {"NV2", "X", "SYS", "SYS"}, {"SYS", "SYS", "X", "NV2"}, {"SYS", "SYS", "NV2", "X"}};
+    const std::vector<std::vector<std::string>> two_pairs = {{"X", "NV2", "SYS", "SYS"},
+                                                             {"NV2", "X", "SYS", "SYS"},
+                                                             {"SYS", "SYS", "X", "NV2"},
+                                                             {"SYS", "SYS", "NV2", "X"}};
     const auto v100 = [&] { return topology(two_pairs, repeat("Tesla V100-SXM2-32GB", 4)); };
+    // clang-format off
     const VerdictCase cases[] = {
         {"mixed B200 + 4090", [] {
              return input(topology({{"X", "NODE"}, {"NODE", "X"}}, {"NVIDIA B200", "NVIDIA GeForce RTX 4090"}));
@@ -175,18 +191,22 @@ TEST(GateVerdict, NameGatesAndTheBeyondRule) {
              return input(topology({{"X", "NV4", "PHB"}, {"NV4", "X", "PHB"}, {"PHB", "PHB", "X"}}, repeat("NVIDIA H100", 3)));
          }, false, "every_pair_nvlink", "=GPU 0 to GPU 2 is PHB, not NVLink"},
     };
+    // clang-format on
     for (const auto& c : cases) {
         check(c);
     }
 }
 
 TEST(GateVerdict, IndexSpacesAndSelection) {
-    const auto bridged_env = [](Selection s, util::EnvMap e) { return input(bridged_a100_4x(), std::move(s), std::move(e)); };
+    const auto bridged_env = [](Selection s, util::EnvMap e) {
+        return input(bridged_a100_4x(), std::move(s), std::move(e));
+    };
     const auto unpinned = [](model::Topology t, std::vector<int> ids, util::EnvMap e = {}) {
         auto in = input(std::move(t), gpus(std::move(ids)), std::move(e));
         in.pin_selection = false;
         return in;
     };
+    // clang-format off
     const VerdictCase cases[] = {
         {"unpinned order on a bridged box", [&] { return unpinned(bridged_a100_4x(), {0, 1}); },
          false, "order_not_pinned", "not pinned to PCI_BUS_ID and the box is not uniformly NVLinked"},
@@ -238,6 +258,7 @@ TEST(GateVerdict, IndexSpacesAndSelection) {
              return input(std::move(t), {}, env({{"CUDA_VISIBLE_DEVICES", "3,1"}}));
          }, true, "every_pair_nvlink", ""},
     };
+    // clang-format on
     for (const auto& c : cases) {
         check(c);
     }
@@ -247,12 +268,14 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
     const auto pci = [](const char* text) { return model::PciAddress::parse(text).value(); };
     const auto with_pci = [&] {
         auto t = bridged_a100_4x();
-        const char* ids[] = {"00000000:07:00.0", "00000000:0B:00.0", "00000000:48:00.0", "00000000:4C:00.0"};
+        const char* ids[] = {
+            "00000000:07:00.0", "00000000:0B:00.0", "00000000:48:00.0", "00000000:4C:00.0"};
         for (std::size_t i = 0; i < 4; ++i) {
             t.gpus[i].pci = pci(ids[i]);
         }
         return t;
     };
+    // clang-format off
     const VerdictCase cases[] = {
         {"a source failed while deciding", [] {
              auto in = input(uniform_nvlink(8));
@@ -280,6 +303,7 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
              return in;
          }, false, "gpu_absent", "00000000:99:00.0"},
     };
+    // clang-format on
     for (const auto& c : cases) {
         check(c);
     }

@@ -2,13 +2,13 @@
 // Builders for gate tests: a topology from legend tokens, an input from a few facts.
 #pragma once
 
+#include "model/topology.hpp"
+#include "policy/gate.hpp"
+
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "model/topology.hpp"
-#include "policy/gate.hpp"
 
 namespace peergate::testing {
 
@@ -52,7 +52,9 @@ inline model::Topology uniform_nvlink(std::size_t n, const std::string& name = "
 }
 
 // n GPUs, every pair `label` (a PCIe box).
-inline model::Topology pcie_box(std::size_t n, const std::string& name, const std::string& label = "NODE") {
+inline model::Topology pcie_box(std::size_t n,
+                                const std::string& name,
+                                const std::string& label = "NODE") {
     std::vector<std::vector<std::string>> rows(n, std::vector<std::string>(n, label));
     for (std::size_t i = 0; i < n; ++i) {
         rows[i][i] = "X";
@@ -82,7 +84,8 @@ inline model::HostFacts guest(model::IommuMode iommu) {
     return h;
 }
 
-inline policy::GateInput input(model::Topology t, policy::Selection selection = {},
+inline policy::GateInput input(model::Topology t,
+                               policy::Selection selection = {},
                                util::EnvMap e = {}) {
     policy::GateInput in;
     in.topology = std::move(t);
@@ -92,6 +95,8 @@ inline policy::GateInput input(model::Topology t, policy::Selection selection = 
     return in;
 }
 
-inline policy::Selection gpus(std::vector<int> ids) { return policy::Selection::list(std::move(ids)); }
+inline policy::Selection gpus(std::vector<int> ids) {
+    return policy::Selection::list(std::move(ids));
+}
 
 }  // namespace peergate::testing

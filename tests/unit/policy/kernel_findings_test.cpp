@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/kernel_findings.hpp"
 
-#include <gtest/gtest.h>
-
 #include "policy/doctor.hpp"
 #include "sources/host/kernel_log_parser.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::policy {
 namespace {
@@ -22,7 +22,8 @@ model::Topology two_gpus(const char* bus0, const char* bus1) {
 
 TEST(KernelFindings, AmdViFaultsFromAGpuAreAnErrorNamingTheGpu) {
     const auto events = sources::host::parse_kernel_log(
-        "nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 flags=0x0020]\n");
+        "nvidia 0000:81:00.0: AMD-Vi: Event logged [IO_PAGE_FAULT domain=0x001c address=0xd0826240 "
+        "flags=0x0020]\n");
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 1U);
@@ -36,7 +37,8 @@ TEST(KernelFindings, AmdViFaultsFromAGpuAreAnErrorNamingTheGpu) {
 
 TEST(KernelFindings, IommuFaultsOfOtherDevicesAreOnlyInformation) {
     const auto events = sources::host::parse_kernel_log(
-        "DMAR: [DMA Write] Request device [00:12.0] fault addr 0 [fault reason 05] PTE Write access is not set\n");
+        "DMAR: [DMA Write] Request device [00:12.0] fault addr 0 [fault reason 05] PTE Write "
+        "access is not set\n");
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 1U);
@@ -65,7 +67,8 @@ TEST(KernelFindings, XidsMatchGpusIgnoringThePciFunctionAndCarryTheirMeaning) {
 }
 
 TEST(KernelFindings, FallenOffTheBusWithoutAnXidReadsAsXid79) {
-    const auto events = sources::host::parse_kernel_log("NVRM: GPU at 0000:41:00.0 has fallen off the bus.\n");
+    const auto events =
+        sources::host::parse_kernel_log("NVRM: GPU at 0000:41:00.0 has fallen off the bus.\n");
     const auto findings = kernel_findings(events, nullptr);
     ASSERT_EQ(findings.size(), 1U);
     EXPECT_EQ(findings[0].code, "xid_79");
@@ -75,12 +78,14 @@ TEST(KernelFindings, FallenOffTheBusWithoutAnXidReadsAsXid79) {
 
 TEST(Doctor, KernelErrorsMakeTheVerdictProblemsOnAHealthyFabric) {
     DoctorInput input;
-    input.parts = {PartStatus{.what = "nvidia-smi", .found = true, .detail = "/usr/bin/nvidia-smi"}};
+    input.parts = {
+        PartStatus{.what = "nvidia-smi", .found = true, .detail = "/usr/bin/nvidia-smi"}};
     auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     topology.matrix[0][1] = topology.matrix[1][0] = model::LinkLabel::nvlink(4);
     input.discovery.topology = topology;
     EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
-    input.kernel_events = sources::host::parse_kernel_log("NVRM: Xid (PCI:0000:41:00): 74, NVLink error\n");
+    input.kernel_events =
+        sources::host::parse_kernel_log("NVRM: Xid (PCI:0000:41:00): 74, NVLink error\n");
     const auto report = diagnose(input);
     EXPECT_EQ(report.verdict, Verdict::problems);
     EXPECT_EQ(exit_status(report.verdict), 1);
@@ -88,15 +93,19 @@ TEST(Doctor, KernelErrorsMakeTheVerdictProblemsOnAHealthyFabric) {
 
 TEST(Doctor, NoDriverIsInconclusiveAndSaysWhatWasLookedFor) {
     DoctorInput input;
-    input.parts = {PartStatus{.what = "NVML library", .found = false, .detail = "cannot load libnvidia-ml.so.1"},
-                   PartStatus{.what = "nvidia-smi", .found = false, .detail = "nvidia-smi: not found on PATH"}};
+    input.parts = {
+        PartStatus{
+            .what = "NVML library", .found = false, .detail = "cannot load libnvidia-ml.so.1"},
+        PartStatus{
+            .what = "nvidia-smi", .found = false, .detail = "nvidia-smi: not found on PATH"}};
     input.simulate_hint = "pcie-rtx6000ada-2x-iommu";
     const auto report = diagnose(input);
     EXPECT_EQ(report.verdict, Verdict::inconclusive);
     ASSERT_EQ(report.findings.size(), 1U);
     EXPECT_EQ(report.findings[0].code, "no_nvidia_driver");
     EXPECT_NE(report.findings[0].message.find("libnvidia-ml.so.1"), std::string::npos);
-    EXPECT_NE(report.findings[0].remedy.find("--simulate pcie-rtx6000ada-2x-iommu doctor"), std::string::npos);
+    EXPECT_NE(report.findings[0].remedy.find("--simulate pcie-rtx6000ada-2x-iommu doctor"),
+              std::string::npos);
 }
 
 TEST(Doctor, PcieOnBareMetalWithTranslatingIommuIsAProblemButNotUnderAHypervisor) {

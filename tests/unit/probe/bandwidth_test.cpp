@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
-
 #include "engine/bandwidth.hpp"
+
 #include "engine/device_map.hpp"
 #include "unit/probe/fake_copy_engine.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
@@ -41,7 +42,8 @@ TEST(Bench, FlagsPairsWhoseP2pIsSlowerThanStaged) {
     };
     const auto r = engine::run_bench(e, bench_plan({0, 1}, true));
     ASSERT_EQ(r.pairs.size(), 2U);
-    ASSERT_TRUE(r.pairs[0].p2p && r.pairs[0].staged && r.pairs[0].bidirectional && r.pairs[0].latency);
+    ASSERT_TRUE(r.pairs[0].p2p && r.pairs[0].staged && r.pairs[0].bidirectional &&
+                r.pairs[0].latency);
     EXPECT_NEAR(r.pairs[0].p2p->median, 1.6e9, 1e3);
     EXPECT_NEAR(r.pairs[0].staged->median, 12e9, 1e3);
     EXPECT_NEAR(r.pairs[0].bidirectional->median, 3.2e9, 1e3);  // both directions counted
@@ -65,7 +67,8 @@ TEST(Bench, OneGpuMeasuresDeviceLocalAndHostCopies) {
     EXPECT_TRUE(r.pairs.empty());
     ASSERT_EQ(r.devices.size(), 1U);
     EXPECT_EQ(r.devices[0].gpu, 4);
-    EXPECT_TRUE(r.devices[0].device_local && r.devices[0].host_to_device && r.devices[0].device_to_host);
+    EXPECT_TRUE(r.devices[0].device_local && r.devices[0].host_to_device &&
+                r.devices[0].device_to_host);
     EXPECT_EQ(engine::bench_exit_status(r), 0);
 }
 
@@ -77,7 +80,9 @@ TEST(Bench, NothingMeasuredIsExitTwo) {
     EXPECT_EQ(engine::bench_exit_status(r), 2);
 }
 
-model::PciAddress pci(const char* text) { return *model::PciAddress::parse(text); }
+model::PciAddress pci(const char* text) {
+    return *model::PciAddress::parse(text);
+}
 
 TEST(DeviceMap, JoinsCudaDevicesToTopologyIndicesByBusId) {
     // CUDA ordinals in FASTEST_FIRST order differ from nvidia-smi's PCI order.

@@ -4,22 +4,22 @@
 // above a size or while enough copies are in flight; fail an allocation; time out).
 #pragma once
 
+#include "engine/copy_engine.hpp"
+
+#include <algorithm>
 #include <deque>
 #include <functional>
-#include <algorithm>
 #include <map>
 #include <memory>
 #include <optional>
 #include <vector>
-
-#include "engine/copy_engine.hpp"
 
 namespace peergate::testing {
 
 struct FakeCopyFault {
     int src = -1;  // engine positions, -1 any
     int dst = -1;
-    bool corrupt = false;        // else drop
+    bool corrupt = false;  // else drop
     std::size_t min_bytes = 0;
     int min_inflight = 0;
 };
@@ -29,16 +29,20 @@ public:
     explicit FakeCopyEngine(int devices) : devices_(devices) {}
 
     std::vector<FakeCopyFault> faults;
-    std::optional<int> fail_alloc_on;   // device whose allocations fail
-    int timeout_on_sync = -1;           // the Nth synchronize (0-based) times out
+    std::optional<int> fail_alloc_on;  // device whose allocations fail
+    int timeout_on_sync = -1;          // the Nth synchronize (0-based) times out
     int seconds_per_copy_ms = 1;
     model::CopyPath copy_path = model::CopyPath::direct;
     int max_inflight_seen = 0;
+
     int live_buffers() const { return static_cast<int>(buffers_.size()); }
 
     int device_count() const override { return devices_; }
+
     model::CopyPath path(int, int) const override { return copy_path; }
+
     model::VerifySite verify_site() const override { return model::VerifySite::host; }
+
     engine::EngineCounters counters() const override { return {}; }
 
     util::Expected<engine::BufferId> allocate(int device, std::size_t bytes) override {
@@ -48,20 +52,27 @@ public:
         buffers_[next_] = Buffer{device, std::vector<std::uint32_t>(bytes / 4, 0)};
         return next_++;
     }
+
     void release(engine::BufferId id) override { buffers_.erase(id); }
+
     util::Expected<engine::StreamId> create_stream(int device) override {
         streams_.push_back(Stream{device, {}, false});
         return static_cast<engine::StreamId>(streams_.size() - 1);
     }
+
     util::Expected<void> fill_sentinel(engine::BufferId id, engine::StreamId) override {
         auto& d = buffers_.at(id).data;
         std::fill(d.begin(), d.end(), engine::kSentinelBits);
         return {};
     }
-    util::Expected<void> fill_pattern(engine::BufferId id, std::uint32_t seed, engine::StreamId) override {
+
+    util::Expected<void> fill_pattern(engine::BufferId id,
+                                      std::uint32_t seed,
+                                      engine::StreamId) override {
         engine::fill_pattern(buffers_.at(id).data, seed);
         return {};
     }
+
     util::Expected<void> enqueue_copy(const engine::CopyJob& job) override {
         // A copy is in flight from its enqueue until its stream runs it; a load fault looks
         // at the most copies in flight during that time, whatever order streams drain in.
@@ -89,6 +100,7 @@ public:
         streams_.at(static_cast<std::size_t>(job.stream)).timed = true;
         return {};
     }
+
     util::Expected<std::optional<double>> synchronize(engine::StreamId id,
                                                       std::chrono::milliseconds) override {
         if (syncs_++ == timeout_on_sync) {
@@ -102,23 +114,31 @@ public:
         return std::exchange(s.timed, false) ? std::optional<double>(seconds_per_copy_ms / 1000.0)
                                              : std::optional<double>();
     }
-    util::Expected<engine::VerifyCounts> verify(engine::BufferId id, std::uint32_t seed,
-                                                engine::StreamId, std::chrono::milliseconds) override {
+
+    util::Expected<engine::VerifyCounts> verify(engine::BufferId id,
+                                                std::uint32_t seed,
+                                                engine::StreamId,
+                                                std::chrono::milliseconds) override {
         return engine::verify_pattern(buffers_.at(id).data, seed);
     }
-    util::Expected<std::vector<double>> measure(const std::vector<engine::CopyJob>& jobs, int iterations,
+
+    util::Expected<std::vector<double>> measure(const std::vector<engine::CopyJob>& jobs,
+                                                int iterations,
                                                 std::chrono::milliseconds) override {
         std::vector<double> seconds;
         for (const auto& job : jobs) {
             const double gbps = rate_gbps ? rate_gbps(job) : 10.0;
             const auto bytes = static_cast<double>(job.kind == engine::CopyKind::host_to_device
                                                        ? buffers_.at(job.dst).data.size()
-                                                       : buffers_.at(job.src).data.size()) * 4.0;
+                                                       : buffers_.at(job.src).data.size()) *
+                               4.0;
             seconds.push_back(bytes * iterations / (gbps * 1e9));
         }
         return seconds;
     }
+
     std::function<double(const engine::CopyJob&)> rate_gbps;  // for measure()
+
     int device_of(engine::BufferId id) const { return buffers_.at(id).device; }
 
 private:
@@ -126,6 +146,7 @@ private:
         int device = 0;
         std::vector<std::uint32_t> data;
     };
+
     struct Stream {
         int device = 0;
         std::deque<std::function<void()>> work;
@@ -137,7 +158,8 @@ private:
         const int dst = buffers_.at(job.dst).device;
         for (const auto& f : faults) {
             if ((f.src < 0 || f.src == src) && (f.dst < 0 || f.dst == dst) &&
-                buffers_.at(job.src).data.size() * 4 >= f.min_bytes && in_flight >= f.min_inflight) {
+                buffers_.at(job.src).data.size() * 4 >= f.min_bytes &&
+                in_flight >= f.min_inflight) {
                 return f;
             }
         }

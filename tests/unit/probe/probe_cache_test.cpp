@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The verdict cache document and its key: every identity field invalidates an entry.
-#include <gtest/gtest.h>
-
 #include "report/probe_cache.hpp"
+
 #include "report/probe_json.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
@@ -28,7 +29,8 @@ model::ProbeCell cell(int src, int dst, ProbeMode mode, model::CellStatus status
     c.repeats = 3;
     c.status = status;
     c.gbps = 21.5;
-    c.first_bad_offset = status == model::CellStatus::ok ? std::nullopt : std::optional<std::uint64_t>(64);
+    c.first_bad_offset =
+        status == model::CellStatus::ok ? std::nullopt : std::optional<std::uint64_t>(64);
     return c;
 }
 
@@ -42,17 +44,22 @@ report::ProbeCacheEntry entry() {
                cell(0, 1, ProbeMode::concurrent, model::CellStatus::ok),
                cell(1, 0, ProbeMode::serial, model::CellStatus::ok),
                cell(1, 0, ProbeMode::concurrent, model::CellStatus::dropped)};
-    r.pairs = {model::ProbePair{.src = 0, .dst = 1, .verdict = model::PairVerdict::ok,
+    r.pairs = {model::ProbePair{.src = 0,
+                                .dst = 1,
+                                .verdict = model::PairVerdict::ok,
                                 .modes = {{ProbeMode::serial, model::PairVerdict::ok},
                                           {ProbeMode::concurrent, model::PairVerdict::ok}},
                                 .detail = "intact"},
-               model::ProbePair{.src = 1, .dst = 0, .verdict = model::PairVerdict::data_lost,
+               model::ProbePair{.src = 1,
+                                .dst = 0,
+                                .verdict = model::PairVerdict::data_lost,
                                 .modes = {{ProbeMode::serial, model::PairVerdict::ok},
                                           {ProbeMode::concurrent, model::PairVerdict::data_lost}},
                                 .detail = "lost"}};
     r.verify = model::VerifySite::device;
     r.remedy = "do not";
-    return report::ProbeCacheEntry{.identity = identity(), .result = r, .written_at = "2026-01-01T00:00:00Z"};
+    return report::ProbeCacheEntry{
+        .identity = identity(), .result = r, .written_at = "2026-01-01T00:00:00Z"};
 }
 
 TEST(ProbeCache, RoundTripsThroughText) {
@@ -113,8 +120,18 @@ TEST(ProbeJson, HasTheContractFieldsInOrder) {
     EXPECT_EQ(j.begin().key(), "schema");
     EXPECT_EQ(j["schema"], "peergate.probe/v1");
     EXPECT_EQ(j["result"], "fail");
-    for (const char* key : {"src", "dst", "size_bytes", "mode", "repeats", "status", "wrong", "dropped",
-                            "first_bad_offset", "gbps", "path", "verify"}) {
+    for (const char* key : {"src",
+                            "dst",
+                            "size_bytes",
+                            "mode",
+                            "repeats",
+                            "status",
+                            "wrong",
+                            "dropped",
+                            "first_bad_offset",
+                            "gbps",
+                            "path",
+                            "verify"}) {
         EXPECT_TRUE(j["cells"][0].contains(key)) << key;
     }
     EXPECT_TRUE(j["cells"][0]["first_bad_offset"].is_null());

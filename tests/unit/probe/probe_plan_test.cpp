@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "engine/probe_plan.hpp"
+
+#include "engine/pattern.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
-
-#include "engine/pattern.hpp"
-#include "engine/probe_plan.hpp"
 
 namespace peergate {
 namespace {
@@ -47,7 +48,8 @@ TEST(ProbePlan, DefaultsAreOneFourSixteenSixtyFourMibThreeRepeats) {
     request.gpus = {0, 1};
     auto plan = engine::make_probe_plan(request);
     ASSERT_TRUE(plan.has_value());
-    EXPECT_EQ(plan->sizes_bytes, (std::vector<std::uint64_t>{1U << 20U, 4U << 20U, 16U << 20U, 64U << 20U}));
+    EXPECT_EQ(plan->sizes_bytes,
+              (std::vector<std::uint64_t>{1U << 20U, 4U << 20U, 16U << 20U, 64U << 20U}));
     EXPECT_EQ(plan->repeats, 3);
     EXPECT_EQ(plan->timeout, std::chrono::milliseconds(30'000));
 }
@@ -88,7 +90,8 @@ TEST(Pattern, SeedsAreUniquePerPairSizeRepeatAndMode) {
         for (int dst = 0; dst < 4; ++dst) {
             for (std::uint64_t size : {1ULL << 20U, 4ULL << 20U, 16ULL << 20U, 64ULL << 20U}) {
                 for (int repeat = 0; repeat < 3; ++repeat) {
-                    for (auto mode : {ProbeMode::serial, ProbeMode::bidirectional, ProbeMode::concurrent}) {
+                    for (auto mode :
+                         {ProbeMode::serial, ProbeMode::bidirectional, ProbeMode::concurrent}) {
                         seeds.insert(engine::pattern_seed(src, dst, size, repeat, mode));
                         ++count;
                     }
@@ -137,7 +140,8 @@ TEST(Pattern, ChunksOfABufferAddUpToTheWholeCompare) {
     engine::VerifyCounts total;
     for (std::size_t begin = 0; begin < data.size(); begin += 7000) {
         const std::size_t n = std::min<std::size_t>(7000, data.size() - begin);
-        engine::accumulate(total, engine::verify_pattern(std::span(data).subspan(begin, n), 9, begin));
+        engine::accumulate(total,
+                           engine::verify_pattern(std::span(data).subspan(begin, n), 9, begin));
     }
     EXPECT_EQ(total, engine::verify_pattern(data, 9));
     EXPECT_EQ(total.first_bad_element, 12345U);

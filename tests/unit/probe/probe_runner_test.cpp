@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The integrity run over an in-memory engine: verdicts per cell, pair and run, never
 // stopping at the first bad byte, the watchdog ending the run, allocation failures.
-#include <gtest/gtest.h>
-
 #include "engine/probe_runner.hpp"
+
 #include "engine/probe_verdict.hpp"
 #include "unit/probe/fake_copy_engine.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
@@ -16,7 +17,9 @@ using model::ProbeMode;
 using testing::FakeCopyEngine;
 using testing::FakeCopyFault;
 
-engine::ProbePlan plan_for(int gpus, std::vector<std::int64_t> sizes, int repeats,
+engine::ProbePlan plan_for(int gpus,
+                           std::vector<std::int64_t> sizes,
+                           int repeats,
                            std::vector<ProbeMode> modes) {
     engine::ProbeRequest request;
     for (int i = 0; i < gpus; ++i) {
@@ -34,8 +37,8 @@ model::ProbeResult run(FakeCopyEngine& e, const engine::ProbePlan& plan) {
     return engine::judge_probe(plan, engine::run_probe_cells(e, plan));
 }
 
-const model::ProbeCell& cell(const model::ProbeResult& r, int src, int dst, std::uint64_t mib,
-                             ProbeMode mode) {
+const model::ProbeCell& cell(
+    const model::ProbeResult& r, int src, int dst, std::uint64_t mib, ProbeMode mode) {
     for (const auto& c : r.cells) {
         if (c.src == src && c.dst == dst && c.size_bytes == (mib << 20U) && c.mode == mode) {
             return c;
@@ -108,8 +111,9 @@ TEST(ProbeRunner, DropsOnlyAboveASizeFailOnlyThoseCells) {
 TEST(ProbeRunner, LoadDependentDropsPassSeriallyAndFailUnderConcurrency) {
     FakeCopyEngine e(2);
     e.faults.push_back(FakeCopyFault{.min_inflight = 2});
-    const auto r = run(e, plan_for(2, {1}, 2, {ProbeMode::serial, ProbeMode::bidirectional,
-                                               ProbeMode::concurrent}));
+    const auto r = run(
+        e,
+        plan_for(2, {1}, 2, {ProbeMode::serial, ProbeMode::bidirectional, ProbeMode::concurrent}));
     const auto& p = pair(r, 0, 1);
     ASSERT_EQ(p.modes.size(), 3U);
     EXPECT_EQ(p.modes[0].mode, ProbeMode::serial);
@@ -145,7 +149,8 @@ TEST(ProbeRunner, AllocationFailureSkipsTheCellAndIsInconclusive) {
     const auto r = run(e, plan_for(2, {1}, 1, {ProbeMode::serial}));
     for (const auto& c : r.cells) {
         EXPECT_EQ(c.status, CellStatus::skipped);
-        EXPECT_NE(c.detail.find("could not allocate 1 MiB on GPU 1"), std::string::npos) << c.detail;
+        EXPECT_NE(c.detail.find("could not allocate 1 MiB on GPU 1"), std::string::npos)
+            << c.detail;
     }
     EXPECT_EQ(r.outcome, model::ProbeOutcome::inconclusive);
     EXPECT_EQ(engine::exit_status(r), 2);

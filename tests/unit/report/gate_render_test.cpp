@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <gtest/gtest.h>
-
 #include "report/gate_render.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::report {
 namespace {
@@ -28,8 +28,16 @@ TEST(GateRender, JsonFollowsTheContract) {
     for (const auto& item : doc.items()) {
         keys.push_back(item.key());
     }
-    const std::vector<std::string> contract = {"schema", "selection", "p2p", "veto", "set", "unset",
-                                               "kept", "warnings", "topology_source", "iommu"};
+    const std::vector<std::string> contract = {"schema",
+                                               "selection",
+                                               "p2p",
+                                               "veto",
+                                               "set",
+                                               "unset",
+                                               "kept",
+                                               "warnings",
+                                               "topology_source",
+                                               "iommu"};
     ASSERT_GE(keys.size(), contract.size());
     EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 10), contract);
     EXPECT_EQ(doc["schema"], "peergate.gate/v1");
@@ -63,13 +71,18 @@ TEST(GateRender, ShellLinesQuoteEverything) {
 
 TEST(GateRender, TextAndLogLine) {
     const std::string text = gate_to_text(vetoed());
-    EXPECT_NE(text.find("P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink [rule every_pair_nvlink]\n"), std::string::npos);
+    EXPECT_NE(
+        text.find("P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink [rule every_pair_nvlink]\n"),
+        std::string::npos);
     EXPECT_NE(text.find("unset GGML_CUDA_P2P: off value\n"), std::string::npos);
     EXPECT_NE(text.find("kept NCCL_P2P_LEVEL=SYS: user\n"), std::string::npos);
     EXPECT_NE(text.find("warning: careful\n"), std::string::npos);
     const std::string line = gate_to_log_line(vetoed());
     EXPECT_EQ(line.find('\n'), std::string::npos);
-    EXPECT_EQ(line.rfind("P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink; set CUDA_DEVICE_ORDER=PCI_BUS_ID", 0), 0U);
+    EXPECT_EQ(
+        line.rfind(
+            "P2P vetoed: GPU 0 to GPU 1 is NODE, not NVLink; set CUDA_DEVICE_ORDER=PCI_BUS_ID", 0),
+        0U);
     EXPECT_NE(line.find("; unset GGML_CUDA_P2P; kept NCCL_P2P_LEVEL=SYS"), std::string::npos);
 }
 

@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the simulated parts derive from a machine file when it does not spell an answer out.
+#include "sim/machine/derived.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "sim/machine/derived.hpp"
-
 namespace peergate::sim {
 namespace {
 
-MachineFile machine_with(const std::vector<std::vector<std::string>>& tokens, bool nvswitch = false) {
+MachineFile machine_with(const std::vector<std::vector<std::string>>& tokens,
+                         bool nvswitch = false) {
     MachineFile m;
     m.nvswitch = nvswitch;
     for (std::size_t p = 0; p < tokens.size(); ++p) {
-        m.gpus.push_back(MachineGpu{.index = static_cast<int>(p),
-                                    .name = "NVIDIA H100 80GB HBM3",
-                                    .pci = model::PciAddress{.bus = static_cast<std::uint8_t>(0x10 + p)},
-                                    .uuid = "GPU-" + std::to_string(p)});
+        m.gpus.push_back(
+            MachineGpu{.index = static_cast<int>(p),
+                       .name = "NVIDIA H100 80GB HBM3",
+                       .pci = model::PciAddress{.bus = static_cast<std::uint8_t>(0x10 + p)},
+                       .uuid = "GPU-" + std::to_string(p)});
         std::vector<model::LinkLabel> row;
         for (const auto& token : tokens[p]) {
             row.push_back(*model::LinkLabel::parse(token));

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The materialised host root is read back by the real host reader to the machine's facts.
+#include "sim/machine/host_root_writer.hpp"
+
+#include "cli/simulate.hpp"
+#include "sources/host/host_facts_reader.hpp"
+#include "support/sim_machines.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <set>
 #include <thread>
-
-#include "cli/simulate.hpp"
-#include "sim/machine/host_root_writer.hpp"
-#include "sources/host/host_facts_reader.hpp"
-#include "support/sim_machines.hpp"
 
 namespace peergate::sim {
 namespace {
@@ -30,7 +31,8 @@ TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
         const ScratchDir scratch;
         const auto machine = testing::load_builtin_machine(name);
         ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
-        const auto facts = sources::host::read_host_facts(sources::host::HostRoot(scratch.file("root")));
+        const auto facts =
+            sources::host::read_host_facts(sources::host::HostRoot(scratch.file("root")));
         EXPECT_EQ(facts.iommu, expected_mode(machine.host.iommu)) << facts.iommu_detail;
         EXPECT_EQ(facts.hypervisor, std::optional<bool>(false));
         EXPECT_EQ(facts.kernel_cmdline, machine.host.kernel_cmdline);
@@ -61,7 +63,8 @@ TEST(HostRootWriter, PciDevicesAreSymlinksAndIommuGroupsResolveInsideTheRoot) {
     EXPECT_TRUE(fs::is_symlink(dev));
     EXPECT_EQ(fs::read_symlink(dev).string(), "../../../devices/pci0000:41/0000:41:00.0");
     EXPECT_EQ(fs::read_symlink(dev + "/iommu_group").string(), "../../../kernel/iommu_groups/2");
-    EXPECT_EQ(fs::canonical(dev + "/iommu_group"), fs::canonical(root + "/sys/kernel/iommu_groups/2"));
+    EXPECT_EQ(fs::canonical(dev + "/iommu_group"),
+              fs::canonical(root + "/sys/kernel/iommu_groups/2"));
     EXPECT_EQ(*util::read_file(dev + "/iommu_group/type"), "DMA-FQ\n");
     EXPECT_EQ(*util::read_file(dev + "/class"), "0x030000\n");
     EXPECT_EQ(*util::read_file(dev + "/vendor"), "0x10de\n");
@@ -79,11 +82,15 @@ TEST(HostRootWriter, NoIommuMeansNoGroupsAndNvswitchesAreBridges) {
     ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
     EXPECT_FALSE(fs::exists(scratch.file("root/sys/kernel/iommu_groups")));
     EXPECT_FALSE(fs::exists(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/iommu_group")));
-    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c0:00.0/class")), "0x068000\n");
-    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/class")), "0x030200\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c0:00.0/class")),
+              "0x068000\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:1b:00.0/class")),
+              "0x030200\n");
     // GPU5 sits on bus C3: the synthetic switches step over it.
-    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c3:00.0/class")), "0x030200\n");
-    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c4:00.0/class")), "0x068000\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c3:00.0/class")),
+              "0x030200\n");
+    EXPECT_EQ(*util::read_file(scratch.file("root/sys/bus/pci/devices/0000:c4:00.0/class")),
+              "0x068000\n");
 }
 
 TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
@@ -110,7 +117,8 @@ TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
     EXPECT_EQ(facts.iommu, model::IommuMode::translating);
     // Only the published tree is left: no temporary siblings.
     std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& entry : fs::directory_iterator(fs::path(roots[0]).parent_path())) {
+    for ([[maybe_unused]] const auto& entry :
+         fs::directory_iterator(fs::path(roots[0]).parent_path())) {
         ++entries;
     }
     EXPECT_EQ(entries, 1U);

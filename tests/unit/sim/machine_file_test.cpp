@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The built-in machine files and the machine file reader: every built-in parses, survives
 // a write/read round trip, and bad files are refused with the field named.
+#include "sim/machine/machine_file.hpp"
+
+#include "sim/machine/derived.hpp"
+#include "support/sim_machines.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_file.hpp"
-#include "support/sim_machines.hpp"
 
 namespace peergate::sim {
 namespace {
@@ -19,7 +20,8 @@ using testing::load_builtin_machine;
 
 TEST(BuiltinMachines, TheDirectoryHoldsExactlyTheDocumentedSix) {
     std::vector<std::string> found;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
         found.push_back(entry.path().stem().string());
     }
     std::sort(found.begin(), found.end());
@@ -102,44 +104,63 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
         {"no schema", R"({"gpus": []})", "schema"},
         {"not json", "{", "machine file"},
         {"no gpus", R"({"schema": "peergate.machine/v1", "gpus": []})", "gpus"},
-        {"bad bus id", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "zz"}], "matrix": [["X"]]})",
+        {"bad bus id",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "zz"}], "matrix": [["X"]]})",
          "gpus[0].pci_bus_id"},
-        {"short matrix", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X"]]})", "matrix"},
-        {"bad token", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X", "NVX"], ["NV1", "X"]]})",
-         "matrix[0]"},
-        {"asymmetric", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X", "NV2"], ["NV1", "X"]]})",
+        {"short matrix",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": [["X"]]})",
          "matrix"},
-        {"bad status", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
-                           R"(, "nvml_p2p": {"read": [["X", "YES"], ["OK", "X"]]}})",
+        {"bad token",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two +
+             R"(, "matrix": [["X", "NVX"], ["NV1", "X"]]})",
+         "matrix[0]"},
+        {"asymmetric",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two +
+             R"(, "matrix": [["X", "NV2"], ["NV1", "X"]]})",
+         "matrix"},
+        {"bad status",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "nvml_p2p": {"read": [["X", "YES"], ["OK", "X"]]}})",
          "nvml_p2p.read[0]"},
-        {"bad fault layer", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
-                                R"(, "faults": [{"layer": "disk", "effect": "fail"}]})",
+        {"bad fault layer",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "faults": [{"layer": "disk", "effect": "fail"}]})",
          "faults[0].layer"},
-        {"bad fraction", R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
-                             R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 2}]})",
+        {"bad fraction",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 2}]})",
          "faults[0].fraction"},
-        {"numa as text", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "numa_node": "0"}]})",
+        {"numa as text",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "numa_node": "0"}]})",
          "gpus[0].numa_node: expected an integer or null, got string"},
-        {"host not an object", R"({"schema": "peergate.machine/v1", "host": 3, "gpus": )" + two + "}",
+        {"host not an object",
+         R"({"schema": "peergate.machine/v1", "host": 3, "gpus": )" + two + "}",
          "host: expected an object"},
-        {"fault code as text", R"({"schema": "peergate.machine/v1", "faults": [{"layer": "smi", "code": "9"}], "gpus": )" +
-                                   two + "}",
+        {"fault code as text",
+         R"({"schema": "peergate.machine/v1", "faults": [{"layer": "smi", "code": "9"}], "gpus": )" +
+             two + "}",
          "faults[0].code: expected an integer"},
-        {"can-access cell", R"({"schema": "peergate.machine/v1", "cuda_can_access_peer": [[0, "1"]], "gpus": )" + two + "}",
+        {"can-access cell",
+         R"({"schema": "peergate.machine/v1", "cuda_can_access_peer": [[0, "1"]], "gpus": )" + two +
+             "}",
          "cuda_can_access_peer[0][1]: expected an integer"},
-        {"nvlink active", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "nvlinks": [{"active": 1}]}]})",
+        {"nvlink active",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "nvlinks": [{"active": 1}]}]})",
          "gpus[0].nvlinks[0].active: expected true or false"},
-        {"negative memory", R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "memory_bytes": -1}]})",
+        {"negative memory",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "memory_bytes": -1}]})",
          "gpus[0].memory_bytes"},
-        {"bad nvswitch", R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
-                             R"(, "matrix": )" + ok_matrix + "}",
+        {"bad nvswitch",
+         R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
+             R"(, "matrix": )" + ok_matrix + "}",
          "nvswitch_pci[0]"},
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
         auto parsed = parse_machine(c.json);
         ASSERT_FALSE(parsed.has_value());
-        EXPECT_NE(parsed.error().message.find(c.names_field), std::string::npos) << parsed.error().message;
+        EXPECT_NE(parsed.error().message.find(c.names_field), std::string::npos)
+            << parsed.error().message;
     }
 }
 

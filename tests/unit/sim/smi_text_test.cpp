@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // The simulated nvidia-smi's texts: read back by the real parsers to the machine's own
 // answers, and laid out as the real tool lays them out.
-#include <gtest/gtest.h>
-
 #include "sim/machine/smi_text.hpp"
+
 #include "sources/smi/topo_m_parser.hpp"
 #include "support/sim_machines.hpp"
 #include "util/strings.hpp"
+
+#include <gtest/gtest.h>
 
 namespace peergate::sim {
 namespace {
@@ -37,7 +38,8 @@ TEST(SimTopoM, ParsesBackToTheMachinesMatrixForEveryBuiltin) {
         const auto machine = load_builtin_machine(name);
         const auto parsed = sources::smi::parse_topo_m(render_topo_m(machine));
         if (machine.gpus.size() < 2) {
-            EXPECT_FALSE(parsed.has_value()) << "one GPU has no pair: nvidia-smi's matrix proves nothing";
+            EXPECT_FALSE(parsed.has_value())
+                << "one GPU has no pair: nvidia-smi's matrix proves nothing";
             continue;
         }
         ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
@@ -56,12 +58,16 @@ TEST(SimTopoM, HasTheRealLayout) {
     const auto lines = util::split_lines(text);
     ASSERT_GE(lines.size(), 10U);
     EXPECT_EQ(lines[0],
-              "\t\x1b[4mGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m");
-    EXPECT_EQ(lines[1], "GPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t0-47,96-143\t0\t\tN/A");
-    EXPECT_EQ(lines[8], "GPU7\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t X \t48-95,144-191\t1\t\tN/A");
+              "\t\x1b[4mGPU0\tGPU1\tGPU2\tGPU3\tGPU4\tGPU5\tGPU6\tGPU7\tCPU Affinity\tNUMA "
+              "Affinity\tGPU NUMA ID\x1b[0m");
+    EXPECT_EQ(lines[1],
+              "GPU0\t X \tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t0-47,96-143\t0\t\tN/A");
+    EXPECT_EQ(lines[8],
+              "GPU7\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\tNV18\t X \t48-95,144-191\t1\t\tN/A");
     EXPECT_EQ(lines[9], "");
     EXPECT_EQ(lines[10], "Legend:");
-    EXPECT_NE(text.find("  NV#  = Connection traversing a bonded set of # NVLinks\n"), std::string::npos);
+    EXPECT_NE(text.find("  NV#  = Connection traversing a bonded set of # NVLinks\n"),
+              std::string::npos);
 }
 
 TEST(SimTopoM, TruncatedOutputIsUnreadableNotAGuess) {
@@ -71,7 +77,8 @@ TEST(SimTopoM, TruncatedOutputIsUnreadableNotAGuess) {
     EXPECT_EQ(text.find("Legend"), std::string::npos);
     const auto parsed = sources::smi::parse_topo_m(text);
     ASSERT_FALSE(parsed.has_value());
-    EXPECT_NE(parsed.error().message.find("missing row for GPU4"), std::string::npos) << parsed.error().message;
+    EXPECT_NE(parsed.error().message.find("missing row for GPU4"), std::string::npos)
+        << parsed.error().message;
 }
 
 TEST(SimTopoP2p, MatchesTheRealEightGpuOutputByteForByte) {
@@ -80,9 +87,11 @@ TEST(SimTopoP2p, MatchesTheRealEightGpuOutputByteForByte) {
     auto fixture = util::read_file(std::string(PEERGATE_TEST_FIXTURES) +
                                    "/topo_p2p/ml-engineering-debug_8xH100_p2p_r_all_OK.txt");
     ASSERT_TRUE(fixture.has_value());
-    std::string expected = fixture->substr(fixture->find('\n') + 1);  // drop the "$ nvidia-smi" prompt
+    std::string expected =
+        fixture->substr(fixture->find('\n') + 1);  // drop the "$ nvidia-smi" prompt
     const std::string dr_line = "  DR   = Disabled by regkey\n";
-    std::string ours = expand_tabs(render_topo_p2p(load_builtin_machine("hgx-b200-8x"), P2pCaps::read));
+    std::string ours =
+        expand_tabs(render_topo_p2p(load_builtin_machine("hgx-b200-8x"), P2pCaps::read));
     const auto dr = ours.find(dr_line);
     ASSERT_NE(dr, std::string::npos);
     ours.erase(dr, dr_line.size());
@@ -110,10 +119,14 @@ TEST(SimQueryGpu, PrintsCsvTheRealParserReads) {
 
 TEST(SimQueryGpu, HeaderUnitsAndUnknownFields) {
     const auto machine = load_builtin_machine("single-h200");
-    auto with_units = render_query_gpu(machine, "index,memory.total,driver_version,compute_cap", CsvFormat{});
+    auto with_units =
+        render_query_gpu(machine, "index,memory.total,driver_version,compute_cap", CsvFormat{});
     ASSERT_TRUE(with_units.has_value());
-    EXPECT_EQ(*with_units, "index, memory.total [MiB], driver_version, compute_cap\n0, 143771 MiB, 570.86.15, 9.0\n");
-    auto bare = render_query_gpu(machine, "memory.total", CsvFormat{.header = false, .units = false});
+    EXPECT_EQ(
+        *with_units,
+        "index, memory.total [MiB], driver_version, compute_cap\n0, 143771 MiB, 570.86.15, 9.0\n");
+    auto bare =
+        render_query_gpu(machine, "memory.total", CsvFormat{.header = false, .units = false});
     EXPECT_EQ(*bare, "143771\n");
     auto unknown = render_query_gpu(machine, "index,bogus", CsvFormat{});
     ASSERT_FALSE(unknown.has_value());

@@ -3,11 +3,15 @@
 // a generated log (dumps, settings with many values, rank fields that change, a last line
 // without '\n') read by 2 to 7 threads, must give exactly the one-pass result. These run
 // under ThreadSanitizer (ctest label threads, preset tsan).
-#include <fcntl.h>
-#include <gtest/gtest.h>
-#include <unistd.h>
+#include "cli/nccl_log_input.hpp"
+#include "cli/nccl_log_parallel.hpp"
+#include "sources/nccl/nccl_log_parser.hpp"
 
 #include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -17,10 +21,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include "cli/nccl_log_input.hpp"
-#include "cli/nccl_log_parallel.hpp"
-#include "sources/nccl/nccl_log_parser.hpp"
 
 namespace peergate::cli {
 namespace {
@@ -43,11 +43,14 @@ public:
         std::ofstream(path_, std::ios::binary) << text;
         fd_ = ::open(path_.c_str(), O_RDONLY);
     }
+
     ~TempLog() {
         ::close(fd_);
         std::filesystem::remove(path_);
     }
+
     int fd() const { return fd_; }
+
     const std::string& path() const { return path_; }
 
 private:
@@ -97,10 +100,12 @@ const char* const kHandwritten =
     "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read\n"
     "b:3:4 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 2c000 - Init COMPLETE\n"
     "a:1:2 [0] NCCL INFO Channel 00/0 : 0[1b000] -> 1[2c000] via P2P/IPC/read\n"
-    "a:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 40.0/40.0, type NVL/PIX, sameChannels 1\n"
+    "a:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 40.0/40.0, type NVL/PIX, "
+    "sameChannels 1\n"
     "a:1:2 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1 [1] -1/-1/-1->0->1\n"
     "a:1:2 [0] NCCL INFO Channel 00/02 :    0   1\n"
-    "a:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 40.0/40.0, type NVL/PIX, sameChannels 1\n"
+    "a:1:2 [0] NCCL INFO Pattern 4, crossNic 0, nChannels 2, bw 40.0/40.0, type NVL/PIX, "
+    "sameChannels 1\n"
     "a:1:2 [0] NCCL INFO Trees [0] 1/-1/-1->0->-1\n"
     "a:1:2 [0] NCCL INFO Channel 00/02 :    0   1\n"
     "b:3:4 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 nvmlDev 1 - Init COMPLETE\n"
@@ -115,7 +120,8 @@ std::vector<std::pair<std::string, std::string>> inputs() {
     std::vector<std::pair<std::string, std::string>> out{{"handwritten", kHandwritten}};
     std::string all;
     std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(std::string(PEERGATE_TEST_FIXTURES) + "/nccl")) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(std::string(PEERGATE_TEST_FIXTURES) + "/nccl")) {
         if (entry.path().extension() == ".log") {
             files.push_back(entry.path());
         }
@@ -127,7 +133,8 @@ std::vector<std::pair<std::string, std::string>> inputs() {
     }
     out.emplace_back("all fixtures", all);
     for (int i = 0; i < 20; ++i) {
-        out.emplace_back(fmt::format("settings {}", i), fmt::format("h:1:2 [0] NCCL INFO NCCL_X set to v{}\n", i % 18));
+        out.emplace_back(fmt::format("settings {}", i),
+                         fmt::format("h:1:2 [0] NCCL INFO NCCL_X set to v{}\n", i % 18));
     }
     return out;
 }
@@ -180,21 +187,68 @@ std::string generated_log(std::size_t lines) {
         const int host = pick(8);
         const int dev = pick(8);
         const int rank = host * 8 + dev;
-        const std::string prefix = fmt::format("node-{:02}:{}:{} [{}] NCCL INFO ", host, 1000 + rank, 2000 + rank, dev);
+        const std::string prefix =
+            fmt::format("node-{:02}:{}:{} [{}] NCCL INFO ", host, 1000 + rank, 2000 + rank, dev);
         switch (pick(9)) {
-            case 0: text += prefix + fmt::format("Channel {:02}/0 : {}[{}] -> {}[{}] via P2P/IPC/read\n", pick(32),
-                                                 rank, dev, host * 8 + (dev + 1) % 8, (dev + 1) % 8); break;
-            case 1: text += prefix + fmt::format("Channel {:02}/0 : {}[{}] -> {}[{}] [send] via NET/IB/{}/GDRDMA\n",
-                                                 pick(32), rank, dev, (rank + 8) % 64, dev, dev % 4); break;
-            case 2: text += prefix + fmt::format("Channel {:02}/32 :    {} {} {}\n", pick(4), rank, pick(64), pick(64)); break;
-            case 3: text += prefix + fmt::format("comm 0x{:x} rank {} nranks 64 cudaDev {} busId {:x} commId 0x5a - Init {}\n",
-                                                 rank, rank, dev, 0x18000 + dev * 0x10000, pick(2) ? "COMPLETE" : "START"); break;
-            case 4: text += prefix + fmt::format("Pattern 4, crossNic 0, nChannels {}, bw 40.0/40.0, type NVL/PIX, sameChannels 1\n", 8 << pick(2)); break;
-            case 5: text += prefix + fmt::format("NCCL_IB_GID_INDEX set by environment to {}.\n", pick(20)); break;
-            case 6: text += prefix + "=== System : maxBw 48.0 totalBw 370.8 ===\n" + prefix + "CPU/0-0 (1/1/2)\n" +
-                            prefix + fmt::format("+ PCI[48.0] - GPU/0-{:x} ({})\n", 0x18000 + dev * 0x10000, rank); break;
-            case 7: text += prefix + fmt::format("+ NVL[48.0] - GPU/0-{:x} ({})\n", 0x18000 + pick(8) * 0x10000, rank); break;
-            default: text += prefix + "Connected all rings\n"; break;
+            case 0:
+                text +=
+                    prefix + fmt::format("Channel {:02}/0 : {}[{}] -> {}[{}] via P2P/IPC/read\n",
+                                         pick(32),
+                                         rank,
+                                         dev,
+                                         host * 8 + (dev + 1) % 8,
+                                         (dev + 1) % 8);
+                break;
+            case 1:
+                text +=
+                    prefix +
+                    fmt::format("Channel {:02}/0 : {}[{}] -> {}[{}] [send] via NET/IB/{}/GDRDMA\n",
+                                pick(32),
+                                rank,
+                                dev,
+                                (rank + 8) % 64,
+                                dev,
+                                dev % 4);
+                break;
+            case 2:
+                text += prefix +
+                        fmt::format(
+                            "Channel {:02}/32 :    {} {} {}\n", pick(4), rank, pick(64), pick(64));
+                break;
+            case 3:
+                text += prefix + fmt::format(
+                                     "comm 0x{:x} rank {} nranks 64 cudaDev {} busId {:x} commId "
+                                     "0x5a - Init {}\n",
+                                     rank,
+                                     rank,
+                                     dev,
+                                     0x18000 + dev * 0x10000,
+                                     pick(2) ? "COMPLETE" : "START");
+                break;
+            case 4:
+                text += prefix + fmt::format(
+                                     "Pattern 4, crossNic 0, nChannels {}, bw 40.0/40.0, type "
+                                     "NVL/PIX, sameChannels 1\n",
+                                     8 << pick(2));
+                break;
+            case 5:
+                text +=
+                    prefix + fmt::format("NCCL_IB_GID_INDEX set by environment to {}.\n", pick(20));
+                break;
+            case 6:
+                text +=
+                    prefix + "=== System : maxBw 48.0 totalBw 370.8 ===\n" + prefix +
+                    "CPU/0-0 (1/1/2)\n" + prefix +
+                    fmt::format("+ PCI[48.0] - GPU/0-{:x} ({})\n", 0x18000 + dev * 0x10000, rank);
+                break;
+            case 7:
+                text += prefix + fmt::format("+ NVL[48.0] - GPU/0-{:x} ({})\n",
+                                             0x18000 + pick(8) * 0x10000,
+                                             rank);
+                break;
+            default:
+                text += prefix + "Connected all rings\n";
+                break;
         }
     }
     return text + "node-00:1000:2000 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read";
@@ -213,7 +267,8 @@ TEST(NcclParallelParse, GeneratedLogReadByManyThreadsEqualsOnePass) {
             EXPECT_EQ(text[(*cuts)[k] - 1], '\n');
         }
         NcclLogParser parser;
-        ASSERT_TRUE(stream_log_file(file.path(), parser, NcclReadOptions{.threads = threads, .min_piece_bytes = 1}));
+        ASSERT_TRUE(stream_log_file(
+            file.path(), parser, NcclReadOptions{.threads = threads, .min_piece_bytes = 1}));
         EXPECT_EQ(parser.result(), whole);
     }
 }
@@ -236,7 +291,8 @@ TEST(NcclParallelParse, SmallFilesAndOneThreadStaySerial) {
 
 TEST(NcclParallelParse, UnreadableFileIsAnError) {
     NcclLogParser parser;
-    const auto read = stream_log_file("/nonexistent/nccl.log", parser, NcclReadOptions{.threads = 4});
+    const auto read =
+        stream_log_file("/nonexistent/nccl.log", parser, NcclReadOptions{.threads = 4});
     ASSERT_FALSE(read);
     EXPECT_NE(read.error().message.find("/nonexistent/nccl.log"), std::string::npos);
 }

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // prime() and topology() against the simulated NVML: a warm-up publishes the NVSwitch
 // matrix, and a hung driver neither blocks prime() nor publishes anything.
+#include "peergate/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <thread>
-
-#include "peergate/topology.hpp"
 
 namespace peergate {
 namespace {

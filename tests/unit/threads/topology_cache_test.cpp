@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The process topology cache: publish on success, generations, refresh, prime. These run
 // under ThreadSanitizer (ctest label threads, preset tsan).
+#include "peergate/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,8 +10,6 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-
-#include "peergate/topology.hpp"
 
 namespace peergate {
 namespace {
@@ -42,6 +42,7 @@ public:
         open_ = true;
         cv_.notify_all();
     }
+
     void wait() {
         std::unique_lock lock(mutex_);
         cv_.wait(lock, [&] { return open_; });
@@ -122,9 +123,8 @@ TEST(TopologyCache, ARefreshDiscardsAPassThatStartedBeforeIt) {
 }
 
 TEST(TopologyCache, ConcurrentReadersAllGetTheMatrix) {
-    TopologyCache cache([](const TopologyConfig&, const sources::DiscoveryRequest&) {
-        return answer("shared");
-    });
+    TopologyCache cache(
+        [](const TopologyConfig&, const sources::DiscoveryRequest&) { return answer("shared"); });
     std::vector<std::thread> readers;
     std::atomic<int> good{0};
     for (int t = 0; t < 8; ++t) {
@@ -161,9 +161,8 @@ TEST(TopologyCache, PrimeNeverBlocksAndAsksForNvmlOnly) {
 }
 
 TEST(TopologyCache, PrimePublishesOnlySuccess) {
-    TopologyCache cache([](const TopologyConfig&, const sources::DiscoveryRequest&) {
-        return failure("no NVML");
-    });
+    TopologyCache cache(
+        [](const TopologyConfig&, const sources::DiscoveryRequest&) { return failure("no NVML"); });
     EXPECT_EQ(cache.prime({}), PrimeOutcome::started);
     ASSERT_TRUE(wait_idle(cache));
     EXPECT_FALSE(cache.published());
@@ -198,7 +197,8 @@ TEST(TopologyCache, PrimeIsSkippedUnderOptOutsAndTheCrosscheck) {
     }
     TopologyConfig flagged;
     flagged.request.crosscheck = true;
-    TopologyCache fresh([&](const TopologyConfig&, const sources::DiscoveryRequest&) { return answer("y"); });
+    TopologyCache fresh(
+        [&](const TopologyConfig&, const sources::DiscoveryRequest&) { return answer("y"); });
     EXPECT_EQ(fresh.prime(flagged), PrimeOutcome::skipped_crosscheck);
 }
 
