@@ -113,14 +113,9 @@ private:
 
     void join(int v, int g) {
         Slot& slot = s_.slots[static_cast<std::size_t>(g)];
-        for (Mask m = slot.members; m != 0; m &= m - 1) {
-            slot.bottleneck = std::min(slot.bottleneck, p_.w(v, lowest(m)));
-        }
-        slot.weight_sum += s_.weight_to(v, g);
-        slot.members |= bit(v);
-        ++slot.size;
-        slot.classes |= bit(at(p_.numa, v));
-        slot.compatible &= at(nb_.mask, v);
+        const Mask compatible = slot.compatible & at(nb_.mask, v);
+        slot = joined(p_, slot, v);
+        slot.compatible = compatible;
         s_.pool &= ~bit(v);
         --s_.missing;
         for (Mask m = s_.pool; m != 0; m &= m - 1) {

@@ -6,6 +6,7 @@
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_partners.hpp"
+#include "policy/placement_slot.hpp"
 
 #include <array>
 #include <cstddef>
@@ -13,16 +14,6 @@
 #include <vector>
 
 namespace peergate::policy::placement {
-
-// A group being filled.
-struct Slot {
-    Mask members = 0;
-    int size = 0;
-    Weight bottleneck = kUnlimited;
-    Weight weight_sum = 0;
-    Mask classes = 0;            // NUMA classes, as bits
-    Mask compatible = ~Mask{0};  // candidates whose pairs to every member reach the threshold
-};
 
 // The G groups being filled and the candidates not yet decided.
 struct Assignment {

@@ -4,52 +4,23 @@
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_gains.hpp"
+#include "policy/placement_search_memo.hpp"
+#include "policy/placement_slot.hpp"
 #include "policy/placement_twins.hpp"
 #include "util/cpu_clones.hpp"
 
 #include <algorithm>
 #include <bit>
-#include <functional>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace peergate::policy::placement {
 
 namespace {
-
-// A state of the search: which candidates are still undecided, which were left out (the
-// twin rule below depends on it) and how many groups remain.
-struct Key {
-    Mask pool = 0;
-    Mask left_out = 0;
-    int groups = 0;
-    friend bool operator==(const Key&, const Key&) = default;
-};
-
-struct KeyHash {
-    std::size_t operator()(const Key& key) const {
-        const Mask spread = key.pool * Mask{0x9E3779B97F4A7C15U};
-        return std::hash<Mask>{}(spread ^ (key.left_out * Mask{0xC2B2AE3D27D4EB4FU}) ^
-                                 static_cast<Mask>(static_cast<unsigned>(key.groups)));
-    }
-};
-
-// The group being filled.
-struct Open {
-    Mask members = 0;
-    int size = 0;
-    Weight bottleneck = kUnlimited;
-    Weight weight_sum = 0;
-    Mask classes = 0;  // NUMA classes, as bits (n <= 64 bounds the class count)
-};
 
 constexpr std::uint64_t kScanStepsPerNode = 256;
 // A step of the packing and clique searches inside the bounds costs about four scan steps.
 constexpr std::uint64_t kScanStepsPerInnerStep = 4;
 // A span count for one split of a group about to be filled (spans_after_open_group).
 constexpr std::uint64_t kScanStepsPerSpanCount = 16;
-
-constexpr std::size_t kMemoLimit = std::size_t{1} << 21;
 
 class Searcher {
 public:
@@ -143,31 +114,22 @@ private:
         }
     }
 
-    bool known_hopeless(const Key& key, const Score& prefix) const {
+    bool known_hopeless(const SearchKey& key, const Score& prefix) const {
         if (feasibility_) {
-            return failed_.contains(key);
+            return memo_.failed(key);
         }
-        const auto it = memo_.find(key);
-        return it != memo_.end() && prunes(prefix + it->second);
+        const Score* ceiling = memo_.ceiling(key);
+        return ceiling != nullptr && prunes(prefix + *ceiling);
     }
 
-    void remember(const Key& key, const Score& prefix) {
+    void remember(const SearchKey& key, const Score& prefix) {
         if (stopped_ || done_) {
             return;  // an unfinished subtree proves nothing
         }
         if (feasibility_) {
-            if (failed_.size() < kMemoLimit) {
-                failed_.insert(key);
-            }
-            return;
-        }
-        // Everything below was explored or pruned against best_: no completion beats this.
-        const Score ceiling = best_ - prefix;
-        const auto it = memo_.find(key);
-        if (it != memo_.end()) {
-            it->second = std::min(it->second, ceiling);
-        } else if (memo_.size() < kMemoLimit) {
-            memo_.emplace(key, ceiling);
+            memo_.record_failure(key);
+        } else {  // everything below was explored or pruned against best_
+            memo_.record_ceiling(key, best_ - prefix);
         }
     }
 
@@ -185,7 +147,7 @@ private:
             }
             return;
         }
-        const Key key{pool, left_out_, groups};
+        const SearchKey key{pool, left_out_, groups};
         if (count(pool) < groups * p_.k || known_hopeless(key, prefix)) {
             return;
         }
@@ -218,7 +180,7 @@ private:
         steps_ +=
             any_order_ ? static_cast<std::uint64_t>(count(pool)) : 0;  // most_constrained's scan
         if (twin_allows(u, pool)) {
-            const Open open{.members = bit(u), .size = 1, .classes = bit(at(p_.numa, u))};
+            const Slot open = joined(p_, Slot{}, u);
             extend(
                 pool & ~bit(u), groups, prefix, open, at(nb_.mask, u) & pool & ~bit(u), rest, here);
         }
@@ -259,23 +221,10 @@ private:
         return best;
     }
 
-    Open joined(const Open& open, int v) const {
-        Open next = open;
-        next.members |= bit(v);
-        ++next.size;
-        for (Mask m = open.members; m != 0; m &= m - 1) {
-            const Weight w = p_.w(lowest(m), v);
-            next.bottleneck = std::min(next.bottleneck, w);
-            next.weight_sum += w;
-        }
-        next.classes |= bit(at(p_.numa, v));
-        return next;
-    }
-
     PEERGATE_WITH_POPCNT void extend(Mask pool,
                                      int groups,
                                      const Score& prefix,
-                                     const Open& open,
+                                     const Slot& open,
                                      Mask cand,
                                      const RestBound& rest,
                                      const std::vector<Weight>& ceilings) {
@@ -303,7 +252,7 @@ private:
             extend(pool & ~bit(v),
                    groups,
                    prefix,
-                   joined(open, v),
+                   joined(p_, open, v),
                    cand & at(nb_.mask, v) & ~bit(v),
                    rest,
                    ceilings);
@@ -316,7 +265,7 @@ private:
     void close(Mask pool,
                int groups,
                const Score& prefix,
-               const Open& open,
+               const Slot& open,
                const std::vector<Weight>& ceilings) {
         std::vector<int> group;
         for (Mask m = open.members; m != 0; m &= m - 1) {
@@ -341,7 +290,7 @@ private:
     // Bounds the open group's completion from `cand`: its bottleneck first, and its pair
     // weights only when the bottleneck sums tie, since (3) cannot decide otherwise.
     PEERGATE_WITH_POPCNT bool open_hopeless(const Score& prefix,
-                                            const Open& open,
+                                            const Slot& open,
                                             Mask cand,
                                             const RestBound& rest,
                                             const std::vector<Weight>& ceilings) {
@@ -385,7 +334,7 @@ private:
 
     // Twice what joining adds through `v`: its pairs to the members, doubled, plus its
     // heaviest pairs to the others still to come (each such pair is counted from both ends).
-    Weight doubled_share(int v, const Open& open, Mask cand, int missing) const {
+    Weight doubled_share(int v, const Slot& open, Mask cand, int missing) const {
         Weight share = 0;
         for (Mask m = open.members; m != 0; m &= m - 1) {
             share += 2 * p_.w(lowest(m), v);
@@ -423,8 +372,7 @@ private:
     std::vector<Mask> class_members_;  // per NUMA class
     std::vector<int> offers_;          // classes_to_add's
     SpanScratch span_scratch_;
-    std::unordered_map<Key, Score, KeyHash> memo_;
-    std::unordered_set<Key, KeyHash> failed_;
+    SearchMemo memo_;
 };
 
 }  // namespace
