@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ ccache pkg-config
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  python3
+  python3 clang-format
 )
 
 missing=()
