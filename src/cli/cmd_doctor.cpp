@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
 #include "cli/commands.hpp"
+#include "cli/doctor_layers.hpp"
 #include "cli/kernel_log_input.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/doctor.hpp"
+#include "policy/gate_types.hpp"
 #include "report/doctor_render.hpp"
 #include "report/json_text.hpp"
 #include "sources/host/host_facts_reader.hpp"
@@ -13,6 +15,9 @@
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 
 namespace peergate::cli {
 
@@ -34,9 +39,35 @@ policy::PartStatus smi_status(const Invocation& inv) {
 
 struct DoctorOptions {
     std::string kernel_log;
+    std::string gpus = "all";
 };
 
-policy::DoctorInput gather(const Invocation& inv, const DoctorOptions& options) {
+// --gpus as ascending nvidia-smi indices (empty: every GPU), each one a GPU of `topology`
+// (unchecked without one: the doctor then reports why no GPU could be listed).
+util::Expected<std::vector<int>> examined_gpus(const std::string& text,
+                                               const model::Topology* topology) {
+    auto selection = policy::Selection::parse(text);  // its errors name --gpus
+    if (!selection || selection->kind != policy::Selection::Kind::list) {
+        return selection ? util::Expected<std::vector<int>>{} : util::unexpected(selection.error());
+    }
+    for (int id : selection->ids) {
+        if (topology != nullptr && !topology->position_of(id)) {
+            std::vector<int> known;
+            for (const auto& gpu : topology->gpus) {
+                known.push_back(gpu.index);
+            }
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format(
+                    "--gpus: GPU {} is not on this host (GPUs: {})", id, fmt::join(known, ", ")));
+        }
+    }
+    auto ids = selection->ids;
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+util::Expected<policy::DoctorInput> gather(const Invocation& inv, const DoctorOptions& options) {
     policy::DoctorInput input;
     input.parts.push_back(library_status("NVML library", inv.seams.nvml_libraries));
     input.parts.push_back(library_status("CUDA driver library", {inv.seams.cuda_library}));
@@ -45,6 +76,15 @@ policy::DoctorInput gather(const Invocation& inv, const DoctorOptions& options) 
     const bool any = input.parts[0].found || input.parts[2].found;
     if (any) {
         input.discovery = discover(inv, "auto", false);
+    }
+    const model::Topology* topology = input.discovery.described();
+    auto selection = examined_gpus(options.gpus, topology);
+    if (!selection) {
+        return util::unexpected(selection.error());
+    }
+    input.selection = std::move(*selection);
+    if (topology != nullptr) {
+        read_pair_layers(inv, *topology, input);
     }
     const auto log = read_kernel_log(inv, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);
@@ -60,7 +100,12 @@ policy::DoctorInput gather(const Invocation& inv, const DoctorOptions& options) 
 }
 
 int run_doctor(const Invocation& inv, const DoctorOptions& options) {
-    const auto input = gather(inv, options);
+    const auto gathered = gather(inv, options);
+    if (!gathered) {
+        print_error(inv.output, gathered.error().message);
+        return kExitError;
+    }
+    const auto& input = *gathered;
     const auto report = policy::diagnose(input);
     if (inv.output.json) {
         fmt::print(
@@ -77,6 +122,10 @@ Command add_doctor_command(CLI::App& app) {
     auto options = std::make_shared<DoctorOptions>();
     CLI::App* sub = app.add_subcommand(
         "doctor", "every layer's answer per pair, the root cause and the remedy");
+    sub->add_option("--gpus",
+                    options->gpus,
+                    "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all' (default): the "
+                    "GPUs whose pairs are examined");
     sub->add_option("--kernel-log",
                     options->kernel_log,
                     "kernel log to read for Xids and IOMMU faults: a FILE, or - for stdin "

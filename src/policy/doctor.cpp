@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor.hpp"
 
+#include "policy/doctor_pairs.hpp"
 #include "policy/kernel_findings.hpp"
 
 #include <fmt/format.h>
@@ -44,28 +45,38 @@ Finding no_driver_finding(const DoctorInput& input) {
         .remedy = remedy};
 }
 
-// PCIe pairs on bare metal with a translating IOMMU: the silent-drop configuration.
-std::optional<Finding> pcie_under_iommu(const model::Topology& t, const model::HostFacts& host) {
+bool examined(const DoctorInput& input, int gpu) {
+    return input.selection.empty() ||
+           std::binary_search(input.selection.begin(), input.selection.end(), gpu);
+}
+
+// PCIe pairs on bare metal with a translating IOMMU: the silent-drop configuration. Pairs
+// the CUDA driver refuses peer access to are safe: their copies are staged through host
+// memory.
+std::optional<Finding> pcie_under_iommu(const DoctorInput& input, const model::Topology& t) {
+    const auto& host = input.host;
     if (host.iommu != model::IommuMode::translating || host.hypervisor.value_or(false)) {
         return std::nullopt;
     }
+    std::vector<std::pair<int, int>> risky;
     std::vector<int> gpus;
     std::string example;
     for (std::size_t p = 0; p < t.size(); ++p) {
         for (std::size_t q = p + 1; q < t.size(); ++q) {
-            if (!t.matrix[p][q].is_nvlink()) {
-                gpus.push_back(t.gpus[p].index);
-                gpus.push_back(t.gpus[q].index);
-                if (example.empty()) {
-                    example = fmt::format("GPU {} to GPU {} is {}",
-                                          t.gpus[p].index,
-                                          t.gpus[q].index,
-                                          t.matrix[p][q].to_token());
-                }
+            const int a = t.gpus[p].index;
+            const int b = t.gpus[q].index;
+            if (t.matrix[p][q].is_nvlink() || !examined(input, a) || !examined(input, b) ||
+                peer_access_refused(input.pairs, a, b)) {
+                continue;
+            }
+            risky.emplace_back(a, b);
+            gpus.insert(gpus.end(), {a, b});
+            if (example.empty()) {
+                example = fmt::format("GPU {} to GPU {} is {}", a, b, t.matrix[p][q].to_token());
             }
         }
     }
-    if (gpus.empty()) {
+    if (risky.empty()) {
         return std::nullopt;
     }
     std::sort(gpus.begin(), gpus.end());
@@ -75,7 +86,8 @@ std::optional<Finding> pcie_under_iommu(const model::Topology& t, const model::H
         .severity = Severity::error,
         .gpus = gpus,
         .message = example + ", not NVLink; bare-metal Linux with a translating IOMMU (" +
-                   host.iommu_detail + "), where PCIe peer copies can be silently dropped",
+                   host.iommu_detail + "), where PCIe peer copies can be silently dropped" +
+                   capability_claims(input.pairs, risky),
         .remedy =
             "Keep GGML_CUDA_P2P unset (GGML_CUDA_P2P=0 turns it ON), run 'peergate probe' to "
             "test the pairs, or boot with iommu=pt (or intel_iommu=off / amd_iommu=off)."};
@@ -100,15 +112,17 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
                 "shows there."});
         return report;
     }
-    if (topology->size() < 2) {
-        report.findings.push_back(
-            Finding{.code = "single_gpu",
-                    .severity = Severity::info,
-                    .message = "One GPU: there is no peer-to-peer traffic to gate."});
+    if (topology->size() < 2 || input.selection.size() == 1) {
+        report.findings.push_back(Finding{
+            .code = "single_gpu",
+            .severity = Severity::info,
+            .message = topology->size() < 2
+                           ? "One GPU: there is no peer-to-peer traffic to gate."
+                           : "One GPU selected: there is no peer-to-peer traffic to gate."});
         report.verdict = Verdict::healthy;
         return report;
     }
-    if (auto finding = pcie_under_iommu(*topology, input.host)) {
+    if (auto finding = pcie_under_iommu(input, *topology)) {
         report.findings.push_back(std::move(*finding));
         report.verdict = Verdict::problems;
         return report;
@@ -121,6 +135,16 @@ bool has_error(const std::vector<Finding>& findings) {
     return std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
         return f.severity == Severity::error;
     });
+}
+
+// Kernel-log findings about GPUs outside --gpus are left out; those naming none stay.
+std::vector<Finding> about_examined(const DoctorInput& input, std::vector<Finding> findings) {
+    std::erase_if(findings, [&](const Finding& f) {
+        return !f.gpus.empty() && std::none_of(f.gpus.begin(), f.gpus.end(), [&](int gpu) {
+            return examined(input, gpu);
+        });
+    });
+    return findings;
 }
 
 }  // namespace
@@ -151,11 +175,13 @@ int exit_status(Verdict verdict) {
 
 DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
+    auto pairs = pair_findings(input.pairs);
+    report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
     const model::Topology* topology = input.discovery.described();
-    auto kernel = kernel_findings(input.kernel_events, topology);
+    const auto kernel = about_examined(input, kernel_findings(input.kernel_events, topology));
     report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());
-    if (has_error(
-            kernel)) {  // a GPU fallen off the bus is a problem even when nothing else answered
+    // A GPU fallen off the bus is a problem even when nothing else answered.
+    if (has_error(kernel)) {
         report.verdict = Verdict::problems;
     }
     return report;

@@ -7,6 +7,7 @@
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
 
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,6 +22,21 @@ struct PartStatus {
     std::string detail;  // the path that loaded, or why none did
 };
 
+// nvmlDeviceGetP2PStatus's caps indices in NVML's order (DRIVER-FACTS.md), as JSON names them.
+inline constexpr std::array<std::string_view, 5> kP2pCaps = {
+    "read", "write", "nvlink", "atomics", "prop"};
+
+// What the capability layers said about one ordered pair of GPUs (nvidia-smi indices). The
+// doctor shows them beside the topology because on the silent-drop hosts they all say yes.
+struct PairLayers {
+    int src = 0;
+    int dst = 0;
+    std::string label;  // the topology's token for the pair ("NV4", "NODE", ...)
+    // NVML's P2P status per caps index (kP2pCaps order): OK CNS GNS TNS DR NS U; "" not read.
+    std::array<std::string, kP2pCaps.size()> nvml;
+    std::optional<bool> cuda_can_access_peer;  // cuDeviceCanAccessPeer; nullopt: not read
+};
+
 struct DoctorInput {
     std::vector<PartStatus> parts;
     model::Discovery discovery;
@@ -28,6 +44,9 @@ struct DoctorInput {
     std::string simulate_hint;  // a built-in machine to suggest for a demo; "" for none
     std::vector<model::KernelEvent> kernel_events;
     std::string kernel_log_source;  // where the kernel log came from, or why none was read
+    std::vector<int> selection;     // --gpus: the GPUs examined, ascending; empty = every GPU
+    std::vector<PairLayers> pairs;  // every ordered pair of the GPUs examined
+    std::vector<std::string> layer_notes;  // why a capability layer could not be read
 };
 
 enum class Verdict { healthy, problems, inconclusive };

@@ -6,6 +6,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+
 namespace peergate::report {
 
 namespace {
@@ -44,6 +47,85 @@ Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
     return out;
 }
 
+Json pair_to_json(const policy::PairLayers& pair) {
+    Json nvml = Json::object();
+    for (std::size_t caps = 0; caps < policy::kP2pCaps.size(); ++caps) {
+        const auto& token = pair.nvml[caps];
+        nvml[std::string(policy::kP2pCaps[caps])] = token.empty() ? Json(nullptr) : Json(token);
+    }
+    return Json{{"src", pair.src},
+                {"dst", pair.dst},
+                {"topology", pair.label.empty() ? Json(nullptr) : Json(pair.label)},
+                {"nvml_p2p", nvml},
+                {"cuda_can_access_peer",
+                 pair.cuda_can_access_peer ? Json(*pair.cuda_can_access_peer) : Json(nullptr)}};
+}
+
+Json pairs_to_json(const policy::DoctorInput& input) {
+    Json pairs = Json::array();
+    for (const auto& pair : input.pairs) {
+        pairs.push_back(pair_to_json(pair));
+    }
+    return Json{{"gpus", input.selection.empty() ? Json("all") : Json(input.selection)},
+                {"pairs", pairs},
+                {"notes", input.layer_notes}};
+}
+
+// What the layers said about a pair, as one text row; pairs that read alike share a row.
+std::string pair_answers(const policy::PairLayers& pair) {
+    std::string nvml;
+    for (const auto& token : pair.nvml) {
+        nvml += fmt::format("{:<4}", token.empty() ? "?" : token);
+    }
+    const char* cuda = !pair.cuda_can_access_peer ? "?" : *pair.cuda_can_access_peer ? "yes" : "no";
+    return fmt::format("{:<5} {}{:<4}", pair.label.empty() ? "?" : pair.label, nvml, cuda);
+}
+
+// The pairs of one row: "0-1" where both directions read alike, "0->1" where only one does.
+std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
+    constexpr std::size_t kShown = 8;
+    std::vector<std::string> names;
+    for (const auto& [src, dst] : pairs) {
+        const bool both = std::find(pairs.begin(), pairs.end(), std::pair(dst, src)) != pairs.end();
+        if (!both) {
+            names.push_back(fmt::format("{}->{}", src, dst));
+        } else if (src < dst) {
+            names.push_back(fmt::format("{}-{}", src, dst));
+        }
+    }
+    std::string out;
+    for (std::size_t i = 0; i < names.size() && i < kShown; ++i) {
+        out += (i == 0 ? "" : " ") + names[i];
+    }
+    return names.size() > kShown ? fmt::format("{} and {} more", out, names.size() - kShown) : out;
+}
+
+std::string pairs_to_text(const policy::DoctorInput& input) {
+    if (input.pairs.empty()) {
+        return "";
+    }
+    std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> rows;
+    for (const auto& pair : input.pairs) {
+        const auto answers = pair_answers(pair);
+        auto row = std::find_if(
+            rows.begin(), rows.end(), [&](const auto& r) { return r.first == answers; });
+        if (row == rows.end()) {
+            row = rows.insert(rows.end(), {answers, {}});
+        }
+        row->second.emplace_back(pair.src, pair.dst);
+    }
+    std::string out =
+        "\nPeer access (topology; NVML P2P status read write nvlink atomics prop; CUDA "
+        "can-access-peer):\n";
+    for (const auto& [answers, pairs] : rows) {
+        out += fmt::format("  {}  GPUs {}\n", answers, pair_list(pairs));
+    }
+    for (const auto& note : input.layer_notes) {
+        out += "  note: " + note + "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 Json finding_to_json(const model::Finding& finding) {
@@ -70,6 +152,7 @@ Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport
     layers["topology"] = topology_to_json(input.discovery);
     layers["kernel_log"] = Json{{"source", input.kernel_log_source},
                                 {"events", kernel_events_to_json(input.kernel_events)}};
+    layers["peer_access"] = pairs_to_json(input);
     doc["layers"] = layers;
     Json findings = Json::array();
     for (const auto& finding : report.findings) {
@@ -98,6 +181,7 @@ std::string doctor_to_text(const policy::DoctorInput& input,
     if (input.discovery.topology || !input.discovery.attempts.empty()) {
         out += "\nTopology:\n" + topology_to_text(input.discovery, TextStyle{.color = color});
     }
+    out += pairs_to_text(input);
     out += fmt::format("\nVerdict: {}\n", policy::to_string(report.verdict));
     for (const auto& finding : report.findings) {
         out += fmt::format(

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/doctor_layers.hpp"
+
+#include "cli/gather_machine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+namespace peergate::cli {
+
+namespace {
+
+using Matrix = std::vector<std::vector<std::string>>;
+
+// The gathered status matrices in kP2pCaps order; empty where NVML did not answer.
+std::array<const Matrix*, policy::kP2pCaps.size()> status_matrices(const sim::MachineFile& m) {
+    return {&m.nvml_p2p_read,
+            &m.nvml_p2p_write,
+            &m.nvml_p2p_nvlink,
+            &m.nvml_p2p_atomics,
+            &m.nvml_p2p_prop};
+}
+
+std::optional<std::size_t> position_of(const sim::MachineFile& machine, int index) {
+    for (std::size_t p = 0; p < machine.gpus.size(); ++p) {
+        if (machine.gpus[p].index == index) {
+            return p;
+        }
+    }
+    return std::nullopt;
+}
+
+template <typename T>
+const T* cell(const std::vector<std::vector<T>>& matrix, std::size_t p, std::size_t q) {
+    return p < matrix.size() && q < matrix[p].size() ? &matrix[p][q] : nullptr;
+}
+
+policy::PairLayers pair_layers(const sim::MachineFile& machine,
+                               const model::Topology& topology,
+                               int src,
+                               int dst) {
+    policy::PairLayers pair{.src = src, .dst = dst};
+    if (const auto label = topology.label(src, dst)) {
+        pair.label = label->to_token();
+    }
+    const auto p = position_of(machine, src);
+    const auto q = position_of(machine, dst);
+    if (!p || !q) {
+        return pair;  // a GPU the tools did not list
+    }
+    const auto matrices = status_matrices(machine);
+    for (std::size_t caps = 0; caps < matrices.size(); ++caps) {
+        if (const auto* token = cell(*matrices[caps], *p, *q)) {
+            pair.nvml[caps] = *token;
+        }
+    }
+    if (const auto* can = cell(machine.cuda_can_access_peer, *p, *q)) {
+        pair.cuda_can_access_peer = *can != 0;
+    }
+    return pair;
+}
+
+std::vector<int> examined(const model::Topology& topology, const std::vector<int>& selection) {
+    if (!selection.empty()) {
+        return selection;
+    }
+    std::vector<int> all;
+    for (const auto& gpu : topology.gpus) {
+        all.push_back(gpu.index);
+    }
+    return all;
+}
+
+// The GPUs as the doctor's topology lists them, so that gather's steps match NVML's and
+// CUDA's answers to them by PCI bus id without running nvidia-smi again.
+bool seed_gpus(const model::Topology& topology, GatherState& state) {
+    for (const auto& gpu : topology.gpus) {
+        if (!gpu.pci) {
+            state.machine.gpus.clear();
+            return false;
+        }
+        state.machine.gpus.push_back(sim::MachineGpu{
+            .index = gpu.index, .name = gpu.name, .pci = *gpu.pci, .uuid = gpu.uuid});
+    }
+    state.have_gpus = true;
+    return true;
+}
+
+}  // namespace
+
+void read_pair_layers(const Invocation& inv,
+                      const model::Topology& topology,
+                      policy::DoctorInput& input) {
+    const auto gpus = examined(topology, input.selection);
+    if (gpus.size() < 2) {
+        return;
+    }
+    GatherState state;
+    if (!seed_gpus(topology, state)) {
+        gather_from_smi(inv, state);
+    }
+    gather_from_nvml(inv, state);
+    if (state.have_gpus) {
+        gather_from_cuda(inv, state);
+    }
+    input.layer_notes = state.notes;
+    for (int src : gpus) {
+        for (int dst : gpus) {
+            if (src != dst) {
+                input.pairs.push_back(pair_layers(state.machine, topology, src, dst));
+            }
+        }
+    }
+}
+
+}  // namespace peergate::cli

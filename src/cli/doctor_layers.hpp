@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// The doctor's capability layers per ordered pair: NVML's P2P status for every caps index
+// and cuDeviceCanAccessPeer, read by gather's own steps (NVML and the CUDA driver behind their
+// watchdog, matched to the GPUs by PCI bus id), so a simulated machine answers the same way.
+#pragma once
+
+#include "cli/invocation.hpp"
+#include "model/topology.hpp"
+#include "policy/doctor.hpp"
+
+namespace peergate::cli {
+
+// Fills input.pairs for every ordered pair of the GPUs examined (input.selection; empty:
+// all of `topology`), labelled from `topology`. What a layer could not tell stays unread
+// and input.layer_notes says why.
+void read_pair_layers(const Invocation& inv,
+                      const model::Topology& topology,
+                      policy::DoctorInput& input);
+
+}  // namespace peergate::cli

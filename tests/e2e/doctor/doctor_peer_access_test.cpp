@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate doctor's peer-access layers per pair and --gpus, end to end on simulated machines
+// whose NVML and CUDA driver answer as the machine files say.
+#include "support/peergate_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const Json* finding(const Json& doc, const std::string& code) {
+    for (const auto& f : doc["findings"]) {
+        if (f["code"] == code) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+std::string machine_fixture(const std::string& name) {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name;
+}
+
+TEST(DoctorPeerAccess, GeforceBoxWithoutPeerAccessIsHealthyAndSaysWhy) {
+    const auto run = run_peergate({"--simulate", "rtx4090-8x-pcie", "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    const auto& access = doc["layers"]["peer_access"];
+    EXPECT_EQ(access["gpus"], "all");
+    ASSERT_EQ(access["pairs"].size(), 56U);
+    const auto& first = access["pairs"][0];
+    EXPECT_EQ(first["src"], 0);
+    EXPECT_EQ(first["dst"], 1);
+    EXPECT_EQ(first["topology"], "PIX");
+    EXPECT_EQ(first["nvml_p2p"]["read"], "GNS");
+    EXPECT_EQ(first["nvml_p2p"]["nvlink"], "NS");
+    EXPECT_EQ(first["cuda_can_access_peer"], false);
+    const Json* info = finding(doc, "p2p_not_supported");
+    ASSERT_NE(info, nullptr) << doc.dump(2);
+    EXPECT_EQ((*info)["severity"], "info");
+    EXPECT_NE((*info)["message"].get<std::string>().find("27 more pairs"), std::string::npos);
+}
+
+TEST(DoctorPeerAccess, NvmlSayingOkWhereCudaRefusesIsAWarning) {
+    const auto run =
+        run_peergate({"--simulate", machine_fixture("probe-no-peer-2x.json"), "doctor", "--json"});
+    const auto doc = stdout_json(run);
+    const Json* warning = finding(doc, "p2p_layers_disagree");
+    ASSERT_NE(warning, nullptr) << doc.dump(2);
+    EXPECT_EQ((*warning)["gpus"], Json::array({0, 1}));
+    EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][0]["nvml_p2p"]["read"], "OK");
+    EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][0]["cuda_can_access_peer"], false);
+}
+
+TEST(DoctorPeerAccess, SilentDropHostSaysTheCapabilityQueriesClaimPeerAccess) {
+    const auto run = run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "doctor"});
+    EXPECT_EQ(run.process.exit_code, 1);
+    EXPECT_NE(run.process.out.find("NODE  OK  OK  NS  NS  OK  yes   GPUs 0-1"), std::string::npos)
+        << run.process.out;
+    EXPECT_NE(run.process.out.find("claim peer access for 2 of the 2 ordered pairs"),
+              std::string::npos)
+        << run.process.out;
+}
+
+TEST(DoctorPeerAccess, GpusExaminesOnlyTheSelectedPairs) {
+    const auto run =
+        run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--gpus", "1,0", "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    const auto& access = doc["layers"]["peer_access"];
+    EXPECT_EQ(access["gpus"], Json::array({0, 1}));
+    ASSERT_EQ(access["pairs"].size(), 2U);
+    EXPECT_EQ(access["pairs"][0]["topology"], "NV12");
+    EXPECT_EQ(access["pairs"][1]["src"], 1);
+}
+
+TEST(DoctorPeerAccess, AGpuNotOnTheHostIsAUsageErrorThatListsTheGpus) {
+    const auto run = run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--gpus", "0,9"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_NE(run.process.err.find("--gpus: GPU 9 is not on this host (GPUs: 0, 1, 2, 3)"),
+              std::string::npos)
+        << run.process.err;
+    const auto twice = run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--gpus", "1,1"});
+    EXPECT_EQ(twice.process.exit_code, 2);
+    EXPECT_NE(twice.process.err.find("listed twice"), std::string::npos) << twice.process.err;
+}
+
+TEST(DoctorPeerAccess, AnAbsentNvmlLeavesItsAnswersUnreadAndSaysWhy) {
+    const auto run = run_peergate({"--simulate",
+                                   "hgx-b200-8x",
+                                   "--nvml-lib",
+                                   "/nonexistent/libnvidia-ml.so.1",
+                                   "doctor",
+                                   "--json"});
+    const auto doc = stdout_json(run);
+    const auto& access = doc["layers"]["peer_access"];
+    ASSERT_EQ(access["pairs"].size(), 56U) << doc.dump(2);
+    EXPECT_TRUE(access["pairs"][0]["nvml_p2p"]["read"].is_null());
+    EXPECT_EQ(access["pairs"][0]["cuda_can_access_peer"], true);
+    ASSERT_FALSE(access["notes"].empty());
+    EXPECT_NE(access["notes"][0].get<std::string>().find("NVML"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace peergate::test
