@@ -2,20 +2,15 @@
 // peergate probe: move data over every ordered pair and compare (GATE-SPEC.md §6).
 #include "cli/commands.hpp"
 #include "cli/cuda_setup.hpp"
-#include "cli/probe_cache_io.hpp"
+#include "cli/probe_sweep.hpp"
 #include "cli/topology_input.hpp"
-#include "engine/probe_runner.hpp"
 #include "engine/probe_verdict.hpp"
 #include "report/json_text.hpp"
 #include "report/probe_json.hpp"
 #include "report/probe_text.hpp"
 #include "report/topology_text.hpp"
-#include "sources/cuda/cuda_copy_engine.hpp"
-#include "sources/cuda/watched_run.hpp"
 
 #include <fmt/format.h>
-
-#include <mutex>
 
 namespace peergate::cli {
 
@@ -30,14 +25,6 @@ struct ProbeOptions {
     double timeout_s = 30.0;
     std::string cache_dir;
     bool no_cache = false;
-};
-
-// What the worker publishes while it runs; read by the caller even if it is abandoned.
-struct Progress {
-    std::mutex mutex;
-    std::vector<model::ProbeCell> cells;
-    std::optional<model::VerifySite> site;
-    std::string verify_note;
 };
 
 std::vector<model::ProbeMode> modes_of(const std::string& mode) {
@@ -84,103 +71,25 @@ void print_before_sweep(const Invocation& inv, const model::Discovery& discovery
     fmt::print(inv.output.out, "{}\n", text);
 }
 
-engine::ProbeProgress progress_sink(const Invocation& inv,
-                                    const std::shared_ptr<Progress>& shared) {
-    const bool bar = inv.output.progress;
-    std::FILE* err = inv.output.err;
-    return [shared, bar, err](const model::ProbeCell& cell, std::size_t done, std::size_t total) {
-        {
-            std::lock_guard lock(shared->mutex);
-            shared->cells.push_back(cell);
-        }
-        if (bar) {
-            fmt::print(err,
-                       "\r{}\x1b[K{}",
-                       report::probe_progress_line(cell, done, total),
-                       done == total ? "\n" : "");
-        }
-    };
-}
-
-model::ProbeResult sweep(const Invocation& inv,
-                         const CudaSetup& setup,
-                         const engine::ProbePlan& plan,
-                         model::VerifySite verify) {
-    auto shared = std::make_shared<Progress>();
-    const sources::cuda::CudaEngineOptions options{.ordinals = ordinals_of(setup.selected),
-                                                   .verify = verify};
-    auto driver = setup.driver;
-    auto open = [driver, options, shared]() -> util::Expected<std::unique_ptr<engine::CopyEngine>> {
-        auto engine = sources::cuda::CudaCopyEngine::open(driver, options);
-        if (!engine) {
-            return util::unexpected(engine.error());
-        }
-        std::lock_guard lock(shared->mutex);
-        shared->site = (*engine)->verify_site();
-        shared->verify_note = (*engine)->verify_note();
-        return std::unique_ptr<engine::CopyEngine>(std::move(*engine));
-    };
-    auto progress = progress_sink(inv, shared);
-    auto work = [plan, progress](engine::CopyEngine& e) {
-        engine::run_probe_cells(e, plan, progress);
-    };
-    const auto outcome = sources::cuda::run_watched(open, work, plan.timeout);
-    if (outcome.finished && !outcome.opened) {
-        return engine::cannot_run(plan.gpus,
-                                  "the CUDA engine could not start: " + outcome.open_error);
-    }
-    std::lock_guard lock(shared->mutex);
-    auto cells = outcome.finished
-                     ? shared->cells
-                     : engine::finish_abandoned_run(plan, shared->cells, outcome.abandoned);
-    for (std::size_t i = shared->cells.size(); i < cells.size() && shared->site; ++i) {
-        cells[i].verify = *shared->site;  // cells the abandoned worker never reached
-    }
-    auto result = engine::judge_probe(plan, std::move(cells));
-    result.verify = shared->site;
-    result.verify_note = shared->verify_note;
-    if (!outcome.finished) {
-        result.reason = outcome.abandoned + "; " + result.reason;
-    }
-    return result;
-}
-
 int run_probe(const Invocation& inv, const ProbeOptions& o) {
     auto selection = parse_gpu_list(o.gpus);
-    engine::ProbeRequest request{
-        .gpus = {},
-        .sizes_mib = o.sizes_mib,
-        .repeats = o.repeats,
-        .modes = modes_of(o.mode),
-        .timeout = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000.0))};
-    auto checked = engine::make_probe_plan(request);
+    ProbeSettings settings{
+        .request = {.sizes_mib = o.sizes_mib,
+                    .repeats = o.repeats,
+                    .modes = modes_of(o.mode),
+                    .timeout =
+                        std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000.0))},
+        .verify = o.verify == "host" ? model::VerifySite::host : model::VerifySite::device,
+        .cache_dir = o.cache_dir,
+        .store = !o.no_cache};
+    auto checked = engine::make_probe_plan(settings.request);
     if (!selection || !checked) {
         print_error(inv.output, (!selection ? selection.error() : checked.error()).message);
         return kExitError;
     }
     const auto discovery = discover(inv, "auto", true);
     print_before_sweep(inv, discovery);
-    auto setup = set_up_cuda(inv, discovery, *selection, request.timeout);
-    if (!setup) {
-        return render(inv, engine::cannot_run(*selection, "cannot run: " + setup.error().message));
-    }
-    request.gpus = indices_of(setup->selected);
-    if (request.gpus.size() < 2) {
-        return render(
-            inv,
-            engine::cannot_run(
-                request.gpus,
-                fmt::format(
-                    "cannot run: {} GPU(s) selected; a peer-to-peer probe needs at least two",
-                    request.gpus.size())));
-    }
-    auto plan = engine::make_probe_plan(request);
-    const auto verify = o.verify == "host" ? model::VerifySite::host : model::VerifySite::device;
-    auto result = sweep(inv, *setup, *plan, verify);
-    if (!o.no_cache) {
-        store_probe_result(inv, o.cache_dir, *setup, discovery, result);
-    }
-    return render(inv, result);
+    return render(inv, probe_selection(inv, discovery, *selection, settings));
 }
 
 }  // namespace
