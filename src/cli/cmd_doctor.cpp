@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/doctor_layers.hpp"
 #include "cli/kernel_log_input.hpp"
+#include "cli/probe_sweep.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/doctor.hpp"
@@ -40,7 +41,24 @@ policy::PartStatus smi_status(const Invocation& inv) {
 struct DoctorOptions {
     std::string kernel_log;
     std::string gpus = "all";
+    bool probe = false;
 };
+
+// --probe: what `peergate probe --mode all` does, the verdict cache included; each pair's
+// verdict joins its layers.
+void probe_pairs(const Invocation& inv, policy::DoctorInput& input) {
+    ProbeSettings settings;
+    settings.request.modes = {
+        model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
+    input.probe = probe_selection(inv, input.discovery, input.selection, settings);
+    for (auto& layers : input.pairs) {
+        for (const auto& pair : input.probe->pairs) {
+            if (pair.src == layers.src && pair.dst == layers.dst) {
+                layers.probe = model::to_string(pair.verdict);
+            }
+        }
+    }
+}
 
 // --gpus as ascending nvidia-smi indices (empty: every GPU), each one a GPU of `topology`
 // (unchecked without one: the doctor then reports why no GPU could be listed).
@@ -86,6 +104,9 @@ util::Expected<policy::DoctorInput> gather(const Invocation& inv, const DoctorOp
     if (topology != nullptr) {
         read_pair_layers(inv, *topology, input);
     }
+    if (options.probe && topology != nullptr && topology->size() > 1) {
+        probe_pairs(inv, input);
+    }
     const auto log = read_kernel_log(inv, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);
     input.kernel_log_source = log.source;
@@ -126,6 +147,10 @@ Command add_doctor_command(CLI::App& app) {
                     options->gpus,
                     "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all' (default): the "
                     "GPUs whose pairs are examined");
+    sub->add_flag("--probe",
+                  options->probe,
+                  "also move data over every ordered pair and compare it, in every mode, as "
+                  "'peergate probe --mode all' does (its verdict is cached for the gate)");
     sub->add_option("--kernel-log",
                     options->kernel_log,
                     "kernel log to read for Xids and IOMMU faults: a FILE, or - for stdin "

@@ -2,6 +2,7 @@
 #include "policy/doctor.hpp"
 
 #include "policy/doctor_pairs.hpp"
+#include "policy/doctor_probe.hpp"
 #include "policy/kernel_findings.hpp"
 
 #include <fmt/format.h>
@@ -50,44 +51,63 @@ bool examined(const DoctorInput& input, int gpu) {
            std::binary_search(input.selection.begin(), input.selection.end(), gpu);
 }
 
-// PCIe pairs on bare metal with a translating IOMMU: the silent-drop configuration. Pairs
-// the CUDA driver refuses peer access to are safe: their copies are staged through host
-// memory.
-std::optional<Finding> pcie_under_iommu(const DoctorInput& input, const model::Topology& t) {
+// The PCIe pairs examined that the silent drop can hit (bare metal, translating IOMMU, not
+// NVLink), less those the CUDA driver refuses peer access to: their copies are staged
+// through host memory.
+std::vector<std::pair<int, int>> pairs_at_risk(const DoctorInput& input, const model::Topology& t) {
+    std::vector<std::pair<int, int>> risky;
     const auto& host = input.host;
     if (host.iommu != model::IommuMode::translating || host.hypervisor.value_or(false)) {
-        return std::nullopt;
+        return risky;
     }
-    std::vector<std::pair<int, int>> risky;
-    std::vector<int> gpus;
-    std::string example;
     for (std::size_t p = 0; p < t.size(); ++p) {
         for (std::size_t q = p + 1; q < t.size(); ++q) {
             const int a = t.gpus[p].index;
             const int b = t.gpus[q].index;
-            if (t.matrix[p][q].is_nvlink() || !examined(input, a) || !examined(input, b) ||
-                peer_access_refused(input.pairs, a, b)) {
-                continue;
-            }
-            risky.emplace_back(a, b);
-            gpus.insert(gpus.end(), {a, b});
-            if (example.empty()) {
-                example = fmt::format("GPU {} to GPU {} is {}", a, b, t.matrix[p][q].to_token());
+            if (!t.matrix[p][q].is_nvlink() && examined(input, a) && examined(input, b) &&
+                !peer_access_refused(input.pairs, a, b)) {
+                risky.emplace_back(a, b);
             }
         }
     }
-    if (risky.empty()) {
-        return std::nullopt;
+    return risky;
+}
+
+std::vector<int> gpus_of(const std::vector<std::pair<int, int>>& pairs) {
+    std::vector<int> gpus;
+    for (const auto& [a, b] : pairs) {
+        gpus.insert(gpus.end(), {a, b});
     }
     std::sort(gpus.begin(), gpus.end());
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    return gpus;
+}
+
+// The silent-drop configuration: an error, or a warning when a probe just now moved data
+// over every such pair intact (the gate, too, trusts a fresh pass).
+std::optional<Finding> pcie_under_iommu(const DoctorInput& input, const model::Topology& t) {
+    const auto risky = pairs_at_risk(input, t);
+    if (risky.empty()) {
+        return std::nullopt;
+    }
+    const auto [a, b] = risky.front();
+    const auto label = t.label(a, b);  // a and b are GPUs of t: there is one
+    const bool probed = input.probe && probe_vouches_for(*input.probe, risky);
     return Finding{
         .code = "pcie_p2p_under_translating_iommu",
-        .severity = Severity::error,
-        .gpus = gpus,
-        .message = example + ", not NVLink; bare-metal Linux with a translating IOMMU (" +
-                   host.iommu_detail + "), where PCIe peer copies can be silently dropped" +
-                   capability_claims(input.pairs, risky),
+        .severity = probed ? Severity::warning : Severity::error,
+        .gpus = gpus_of(risky),
+        .message = fmt::format(
+            "GPU {} to GPU {} is {}, not NVLink; bare-metal Linux with a translating IOMMU ({}), "
+            "where PCIe peer copies can be silently dropped{}{}",
+            a,
+            b,
+            label ? label->to_token() : "?",
+            input.host.iommu_detail,
+            capability_claims(input.pairs, risky),
+            probed ? "; the probe just found every one of these pairs intact, but the drop "
+                     "depends on load: probe again after a driver, kernel or BIOS change"
+                   : ""),
         .remedy =
             "Keep GGML_CUDA_P2P unset (GGML_CUDA_P2P=0 turns it ON), run 'peergate probe' to "
             "test the pairs, or boot with iommu=pt (or intel_iommu=off / amd_iommu=off)."};
@@ -122,12 +142,13 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
         report.verdict = Verdict::healthy;
         return report;
     }
-    if (auto finding = pcie_under_iommu(input, *topology)) {
-        report.findings.push_back(std::move(*finding));
-        report.verdict = Verdict::problems;
-        return report;
-    }
     report.verdict = Verdict::healthy;
+    if (auto finding = pcie_under_iommu(input, *topology)) {
+        if (finding->severity == Severity::error) {
+            report.verdict = Verdict::problems;
+        }
+        report.findings.push_back(std::move(*finding));
+    }
     return report;
 }
 
@@ -177,6 +198,12 @@ DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
+    if (input.probe) {
+        report.findings.push_back(probe_finding(*input.probe));
+        if (report.findings.back().severity == Severity::error) {
+            report.verdict = Verdict::problems;  // data lost is a problem whatever else said
+        }
+    }
     const model::Topology* topology = input.discovery.described();
     const auto kernel = about_examined(input, kernel_findings(input.kernel_events, topology));
     report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());

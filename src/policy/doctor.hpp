@@ -6,6 +6,7 @@
 #include "model/finding.hpp"
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
+#include "model/probe_result.hpp"
 
 #include <array>
 #include <optional>
@@ -35,6 +36,7 @@ struct PairLayers {
     // NVML's P2P status per caps index (kP2pCaps order): OK CNS GNS TNS DR NS U; "" not read.
     std::array<std::string, kP2pCaps.size()> nvml;
     std::optional<bool> cuda_can_access_peer;  // cuDeviceCanAccessPeer; nullopt: not read
+    std::string probe;  // --probe: the pair's verdict (ok, data_lost, error, skipped); "" none
 };
 
 struct DoctorInput {
@@ -46,7 +48,8 @@ struct DoctorInput {
     std::string kernel_log_source;  // where the kernel log came from, or why none was read
     std::vector<int> selection;     // --gpus: the GPUs examined, ascending; empty = every GPU
     std::vector<PairLayers> pairs;  // every ordered pair of the GPUs examined
-    std::vector<std::string> layer_notes;  // why a capability layer could not be read
+    std::vector<std::string> layer_notes;     // why a capability layer could not be read
+    std::optional<model::ProbeResult> probe;  // --probe: data moved and compared just now
 };
 
 enum class Verdict { healthy, problems, inconclusive };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_render.hpp"
 
+#include "report/probe_json.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
 
@@ -58,7 +59,8 @@ Json pair_to_json(const policy::PairLayers& pair) {
                 {"topology", pair.label.empty() ? Json(nullptr) : Json(pair.label)},
                 {"nvml_p2p", nvml},
                 {"cuda_can_access_peer",
-                 pair.cuda_can_access_peer ? Json(*pair.cuda_can_access_peer) : Json(nullptr)}};
+                 pair.cuda_can_access_peer ? Json(*pair.cuda_can_access_peer) : Json(nullptr)},
+                {"probe", pair.probe.empty() ? Json(nullptr) : Json(pair.probe)}};
 }
 
 Json pairs_to_json(const policy::DoctorInput& input) {
@@ -78,7 +80,11 @@ std::string pair_answers(const policy::PairLayers& pair) {
         nvml += fmt::format("{:<4}", token.empty() ? "?" : token);
     }
     const char* cuda = !pair.cuda_can_access_peer ? "?" : *pair.cuda_can_access_peer ? "yes" : "no";
-    return fmt::format("{:<5} {}{:<4}", pair.label.empty() ? "?" : pair.label, nvml, cuda);
+    return fmt::format("{:<5} {}{:<4}{}",
+                       pair.label.empty() ? "?" : pair.label,
+                       nvml,
+                       cuda,
+                       pair.probe.empty() ? "" : fmt::format(" probe {:<9}", pair.probe));
 }
 
 // The pairs of one row: "0-1" where both directions read alike, "0->1" where only one does.
@@ -114,9 +120,10 @@ std::string pairs_to_text(const policy::DoctorInput& input) {
         }
         row->second.emplace_back(pair.src, pair.dst);
     }
-    std::string out =
+    std::string out = fmt::format(
         "\nPeer access (topology; NVML P2P status read write nvlink atomics prop; CUDA "
-        "can-access-peer):\n";
+        "can-access-peer{}):\n",
+        input.probe ? "; the probe's verdict" : "");
     for (const auto& [answers, pairs] : rows) {
         out += fmt::format("  {}  GPUs {}\n", answers, pair_list(pairs));
     }
@@ -153,6 +160,7 @@ Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport
     layers["kernel_log"] = Json{{"source", input.kernel_log_source},
                                 {"events", kernel_events_to_json(input.kernel_events)}};
     layers["peer_access"] = pairs_to_json(input);
+    layers["probe"] = input.probe ? probe_to_json(*input.probe) : Json(nullptr);
     doc["layers"] = layers;
     Json findings = Json::array();
     for (const auto& finding : report.findings) {

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/doctor_probe.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string>
+
+namespace peergate::policy {
+
+namespace {
+
+using model::Finding;
+using model::PairVerdict;
+using model::Severity;
+
+std::vector<int> gpus_where(const model::ProbeResult& result, PairVerdict verdict) {
+    std::vector<int> gpus;
+    for (const auto& pair : result.pairs) {
+        if (pair.verdict == verdict) {
+            gpus.insert(gpus.end(), {pair.src, pair.dst});
+        }
+    }
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    return gpus;
+}
+
+std::string mode_names(const model::ProbeResult& result) {
+    std::vector<std::string_view> names;
+    for (auto mode : result.modes) {
+        names.push_back(model::to_string(mode));
+    }
+    return fmt::format("{}", fmt::join(names, ", "));
+}
+
+bool intact(const model::ProbeResult& result, int src, int dst) {
+    return std::any_of(result.pairs.begin(), result.pairs.end(), [&](const model::ProbePair& p) {
+        return p.src == src && p.dst == dst && p.verdict == PairVerdict::ok;
+    });
+}
+
+}  // namespace
+
+Finding probe_finding(const model::ProbeResult& result) {
+    switch (result.outcome) {
+        case model::ProbeOutcome::fail:
+            return Finding{
+                .code = "probe_data_lost",
+                .severity = Severity::error,
+                .gpus = gpus_where(result, PairVerdict::data_lost),
+                .message = "Peer copies lost data under the probe (" + result.reason + ")",
+                .remedy = result.remedy};
+        case model::ProbeOutcome::pass:
+            return Finding{
+                .code = "probe_intact",
+                .severity = Severity::info,
+                .gpus = result.gpus,
+                .message = fmt::format(
+                    "The probe moved and compared data on {} ordered pairs (modes {}): all intact",
+                    result.pairs.size(),
+                    mode_names(result))};
+        case model::ProbeOutcome::inconclusive:
+            break;
+    }
+    return Finding{.code = "probe_inconclusive",
+                   .severity = Severity::warning,
+                   .gpus = result.gpus,
+                   .message = "The probe could not decide: " + result.reason,
+                   .remedy =
+                       "Run 'peergate probe --mode all' on its own to see each pair's "
+                       "cells; it needs the CUDA driver and two free GPUs."};
+}
+
+bool probe_vouches_for(const model::ProbeResult& result,
+                       const std::vector<std::pair<int, int>>& pairs) {
+    return result.outcome == model::ProbeOutcome::pass &&
+           std::all_of(pairs.begin(), pairs.end(), [&](const std::pair<int, int>& p) {
+               return intact(result, p.first, p.second) && intact(result, p.second, p.first);
+           });
+}
+
+}  // namespace peergate::policy

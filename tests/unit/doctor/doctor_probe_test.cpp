@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// What doctor --probe concludes from a probe result (policy/doctor_probe.cpp).
+#include "policy/doctor_probe.hpp"
+
+#include <gtest/gtest.h>
+
+namespace peergate::policy {
+namespace {
+
+using model::PairVerdict;
+using model::ProbeOutcome;
+
+model::ProbeResult result_of(ProbeOutcome outcome,
+                             std::vector<std::tuple<int, int, PairVerdict>> pairs) {
+    model::ProbeResult result{.outcome = outcome,
+                              .reason = "data lost: GPU 0 -> GPU 1 (concurrent)",
+                              .gpus = {0, 1, 2},
+                              .modes = {model::ProbeMode::serial, model::ProbeMode::concurrent},
+                              .remedy = "boot with iommu=pt"};
+    for (const auto& [src, dst, verdict] : pairs) {
+        result.pairs.push_back(model::ProbePair{.src = src, .dst = dst, .verdict = verdict});
+    }
+    return result;
+}
+
+TEST(DoctorProbeFinding, LostDataIsAnErrorNamingOnlyThePairsThatLostIt) {
+    const auto f = probe_finding(result_of(
+        ProbeOutcome::fail,
+        {{0, 1, PairVerdict::data_lost}, {1, 0, PairVerdict::ok}, {1, 2, PairVerdict::ok}}));
+    EXPECT_EQ(f.code, "probe_data_lost");
+    EXPECT_EQ(f.severity, model::Severity::error);
+    EXPECT_EQ(f.gpus, (std::vector<int>{0, 1}));
+    EXPECT_EQ(f.message,
+              "Peer copies lost data under the probe (data lost: GPU 0 -> GPU 1 (concurrent))");
+    EXPECT_EQ(f.remedy, "boot with iommu=pt");
+}
+
+TEST(DoctorProbeFinding, PassAndInconclusiveSayWhatWasMovedOrWhyNothingWas) {
+    const auto pass = probe_finding(
+        result_of(ProbeOutcome::pass, {{0, 1, PairVerdict::ok}, {1, 0, PairVerdict::ok}}));
+    EXPECT_EQ(pass.code, "probe_intact");
+    EXPECT_EQ(pass.severity, model::Severity::info);
+    EXPECT_EQ(pass.message,
+              "The probe moved and compared data on 2 ordered pairs (modes serial, concurrent): "
+              "all intact");
+    auto stuck = result_of(ProbeOutcome::inconclusive, {});
+    stuck.reason = "cannot run: cuInit failed";
+    const auto f = probe_finding(stuck);
+    EXPECT_EQ(f.code, "probe_inconclusive");
+    EXPECT_EQ(f.severity, model::Severity::warning);
+    EXPECT_EQ(f.message, "The probe could not decide: cannot run: cuInit failed");
+}
+
+TEST(DoctorProbeFinding, OnlyAPassCoveringBothDirectionsOfEveryPairVouches) {
+    const auto pass =
+        result_of(ProbeOutcome::pass, {{0, 1, PairVerdict::ok}, {1, 0, PairVerdict::ok}});
+    EXPECT_TRUE(probe_vouches_for(pass, {{0, 1}}));
+    EXPECT_FALSE(probe_vouches_for(pass, {{0, 1}, {1, 2}}));  // 1-2 was not probed
+    const auto one_way = result_of(ProbeOutcome::pass, {{0, 1, PairVerdict::ok}});
+    EXPECT_FALSE(probe_vouches_for(one_way, {{0, 1}}));
+    auto failed = pass;
+    failed.outcome = ProbeOutcome::fail;
+    EXPECT_FALSE(probe_vouches_for(failed, {{0, 1}}));
+}
+
+}  // namespace
+}  // namespace peergate::policy
