@@ -8,10 +8,12 @@
 #include "cli/topology_input.hpp"
 #include "policy/doctor.hpp"
 #include "policy/gate_types.hpp"
+#include "report/doctor_html.hpp"
 #include "report/doctor_render.hpp"
 #include "report/json_text.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/kernel_log_parser.hpp"
+#include "util/atomic_file.hpp"
 #include "util/dynamic_library.hpp"
 #include "util/subprocess.hpp"
 
@@ -42,6 +44,7 @@ struct DoctorOptions {
     std::string kernel_log;
     std::string gpus = "all";
     bool probe = false;
+    std::string html;
 };
 
 // --probe: what `peergate probe --mode all` does, the verdict cache included; each pair's
@@ -134,6 +137,15 @@ int run_doctor(const Invocation& inv, const DoctorOptions& options) {
     } else {
         fmt::print(inv.output.out, "{}", report::doctor_to_text(input, report, inv.output.color));
     }
+    if (!options.html.empty()) {
+        // Whole or not at all: a reader never sees half a page.
+        const auto written =
+            util::write_file_atomically(options.html, report::doctor_to_html(input, report));
+        if (!written) {
+            print_error(inv.output, "--html: " + written.error().message);
+            return kExitError;
+        }
+    }
     return policy::exit_status(report.verdict);
 }
 
@@ -151,6 +163,9 @@ Command add_doctor_command(CLI::App& app) {
                   options->probe,
                   "also move data over every ordered pair and compare it, in every mode, as "
                   "'peergate probe --mode all' does (its verdict is cached for the gate)");
+    sub->add_option("--html",
+                    options->html,
+                    "also write the report as one self-contained HTML page to FILE (atomically)");
     sub->add_option("--kernel-log",
                     options->kernel_log,
                     "kernel log to read for Xids and IOMMU faults: a FILE, or - for stdin "

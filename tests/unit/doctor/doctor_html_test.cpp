@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+// doctor --html's page (report/doctor_html.cpp).
+#include "report/doctor_html.hpp"
+
+#include "../policy/gate_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+namespace peergate::report {
+namespace {
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+TEST(DoctorHtml, EscapesEveryCharacterThatCouldOpenMarkup) {
+    EXPECT_EQ(html_escape("a<b>&\"c'd"), "a&lt;b&gt;&amp;&quot;c&#39;d");
+    EXPECT_EQ(html_escape(""), "");
+    EXPECT_EQ(html_escape("GPU 0 -> GPU 1"), "GPU 0 -&gt; GPU 1");
+}
+
+TEST(DoctorHtml, PageHoldsTheVerdictFindingsMatrixAndPairs) {
+    policy::DoctorInput input;
+    input.parts.push_back(policy::PartStatus{.what = "NVML library", .found = true});
+    input.discovery.topology = testing::bridged_a100_4x();
+    input.pairs.push_back(policy::PairLayers{.src = 0,
+                                             .dst = 1,
+                                             .label = "NV12",
+                                             .nvml = {"OK", "OK", "OK", "OK", "OK"},
+                                             .cuda_can_access_peer = true,
+                                             .probe = "ok"});
+    input.layer_notes.push_back("NVML answers not recorded: <hung>");
+    policy::DoctorReport report{.verdict = policy::Verdict::problems};
+    report.findings.push_back(model::Finding{.code = "probe_data_lost",
+                                             .severity = model::Severity::error,
+                                             .message = "lost <data> & more",
+                                             .remedy = "boot with iommu=pt"});
+    const auto page = doctor_to_html(input, report);
+    EXPECT_EQ(page.rfind("<!DOCTYPE html>\n", 0), 0U);
+    EXPECT_TRUE(contains(page, "<title>peergate doctor: problems</title>"));
+    EXPECT_TRUE(contains(page,
+                         "<li class=\"error\"><b>[error] probe_data_lost</b>: "
+                         "lost &lt;data&gt; &amp; more<br>remedy: boot with iommu=pt</li>"));
+    EXPECT_TRUE(contains(page, "<td class=\"nvlink\">NV12</td>"));
+    EXPECT_TRUE(contains(page, "<td>SYS</td>"));
+    EXPECT_TRUE(contains(page, "<td>GPU0 -&gt; GPU1</td>"));
+    EXPECT_TRUE(contains(page, "note: NVML answers not recorded: &lt;hung&gt;"));
+    EXPECT_FALSE(contains(page, "<hung>"));
+    EXPECT_TRUE(page.ends_with("</body>\n</html>\n"));
+}
+
+}  // namespace
+}  // namespace peergate::report
