@@ -47,8 +47,20 @@ struct DoctorOptions {
     std::string html;
 };
 
+// The pair's largest serial copy that has a rate: the probe's view of the link.
+const model::ProbeCell* largest_serial_copy(const model::ProbeResult& result, int src, int dst) {
+    const model::ProbeCell* best = nullptr;
+    for (const auto& cell : result.cells) {
+        if (cell.src == src && cell.dst == dst && cell.mode == model::ProbeMode::serial &&
+            cell.gbps && (best == nullptr || cell.size_bytes > best->size_bytes)) {
+            best = &cell;
+        }
+    }
+    return best;
+}
+
 // --probe: what `peergate probe --mode all` does, the verdict cache included; each pair's
-// verdict joins its layers.
+// verdict, copy path and rate join its layers.
 void probe_pairs(const Invocation& inv, policy::DoctorInput& input) {
     ProbeSettings settings;
     settings.request.modes = {
@@ -59,6 +71,10 @@ void probe_pairs(const Invocation& inv, policy::DoctorInput& input) {
             if (pair.src == layers.src && pair.dst == layers.dst) {
                 layers.probe = model::to_string(pair.verdict);
             }
+        }
+        if (const auto* cell = largest_serial_copy(*input.probe, layers.src, layers.dst)) {
+            layers.probe_path = model::to_string(cell->path);
+            layers.probe_gbps = cell->gbps;
         }
     }
 }

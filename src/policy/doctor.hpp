@@ -36,7 +36,9 @@ struct PairLayers {
     // NVML's P2P status per caps index (kP2pCaps order): OK CNS GNS TNS DR NS U; "" not read.
     std::array<std::string, kP2pCaps.size()> nvml;
     std::optional<bool> cuda_can_access_peer;  // cuDeviceCanAccessPeer; nullopt: not read
-    std::string probe;  // --probe: the pair's verdict (ok, data_lost, error, skipped); "" none
+    std::string probe;       // --probe: the pair's verdict (ok, data_lost, error, skipped); "" none
+    std::string probe_path;  // --probe: "direct" (peer access) or "staged" (via host)
+    std::optional<double> probe_gbps;  // --probe: the largest serial copy's rate, 1e9 B/s
 };
 
 struct DoctorInput {

@@ -85,7 +85,7 @@ std::string pairs_html(const policy::DoctorInput& input) {
     for (auto caps : policy::kP2pCaps) {
         out += fmt::format("<th>NVML {}</th>", caps);
     }
-    out += "<th>CUDA can access peer</th><th>probe</th></tr>\n";
+    out += "<th>CUDA can access peer</th><th>probe</th><th>copy path</th><th>GB/s</th></tr>\n";
     for (const auto& pair : input.pairs) {
         out += "<tr>" + cell(fmt::format("GPU{} -> GPU{}", pair.src, pair.dst)) +
                cell(pair.label, pair.label.rfind("NV", 0) == 0 ? "nvlink" : "");
@@ -93,10 +93,14 @@ std::string pairs_html(const policy::DoctorInput& input) {
             out += cell(token.empty() ? "?" : token);
         }
         const auto& cuda = pair.cuda_can_access_peer;
-        out += cell(!cuda ? "?" : *cuda ? "yes" : "no") + cell(pair.probe) + "</tr>\n";
+        out += cell(!cuda   ? "?"
+                    : *cuda ? "yes"
+                            : "no") +
+               cell(pair.probe) + cell(pair.probe_path) +
+               cell(pair.probe_gbps ? fmt::format("{:.1f}", *pair.probe_gbps) : "") + "</tr>\n";
     }
     for (const auto& note : input.layer_notes) {
-        out += "<tr><td colspan=\"9\">note: " + html_escape(note) + "</td></tr>\n";
+        out += "<tr><td colspan=\"11\">note: " + html_escape(note) + "</td></tr>\n";
     }
     return out + "</table>\n";
 }

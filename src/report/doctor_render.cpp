@@ -60,7 +60,9 @@ Json pair_to_json(const policy::PairLayers& pair) {
                 {"nvml_p2p", nvml},
                 {"cuda_can_access_peer",
                  pair.cuda_can_access_peer ? Json(*pair.cuda_can_access_peer) : Json(nullptr)},
-                {"probe", pair.probe.empty() ? Json(nullptr) : Json(pair.probe)}};
+                {"probe", pair.probe.empty() ? Json(nullptr) : Json(pair.probe)},
+                {"probe_path", pair.probe_path.empty() ? Json(nullptr) : Json(pair.probe_path)},
+                {"probe_gbps", pair.probe_gbps ? Json(*pair.probe_gbps) : Json(nullptr)}};
 }
 
 Json pairs_to_json(const policy::DoctorInput& input) {
@@ -84,7 +86,11 @@ std::string pair_answers(const policy::PairLayers& pair) {
                        pair.label.empty() ? "?" : pair.label,
                        nvml,
                        cuda,
-                       pair.probe.empty() ? "" : fmt::format(" probe {:<9}", pair.probe));
+                       pair.probe.empty()
+                           ? ""
+                           : fmt::format(" probe {:<9} {:<6}",
+                                         pair.probe,
+                                         pair.probe_path.empty() ? "" : pair.probe_path));
 }
 
 // The pairs of one row: "0-1" where both directions read alike, "0->1" where only one does.
@@ -123,7 +129,7 @@ std::string pairs_to_text(const policy::DoctorInput& input) {
     std::string out = fmt::format(
         "\nPeer access (topology; NVML P2P status read write nvlink atomics prop; CUDA "
         "can-access-peer{}):\n",
-        input.probe ? "; the probe's verdict" : "");
+        input.probe ? "; the probe's verdict and copy path" : "");
     for (const auto& [answers, pairs] : rows) {
         out += fmt::format("  {}  GPUs {}\n", answers, pair_list(pairs));
     }

@@ -40,7 +40,19 @@ TEST(DoctorProbe, SilentDropUnderLoadIsFoundAndNamedPerPair) {
     EXPECT_NE((*lost)["message"].get<std::string>().find("concurrent"), std::string::npos);
     EXPECT_FALSE((*lost)["remedy"].get<std::string>().empty());
     EXPECT_EQ(doc["layers"]["probe"]["result"], "fail");
-    EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][0]["probe"], "data_lost");
+    const auto& pair = doc["layers"]["peer_access"]["pairs"][0];
+    EXPECT_EQ(pair["probe"], "data_lost");
+    EXPECT_EQ(pair["probe_path"], "direct");  // peer access on: the path llama.cpp takes
+    ASSERT_TRUE(pair["probe_gbps"].is_number()) << pair.dump();
+    EXPECT_GT(pair["probe_gbps"].get<double>(), 0.0);
+}
+
+TEST(DoctorProbe, PairsTheDriverRefusesAreProbedOnTheStagedPath) {
+    const auto doc = stdout_json(doctor_probe(machine("probe-no-peer-2x")));
+    const auto& pair = doc["layers"]["peer_access"]["pairs"][0];
+    EXPECT_EQ(pair["probe"], "ok");
+    EXPECT_EQ(pair["probe_path"], "staged");
+    EXPECT_EQ(doc["verdict"], "healthy") << doc.dump(2);
 }
 
 TEST(DoctorProbe, IntactDataOnATranslatingIommuTurnsTheErrorIntoAWarning) {
