@@ -45,8 +45,12 @@ util::Expected<void> write_text(const fs::path& path, const std::string& text) {
     return {};
 }
 
+// A port shared by several GPUs is written once per GPU: its link may already be there.
 util::Expected<void> make_link(const std::string& target, const fs::path& link) {
     std::error_code ec;
+    if (fs::is_symlink(link, ec)) {
+        return {};
+    }
     fs::create_directories(link.parent_path(), ec);
     fs::create_directory_symlink(target, link, ec);
     if (ec) {
@@ -69,22 +73,70 @@ struct PciDevice {
     std::uint16_t device_id = 0;
     std::optional<int> numa_node;
     std::optional<int> iommu_group;
+    std::vector<MachinePort> above;  // nearest first
 };
+
+// Where sysfs keeps a device: under its root bus, inside every port above it
+// ("pci0000:40/0000:40:01.1/0000:41:00.0/0000:42:00.0").
+std::string device_path(const model::PciAddress& pci, const std::vector<MachinePort>& above) {
+    const auto& top = above.empty() ? pci : above.back().pci;
+    std::string path = fmt::format("pci{:04x}:{:02x}", top.domain, top.bus);
+    for (auto it = above.rbegin(); it != above.rend(); ++it) {
+        path += "/" + it->pci.to_sysfs();
+    }
+    return path + "/" + pci.to_sysfs();
+}
+
+// A port's 4 KiB configuration space: all zero but for the ACS extended capability at
+// 0x100 when the port has one (id 0x000D, version 1, last in the list; every capability
+// bit set, the control word as given).
+std::string port_config(const MachinePort& port) {
+    std::string config(4096, '\0');
+    if (port.acs_control) {
+        const auto put16 = [&config](std::size_t at, std::uint16_t value) {
+            config[at] = static_cast<char>(value & 0xFFU);
+            config[at + 1] = static_cast<char>(value >> 8U);
+        };
+        put16(0x100, 0x000D);
+        put16(0x102, 0x0001);
+        put16(0x104, 0x007F);
+        put16(0x106, *port.acs_control);
+    }
+    return config;
+}
+
+util::Expected<void> write_ports(const fs::path& root, const std::vector<MachinePort>& above) {
+    for (std::size_t k = 0; k < above.size(); ++k) {
+        const std::vector<MachinePort> further(above.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                                               above.end());
+        const std::string path = device_path(above[k].pci, further);
+        const fs::path dir = root / "sys/devices" / path;
+        PEERGATE_TRY(write_text(dir / "class", "0x060400\n"));
+        PEERGATE_TRY(write_text(dir / "config", port_config(above[k])));
+        PEERGATE_TRY(make_link("../../../devices/" + path,
+                               root / "sys/bus/pci/devices" / above[k].pci.to_sysfs()));
+    }
+    return {};
+}
 
 util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) {
     const std::string bdf = d.pci.to_sysfs();
-    const std::string bus_dir = fmt::format("pci{:04x}:{:02x}", d.pci.domain, d.pci.bus);
-    const fs::path dev = root / "sys/devices" / bus_dir / bdf;
+    const std::string path = device_path(d.pci, d.above);
+    const fs::path dev = root / "sys/devices" / path;
+    PEERGATE_TRY(write_ports(root, d.above));
     PEERGATE_TRY(write_text(dev / "numa_node", fmt::format("{}\n", d.numa_node.value_or(-1))));
     PEERGATE_TRY(write_text(dev / "class", d.pci_class + "\n"));
     PEERGATE_TRY(write_text(dev / "vendor", "0x10de\n"));
     PEERGATE_TRY(write_text(dev / "device", fmt::format("0x{:04x}\n", d.device_id)));
     if (d.iommu_group) {
-        PEERGATE_TRY(make_link(fmt::format("../../../kernel/iommu_groups/{}", *d.iommu_group),
+        std::string back;
+        for (std::size_t k = 0; k < 3 + d.above.size(); ++k) {
+            back += "../";
+        }
+        PEERGATE_TRY(make_link(fmt::format("{}kernel/iommu_groups/{}", back, *d.iommu_group),
                                dev / "iommu_group"));
     }
-    return make_link(fmt::format("../../../devices/{}/{}", bus_dir, bdf),
-                     root / "sys/bus/pci/devices" / bdf);
+    return make_link("../../../devices/" + path, root / "sys/bus/pci/devices" / bdf);
 }
 
 util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) {
@@ -104,13 +156,14 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
             std::error_code ec;
             fs::create_directories(root / fmt::format("sys/kernel/iommu_groups/{}", group), ec);
         }
-        PEERGATE_TRY(write_pci_device(
-            root,
-            PciDevice{.pci = gpu.pci,
-                      .pci_class = gpu_class(gpu),
-                      .device_id = gpu.pci_device_id,
-                      .numa_node = gpu.numa_node,
-                      .iommu_group = groups ? std::optional(group) : std::nullopt}));
+        PEERGATE_TRY(
+            write_pci_device(root,
+                             PciDevice{.pci = gpu.pci,
+                                       .pci_class = gpu_class(gpu),
+                                       .device_id = gpu.pci_device_id,
+                                       .numa_node = gpu.numa_node,
+                                       .iommu_group = groups ? std::optional(group) : std::nullopt,
+                                       .above = gpu.upstream_ports}));
     }
     for (const auto& pci : nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));

@@ -2,6 +2,8 @@
 #include "sim/machine/machine_file.hpp"
 
 #include "model/topology.hpp"
+#include "sim/machine/machine_json.hpp"
+#include "sim/machine/machine_ports.hpp"
 #include "sim/machine/machine_schema.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
@@ -21,25 +23,9 @@ using OJson = nlohmann::ordered_json;
 
 constexpr const char* kSchema = "peergate.machine/v1";
 
-util::Unexpected invalid(const std::string& message) {
-    return util::unexpected(util::ErrorCode::invalid_input, "machine file: " + message);
-}
-
-template <typename T>
-T get_or(const Json& j, const char* key, T fallback) {
-    return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
-}
-
-util::Expected<model::PciAddress> pci_field(const Json& j, const std::string& where) {
-    if (!j.is_string()) {
-        return invalid(where + ": a PCI bus id string is required");
-    }
-    auto pci = model::PciAddress::parse(j.get<std::string>());
-    if (!pci) {
-        return invalid(where + ": " + pci.error().message);
-    }
-    return pci;
-}
+using machine_json::get_or;
+using machine_json::invalid;
+using machine_json::pci_field;
 
 util::Expected<MachineNvlink> parse_nvlink(const Json& j, const std::string& where) {
     MachineNvlink link;
@@ -96,6 +82,11 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
         }
         gpu.nvlinks.push_back(*link);
     }
+    auto ports = parse_upstream_ports(j, where);
+    if (!ports) {
+        return util::unexpected(ports.error());
+    }
+    gpu.upstream_ports = std::move(*ports);
     return gpu;
 }
 
@@ -212,7 +203,7 @@ util::Expected<void> parse_gpus(const Json& doc, MachineFile& m) {
         }
         m.gpus.push_back(*gpu);
     }
-    return {};
+    return check_shared_ports(m.gpus);
 }
 
 util::Expected<void> parse_nvswitches(const Json& j, MachineFile& m) {
@@ -291,6 +282,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
             links.push_back(l);
         }
         j["nvlinks"] = links;
+    }
+    if (!gpu.upstream_ports.empty()) {
+        j["upstream_ports"] = upstream_ports_to_json(gpu.upstream_ports);
     }
     return j;
 }

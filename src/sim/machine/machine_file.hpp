@@ -25,6 +25,15 @@ struct MachineNvlink {
     friend bool operator==(const MachineNvlink&, const MachineNvlink&) = default;
 };
 
+// A PCIe port above a GPU (root port or switch port) and its ACS control word, as sysfs
+// `config` would show it; nullopt: the port has no ACS capability.
+struct MachinePort {
+    model::PciAddress pci;
+    std::optional<std::uint16_t> acs_control;
+
+    friend bool operator==(const MachinePort&, const MachinePort&) = default;
+};
+
 struct MachineGpu {
     int index = 0;
     std::string name;
@@ -37,7 +46,8 @@ struct MachineGpu {
     std::uint16_t pci_device_id = 0;  // PCI device id (0x2901 for B200); 0 = unknown
     int cc_major = 0;
     int cc_minor = 0;
-    std::vector<MachineNvlink> nvlinks;  // explicit links (gather); empty = derive
+    std::vector<MachineNvlink> nvlinks;       // explicit links (gather); empty = derive
+    std::vector<MachinePort> upstream_ports;  // nearest first; empty: on a root bus
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };

@@ -59,7 +59,9 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"pci_device_id", Kind::string},
                               {"cc_major", Kind::integer},
                               {"cc_minor", Kind::integer},
-                              {"nvlinks", Kind::array}};
+                              {"nvlinks", Kind::array},
+                              {"upstream_ports", Kind::array}};
+const std::vector<Field> kPort{{"pci", Kind::string}, {"acs_control", Kind::string}};
 const std::vector<Field> kNvlink{{"link", Kind::integer},
                                  {"active", Kind::boolean},
                                  {"remote_type", Kind::string},
@@ -190,6 +192,8 @@ util::Expected<void> check_sections(const Json& doc) {
     PEERGATE_TRY(check_each(doc, "gpus", kGpu, ""));
     for (std::size_t k = 0; doc.contains("gpus") && k < doc["gpus"].size(); ++k) {
         PEERGATE_TRY(check_each(doc["gpus"][k], "nvlinks", kNvlink, fmt::format("gpus[{}].", k)));
+        PEERGATE_TRY(
+            check_each(doc["gpus"][k], "upstream_ports", kPort, fmt::format("gpus[{}].", k)));
     }
     PEERGATE_TRY(check_each(doc, "faults", kFault, ""));
     PEERGATE_TRY(check_table(doc, {"matrix", Kind::string}, ""));

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+// Helpers the machine file's readers share (machine_file.cpp, machine_ports.cpp): errors
+// that name the file, optional fields, PCI bus ids.
+#pragma once
+
+#include "model/pci_address.hpp"
+#include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace peergate::sim::machine_json {
+
+inline util::Unexpected invalid(const std::string& message) {
+    return util::unexpected(util::ErrorCode::invalid_input, "machine file: " + message);
+}
+
+template <typename T>
+T get_or(const nlohmann::json& j, const char* key, T fallback) {
+    return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
+}
+
+inline util::Expected<model::PciAddress> pci_field(const nlohmann::json& j,
+                                                   const std::string& where) {
+    if (!j.is_string()) {
+        return invalid(where + ": a PCI bus id string is required");
+    }
+    auto pci = model::PciAddress::parse(j.get<std::string>());
+    if (!pci) {
+        return invalid(where + ": " + pci.error().message);
+    }
+    return pci;
+}
+
+}  // namespace peergate::sim::machine_json

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/machine/machine_ports.hpp"
+
+#include "sim/machine/machine_json.hpp"
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace peergate::sim {
+
+namespace {
+
+using machine_json::invalid;
+
+// "0x001d" (or "001d") -> 0x001d.
+util::Expected<std::uint16_t> acs_word(const std::string& text, const std::string& where) {
+    const std::string_view digits = std::string_view(text).substr(text.starts_with("0x") ? 2 : 0);
+    const auto value = util::parse_hex<std::uint16_t>(digits);
+    if (!value || digits.empty() || digits.size() > 4) {
+        return invalid(where + ": '" + text + "' is not a 16-bit hex word such as 0x001d");
+    }
+    return *value;
+}
+
+}  // namespace
+
+util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::json& gpu,
+                                                              const std::string& where) {
+    std::vector<MachinePort> ports;
+    for (std::size_t k = 0; gpu.contains("upstream_ports") && k < gpu["upstream_ports"].size();
+         ++k) {
+        const auto& j = gpu["upstream_ports"][k];
+        const std::string at = fmt::format("{}.upstream_ports[{}]", where, k);
+        auto pci = machine_json::pci_field(j.value("pci", nlohmann::json()), at + ".pci");
+        if (!pci) {
+            return util::unexpected(pci.error());
+        }
+        MachinePort port{.pci = *pci};
+        if (j.contains("acs_control")) {
+            auto word = acs_word(j["acs_control"].get<std::string>(), at + ".acs_control");
+            if (!word) {
+                return util::unexpected(word.error());
+            }
+            port.acs_control = *word;
+        }
+        ports.push_back(port);
+    }
+    return ports;
+}
+
+nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& ports) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& port : ports) {
+        nlohmann::ordered_json j{{"pci", port.pci.to_sysfs()}};
+        if (port.acs_control) {
+            j["acs_control"] = fmt::format("0x{:04x}", *port.acs_control);
+        }
+        out.push_back(j);
+    }
+    return out;
+}
+
+util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus) {
+    std::map<model::PciAddress, std::optional<std::uint16_t>> seen;
+    for (const auto& gpu : gpus) {
+        std::set<model::PciAddress> own;
+        for (const auto& port : gpu.upstream_ports) {
+            if (!own.insert(port.pci).second || port.pci == gpu.pci) {
+                return invalid(fmt::format("gpus[index {}].upstream_ports: port {} listed twice",
+                                           gpu.index,
+                                           port.pci.to_sysfs()));
+            }
+            const auto [it, added] = seen.emplace(port.pci, port.acs_control);
+            if (!added && it->second != port.acs_control) {
+                return invalid(fmt::format("port {} has two different acs_control values",
+                                           port.pci.to_sysfs()));
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace peergate::sim

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+// A GPU's "upstream_ports" in a machine file: the PCIe ports above it, nearest first, each
+// {"pci": "0000:40:01.1", "acs_control": "0x001d"} (no acs_control: no ACS capability).
+// A port shared by several GPUs (a switch's upstream port) must read the same in each.
+#pragma once
+
+#include "sim/machine/machine_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace peergate::sim {
+
+util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::json& gpu,
+                                                              const std::string& where);
+
+nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& ports);
+
+// Every port listed by more than one GPU has one ACS control word, and no GPU lists a port
+// twice; the error names the port.
+util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus);
+
+}  // namespace peergate::sim
