@@ -2,6 +2,10 @@
 #include "cli/doctor_layers.hpp"
 
 #include "cli/gather_machine.hpp"
+#include "policy/doctor_acs.hpp"
+#include "sources/host/pci_tree.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
@@ -87,6 +91,40 @@ bool seed_gpus(const model::Topology& topology, GatherState& state) {
     return true;
 }
 
+// The PCIe ports above each GPU examined, from sysfs under the host root; a GPU whose ports
+// cannot be read is left out (its pairs' ACS stays unread) and the first reason is noted.
+void read_ports(const Invocation& inv,
+                const model::Topology& topology,
+                const std::vector<int>& gpus,
+                policy::DoctorInput& input) {
+    const sources::host::HostRoot root(inv.seams.host_root);
+    std::string first_failure;
+    for (int index : gpus) {
+        const auto position = topology.position_of(index);
+        const auto& pci = position ? topology.gpus[*position].pci : std::nullopt;
+        auto ports = pci ? sources::host::ports_above(root, *pci)
+                         : util::Expected<std::vector<model::PciPort>>(
+                               util::unexpected(util::ErrorCode::unavailable, "no PCI bus id"));
+        if (ports) {
+            input.ports[index] = std::move(*ports);
+        } else if (first_failure.empty()) {
+            first_failure = fmt::format("GPU {}: {}", index, ports.error().message);
+        }
+    }
+    if (!first_failure.empty()) {
+        input.layer_notes.push_back("PCIe ports (ACS) not read: " + first_failure);
+    }
+}
+
+std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
+    const auto a = input.ports.find(src);
+    const auto b = input.ports.find(dst);
+    if (a == input.ports.end() || b == input.ports.end()) {
+        return "";
+    }
+    return std::string(policy::to_string(policy::acs_path(a->second, b->second).state));
+}
+
 }  // namespace
 
 void read_pair_layers(const Invocation& inv,
@@ -105,10 +143,12 @@ void read_pair_layers(const Invocation& inv,
         gather_from_cuda(inv, state);
     }
     input.layer_notes = state.notes;
+    read_ports(inv, topology, gpus, input);
     for (int src : gpus) {
         for (int dst : gpus) {
             if (src != dst) {
                 input.pairs.push_back(pair_layers(state.machine, topology, src, dst));
+                input.pairs.back().acs = acs_of(input, src, dst);
             }
         }
     }

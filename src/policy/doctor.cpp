@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor.hpp"
 
+#include "policy/doctor_acs.hpp"
 #include "policy/doctor_pairs.hpp"
 #include "policy/doctor_probe.hpp"
 #include "policy/kernel_findings.hpp"
@@ -198,6 +199,9 @@ DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
+    if (auto acs = acs_redirect_finding(input)) {
+        report.findings.push_back(std::move(*acs));
+    }
     if (input.probe) {
         report.findings.push_back(probe_finding(*input.probe));
         if (report.findings.back().severity == Severity::error) {

@@ -6,9 +6,11 @@
 #include "model/finding.hpp"
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
+#include "model/pci_port.hpp"
 #include "model/probe_result.hpp"
 
 #include <array>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -39,6 +41,7 @@ struct PairLayers {
     std::string probe;       // --probe: the pair's verdict (ok, data_lost, error, skipped); "" none
     std::string probe_path;  // --probe: "direct" (peer access) or "staged" (via host)
     std::optional<double> probe_gbps;  // --probe: the largest serial copy's rate, 1e9 B/s
+    std::string acs;  // where ACS sends the pair's traffic (doctor_acs.hpp); "" not read
 };
 
 struct DoctorInput {
@@ -50,8 +53,9 @@ struct DoctorInput {
     std::string kernel_log_source;  // where the kernel log came from, or why none was read
     std::vector<int> selection;     // --gpus: the GPUs examined, ascending; empty = every GPU
     std::vector<PairLayers> pairs;  // every ordered pair of the GPUs examined
-    std::vector<std::string> layer_notes;     // why a capability layer could not be read
-    std::optional<model::ProbeResult> probe;  // --probe: data moved and compared just now
+    std::vector<std::string> layer_notes;              // why a capability layer could not be read
+    std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
+    std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
 };
 
 enum class Verdict { healthy, problems, inconclusive };

@@ -85,7 +85,9 @@ std::string pairs_html(const policy::DoctorInput& input) {
     for (auto caps : policy::kP2pCaps) {
         out += fmt::format("<th>NVML {}</th>", caps);
     }
-    out += "<th>CUDA can access peer</th><th>probe</th><th>copy path</th><th>GB/s</th></tr>\n";
+    out +=
+        "<th>CUDA can access peer</th><th>probe</th><th>copy path</th><th>GB/s</th>"
+        "<th>ACS</th></tr>\n";
     for (const auto& pair : input.pairs) {
         out += "<tr>" + cell(fmt::format("GPU{} -> GPU{}", pair.src, pair.dst)) +
                cell(pair.label, pair.label.rfind("NV", 0) == 0 ? "nvlink" : "");
@@ -97,10 +99,11 @@ std::string pairs_html(const policy::DoctorInput& input) {
                     : *cuda ? "yes"
                             : "no") +
                cell(pair.probe) + cell(pair.probe_path) +
-               cell(pair.probe_gbps ? fmt::format("{:.1f}", *pair.probe_gbps) : "") + "</tr>\n";
+               cell(pair.probe_gbps ? fmt::format("{:.1f}", *pair.probe_gbps) : "") +
+               cell(pair.acs) + "</tr>\n";
     }
     for (const auto& note : input.layer_notes) {
-        out += "<tr><td colspan=\"11\">note: " + html_escape(note) + "</td></tr>\n";
+        out += "<tr><td colspan=\"12\">note: " + html_escape(note) + "</td></tr>\n";
     }
     return out + "</table>\n";
 }

@@ -62,7 +62,8 @@ Json pair_to_json(const policy::PairLayers& pair) {
                  pair.cuda_can_access_peer ? Json(*pair.cuda_can_access_peer) : Json(nullptr)},
                 {"probe", pair.probe.empty() ? Json(nullptr) : Json(pair.probe)},
                 {"probe_path", pair.probe_path.empty() ? Json(nullptr) : Json(pair.probe_path)},
-                {"probe_gbps", pair.probe_gbps ? Json(*pair.probe_gbps) : Json(nullptr)}};
+                {"probe_gbps", pair.probe_gbps ? Json(*pair.probe_gbps) : Json(nullptr)},
+                {"acs", pair.acs.empty() ? Json(nullptr) : Json(pair.acs)}};
 }
 
 Json pairs_to_json(const policy::DoctorInput& input) {
@@ -82,15 +83,16 @@ std::string pair_answers(const policy::PairLayers& pair) {
         nvml += fmt::format("{:<4}", token.empty() ? "?" : token);
     }
     const char* cuda = !pair.cuda_can_access_peer ? "?" : *pair.cuda_can_access_peer ? "yes" : "no";
-    return fmt::format("{:<5} {}{:<4}{}",
-                       pair.label.empty() ? "?" : pair.label,
-                       nvml,
-                       cuda,
-                       pair.probe.empty()
-                           ? ""
-                           : fmt::format(" probe {:<9} {:<6}",
-                                         pair.probe,
-                                         pair.probe_path.empty() ? "" : pair.probe_path));
+    std::string out =
+        fmt::format("{:<5} {}{:<4}", pair.label.empty() ? "?" : pair.label, nvml, cuda);
+    if (!pair.probe.empty()) {
+        out += fmt::format(" probe {:<9} {:<6}", pair.probe, pair.probe_path);
+    }
+    // ACS matters only between GPUs below a shared port.
+    if (!pair.acs.empty() && pair.acs != "not_shared") {
+        out += fmt::format(" acs {:<8}", pair.acs);
+    }
+    return out;
 }
 
 // The pairs of one row: "0-1" where both directions read alike, "0->1" where only one does.
