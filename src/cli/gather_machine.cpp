@@ -5,6 +5,7 @@
 #include "peergate/version.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_root.hpp"
+#include "sources/host/pci_tree.hpp"
 #include "sources/smi/smi_runner.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"
@@ -153,6 +154,25 @@ void gather_from_smi(const Invocation& inv, GatherState& state) {
         state.machine);
 }
 
+// The PCIe ports above the GPU with their ACS control words (the doctor's ACS layer); a
+// port whose config space could not be read is recorded as unknown. Returns how many.
+std::size_t record_ports(const sources::host::HostRoot& root, sim::MachineGpu& gpu) {
+    const auto ports = sources::host::ports_above(root, gpu.pci);
+    if (!ports) {
+        return 0;  // not in sysfs (a container without /sys): nothing to record
+    }
+    std::size_t unread = 0;
+    gpu.upstream_ports.clear();
+    for (const auto& port : *ports) {
+        gpu.upstream_ports.push_back(
+            sim::MachinePort{.pci = port.address,
+                             .acs_control = port.acs ? std::optional(port.acs->bits) : std::nullopt,
+                             .acs_unread = !port.unread.empty()});
+        unread += port.unread.empty() ? 0U : 1U;
+    }
+    return unread;
+}
+
 void gather_from_host(const Invocation& inv, GatherState& state) {
     const sources::host::HostRoot root(inv.seams.host_root);
     const auto facts = sources::host::read_host_facts(root);
@@ -166,12 +186,20 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
     }
     host.kernel_cmdline = facts.kernel_cmdline;
     host.boot_id = facts.boot_id;
+    std::size_t unread = 0;
     for (auto& gpu : state.machine.gpus) {
         auto id = root.read_text("/sys/bus/pci/devices/" + gpu.pci.to_sysfs() + "/device");
         const auto digits = id ? util::trim(*id) : std::string_view();
         gpu.pci_device_id =
             util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0))
                 .value_or(0);
+        unread += record_ports(root, gpu);
+    }
+    if (unread > 0) {
+        state.notes.push_back(fmt::format(
+            "ACS control of {} PCIe port(s) recorded as unknown: reading configuration space "
+            "past 64 bytes needs root",
+            unread));
     }
 }
 

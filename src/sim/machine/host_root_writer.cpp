@@ -89,8 +89,11 @@ std::string device_path(const model::PciAddress& pci, const std::vector<MachineP
 
 // A port's 4 KiB configuration space: all zero but for the ACS extended capability at
 // 0x100 when the port has one (id 0x000D, version 1, last in the list; every capability
-// bit set, the control word as given).
+// bit set, the control word as given). An unread port gives the 64 bytes non-root sees.
 std::string port_config(const MachinePort& port) {
+    if (port.acs_unread) {
+        return std::string(64, '\0');  // what a reader without root gets
+    }
     std::string config(4096, '\0');
     if (port.acs_control) {
         const auto put16 = [&config](std::size_t at, std::uint16_t value) {

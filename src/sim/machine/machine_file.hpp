@@ -26,10 +26,12 @@ struct MachineNvlink {
 };
 
 // A PCIe port above a GPU (root port or switch port) and its ACS control word, as sysfs
-// `config` would show it; nullopt: the port has no ACS capability.
+// `config` would show it; nullopt: the port has no ACS capability (or, acs_unread, nobody
+// could read it).
 struct MachinePort {
     model::PciAddress pci;
     std::optional<std::uint16_t> acs_control;
+    bool acs_unread = false;  // "unknown": gather could not read it (no root)
 
     friend bool operator==(const MachinePort&, const MachinePort&) = default;
 };

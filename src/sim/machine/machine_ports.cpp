@@ -39,7 +39,9 @@ util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::js
             return util::unexpected(pci.error());
         }
         MachinePort port{.pci = *pci};
-        if (j.contains("acs_control")) {
+        if (j.value("acs_control", std::string()) == "unknown") {
+            port.acs_unread = true;
+        } else if (j.contains("acs_control")) {
             auto word = acs_word(j["acs_control"].get<std::string>(), at + ".acs_control");
             if (!word) {
                 return util::unexpected(word.error());
@@ -57,6 +59,8 @@ nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& po
         nlohmann::ordered_json j{{"pci", port.pci.to_sysfs()}};
         if (port.acs_control) {
             j["acs_control"] = fmt::format("0x{:04x}", *port.acs_control);
+        } else if (port.acs_unread) {
+            j["acs_control"] = "unknown";
         }
         out.push_back(j);
     }
@@ -74,7 +78,7 @@ util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus) {
                                            port.pci.to_sysfs()));
             }
             const auto [it, added] = seen.emplace(port.pci, port.acs_control);
-            if (!added && it->second != port.acs_control) {
+            if (!added && it->second != port.acs_control && !port.acs_unread) {
                 return invalid(fmt::format("port {} has two different acs_control values",
                                            port.pci.to_sysfs()));
             }

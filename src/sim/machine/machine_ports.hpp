@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A GPU's "upstream_ports" in a machine file: the PCIe ports above it, nearest first, each
-// {"pci": "0000:40:01.1", "acs_control": "0x001d"} (no acs_control: no ACS capability).
+// {"pci": "0000:40:01.1", "acs_control": "0x001d"} (no acs_control: no ACS capability;
+// "unknown": recorded by a gather that could not read it).
 // A port shared by several GPUs (a switch's upstream port) must read the same in each.
 #pragma once
 

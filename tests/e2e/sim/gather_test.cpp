@@ -85,6 +85,21 @@ TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
     EXPECT_EQ(recorded->cuda_can_access_peer, original->cuda_can_access_peer);
 }
 
+TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    const std::string machine =
+        std::string(PEERGATE_TEST_FIXTURES) + "/machines/acs-redirect-4x.json";
+    const auto gathered = peergate(scratch, {"--simulate", machine, "gather", "-o", out});
+    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+    const auto recorded = sim::load_machine(out);
+    const auto original = sim::load_machine(machine);
+    ASSERT_TRUE(recorded && original);
+    for (std::size_t p = 0; p < original->gpus.size(); ++p) {
+        EXPECT_EQ(recorded->gpus[p].upstream_ports, original->gpus[p].upstream_ports) << p;
+    }
+}
+
 // One GPU: topo -m has no matrix, so NUMA node and CPU list come from NVML, and the text
 // is still recorded verbatim for the replay.
 TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {

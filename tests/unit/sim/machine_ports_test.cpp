@@ -84,5 +84,20 @@ TEST(MachinePorts, TheSimulatedSysfsGivesThemBackToTheRealReader) {
     EXPECT_TRUE(root.read_text("/sys/bus/pci/devices/0000:05:00.0/vendor").has_value());
 }
 
+TEST(MachinePorts, AnUnknownControlWordReplaysAsUnreadable) {
+    const auto m =
+        parse_machine(machine_json(R"([{"pci": "0000:04:08.0", "acs_control": "unknown"}])", "[]"));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    EXPECT_TRUE(m->gpus[0].upstream_ports[0].acs_unread);
+    EXPECT_EQ(*parse_machine(to_json_text(*m)), *m);
+    const ScratchDir scratch;
+    ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
+    const auto ports =
+        sources::host::ports_above(sources::host::HostRoot(scratch.file("root")), m->gpus[0].pci);
+    ASSERT_TRUE(ports.has_value());
+    EXPECT_FALSE((*ports)[0].acs.has_value());
+    EXPECT_NE((*ports)[0].unread.find("needs root"), std::string::npos) << (*ports)[0].unread;
+}
+
 }  // namespace
 }  // namespace peergate::sim
