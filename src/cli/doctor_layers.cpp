@@ -91,6 +91,16 @@ bool seed_gpus(const model::Topology& topology, GatherState& state) {
     return true;
 }
 
+util::Expected<std::vector<model::PciPort>> ports_of(const sources::host::HostRoot& root,
+                                                     const model::Topology& topology,
+                                                     int index) {
+    const auto position = topology.position_of(index);
+    if (!position || !topology.gpus[*position].pci) {
+        return util::unexpected(util::ErrorCode::unavailable, "no PCI bus id");
+    }
+    return sources::host::ports_above(root, *topology.gpus[*position].pci);
+}
+
 // The PCIe ports above each GPU examined, from sysfs under the host root; a GPU whose ports
 // cannot be read is left out (its pairs' ACS stays unread) and the first reason is noted.
 void read_ports(const Invocation& inv,
@@ -100,11 +110,7 @@ void read_ports(const Invocation& inv,
     const sources::host::HostRoot root(inv.seams.host_root);
     std::string first_failure;
     for (int index : gpus) {
-        const auto position = topology.position_of(index);
-        const auto& pci = position ? topology.gpus[*position].pci : std::nullopt;
-        auto ports = pci ? sources::host::ports_above(root, *pci)
-                         : util::Expected<std::vector<model::PciPort>>(
-                               util::unexpected(util::ErrorCode::unavailable, "no PCI bus id"));
+        auto ports = ports_of(root, topology, index);
         if (ports) {
             input.ports[index] = std::move(*ports);
         } else if (first_failure.empty()) {

@@ -11,8 +11,9 @@
 namespace peergate::cli {
 
 // Fills input.pairs for every ordered pair of the GPUs examined (input.selection; empty:
-// all of `topology`), labelled from `topology`. What a layer could not tell stays unread
-// and input.layer_notes says why.
+// all of `topology`), labelled from `topology`, and input.ports (the PCIe ports above each
+// GPU, from sysfs, for the pairs' ACS). What a layer could not tell stays unread and
+// input.layer_notes says why.
 void read_pair_layers(const Invocation& inv,
                       const model::Topology& topology,
                       policy::DoctorInput& input);
