@@ -12,8 +12,6 @@
 
 namespace {
 
-using peergate::cli::GateRequest;
-
 // Copies `text` with its NUL when it fits; else the negative size needed.
 int write_out(const std::string& text, char* out, size_t out_size, int status) {
     if (text.size() + 1 > out_size) {

@@ -34,11 +34,11 @@ std::string_view to_string(NcclDirection direction) {
 }
 
 bool NcclHostTopology::nvlinked(const std::string& a, const std::string& b) const {
-    if (nvlinks.count(a < b ? std::pair{a, b} : std::pair{b, a}) != 0) {
+    if (nvlinks.contains(a < b ? std::pair{a, b} : std::pair{b, a})) {
         return true;
     }
     for (const auto& [name, members] : nvswitches) {
-        if (members.count(a) != 0 && members.count(b) != 0) {
+        if (members.contains(a) && members.contains(b)) {
             return true;
         }
     }

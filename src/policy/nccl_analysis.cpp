@@ -81,7 +81,7 @@ void judge_link(NcclPair& pair,
     }
     const auto* dump = dump_for_host(log, src.host);
     if (dump != nullptr && !src.bus_id.empty() && !dst.bus_id.empty() &&
-        dump->gpus.count(src.bus_id) != 0 && dump->gpus.count(dst.bus_id) != 0) {
+        dump->gpus.contains(src.bus_id) && dump->gpus.contains(dst.bus_id)) {
         pair.nvlinked = dump->nvlinked(src.bus_id, dst.bus_id);
         pair.link_evidence =
             fmt::format("NCCL's topology dump: {} and {} {}",

@@ -36,7 +36,8 @@ public:
           budget_(budget),
           stop_(stop) {
         s_.slots.resize(static_cast<std::size_t>(problem.g));
-        s_.weights_to.assign(static_cast<std::size_t>(problem.n * problem.g), 0);
+        s_.weights_to.assign(
+            static_cast<std::size_t>(problem.n) * static_cast<std::size_t>(problem.g), 0);
     }
 
     void seed(const Groups& incumbent) {

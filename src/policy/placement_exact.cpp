@@ -27,7 +27,7 @@ std::size_t index_of(const std::vector<Weight>& weights, Weight value) {
 constexpr std::uint64_t kGroupProbeNodes = 5'000;
 
 SearchResult fits(const Problem& problem, Weight threshold, std::uint64_t budget) {
-    const SearchResult first = find_packing(problem, threshold, std::min(budget, kGroupProbeNodes));
+    SearchResult first = find_packing(problem, threshold, std::min(budget, kGroupProbeNodes));
     if (first.complete) {
         return first;
     }

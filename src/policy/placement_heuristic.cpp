@@ -173,7 +173,8 @@ Groups greedy_filled(const Problem& problem, Weight threshold) {
 }
 
 Groups swapped(const Problem& problem, Groups groups, std::uint64_t pair_reads) {
-    const auto per_swap = static_cast<std::uint64_t>(problem.k * problem.k + problem.k);
+    const auto per_swap =
+        static_cast<std::uint64_t>(problem.k) * static_cast<std::uint64_t>(problem.k + 1);
     improve_by_swaps(problem, groups, pair_reads / per_swap);
     normalise(groups);
     return groups;

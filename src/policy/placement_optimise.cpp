@@ -28,7 +28,7 @@ SearchResult optimise_packing(const Problem& problem,
                               std::uint64_t node_budget,
                               const std::vector<int>& level_caps,
                               const std::atomic<bool>* stop) {
-    const SearchResult best =
+    SearchResult best =
         run_search(problem, threshold, Goal::score, node_budget, level_caps, &incumbent, stop);
     if (!best.complete) {
         return best;

@@ -141,7 +141,7 @@ util::Expected<void> fill_weights(Problem& p, const model::Topology& t, const Pl
         }
         measured = std::move(*parsed);
     }
-    p.weight.assign(static_cast<std::size_t>(p.n * p.n), 0);
+    p.weight.assign(static_cast<std::size_t>(p.n) * static_cast<std::size_t>(p.n), 0);
     // Positions in the topology once, not per pair (a linear search each: 8M steps at n = 256).
     std::vector<std::size_t> position;
     for (int id : p.ids) {
@@ -162,8 +162,8 @@ util::Expected<void> fill_weights(Problem& p, const model::Topology& t, const Pl
                 }
                 value = *slower;
             }
-            p.weight[static_cast<std::size_t>(a * p.n + b)] = value;
-            p.weight[static_cast<std::size_t>(b * p.n + a)] = value;
+            p.weight[p.cell(a, b)] = value;
+            p.weight[p.cell(b, a)] = value;
         }
     }
     return {};

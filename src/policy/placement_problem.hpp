@@ -31,7 +31,13 @@ struct Problem {
     std::vector<char> required;  // per position
     int required_count = 0;
 
-    Weight w(int a, int b) const { return weight[static_cast<std::size_t>(a * n + b)]; }
+    // The index of pair (a, b) in `weight` (row-major).
+    std::size_t cell(int a, int b) const {
+        return static_cast<std::size_t>(a) * static_cast<std::size_t>(n) +
+               static_cast<std::size_t>(b);
+    }
+
+    Weight w(int a, int b) const { return weight[cell(a, b)]; }
 
     bool is_required(int a) const { return required[static_cast<std::size_t>(a)] != 0; }
 };

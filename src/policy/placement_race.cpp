@@ -37,7 +37,7 @@ SearchResult one_after_the_other(const Problem& problem,
                                  const Groups& incumbent,
                                  std::uint64_t node_budget,
                                  const std::vector<int>& level_caps) {
-    const SearchResult by_group =
+    SearchResult by_group =
         optimise_packing(problem, threshold, incumbent, node_budget / 2, level_caps);
     if (by_group.complete) {
         return by_group;
@@ -109,7 +109,7 @@ SearchResult race_searches(const Problem& problem,
     }
     // Most problems are settled by the group-by-group search in a few thousand nodes, well
     // under the cost of starting a thread; its best placement then seeds both.
-    const SearchResult first = optimise_packing(
+    SearchResult first = optimise_packing(
         problem, threshold, incumbent, std::min(node_budget, kAloneNodes), level_caps);
     if (first.complete) {
         return first;

@@ -23,7 +23,7 @@ std::string paint(const std::string& text, const char* code, bool color) {
 }
 
 std::string severity_label(model::Severity severity, bool color) {
-    const std::string word(model::to_string(severity));
+    std::string word(model::to_string(severity));
     switch (severity) {
         case model::Severity::error:
             return paint(word, "31;1", color);

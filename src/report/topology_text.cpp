@@ -17,7 +17,7 @@ constexpr const char* kReset = "\x1b[0m";
 
 std::string paint(const model::LinkLabel& label, bool color) {
     const std::string token = label.kind == model::LinkKind::self ? " X " : label.to_token();
-    const std::string cell = fmt::format("{:<6}", token);
+    std::string cell = fmt::format("{:<6}", token);
     if (!color || label.kind == model::LinkKind::self) {
         return cell;
     }

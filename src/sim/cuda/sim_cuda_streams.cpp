@@ -247,8 +247,8 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst,
         to_device != dst_ctx->device) {
         return CUDA_ERROR_INVALID_VALUE;  // a pointer that is not of the context named with it
     }
-    const bool direct = from_device == to_device || src_ctx->peers.count(to_device) != 0 ||
-                        dst_ctx->peers.count(from_device) != 0;
+    const bool direct = from_device == to_device || src_ctx->peers.contains(to_device) ||
+                        dst_ctx->peers.contains(from_device);
     const int in_flight = ++s.copies_in_flight;
     auto peak = std::make_shared<int>(in_flight);
     for (auto& other : s.pending_peaks) {

@@ -133,7 +133,7 @@ util::Expected<void> check_status_matrix(const std::vector<std::vector<std::stri
                 fmt::format("{}[{}]: {} entries for {} GPUs", field, p, statuses[p].size(), n));
         }
         for (const auto& token : statuses[p]) {
-            if (kTokens.count(token) == 0) {
+            if (!kTokens.contains(token)) {
                 return invalid(fmt::format(
                     "{}[{}]: '{}' is not one of X OK CNS GNS TNS DR NS U", field, p, token));
             }
@@ -154,7 +154,7 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
         return invalid(
             fmt::format("faults[{}].layer: '{}' is not nvml, smi, cuda or copy", k, fault.layer));
     }
-    if (kEffects.count(fault.effect) == 0) {
+    if (!kEffects.contains(fault.effect)) {
         return invalid(
             fmt::format("faults[{}].effect: '{}' is not a known effect", k, fault.effect));
     }

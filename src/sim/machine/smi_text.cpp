@@ -146,7 +146,7 @@ util::Expected<std::string> render_query_gpu(const MachineFile& machine,
     std::vector<std::string> names;
     for (const auto field : util::split(fields, ',')) {
         const std::string name(util::trim(field));
-        if (field_renderers().count(name) == 0) {
+        if (!field_renderers().contains(name)) {
             return util::unexpected(
                 util::ErrorCode::invalid_input,
                 fmt::format("Field \"{}\" is not a valid field to query.", name));
