@@ -68,6 +68,22 @@ inline nlohmann::ordered_json stdout_json(const PeergateRun& run) {
     return doc.is_discarded() ? nlohmann::ordered_json() : doc;
 }
 
+// The first finding with `code` in a document's "findings" (doctor, nccl-log), or null.
+inline const nlohmann::ordered_json* find_finding(const nlohmann::ordered_json& doc,
+                                                  const std::string& code) {
+    for (const auto& finding : doc["findings"]) {
+        if (finding["code"] == code) {
+            return &finding;
+        }
+    }
+    return nullptr;
+}
+
+// A machine file among the test fixtures, by name without ".json".
+inline std::string fixture_machine(const std::string& name) {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name + ".json";
+}
+
 inline std::string script_path(const std::string& name) {
     return std::string(PEERGATE_TEST_SCRIPTS) + "/" + name;
 }

@@ -12,19 +12,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const Json* finding(const Json& doc, const std::string& code) {
-    for (const auto& f : doc["findings"]) {
-        if (f["code"] == code) {
-            return &f;
-        }
-    }
-    return nullptr;
-}
-
-std::string machine_fixture(const std::string& name) {
-    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name;
-}
-
 TEST(DoctorPeerAccess, GeforceBoxWithoutPeerAccessIsHealthyAndSaysWhy) {
     const auto run = run_peergate({"--simulate", "rtx4090-8x-pcie", "doctor", "--json"});
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
@@ -39,7 +26,7 @@ TEST(DoctorPeerAccess, GeforceBoxWithoutPeerAccessIsHealthyAndSaysWhy) {
     EXPECT_EQ(first["nvml_p2p"]["read"], "GNS");
     EXPECT_EQ(first["nvml_p2p"]["nvlink"], "NS");
     EXPECT_EQ(first["cuda_can_access_peer"], false);
-    const Json* info = finding(doc, "p2p_not_supported");
+    const Json* info = find_finding(doc, "p2p_not_supported");
     ASSERT_NE(info, nullptr) << doc.dump(2);
     EXPECT_EQ((*info)["severity"], "info");
     EXPECT_NE((*info)["message"].get<std::string>().find("27 more pairs"), std::string::npos);
@@ -47,9 +34,9 @@ TEST(DoctorPeerAccess, GeforceBoxWithoutPeerAccessIsHealthyAndSaysWhy) {
 
 TEST(DoctorPeerAccess, NvmlSayingOkWhereCudaRefusesIsAWarning) {
     const auto run =
-        run_peergate({"--simulate", machine_fixture("probe-no-peer-2x.json"), "doctor", "--json"});
+        run_peergate({"--simulate", fixture_machine("probe-no-peer-2x"), "doctor", "--json"});
     const auto doc = stdout_json(run);
-    const Json* warning = finding(doc, "p2p_layers_disagree");
+    const Json* warning = find_finding(doc, "p2p_layers_disagree");
     ASSERT_NE(warning, nullptr) << doc.dump(2);
     EXPECT_EQ((*warning)["gpus"], Json::array({0, 1}));
     EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][0]["nvml_p2p"]["read"], "OK");

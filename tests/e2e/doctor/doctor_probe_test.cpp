@@ -12,19 +12,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const Json* finding(const Json& doc, const std::string& code) {
-    for (const auto& f : doc["findings"]) {
-        if (f["code"] == code) {
-            return &f;
-        }
-    }
-    return nullptr;
-}
-
-std::string machine(const std::string& name) {
-    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name + ".json";
-}
-
 PeergateRun doctor_probe(const std::string& simulate) {
     return run_peergate({"--simulate", simulate, "doctor", "--probe", "--json"});
 }
@@ -33,7 +20,7 @@ TEST(DoctorProbe, SilentDropUnderLoadIsFoundAndNamedPerPair) {
     const auto run = doctor_probe("pcie-rtx6000ada-2x-iommu");
     EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
     const auto doc = stdout_json(run);
-    const Json* lost = finding(doc, "probe_data_lost");
+    const Json* lost = find_finding(doc, "probe_data_lost");
     ASSERT_NE(lost, nullptr) << doc.dump(2);
     EXPECT_EQ((*lost)["severity"], "error");
     EXPECT_EQ((*lost)["gpus"], Json::array({0, 1}));
@@ -48,7 +35,7 @@ TEST(DoctorProbe, SilentDropUnderLoadIsFoundAndNamedPerPair) {
 }
 
 TEST(DoctorProbe, PairsTheDriverRefusesAreProbedOnTheStagedPath) {
-    const auto doc = stdout_json(doctor_probe(machine("probe-no-peer-2x")));
+    const auto doc = stdout_json(doctor_probe(fixture_machine("probe-no-peer-2x")));
     const auto& pair = doc["layers"]["peer_access"]["pairs"][0];
     EXPECT_EQ(pair["probe"], "ok");
     EXPECT_EQ(pair["probe_path"], "staged");
@@ -57,29 +44,29 @@ TEST(DoctorProbe, PairsTheDriverRefusesAreProbedOnTheStagedPath) {
 
 TEST(DoctorProbe, IntactDataOnATranslatingIommuTurnsTheErrorIntoAWarning) {
     const auto without =
-        run_peergate({"--simulate", machine("probe-intact-2x"), "doctor", "--json"});
+        run_peergate({"--simulate", fixture_machine("probe-intact-2x"), "doctor", "--json"});
     EXPECT_EQ(without.process.exit_code, 1);
-    const auto run = doctor_probe(machine("probe-intact-2x"));
+    const auto run = doctor_probe(fixture_machine("probe-intact-2x"));
     EXPECT_EQ(run.process.exit_code, 0) << run.process.out << run.process.err;
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["verdict"], "healthy");
-    const Json* iommu = finding(doc, "pcie_p2p_under_translating_iommu");
+    const Json* iommu = find_finding(doc, "pcie_p2p_under_translating_iommu");
     ASSERT_NE(iommu, nullptr) << doc.dump(2);
     EXPECT_EQ((*iommu)["severity"], "warning");
     EXPECT_NE((*iommu)["message"].get<std::string>().find("the drop depends on load"),
               std::string::npos);
-    ASSERT_NE(finding(doc, "probe_intact"), nullptr);
+    ASSERT_NE(find_finding(doc, "probe_intact"), nullptr);
     EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][1]["probe"], "ok");
 }
 
 TEST(DoctorProbe, AProbeThatCannotDecideLeavesTheErrorStanding) {
-    const auto run = doctor_probe(machine("probe-alloc-fail-2x"));
+    const auto run = doctor_probe(fixture_machine("probe-alloc-fail-2x"));
     EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
     const auto doc = stdout_json(run);
-    const Json* warning = finding(doc, "probe_inconclusive");
+    const Json* warning = find_finding(doc, "probe_inconclusive");
     ASSERT_NE(warning, nullptr) << doc.dump(2);
     EXPECT_EQ((*warning)["severity"], "warning");
-    EXPECT_EQ((*finding(doc, "pcie_p2p_under_translating_iommu"))["severity"], "error");
+    EXPECT_EQ((*find_finding(doc, "pcie_p2p_under_translating_iommu"))["severity"], "error");
 }
 
 TEST(DoctorProbe, WithoutTheFlagNothingIsProbed) {
