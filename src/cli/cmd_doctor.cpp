@@ -123,7 +123,7 @@ util::Expected<policy::DoctorInput> gather(const Invocation& inv, const DoctorOp
     if (topology != nullptr) {
         read_pair_layers(inv, *topology, input);
     }
-    if (options.probe && topology != nullptr && topology->size() > 1) {
+    if (options.probe && !input.pairs.empty()) {  // two or more GPUs examined
         probe_pairs(inv, input);
     }
     const auto log = read_kernel_log(inv, options.kernel_log);

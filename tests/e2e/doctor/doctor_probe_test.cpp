@@ -69,6 +69,15 @@ TEST(DoctorProbe, AProbeThatCannotDecideLeavesTheErrorStanding) {
     EXPECT_EQ((*find_finding(doc, "pcie_p2p_under_translating_iommu"))["severity"], "error");
 }
 
+TEST(DoctorProbe, OneGpuSelectedHasNothingToProbe) {
+    const auto doc = stdout_json(run_peergate(
+        {"--simulate", "bridged-a100-4x", "doctor", "--gpus", "2", "--probe", "--json"}));
+    EXPECT_EQ(doc["verdict"], "healthy");
+    EXPECT_TRUE(doc["layers"]["probe"].is_null());
+    EXPECT_EQ(find_finding(doc, "probe_inconclusive"), nullptr);
+    EXPECT_NE(find_finding(doc, "single_gpu"), nullptr);
+}
+
 TEST(DoctorProbe, WithoutTheFlagNothingIsProbed) {
     const auto doc = stdout_json(run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"}));
     EXPECT_TRUE(doc["layers"]["probe"].is_null());
