@@ -109,16 +109,26 @@ void read_ports(const Invocation& inv,
                 policy::DoctorInput& input) {
     const sources::host::HostRoot root(inv.seams.host_root);
     std::string first_failure;
+    std::string first_unread;
     for (int index : gpus) {
         auto ports = ports_of(root, topology, index);
-        if (ports) {
-            input.ports[index] = std::move(*ports);
-        } else if (first_failure.empty()) {
-            first_failure = fmt::format("GPU {}: {}", index, ports.error().message);
+        if (!ports) {
+            first_failure = first_failure.empty()
+                                ? fmt::format("GPU {}: {}", index, ports.error().message)
+                                : first_failure;
+            continue;
         }
+        for (const auto& port : *ports) {
+            first_unread = first_unread.empty() ? port.unread : first_unread;
+        }
+        input.ports[index] = std::move(*ports);
     }
     if (!first_failure.empty()) {
         input.layer_notes.push_back("PCIe ports (ACS) not read: " + first_failure);
+    }
+    if (!first_unread.empty()) {
+        input.layer_notes.push_back("ACS control not read (run as root to read it): " +
+                                    first_unread);
     }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor's ACS layer end to end: a machine whose ports the simulated sysfs lays out.
 #include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
+#include "util/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@ namespace peergate::test {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using testing::ScratchDir;
 
 const Json& pair(const Json& doc, int src, int dst) {
     for (const auto& p : doc["layers"]["peer_access"]["pairs"]) {
@@ -41,6 +44,24 @@ TEST(DoctorAcs, MachinesWithoutPortsReadNoSharedPort) {
         stdout_json(run_peergate({"--simulate", "rtx4090-8x-pcie", "doctor", "--json"}));
     EXPECT_EQ(pair(doc, 0, 1)["acs"], "not_shared");
     EXPECT_EQ(find_finding(doc, "acs_redirect"), nullptr);
+}
+
+TEST(DoctorAcs, PortsReadWithoutRootAreUnknownAndSaySo) {
+    const ScratchDir scratch;
+    auto machine = Json::parse(util::read_file(fixture_machine("acs-redirect-4x")).value());
+    for (std::size_t gpu : {0U, 1U}) {
+        machine["gpus"][gpu]["upstream_ports"][0]["acs_control"] = "unknown";
+    }
+    const std::string file = scratch.file("unread.json");
+    ASSERT_TRUE(util::write_file_atomically(file, machine.dump()).has_value());
+    const auto doc = stdout_json(run_peergate({"--simulate", file, "doctor", "--json"}));
+    EXPECT_EQ(pair(doc, 0, 1)["acs"], "unknown");
+    EXPECT_EQ(find_finding(doc, "acs_redirect"), nullptr);
+    bool noted = false;
+    for (const auto& note : doc["layers"]["peer_access"]["notes"]) {
+        noted = noted || note.get<std::string>().find("run as root") != std::string::npos;
+    }
+    EXPECT_TRUE(noted) << doc["layers"]["peer_access"].dump(2);
 }
 
 }  // namespace
