@@ -38,7 +38,13 @@ util::Expected<std::vector<policy::BandwidthSample>> samples_of(const Json& list
         if (!gbps->is_number()) {
             return fail("peergate.bench/v1: a GB/s value is not a number");
         }
-        samples.push_back({entry["src"].get<int>(), entry["dst"].get<int>(), gbps->get<double>()});
+        policy::BandwidthSample sample{.src = entry["src"].get<int>(),
+                                       .dst = entry["dst"].get<int>(),
+                                       .gbps = gbps->get<double>()};
+        if (entry.contains("staged_gbps") && entry["staged_gbps"].is_number()) {
+            sample.staged_gbps = entry["staged_gbps"].get<double>();
+        }
+        samples.push_back(sample);
     }
     return samples;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reads the P2P bandwidth samples of a peergate.bench/v1 result for `place --bandwidth`.
+// Reads the P2P bandwidth samples of a peergate.bench/v1 result for `place --bandwidth`
+// and `doctor --bandwidth` (which also takes each pair's staged_gbps).
 #pragma once
 
 #include "policy/placement.hpp"
@@ -12,8 +13,8 @@
 namespace peergate::cli {
 
 // Accepts {"schema": "peergate.bench/v1", "pairs" | "cells": [{"src": 0, "dst": 1,
-// "p2p_gbps" | "gbps" | "bandwidth_gbps": 48.2}, ...]}. Entries whose value is null (not
-// measured) are skipped. An error names what is missing.
+// "p2p_gbps" | "gbps" | "bandwidth_gbps": 48.2[, "staged_gbps": 12.0]}, ...]}. Entries
+// whose value is null (not measured) are skipped. An error names what is missing.
 util::Expected<std::vector<policy::BandwidthSample>> parse_bench_samples(std::string_view text);
 
 // Reads the file and parses it; the error names the file.

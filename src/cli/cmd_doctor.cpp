@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
+#include "cli/bench_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/doctor_layers.hpp"
 #include "cli/kernel_log_input.hpp"
@@ -45,7 +46,26 @@ struct DoctorOptions {
     std::string gpus = "all";
     bool probe = false;
     std::string html;
+    std::string bandwidth;
 };
+
+// --bandwidth: each pair's P2P and staged rates from a `peergate bench --json` result.
+util::Expected<void> add_bandwidth(const std::string& path, policy::DoctorInput& input) {
+    auto samples = read_bench_samples(path);
+    if (!samples) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                "--bandwidth " + samples.error().message);
+    }
+    for (auto& layers : input.pairs) {
+        for (const auto& sample : *samples) {
+            if (sample.src == layers.src && sample.dst == layers.dst) {
+                layers.p2p_gbps = sample.gbps;
+                layers.staged_gbps = sample.staged_gbps;
+            }
+        }
+    }
+    return {};
+}
 
 // The pair's largest serial copy that has a rate: the probe's view of the link.
 const model::ProbeCell* largest_serial_copy(const model::ProbeResult& result, int src, int dst) {
@@ -126,6 +146,9 @@ util::Expected<policy::DoctorInput> gather(const Invocation& inv, const DoctorOp
     if (options.probe && !input.pairs.empty()) {  // two or more GPUs examined
         probe_pairs(inv, input);
     }
+    if (!options.bandwidth.empty()) {
+        PEERGATE_TRY(add_bandwidth(options.bandwidth, input));
+    }
     const auto log = read_kernel_log(inv, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);
     input.kernel_log_source = log.source;
@@ -179,6 +202,10 @@ Command add_doctor_command(CLI::App& app) {
                   options->probe,
                   "also move data over every ordered pair and compare it, in every mode, as "
                   "'peergate probe --mode all' does (its verdict is cached for the gate)");
+    sub->add_option("--bandwidth",
+                    options->bandwidth,
+                    "a 'peergate bench --json' result: each pair's P2P and staged rates join its "
+                    "layers, and P2P slower than staging is a finding");
     sub->add_option("--html",
                     options->html,
                     "also write the report as one self-contained HTML page to FILE (atomically)");

@@ -135,6 +135,33 @@ std::optional<Finding> not_supported(const std::vector<PairLayers>& pairs) {
                        "their copies through host memory: safe, and nothing for P2P to break")};
 }
 
+// PEERS.md: 3x A6000 at 1.6-2.6 GB/s P2P against 13-22 GB/s staged; RTX 5090 12 vs 42.
+std::optional<Finding> slower_than_staged(const std::vector<PairLayers>& pairs) {
+    Collected found;
+    for (const auto& pair : pairs) {
+        if (pair.p2p_gbps && pair.staged_gbps && *pair.p2p_gbps < *pair.staged_gbps) {
+            found.add(
+                pair,
+                fmt::format(
+                    "P2P {:.1f} GB/s, staged {:.1f} GB/s", *pair.p2p_gbps, *pair.staged_gbps));
+        }
+    }
+    if (found.count == 0) {
+        return std::nullopt;
+    }
+    return Finding{
+        .code = "p2p_slower_than_staged",
+        .severity = Severity::warning,
+        .gpus = found.sorted_gpus(),
+        .message =
+            found.message("Peer-to-peer copies are slower than copies staged through host memory"),
+        .remedy =
+            "Keep peer access off for these GPUs (leave GGML_CUDA_P2P unset; "
+            "NCCL_P2P_DISABLE=1 for NCCL): staging is faster here. Peer traffic sent "
+            "through the root complex, by a translating IOMMU or by ACS redirect, is the "
+            "usual cause."};
+}
+
 }  // namespace
 
 bool peer_access_refused(const std::vector<PairLayers>& pairs, int a, int b) {
@@ -148,7 +175,10 @@ bool peer_access_refused(const std::vector<PairLayers>& pairs, int a, int b) {
 
 std::vector<Finding> pair_findings(const std::vector<PairLayers>& pairs) {
     std::vector<Finding> out;
-    for (auto finding : {layers_disagree(pairs), nvlink_disagrees(pairs), not_supported(pairs)}) {
+    for (auto finding : {layers_disagree(pairs),
+                         nvlink_disagrees(pairs),
+                         not_supported(pairs),
+                         slower_than_staged(pairs)}) {
         if (finding) {
             out.push_back(std::move(*finding));
         }

@@ -19,7 +19,8 @@ bool peer_access_refused(const std::vector<PairLayers>& pairs, int a, int b);
 // One finding per kind, naming the first pair and counting the others:
 // p2p_layers_disagree (NVML's P2P read status and cuDeviceCanAccessPeer differ),
 // nvlink_status_disagrees (the topology and NVML's NVLink status differ) and
-// p2p_not_supported (the CUDA driver refuses peer access; info: nothing for P2P to break).
+// p2p_not_supported (the CUDA driver refuses peer access; info: nothing for P2P to break)
+// and p2p_slower_than_staged (warning: a bench result measured P2P below staging).
 std::vector<model::Finding> pair_findings(const std::vector<PairLayers>& pairs);
 
 // For the pairs `risky` (unordered, a < b): how many both NVML (P2P read OK) and the CUDA

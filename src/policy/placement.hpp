@@ -39,7 +39,8 @@ Weight link_weight(const model::LinkLabel& label);
 struct BandwidthSample {
     int src = 0;
     int dst = 0;
-    double gbps = 0.0;
+    double gbps = 0.0;                  // peer-to-peer
+    std::optional<double> staged_gbps;  // the same copy staged through host memory, if measured
 };
 
 struct PlacementRequest {

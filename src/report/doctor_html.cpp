@@ -75,6 +75,22 @@ std::string matrix_html(const model::Topology& t) {
     return out + "</table>\n";
 }
 
+std::string rate(const std::optional<double>& gbps) {
+    return gbps ? fmt::format("{:.1f}", *gbps) : "";
+}
+
+std::string pair_row(const policy::PairLayers& pair) {
+    std::string row = "<tr>" + cell(fmt::format("GPU{} -> GPU{}", pair.src, pair.dst)) +
+                      cell(pair.label, pair.label.rfind("NV", 0) == 0 ? "nvlink" : "");
+    for (const auto& token : pair.nvml) {
+        row += cell(token.empty() ? "?" : token);
+    }
+    const auto& cuda = pair.cuda_can_access_peer;
+    row += cell(!cuda ? "?" : *cuda ? "yes" : "no");
+    row += cell(pair.probe) + cell(pair.probe_path) + cell(rate(pair.probe_gbps)) + cell(pair.acs);
+    return row + cell(rate(pair.p2p_gbps)) + cell(rate(pair.staged_gbps)) + "</tr>\n";
+}
+
 std::string pairs_html(const policy::DoctorInput& input) {
     if (input.pairs.empty()) {
         return "";
@@ -86,24 +102,13 @@ std::string pairs_html(const policy::DoctorInput& input) {
         out += fmt::format("<th>NVML {}</th>", caps);
     }
     out +=
-        "<th>CUDA can access peer</th><th>probe</th><th>copy path</th><th>GB/s</th>"
-        "<th>ACS</th></tr>\n";
+        "<th>CUDA can access peer</th><th>probe</th><th>copy path</th><th>probe GB/s</th>"
+        "<th>ACS</th><th>bench P2P GB/s</th><th>bench staged GB/s</th></tr>\n";
     for (const auto& pair : input.pairs) {
-        out += "<tr>" + cell(fmt::format("GPU{} -> GPU{}", pair.src, pair.dst)) +
-               cell(pair.label, pair.label.rfind("NV", 0) == 0 ? "nvlink" : "");
-        for (const auto& token : pair.nvml) {
-            out += cell(token.empty() ? "?" : token);
-        }
-        const auto& cuda = pair.cuda_can_access_peer;
-        out += cell(!cuda   ? "?"
-                    : *cuda ? "yes"
-                            : "no") +
-               cell(pair.probe) + cell(pair.probe_path) +
-               cell(pair.probe_gbps ? fmt::format("{:.1f}", *pair.probe_gbps) : "") +
-               cell(pair.acs) + "</tr>\n";
+        out += pair_row(pair);
     }
     for (const auto& note : input.layer_notes) {
-        out += "<tr><td colspan=\"12\">note: " + html_escape(note) + "</td></tr>\n";
+        out += "<tr><td colspan=\"15\">note: " + html_escape(note) + "</td></tr>\n";
     }
     return out + "</table>\n";
 }

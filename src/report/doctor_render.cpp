@@ -63,7 +63,9 @@ Json pair_to_json(const policy::PairLayers& pair) {
                 {"probe", pair.probe.empty() ? Json(nullptr) : Json(pair.probe)},
                 {"probe_path", pair.probe_path.empty() ? Json(nullptr) : Json(pair.probe_path)},
                 {"probe_gbps", pair.probe_gbps ? Json(*pair.probe_gbps) : Json(nullptr)},
-                {"acs", pair.acs.empty() ? Json(nullptr) : Json(pair.acs)}};
+                {"acs", pair.acs.empty() ? Json(nullptr) : Json(pair.acs)},
+                {"p2p_gbps", pair.p2p_gbps ? Json(*pair.p2p_gbps) : Json(nullptr)},
+                {"staged_gbps", pair.staged_gbps ? Json(*pair.staged_gbps) : Json(nullptr)}};
 }
 
 Json pairs_to_json(const policy::DoctorInput& input) {

@@ -2,6 +2,8 @@
 // peergate doctor's peer-access layers per pair and --gpus, end to end on simulated machines
 // whose NVML and CUDA driver answer as the machine files say.
 #include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
+#include "util/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -90,6 +92,34 @@ TEST(DoctorPeerAccess, AnAbsentNvmlLeavesItsAnswersUnreadAndSaysWhy) {
     EXPECT_EQ(access["pairs"][0]["cuda_can_access_peer"], true);
     ASSERT_FALSE(access["notes"].empty());
     EXPECT_NE(access["notes"][0].get<std::string>().find("NVML"), std::string::npos);
+}
+
+TEST(DoctorPeerAccess, ABenchResultAddsEachPairsRatesAndFlagsSlowP2p) {
+    const testing::ScratchDir scratch;
+    const std::string machine = fixture_machine("bench-p2p-slow-2x");
+    const auto bench = run_peergate({"--simulate", machine, "bench", "--json"});
+    const std::string result = scratch.file("bench.json");
+    ASSERT_TRUE(util::write_file_atomically(result, bench.process.out).has_value());
+    const auto run =
+        run_peergate({"--simulate", machine, "doctor", "--json", "--bandwidth", result});
+    const auto doc = stdout_json(run);
+    const auto& pair = doc["layers"]["peer_access"]["pairs"][0];
+    EXPECT_NEAR(pair["p2p_gbps"].get<double>(), 5.0, 0.1) << pair.dump();  // the machine's 5 GB/s
+    EXPECT_GT(pair["staged_gbps"].get<double>(), 5.0);
+    const Json* slow = find_finding(doc, "p2p_slower_than_staged");
+    ASSERT_NE(slow, nullptr) << doc.dump(2);
+    EXPECT_EQ((*slow)["gpus"], Json::array({0, 1}));
+}
+
+TEST(DoctorPeerAccess, ABandwidthFileThatIsNotABenchResultIsAUsageError) {
+    const testing::ScratchDir scratch;
+    const std::string file = scratch.file("probe.json");
+    ASSERT_TRUE(util::write_file_atomically(file, R"({"schema": "peergate.probe/v1"})"));
+    const auto run = run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--bandwidth", file});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_NE(run.process.err.find("--bandwidth " + file + ": \"schema\" is not"),
+              std::string::npos)
+        << run.process.err;
 }
 
 }  // namespace

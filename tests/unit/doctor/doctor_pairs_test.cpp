@@ -107,6 +107,23 @@ TEST(DoctorPairs, PairsWithoutPeerAccessAreInformationCountedOncePerPair) {
         << findings[0].message;
 }
 
+TEST(DoctorPairs, P2pSlowerThanStagingIsAWarningWithBothRates) {
+    auto pairs = both_ways(0, 1, "NODE", "OK", "NS", true);
+    pairs[0].p2p_gbps = 1.6;
+    pairs[0].staged_gbps = 13.0;
+    pairs[1].p2p_gbps = 22.0;  // faster than staged: no finding for this direction
+    pairs[1].staged_gbps = 13.0;
+    const auto findings = pair_findings(pairs);
+    const Finding* f = find(findings, "p2p_slower_than_staged");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->severity, model::Severity::warning);
+    EXPECT_EQ(f->message,
+              "Peer-to-peer copies are slower than copies staged through host memory (GPU 0 -> "
+              "GPU 1: P2P 1.6 GB/s, staged 13.0 GB/s)");
+    pairs[0].staged_gbps.reset();  // nothing to compare with
+    EXPECT_EQ(find(pair_findings(pairs), "p2p_slower_than_staged"), nullptr);
+}
+
 TEST(DoctorPairs, CapabilityClaimsCountThePairsBothLayersVouchFor) {
     const auto pairs = joined({both_ways(0, 1, "NODE", "OK", "NS", true),
                                both_ways(0, 2, "NODE", "OK", "NS", std::nullopt),
