@@ -49,6 +49,8 @@ step version "$pg" --version
 step doctor "$pg" doctor
 step doctor-v "$pg" -v doctor
 step doctor-json "$pg" --json doctor
+step doctor-probe "$pg" --json doctor --probe --html "$work/doctor.html"
+step lspci-acs sh -c 'lspci -vvv 2>&1 | grep -E "^[0-9a-f]|ACSCtl" | grep -B1 ACSCtl | head -40'
 step topo "$pg" topo
 step topo-cross "$pg" topo --crosscheck
 step topo-smi "$pg" topo --source smi
@@ -59,6 +61,7 @@ step gate-shell "$pg" gate --format shell
 step probe "$pg" probe
 step bench "$pg" bench --latency
 step bench-json "$pg" --json bench
+step doctor-bandwidth "$pg" --json doctor --bandwidth "$work/bench-json.out"
 step bench-256 "$pg" bench --size-mib 256
 step place "$pg" place --size 1
 step exec "$pg" exec --for nccl -- sh -c 'env | grep -E "^(CUDA|NCCL|GGML)" | sort'
@@ -77,7 +80,7 @@ step selftest env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=
   "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
 
 # Summary: the lines a reader wants first.
-for name in doctor topo gather replay-doctor gate probe bench place exec capi cuda-visible selftest; do
+for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe bench place exec capi cuda-visible selftest; do
   echo "---- $name (rc $(cat "$work/$name.rc"))"
   head -c 1500 "$work/$name.out"
   head -c 500 "$work/$name.err"
