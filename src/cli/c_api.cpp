@@ -2,6 +2,7 @@
 // The C API (include/peergate/peergate_c.h): one entry point that returns the
 // peergate.gate/v1 document, for ctypes and other FFIs.
 #include "cli/gate_pipeline.hpp"
+#include "cli/module_location.hpp"
 #include "cli/seams_resolver.hpp"
 #include "peergate/peergate_c.h"
 #include "report/gate_render.hpp"
@@ -41,6 +42,7 @@ int gate_json(
     if (!request) {
         return write_out(error_json(request.error().message), out, out_size, 2);
     }
+    request->identity_helper = peergate::cli::installed_peergate();  // for the identity join
     peergate::policy::GateDecision decision;
     if (auto resolved = peergate::cli::resolve_seams(inv); !resolved) {
         peergate::policy::GateInput input;

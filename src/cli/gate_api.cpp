@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The public gate API (include/peergate/gate.hpp) over the gate pipeline.
 #include "cli/gate_pipeline.hpp"
+#include "cli/module_location.hpp"
 #include "cli/seams_resolver.hpp"
 #include "peergate/gate.hpp"
 
@@ -11,7 +12,10 @@ GateDecision decide(const GateInput& input) {
 }
 
 GateDecision apply(EnvMap& env, const ApplyOptions& options) {
-    const cli::GateRequest request{.selection = options.selection, .profile = options.profile};
+    // The identity join's helper is the peergate executable installed with the library.
+    const cli::GateRequest request{.selection = options.selection,
+                                   .profile = options.profile,
+                                   .identity_helper = cli::installed_peergate()};
     cli::Invocation inv;
     inv.env = env;
     if (auto resolved = cli::resolve_seams(inv); !resolved) {
@@ -23,7 +27,9 @@ GateDecision apply(EnvMap& env, const ApplyOptions& options) {
         decision.apply_to(env);
         return decision;
     }
-    auto decision = cli::decide_for_host(inv.seams, env, request);
+    // inv.env, not env: under PEERGATE_SIMULATE it also names the machine for the simulated
+    // nvidia-smi and the identity helper, which run as children (as the C API does).
+    auto decision = cli::decide_for_host(inv.seams, inv.env, request);
     decision.apply_to(env);
     return decision;
 }

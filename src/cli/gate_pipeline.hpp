@@ -18,9 +18,10 @@ struct GateRequest {
     policy::Selection selection;
     policy::Profile profile = policy::Profile::llama_cpp;
     // A peergate binary to run `cuda-visible` in for the identity join (GATE-SPEC.md §4
-    // "beyond"): `gate` and `exec` pass themselves (/proc/self/exe). Empty: no join. The
-    // library and C APIs run inside other programs, whose /proc/self/exe is not peergate,
-    // so they leave it empty and the index rules of §4 apply.
+    // "beyond"): `gate` and `exec` pass themselves (/proc/self/exe). The library and C APIs
+    // run inside other programs, whose /proc/self/exe is not peergate, so they pass the
+    // peergate installed beside libpeergate.so (installed_peergate()). Empty: no join, and
+    // the index rules of §4 apply.
     std::string identity_helper;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/simulate.hpp"
 
+#include "cli/module_location.hpp"
 #include "sim/machine/host_root_writer.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "util/atomic_file.hpp"
@@ -21,23 +22,6 @@ namespace peergate::cli {
 namespace fs = std::filesystem;
 
 namespace {
-
-// The folder of the binary this code is linked into: the executable, or libpeergate.so
-// when another program (python3's ctypes, say) loaded the C API. /proc/self/exe names the
-// host program there, and the parts were looked for beside python3.
-fs::path module_dir() {
-    static const char anchor = 0;
-    Dl_info info{};
-    std::error_code ec;
-    if (::dladdr(&anchor, &info) != 0 && info.dli_fname != nullptr) {
-        const std::string module = info.dli_fname;
-        if (module.ends_with(".so") || module.find(".so.") != std::string::npos) {
-            return fs::absolute(module, ec).parent_path();
-        }
-    }
-    const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::current_path() : exe.parent_path();
-}
 
 // A machine name is a file in the built-in directory; anything with a '/' or ending in
 // .json is a path the user gave.

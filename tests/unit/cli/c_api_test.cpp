@@ -48,6 +48,21 @@ TEST(CApi, ReturnsTheGateDocumentAndTheVerdict) {
     EXPECT_EQ(nlohmann::json::parse(out.c_str())["set"]["NCCL_P2P_LEVEL"], "NVL");
 }
 
+// identity-mixed-4x: CUDA's FASTEST_FIRST ordinals 0,1 are nvidia-smi GPUs 2,3 (NV12). The
+// C API runs inside other programs, so it asks the peergate installed beside it (here the
+// build tree's bin/peergate) to enumerate what the child will see.
+TEST(CApi, JoinsOnIdentityThroughThePeergateInstalledBesideIt) {
+    const Envp env({"PATH=/usr/bin:/bin",
+                    std::string("PEERGATE_SIMULATE=") + PEERGATE_TEST_FIXTURES +
+                        "/machines/identity-mixed-4x.json",
+                    "CUDA_VISIBLE_DEVICES=0,1"});
+    std::string out(1 << 16, '\0');
+    peergate_gate_json(env.pointers.data(), nullptr, nullptr, out.data(), out.size());
+    const auto doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["selection_source"], "cuda_identity") << doc.dump(2);
+    EXPECT_EQ(doc["selection"], nlohmann::json({2, 3})) << doc.dump(2);
+}
+
 TEST(CApi, BadArgumentsAndSmallBuffers) {
     const auto env = bridged_env();
     std::string out(4096, '\0');

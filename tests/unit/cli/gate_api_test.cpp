@@ -15,6 +15,20 @@ peergate::EnvMap bridged_host_env() {
     return env;
 }
 
+// identity-mixed-4x: CUDA ordinals 0,1 are nvidia-smi GPUs 2,3 (NV12); the library asks the
+// peergate installed beside it (the build tree's bin/peergate) which GPUs the child sees.
+TEST(GateApi, ApplyJoinsOnIdentityThroughThePeergateInstalledBesideIt) {
+    peergate::EnvMap env;
+    env.set("PATH", "/usr/bin:/bin");
+    env.set("PEERGATE_SIMULATE",
+            std::string(PEERGATE_TEST_FIXTURES) + "/machines/identity-mixed-4x.json");
+    env.set("CUDA_VISIBLE_DEVICES", "0,1");
+    const auto d = peergate::apply(env, {});
+    EXPECT_EQ(d.selection_source, "cuda_identity") << d.reason;
+    EXPECT_EQ(d.selection, (std::vector<int>{2, 3}));
+    EXPECT_FALSE(env.contains("PEERGATE_SIM_MACHINE"));  // the caller's environment stays its own
+}
+
 TEST(GateApi, ApplyDiscoversDecidesAndRewritesTheEnvironment) {
     auto env = bridged_host_env();
     env.set("GGML_CUDA_P2P", "false");
