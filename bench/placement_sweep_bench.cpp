@@ -28,6 +28,7 @@
 #include <chrono>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -53,6 +54,10 @@ constexpr const char* kMixNames[] = {"dense_nvlink",
                                      "degraded_nvswitch",
                                      "pcie_tree",
                                      "grace_nvswitch"};
+
+// Every mix, as the benchmarks' first argument.
+const std::vector<std::int64_t> kAllMixes{
+    dense_nvlink, sparse_nvlink, pcie, two_level, degraded_nvswitch, pcie_tree, grace_nvswitch};
 
 LinkLabel draw(Mix mix, std::mt19937& rng) {
     const auto pcie_kind = [&rng] {
@@ -188,15 +193,7 @@ void BM_PlaceSweep(benchmark::State& state) {
 }
 
 BENCHMARK(BM_PlaceSweep)
-    ->ArgsProduct({{dense_nvlink,
-                    sparse_nvlink,
-                    pcie,
-                    two_level,
-                    degraded_nvswitch,
-                    pcie_tree,
-                    grace_nvswitch},
-                   {24, 32},
-                   {2, 3, 4, 6, 8, 12, 16}})
+    ->ArgsProduct({kAllMixes, {24, 32}, {2, 3, 4, 6, 8, 12, 16}})
     ->ArgNames({"mix", "n", "K"})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
@@ -281,15 +278,7 @@ void BM_RegroupStart(benchmark::State& state) {
 }
 
 BENCHMARK(BM_RegroupStart)
-    ->ArgsProduct({{dense_nvlink,
-                    sparse_nvlink,
-                    pcie,
-                    two_level,
-                    degraded_nvswitch,
-                    pcie_tree,
-                    grace_nvswitch},
-                   {32, 64, 128},
-                   {2, 4, 6, 8, 16}})
+    ->ArgsProduct({kAllMixes, {32, 64, 128}, {2, 4, 6, 8, 16}})
     ->ArgNames({"mix", "n", "K"})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
