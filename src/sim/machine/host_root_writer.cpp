@@ -201,6 +201,22 @@ std::string cpuinfo(const MachineFile& m) {
     return text;
 }
 
+// The driver's /proc entry per GPU, as a live host has it; a simulated GPU's device file is
+// /dev/nvidia<index>.
+util::Expected<void> write_driver_proc(const MachineFile& m, const fs::path& root) {
+    for (const auto& gpu : m.gpus) {
+        PEERGATE_TRY(write_text(
+            root / fmt::format("proc/driver/nvidia/gpus/{}/information", gpu.pci.to_sysfs()),
+            fmt::format("Model: \t\t {}\nGPU UUID: \t {}\nBus Location: \t {}\nDevice Minor: "
+                        "\t {}\n",
+                        gpu.name,
+                        gpu.uuid,
+                        gpu.pci.to_sysfs(),
+                        gpu.index)));
+    }
+    return {};
+}
+
 }  // namespace
 
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir) {
@@ -208,6 +224,7 @@ util::Expected<void> write_host_root(const MachineFile& machine, const std::stri
     PEERGATE_TRY(write_pci_tree(machine, root));
     PEERGATE_TRY(write_text(root / "proc/cmdline", machine.host.kernel_cmdline + "\n"));
     PEERGATE_TRY(write_text(root / "proc/cpuinfo", cpuinfo(machine)));
+    PEERGATE_TRY(write_driver_proc(machine, root));
     PEERGATE_TRY(write_text(root / "proc/sys/kernel/random/boot_id", machine.host.boot_id + "\n"));
     return write_text(root / std::string(kSimKernelLogPath).substr(1), machine.host.kernel_log);
 }

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// The node_exporter textfile (Prometheus text format 0.0.4) for `peergate export
+// prometheus`, following ECOSYSTEM.md §2: one HELP and TYPE per family, families
+// contiguous, base units, DCGM's `gpu`/`peer_gpu`/`UUID`/`pci_bus_id` labels, no
+// timestamps, and a final newline.
+#pragma once
+
+#include "report/export_facts.hpp"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace peergate::report {
+
+std::string export_prometheus(const ExportFacts& facts);
+
+// The last success recorded in a textfile this renderer wrote (0 or absent: none).
+std::optional<double> last_success_in(std::string_view textfile);
+
+// A label value as the text format writes it: \ " and newline escaped.
+std::string prometheus_label_value(std::string_view value);
+
+}  // namespace peergate::report

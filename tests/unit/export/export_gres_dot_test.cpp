@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+// gres.conf lines as Slurm reads them (ECOSYSTEM.md §3.1) and the Graphviz drawing (§4.1).
+#include "export_facts_fixture.hpp"
+#include "report/export_dot.hpp"
+#include "report/export_gres.hpp"
+#include "util/strings.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace peergate::report {
+namespace {
+
+using test::facts_from_topo_m;
+
+std::vector<std::string> lines_starting(const std::string& text, std::string_view prefix) {
+    std::vector<std::string> out;
+    for (const auto line : util::split_lines(text)) {
+        if (line.starts_with(prefix)) {
+            out.emplace_back(line);
+        }
+    }
+    return out;
+}
+
+TEST(ExportGres, TypeIsASubstringOfSlurmsNvmlName) {
+    EXPECT_EQ(gres_type("NVIDIA H100 80GB HBM3"), "h100_80gb_hbm3");
+    EXPECT_EQ(gres_type("Tesla V100-SXM2-16GB"), "tesla_v100-sxm2-16gb");
+    EXPECT_EQ(gres_type("NVIDIA"), "nvidia");
+    EXPECT_EQ(gres_type(""), "gpu");
+}
+
+TEST(ExportGres, NvswitchLinksAreSymmetricWithMinusOneOnTheDiagonal) {
+    auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
+    for (int i = 0; i < 8; ++i) {
+        facts.device_minors[i] = 7 - i;  // the driver's order need not be the bus order
+    }
+    const auto text = export_gres(facts);
+    const auto lines = lines_starting(text, "NodeName=");
+    ASSERT_EQ(lines.size(), 8U);
+    EXPECT_EQ(lines[0],
+              "NodeName=gpu-node-07 AutoDetect=off Name=gpu Type=h100_80gb_hbm3 File=/dev/nvidia7 "
+              "Links=-1,18,18,18,18,18,18,18");
+    EXPECT_THAT(lines[7], testing::HasSubstr("File=/dev/nvidia0 Links=18,18,18,18,18,18,18,-1"));
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr(
+            "# slurm.conf: GresTypes=gpu ; NodeName=gpu-node-07 ... Gres=gpu:h100_80gb_hbm3:8\n"));
+}
+
+TEST(ExportGres, FileLeftOutWhereTheMinorIsUnknown) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    facts.device_minors = {{0, 0}, {1, 1}, {3, 3}};
+    facts.run.gres_type = "a100";
+    const auto lines = lines_starting(export_gres(facts), "NodeName=");
+    ASSERT_EQ(lines.size(), 4U);
+    EXPECT_EQ(
+        lines[1],
+        "NodeName=gpu-node-07 AutoDetect=off Name=gpu Type=a100 File=/dev/nvidia1 Links=12,-1,0,0");
+    EXPECT_EQ(lines[2], "NodeName=gpu-node-07 AutoDetect=off Name=gpu Type=a100 Links=0,0,-1,12");
+    EXPECT_THAT(export_gres(facts), testing::HasSubstr("# GPU 2: File= left out"));
+}
+
+TEST(ExportGres, EveryGpuOfTheNodeWhateverWasExamined) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    facts.doctor.selection = {0, 1};
+    EXPECT_EQ(lines_starting(export_gres(facts), "NodeName=").size(), 4U);
+}
+
+TEST(ExportGres, MixedModelsGetATypeEach) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.discovery.topology->gpus[1].name = "NVIDIA RTX 6000 Ada Generation";
+    EXPECT_THAT(export_gres(facts),
+                testing::HasSubstr("Gres=gpu:h100_80gb_hbm3:1,gpu:rtx_6000_ada_generation:1\n"));
+}
+
+TEST(ExportDot, ClustersPerNumaNodeAndOneEdgePerPair) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    const auto text = export_dot(facts);
+    EXPECT_THAT(text,
+                testing::StartsWith(
+                    "graph peergate {\n  label=\"peergate: P2P allowed (every_pair_nvlink)\";"));
+    EXPECT_THAT(text, testing::EndsWith("}\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("subgraph cluster_numa0 {\n    label=\"NUMA 0 (CPUs 0-23)\";\n  "
+                                   "  gpu0 [label=\"GPU 0\\nNVIDIA H100 80GB HBM3\"];"));
+    EXPECT_THAT(text, testing::HasSubstr("subgraph cluster_numa1 {"));
+    EXPECT_EQ(lines_starting(text, "  gpu").size(), 6U);
+    EXPECT_THAT(text, testing::HasSubstr("  gpu0 -- gpu1 [label=\"NV12\", penwidth=5.0];\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("  gpu0 -- gpu2 [label=\"SYS\", style=dashed, color=gray];\n"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("->")));
+}
+
+TEST(ExportDot, PairsThatLostDataAreRed) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.gate = {.p2p = false, .rule = "probe_failed", .reason = "data lost"};
+    facts.doctor.pairs[1].probe = "data_lost";  // 1 -> 0
+    const auto text = export_dot(facts);
+    EXPECT_THAT(text, testing::HasSubstr("P2P vetoed (probe_failed)"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("  gpu0 -- gpu1 [label=\"NODE data lost\", style=dashed, "
+                                   "color=red, fontcolor=red];\n"));
+}
+
+TEST(ExportDot, QuotedStringsAreEscaped) {
+    EXPECT_EQ(dot_escape(R"(a "b" \c)"), R"(a \"b\" \\c)");
+    EXPECT_EQ(dot_escape("two\nlines"), "two lines");
+}
+
+}  // namespace
+}  // namespace peergate::report

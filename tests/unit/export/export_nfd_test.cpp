@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// Every line NFD reads is a comment, a directive written exactly, or a label Kubernetes
+// accepts under our namespace (ECOSYSTEM.md §1.2-1.4).
+#include "report/export_nfd.hpp"
+
+#include "export_facts_fixture.hpp"
+#include "util/strings.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+
+namespace peergate::report {
+namespace {
+
+using test::facts_from_topo_m;
+
+// Labels by name (without the namespace); fails the test on any line NFD would reject.
+std::map<std::string, std::string> labels_of(const std::string& text) {
+    const std::regex name_re("^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$");
+    std::map<std::string, std::string> labels;
+    EXPECT_LT(text.size(), 65536U);
+    for (const auto line : util::split_lines(text)) {
+        const std::string s(line);
+        if (s.starts_with("# +")) {
+            EXPECT_TRUE(s.starts_with("# +expiry-time=")) << s;
+            continue;
+        }
+        if (s.starts_with("#")) {
+            continue;
+        }
+        EXPECT_TRUE(s.starts_with(kNfdNamespace)) << s;
+        const auto eq = s.find('=');
+        const std::string name = s.substr(kNfdNamespace.size(), eq - kNfdNamespace.size());
+        const std::string value = s.substr(eq + 1);
+        EXPECT_LE(name.size(), 63U);
+        EXPECT_TRUE(std::regex_match(name, name_re)) << name;
+        EXPECT_LE(value.size(), 63U);
+        EXPECT_TRUE(value.empty() || std::regex_match(value, name_re)) << s;
+        EXPECT_TRUE(labels.emplace(name, value).second) << "twice: " << name;
+    }
+    return labels;
+}
+
+TEST(ExportNfd, NvswitchNodeWithEveryPairNvlinked) {
+    auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
+    facts.doctor.pairs[0].p2p_gbps = 389.24;
+    facts.doctor.pairs[1].p2p_gbps = 401.0;
+    const auto labels = labels_of(export_nfd(facts));
+    EXPECT_EQ(labels.at("p2p.status"), "ok");
+    EXPECT_EQ(labels.at("p2p.rule"), "every_pair_nvlink");
+    EXPECT_EQ(labels.at("p2p.integrity"), "untested");
+    EXPECT_EQ(labels.at("p2p.min-bw-gbps"), "389.2");
+    EXPECT_EQ(labels.at("topology"), "nvlink-all");
+    EXPECT_EQ(labels.at("nvlink.present"), "true");
+    EXPECT_EQ(labels.at("nvlink.islands"), "1");
+    EXPECT_EQ(labels.at("nvlink.min-links"), "18");
+    EXPECT_EQ(labels.at("gpu.count"), "8");
+    EXPECT_EQ(labels.at("doctor.verdict"), "healthy");
+    EXPECT_EQ(labels.at("timestamp"), "1795942800");
+}
+
+TEST(ExportNfd, BridgedPairsAndPcie) {
+    auto bridged = labels_of(export_nfd(facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt")));
+    EXPECT_EQ(bridged.at("topology"), "nvlink-partial");
+    EXPECT_EQ(bridged.at("nvlink.islands"), "2");
+    EXPECT_EQ(bridged.at("nvlink.min-links"), "0");
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.gate = {.p2p = false, .rule = "pcie_iommu", .reason = "vetoed"};
+    facts.doctor.probe = model::ProbeResult{.outcome = model::ProbeOutcome::fail};
+    auto pcie = labels_of(export_nfd(facts));
+    EXPECT_EQ(pcie.at("topology"), "pcie");
+    EXPECT_EQ(pcie.at("nvlink.present"), "false");
+    EXPECT_EQ(pcie.at("p2p.status"), "vetoed");
+    EXPECT_EQ(pcie.at("p2p.integrity"), "fail");
+    EXPECT_EQ(pcie.count("p2p.min-bw-gbps"), 0U);
+}
+
+TEST(ExportNfd, OnlyTheExaminedGpus) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    facts.doctor.selection = {2, 3};
+    const auto labels = labels_of(export_nfd(facts));
+    EXPECT_EQ(labels.at("gpu.count"), "2");
+    EXPECT_EQ(labels.at("topology"), "nvlink-all");
+    EXPECT_EQ(labels.at("nvlink.min-links"), "12");
+}
+
+TEST(ExportNfd, NoGpuIsStillAValidFile) {
+    ExportFacts facts;
+    facts.run.finished_unix = 1795942800;
+    const auto labels = labels_of(export_nfd(facts));
+    EXPECT_EQ(labels.at("gpu.count"), "0");
+    EXPECT_EQ(labels.at("topology"), "unknown");
+    EXPECT_EQ(labels.at("doctor.verdict"), "inconclusive");
+}
+
+TEST(ExportNfd, ExpiryDirectiveIsExactAndOptional) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    EXPECT_THAT(export_nfd(facts), testing::Not(testing::HasSubstr("# +")));
+    facts.run.expiry_seconds = 24 * 3600;
+    EXPECT_THAT(export_nfd(facts),
+                testing::StartsWith("# peergate 0.1.0: generated 2026-11-29T09:00:00Z; rewritten "
+                                    "atomically\n# +expiry-time=2026-11-30T09:00:00Z\n"));
+}
+
+TEST(ExportNfd, LabelValuesAreSanitisedAsGfdDoes) {
+    EXPECT_EQ(label_value("NVIDIA H100 80GB HBM3"), "NVIDIA-H100-80GB-HBM3");
+    EXPECT_EQ(label_value("389.2GB/s"), "389.2GBs");
+    EXPECT_EQ(label_value("  -x-  "), "x");
+    EXPECT_EQ(label_value("/,:"), "");
+    EXPECT_EQ(label_value(std::string(62, 'a') + "-b"), std::string(62, 'a'));
+    EXPECT_EQ(label_value(std::string(80, 'a')).size(), 63U);
+}
+
+TEST(ExportNfd, Rfc3339InUtc) {
+    EXPECT_EQ(rfc3339_utc(0), "1970-01-01T00:00:00Z");
+    EXPECT_EQ(rfc3339_utc(1795942800), "2026-11-29T09:00:00Z");
+}
+
+}  // namespace
+}  // namespace peergate::report

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+// The textfile follows the text format's hard rules (ECOSYSTEM.md §2.1, §2.2) on every
+// fixture, and its values are the facts'. promtool itself judges it in the e2e tests.
+#include "report/export_prometheus.hpp"
+
+#include "export_facts_fixture.hpp"
+#include "util/strings.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+#include <set>
+
+namespace peergate::report {
+namespace {
+
+using test::facts_from_topo_m;
+
+// Every rule the format states that a reader can check line by line.
+void expect_well_formed(const std::string& text) {
+    ASSERT_FALSE(text.empty());
+    EXPECT_EQ(text.back(), '\n') << "the last line must end in a newline";
+    const std::regex name_re("[a-zA-Z_][a-zA-Z0-9_]*");
+    const std::regex sample_re(
+        R"(([a-zA-Z_][a-zA-Z0-9_]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [^ ]+)");
+    std::map<std::string, std::string> types;
+    std::set<std::string> finished;  // families whose lines have ended
+    std::set<std::string> series;
+    std::string current;
+    for (const auto line : util::split_lines(text)) {
+        const std::string s(line);
+        std::smatch m;
+        if (s.starts_with("# HELP ") || s.starts_with("# TYPE ")) {
+            const auto words = util::split_whitespace(s);
+            ASSERT_GE(words.size(), 4U) << s;
+            const std::string name(words[2]);
+            if (name != current) {
+                EXPECT_EQ(finished.count(name), 0U) << name << " is split into two groups";
+                finished.insert(current);
+                current = name;
+            }
+            if (s.starts_with("# TYPE ")) {
+                EXPECT_EQ(types.count(name), 0U) << "second TYPE for " << name;
+                types[name] = std::string(words[3]);
+            }
+            continue;
+        }
+        ASSERT_TRUE(std::regex_match(s, m, sample_re)) << "not a sample without a timestamp: " << s;
+        EXPECT_EQ(m[1].str(), current) << "sample outside its family: " << s;
+        EXPECT_TRUE(std::regex_match(m[1].str(), name_re));
+        EXPECT_TRUE(series.insert(s.substr(0, s.rfind(' '))).second) << "duplicate series " << s;
+        const bool total = m[1].str().ends_with("_total");
+        EXPECT_EQ(total, types[current] == "counter") << "_total is for counters only: " << s;
+        EXPECT_TRUE(m[1].str().starts_with("peergate_"));
+    }
+}
+
+TEST(ExportPrometheus, WellFormedOnEveryTopology) {
+    for (const auto* fixture : {"ml-engineering-network_8xH100_NV18_compacted.txt",
+                                "unsloth_TOPO_BRIDGED_4X.txt",
+                                "unsloth_TOPO_PCIE_2X.txt"}) {
+        SCOPED_TRACE(fixture);
+        expect_well_formed(export_prometheus(facts_from_topo_m(fixture)));
+    }
+}
+
+TEST(ExportPrometheus, LabelsFollowDcgmAndAreEscaped) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.discovery.topology->gpus[0].name = "Odd \"GPU\" \\ name\nline two";
+    const auto text = export_prometheus(facts);
+    expect_well_formed(text);
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr(
+            R"(peergate_gpu_info{gpu="0",UUID="GPU-0",pci_bus_id="",model_name="Odd \"GPU\" \\ name\nline two",numa_node=)"));
+    EXPECT_THAT(text, testing::HasSubstr("peergate_pair_nvlinks{gpu=\"0\",peer_gpu=\"1\"} 0\n"));
+}
+
+TEST(ExportPrometheus, P2pStatusUsesDcgmWordsAndNvmlCodes) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.pairs[0].nvml = {"CNS", "OK", "NS", "U", ""};
+    facts.doctor.pairs[0].cuda_can_access_peer = false;
+    const auto text = export_prometheus(facts);
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr(
+            R"(peergate_p2p_status{gpu="0",peer_gpu="1",caps="read",link_status="ChipsetNotSupported"} 1)"));
+    EXPECT_THAT(text, testing::HasSubstr(R"(caps="nvlink",link_status="NotSupported"} 5)"));
+    EXPECT_THAT(text, testing::HasSubstr(R"(caps="atomics",link_status="Unknown"} 6)"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr(R"(peer_gpu="1",caps="prop")")));  // not read
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_cuda_can_access_peer{gpu=\"0\",peer_gpu=\"1\"} 0\n"));
+}
+
+TEST(ExportPrometheus, IntegrityCountsFailedCopiesOnlyWhenAProbeRan) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    EXPECT_THAT(export_prometheus(facts), testing::Not(testing::HasSubstr("integrity")));
+    model::ProbeResult probe;
+    for (auto status :
+         {model::CellStatus::ok, model::CellStatus::dropped, model::CellStatus::corrupted}) {
+        probe.cells.push_back(model::ProbeCell{.src = 0, .dst = 1, .status = status});
+    }
+    probe.cells.push_back(model::ProbeCell{.src = 1, .dst = 0, .status = model::CellStatus::error});
+    facts.doctor.probe = probe;
+    const auto text = export_prometheus(facts);
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr("peergate_p2p_integrity_errors_total{gpu=\"0\",peer_gpu=\"1\"} 2\n"));
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr("peergate_p2p_integrity_errors_total{gpu=\"1\",peer_gpu=\"0\"} 0\n"));
+}
+
+TEST(ExportPrometheus, BandwidthInBytesPerSecond) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.pairs[0].p2p_gbps = 389.2;
+    facts.doctor.pairs[0].staged_gbps = 12.5;
+    const auto text = export_prometheus(facts);
+    expect_well_formed(text);
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr(
+            R"(peergate_p2p_bandwidth_bytes_per_second{gpu="0",peer_gpu="1",mode="unidirectional"} 389200000000)"));
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr(
+            R"(peergate_staged_bandwidth_bytes_per_second{gpu="0",peer_gpu="1",mode="unidirectional"} 12500000000)"));
+}
+
+TEST(ExportPrometheus, LastSuccessIsThisRunOrCarriedOver) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    const auto healthy_text = export_prometheus(facts);
+    EXPECT_THAT(healthy_text,
+                testing::HasSubstr("peergate_last_success_timestamp_seconds 1795942800\n"));
+    EXPECT_EQ(last_success_in(healthy_text), 1795942800.0);
+
+    facts.report.verdict = policy::Verdict::problems;
+    facts.run.finished_unix += 600;
+    EXPECT_THAT(export_prometheus(facts),
+                testing::HasSubstr("peergate_last_success_timestamp_seconds 0\n"));
+    facts.run.previous_success_unix = last_success_in(healthy_text);
+    const auto unhealthy_text = export_prometheus(facts);
+    EXPECT_THAT(unhealthy_text,
+                testing::HasSubstr("peergate_last_success_timestamp_seconds 1795942800\n"));
+    EXPECT_THAT(unhealthy_text,
+                testing::HasSubstr("peergate_last_run_timestamp_seconds 1795943400\n"));
+    EXPECT_THAT(unhealthy_text,
+                testing::HasSubstr("peergate_doctor_verdict{verdict=\"problems\"} 1\n"));
+}
+
+TEST(ExportPrometheus, LastSuccessIgnoresWhatItDidNotWrite) {
+    EXPECT_EQ(last_success_in(""), std::nullopt);
+    EXPECT_EQ(last_success_in("peergate_last_success_timestamp_seconds 0\n"), std::nullopt);
+    EXPECT_EQ(last_success_in("peergate_last_success_timestamp_seconds x\n"), std::nullopt);
+    EXPECT_EQ(last_success_in("peergate_last_success_timestamp_seconds_x 5\n"), std::nullopt);
+    EXPECT_EQ(last_success_in("# peergate_last_success_timestamp_seconds 5\n"), std::nullopt);
+    EXPECT_EQ(last_success_in("a 1\npeergate_last_success_timestamp_seconds 1.7e+09\n"), 1.7e9);
+}
+
+}  // namespace
+}  // namespace peergate::report
