@@ -78,8 +78,8 @@ std::string edge(
 }
 
 std::string title(const ExportFacts& facts) {
-    return facts.gate.p2p ? "peergate: P2P allowed (" + facts.gate.rule + ")"
-                          : "peergate: P2P vetoed (" + facts.gate.rule + ")";
+    const std::string verdict = facts.gate.p2p ? "peergate: P2P allowed" : "peergate: P2P vetoed";
+    return facts.gate.rule.empty() ? verdict : verdict + " (" + facts.gate.rule + ")";
 }
 
 }  // namespace
