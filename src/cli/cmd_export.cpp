@@ -49,12 +49,18 @@ std::string node_name(const Invocation& inv, const ExportOptions& options) {
     return inv.env.get("SLURMD_NODENAME").value_or(short_host_name());
 }
 
-report::ExportGate gate_verdict(const Invocation& inv, const std::string& gpus) {
+// The gate's decision for the GPUs examined, on the topology the doctor read.
+report::ExportGate gate_verdict(const Invocation& inv,
+                                const std::string& gpus,
+                                const model::Discovery& discovery) {
     auto request = parse_gate_request(gpus, "all");
     if (!request) {
         return {.p2p = false, .rule = "usage_error", .reason = request.error().message};
     }
-    const auto decision = decide_for_host(inv.seams, inv.env, *request);
+    const auto decision =
+        decide_safely([&] { return gate_input_from(discovery, inv.seams, inv.env, *request); },
+                      inv.env,
+                      *request);
     return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
 }
 
@@ -68,7 +74,7 @@ util::Expected<report::ExportFacts> gather_facts(const Invocation& inv,
     }
     facts.doctor = std::move(*doctor);
     facts.report = policy::diagnose(facts.doctor);
-    facts.gate = gate_verdict(inv, options.doctor.gpus);
+    facts.gate = gate_verdict(inv, options.doctor.gpus, facts.doctor.discovery);
     if (const auto* topology = facts.doctor.discovery.described()) {
         facts.device_minors = sources::host::read_device_minors(
             sources::host::HostRoot(inv.seams.host_root), topology->gpus);

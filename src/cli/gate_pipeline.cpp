@@ -158,13 +158,20 @@ void join_on_identity(const util::Seams& seams,
 policy::GateInput gather_gate_input(const util::Seams& seams,
                                     const util::EnvMap& env,
                                     const GateRequest& request) {
+    sources::DiscoveryRequest discovery_request;
+    discovery_request.crosscheck = policy::read_control_plane(env).crosscheck.on;
+    return gate_input_from(
+        sources::discover_topology(seams, env, discovery_request), seams, env, request);
+}
+
+policy::GateInput gate_input_from(const model::Discovery& discovery,
+                                  const util::Seams& seams,
+                                  const util::EnvMap& env,
+                                  const GateRequest& request) {
     policy::GateInput input;
     input.env = env;
     input.selection = request.selection;
     input.profile = request.profile;
-    sources::DiscoveryRequest discovery_request;
-    discovery_request.crosscheck = policy::read_control_plane(env).crosscheck.on;
-    const auto discovery = sources::discover_topology(seams, env, discovery_request);
     input.topology = discovery.topology;
     input.notes = crosscheck_warnings(discovery);
     if (!discovery.topology) {

@@ -3,6 +3,7 @@
 // gather the host's facts -> decide -> (the caller renders or applies).
 #pragma once
 
+#include "model/discovery.hpp"
 #include "policy/gate.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
@@ -34,6 +35,13 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
 policy::GateInput gather_gate_input(const util::Seams& seams,
                                     const util::EnvMap& env,
                                     const GateRequest& request);
+
+// The same from a discovery already made (export decides on what its doctor read, so the
+// two never describe different reads of the host).
+policy::GateInput gate_input_from(const model::Discovery& discovery,
+                                  const util::Seams& seams,
+                                  const util::EnvMap& env,
+                                  const GateRequest& request);
 
 // Runs `gather` and decides. Whatever goes wrong while deciding (an exception from a
 // source or a parser) becomes a veto with the reason: deciding never blocks a launch.
