@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/export_gather.hpp"
+
+#include "cli/gate_pipeline.hpp"
+#include "peergate/version.hpp"
+#include "report/export_prometheus.hpp"
+#include "sources/host/device_minor.hpp"
+#include "util/atomic_file.hpp"
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+
+namespace peergate::cli {
+
+std::string short_host_name() {
+    std::array<char, 256> name{};
+    if (::gethostname(name.data(), name.size() - 1) != 0) {
+        return "localhost";
+    }
+    const std::string full(name.data());
+    return full.substr(0, full.find('.'));
+}
+
+namespace {
+
+// slurmd's name for the node: --node-name, else SLURMD_NODENAME, else the short host name.
+std::string node_name(const Invocation& inv, const ExportRequest& options) {
+    if (!options.node_name.empty()) {
+        return options.node_name;
+    }
+    return inv.env.get("SLURMD_NODENAME").value_or(short_host_name());
+}
+
+// The gate's decision for the GPUs examined, on the topology the doctor read.
+report::ExportGate gate_verdict(const Invocation& inv,
+                                const std::string& gpus,
+                                const model::Discovery& discovery) {
+    auto request = parse_gate_request(gpus, "all");
+    if (!request) {
+        return {.p2p = false, .rule = "usage_error", .reason = request.error().message};
+    }
+    const auto decision =
+        decide_safely([&] { return gate_input_from(discovery, inv.seams, inv.env, *request); },
+                      inv.env,
+                      *request);
+    return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
+}
+
+}  // namespace
+
+util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
+                                                        const ExportRequest& options) {
+    const auto started = std::chrono::steady_clock::now();
+    report::ExportFacts facts;
+    auto doctor = gather_doctor_input(inv, options.doctor);
+    if (!doctor) {
+        return util::unexpected(doctor.error());
+    }
+    facts.doctor = std::move(*doctor);
+    facts.report = policy::diagnose(facts.doctor);
+    facts.gate = gate_verdict(inv, options.doctor.gpus, facts.doctor.discovery);
+    if (const auto* topology = facts.doctor.discovery.described()) {
+        facts.device_minors = sources::host::read_device_minors(
+            sources::host::HostRoot(inv.seams.host_root), topology->gpus);
+    }
+    facts.run = report::ExportRun{
+        .version = kVersion,
+        .finished_unix = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count(),
+        .duration_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+        .node_name = node_name(inv, options),
+        .gres_type = options.gres_type,
+        .expiry_seconds = std::int64_t{options.expiry_hours} * 3600};
+    if (!options.previous_file.empty()) {
+        if (const auto previous = util::read_file(options.previous_file)) {
+            facts.run.previous_success_unix = report::last_success_in(*previous);
+        }
+    }
+    return facts;
+}
+
+}  // namespace peergate::cli
