@@ -15,6 +15,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
         add_gather_command(app),
         add_nccl_log_command(app),
         add_export_command(app),
+        add_fleet_command(app),
         add_cuda_visible_command(app),
     };
 }

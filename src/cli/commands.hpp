@@ -29,6 +29,7 @@ Command add_place_command(CLI::App& app);
 Command add_gather_command(CLI::App& app);
 Command add_nccl_log_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_fleet_command(CLI::App& app);
 Command add_cuda_visible_command(CLI::App& app);  // internal helper of the gate
 
 // Every command, in the order `--help` lists them.

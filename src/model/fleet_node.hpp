@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Apache-2.0
+// One node's answer in a fleet run (`peergate fleet node`, one JSON line per node).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace peergate::model {
+
+struct FleetFinding {
+    std::string code;
+    std::string severity;  // "error", "warning", "info"
+    std::string message;
+};
+
+struct FleetNode {
+    std::string node;                              // SLURMD_NODENAME, else the host name
+    std::string hostname;                          // gethostname()
+    std::string source;                            // where the line was read: "all.jsonl:3"
+    std::string version;                           // peergate's
+    std::string verdict;                           // the doctor's: healthy, problems, inconclusive
+    bool p2p = false;                              // the gate's answer for every GPU of the node
+    std::string rule;                              // the rule that decided
+    std::string iommu;                             // translating, identity, off, unknown
+    std::vector<std::string> gpu_names;            // by nvidia-smi index
+    std::vector<std::vector<std::string>> matrix;  // topo -m tokens; empty: unreadable
+    std::vector<FleetFinding> findings;            // the doctor's
+};
+
+}  // namespace peergate::model

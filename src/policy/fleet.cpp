@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/fleet.hpp"
+
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <set>
+
+namespace peergate::policy {
+
+namespace {
+
+struct Property {
+    const char* name;
+    const char* severity;  // of a node that differs from the majority
+};
+
+// A different topology, GPU count or P2P answer means a node lost hardware or a setting; a
+// different IOMMU mode, model or version may be intended, so it is a warning.
+constexpr std::array<Property, 6> kProperties{{{"gpus", "error"},
+                                               {"topology", "error"},
+                                               {"p2p", "error"},
+                                               {"gpu_model", "warning"},
+                                               {"iommu", "warning"},
+                                               {"version", "warning"}}};
+
+std::string matrix_text(const std::vector<std::vector<std::string>>& matrix) {
+    std::vector<std::string> rows;
+    for (const auto& row : matrix) {
+        rows.push_back(util::join(row, ","));
+    }
+    return util::join(rows, ";");
+}
+
+// The pairs where `node`'s matrix differs from the majority's, at most four, for the message.
+std::string matrix_differences(const model::FleetNode& node, const FleetMajority& majority) {
+    if (node.matrix.size() != majority.matrix.size()) {
+        return fmt::format(
+            "{} GPUs in the matrix (fleet: {})", node.matrix.size(), majority.matrix.size());
+    }
+    std::vector<std::string> pairs;
+    std::size_t count = 0;
+    for (std::size_t a = 0; a < node.matrix.size(); ++a) {
+        for (std::size_t b = a + 1; b < node.matrix.size(); ++b) {
+            const auto& mine = node.matrix[a].size() > b ? node.matrix[a][b] : std::string("?");
+            const auto& theirs =
+                majority.matrix[a].size() > b ? majority.matrix[a][b] : std::string("?");
+            if (mine != theirs && ++count <= 4) {
+                pairs.push_back(fmt::format("GPU{}-GPU{} {} (fleet: {})", a, b, mine, theirs));
+            }
+        }
+    }
+    return util::join(pairs, ", ") + (count > 4 ? fmt::format(" and {} more", count - 4) : "");
+}
+
+std::string majority_of(const std::vector<FleetNodeView>& nodes, const std::string& property) {
+    std::map<std::string, std::size_t> counts;
+    for (const auto& view : nodes) {
+        ++counts[fleet_property(view.node, property)];
+    }
+    for (const auto& [value, count] : counts) {
+        if (2 * count > nodes.size()) {
+            return value;
+        }
+    }
+    return "";
+}
+
+void add(FleetReport& report,
+         std::string code,
+         std::string severity,
+         std::vector<std::string> nodes,
+         std::string message) {
+    report.failed = report.failed || severity == "error";
+    report.issues.push_back(
+        {std::move(code), std::move(severity), std::move(nodes), std::move(message)});
+}
+
+// Repeated records of one node: the last one read stands.
+std::vector<FleetNodeView> distinct_nodes(std::vector<model::FleetNode> nodes,
+                                          FleetReport& report) {
+    std::map<std::string, model::FleetNode> by_name;
+    for (auto& node : nodes) {
+        if (by_name.count(node.node) != 0) {
+            add(report,
+                "node_repeated",
+                "warning",
+                {node.node},
+                fmt::format(
+                    "{} answered more than once; the record at {} stands", node.node, node.source));
+        }
+        by_name[node.node] = std::move(node);
+    }
+    std::vector<FleetNodeView> out;
+    for (auto& [name, node] : by_name) {
+        out.push_back({std::move(node), {}});
+    }
+    return out;
+}
+
+void judge_health(FleetReport& report) {
+    for (const auto& view : report.nodes) {
+        const auto& node = view.node;
+        if (node.verdict == "healthy") {
+            continue;
+        }
+        std::vector<std::string> errors;
+        for (const auto& finding : node.findings) {
+            if (finding.severity == "error") {
+                errors.push_back(finding.code);
+            }
+        }
+        const bool inconclusive = node.verdict != "problems";
+        add(report,
+            inconclusive ? "node_inconclusive" : "node_problems",
+            "error",
+            {node.node},
+            fmt::format("{}: the doctor's verdict is {}{}",
+                        node.node,
+                        node.verdict,
+                        errors.empty() ? "" : " (" + util::join(errors, ", ") + ")"));
+    }
+}
+
+void judge_property(FleetReport& report, const Property& property) {
+    const std::string majority = majority_of(report.nodes, property.name);
+    if (majority.empty()) {
+        std::set<std::string> values;
+        for (const auto& view : report.nodes) {
+            values.insert(fleet_property(view.node, property.name));
+        }
+        add(report,
+            "fleet_split",
+            "warning",
+            {},
+            fmt::format("no {} is shared by more than half of the nodes ({} values): run the fleet "
+                        "per partition of like nodes",
+                        property.name,
+                        values.size()));
+        return;
+    }
+    for (auto& view : report.nodes) {
+        const std::string mine = fleet_property(view.node, property.name);
+        if (mine == majority) {
+            continue;
+        }
+        view.differs.push_back(property.name);
+        const std::string detail = std::string(property.name) == "topology"
+                                       ? matrix_differences(view.node, report.majority)
+                                       : fmt::format("{} (fleet: {})", mine, majority);
+        add(report,
+            "fleet_outlier",
+            property.severity,
+            {view.node.node},
+            fmt::format(
+                "{}: {} differs from most nodes: {}", view.node.node, property.name, detail));
+    }
+}
+
+}  // namespace
+
+std::string fleet_property(const model::FleetNode& node, const std::string& property) {
+    if (property == "gpus") {
+        return std::to_string(node.gpu_names.size());
+    }
+    if (property == "gpu_model") {
+        std::set<std::string> names(node.gpu_names.begin(), node.gpu_names.end());
+        return util::join(std::vector<std::string>(names.begin(), names.end()), " + ");
+    }
+    if (property == "topology") {
+        return matrix_text(node.matrix);
+    }
+    if (property == "p2p") {
+        return node.p2p ? "allowed" : "vetoed";
+    }
+    return property == "iommu" ? node.iommu : node.version;
+}
+
+FleetReport judge_fleet(std::vector<model::FleetNode> nodes,
+                        const std::vector<std::string>& unreadable,
+                        std::optional<int> expected) {
+    FleetReport report;
+    for (const auto& line : unreadable) {
+        add(report, "record_unreadable", "error", {}, line);
+    }
+    report.nodes = distinct_nodes(std::move(nodes), report);
+    const int answered = static_cast<int>(report.nodes.size());
+    if (answered == 0 || (expected && answered < *expected)) {
+        add(report,
+            "nodes_missing",
+            "error",
+            {},
+            expected ? fmt::format("{} of {} nodes answered", answered, *expected)
+                     : std::string("no node answered"));
+    }
+    if (answered == 0) {
+        return report;
+    }
+    judge_health(report);
+    FleetMajority& majority = report.majority;
+    majority.gpus = majority_of(report.nodes, "gpus");
+    majority.gpu_model = majority_of(report.nodes, "gpu_model");
+    majority.topology = majority_of(report.nodes, "topology");
+    majority.p2p = majority_of(report.nodes, "p2p");
+    majority.iommu = majority_of(report.nodes, "iommu");
+    majority.version = majority_of(report.nodes, "version");
+    for (const auto& view : report.nodes) {
+        if (!majority.topology.empty() && matrix_text(view.node.matrix) == majority.topology) {
+            majority.matrix = view.node.matrix;
+        }
+    }
+    for (const auto& property : kProperties) {
+        judge_property(report, property);
+    }
+    return report;
+}
+
+}  // namespace peergate::policy

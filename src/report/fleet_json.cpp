@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/fleet_json.hpp"
+
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+
+namespace peergate::report {
+
+namespace {
+
+constexpr std::string_view kSchema = "peergate.fleet_node/v1";
+
+nlohmann::ordered_json gpus_json(const ExportFacts& facts) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& gpu : examined_gpus(facts)) {
+        out.push_back({{"index", gpu.index},
+                       {"name", gpu.name},
+                       {"pci_bus_id", gpu.pci ? gpu.pci->to_nvml() : ""},
+                       {"uuid", gpu.uuid}});
+    }
+    return out;
+}
+
+nlohmann::ordered_json matrix_json(const ExportFacts& facts) {
+    auto out = nlohmann::ordered_json::array();
+    const model::Topology* topology = facts.doctor.discovery.described();
+    if (topology == nullptr) {
+        return out;
+    }
+    const auto gpus = examined_gpus(facts);
+    for (const auto& a : gpus) {
+        auto row = nlohmann::ordered_json::array();
+        for (const auto& b : gpus) {
+            const auto label = topology->label(a.index, b.index);
+            row.push_back(label ? label->to_token() : "unknown");
+        }
+        out.push_back(row);
+    }
+    return out;
+}
+
+nlohmann::ordered_json findings_json(const ExportFacts& facts) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& finding : facts.report.findings) {
+        out.push_back({{"code", finding.code},
+                       {"severity", std::string(model::to_string(finding.severity))},
+                       {"message", finding.message}});
+    }
+    return out;
+}
+
+// The line without srun --label's "<task>: " prefix.
+std::string_view unlabelled(std::string_view line) {
+    std::size_t digits = 0;
+    while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits])) != 0) {
+        ++digits;
+    }
+    if (digits > 0 && line.substr(digits).starts_with(": ")) {
+        line.remove_prefix(digits + 2);
+    }
+    return util::trim(line);
+}
+
+template <typename T>
+T field(const nlohmann::json& doc, const char* key, T fallback) {
+    const auto it = doc.find(key);
+    return it != doc.end() && !it->is_null() ? it->get<T>() : fallback;
+}
+
+// Throws nlohmann's errors on a record of the wrong shape: the caller reports them.
+model::FleetNode node_from(const nlohmann::json& doc) {
+    model::FleetNode node;
+    node.node = doc.at("node").get<std::string>();
+    node.hostname = field<std::string>(doc, "hostname", "");
+    node.version = field<std::string>(doc, "version", "");
+    node.verdict = doc.at("verdict").get<std::string>();
+    node.p2p = doc.at("p2p").get<bool>();
+    node.rule = field<std::string>(doc, "rule", "");
+    node.iommu = field<std::string>(doc, "iommu", "unknown");
+    for (const auto& gpu : doc.at("gpus")) {
+        node.gpu_names.push_back(gpu.at("name").get<std::string>());
+    }
+    node.matrix = doc.at("matrix").get<std::vector<std::vector<std::string>>>();
+    for (const auto& finding : doc.at("findings")) {
+        node.findings.push_back({finding.at("code").get<std::string>(),
+                                 finding.at("severity").get<std::string>(),
+                                 field<std::string>(finding, "message", "")});
+    }
+    return node;
+}
+
+}  // namespace
+
+std::string fleet_node_line(const ExportFacts& facts, const std::string& hostname) {
+    const nlohmann::ordered_json doc = {
+        {"schema", kSchema},
+        {"node", facts.run.node_name},
+        {"hostname", hostname},
+        {"version", facts.run.version},
+        {"verdict", std::string(policy::to_string(facts.report.verdict))},
+        {"p2p", facts.gate.p2p},
+        {"rule", facts.gate.rule},
+        {"iommu", std::string(model::to_string(facts.doctor.host.iommu))},
+        {"gpus", gpus_json(facts)},
+        {"matrix", matrix_json(facts)},
+        {"findings", findings_json(facts)}};
+    return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+FleetLines parse_fleet_lines(std::string_view text, const std::string& source) {
+    FleetLines out;
+    const auto lines = util::split_lines(text);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const auto line = unlabelled(lines[i]);
+        if (!line.starts_with('{')) {
+            continue;
+        }
+        const std::string where = fmt::format("{}:{}", source, i + 1);
+        const auto doc = nlohmann::json::parse(line, nullptr, false);
+        try {
+            if (doc.is_discarded() || !doc.is_object() ||
+                field<std::string>(doc, "schema", "") != kSchema) {
+                out.unreadable.push_back(where + ": not a " + std::string(kSchema) + " record");
+                continue;
+            }
+            out.nodes.push_back(node_from(doc));
+            out.nodes.back().source = where;
+        } catch (const nlohmann::json::exception& e) {
+            out.unreadable.push_back(where + ": " + e.what());
+        }
+    }
+    return out;
+}
+
+}  // namespace peergate::report

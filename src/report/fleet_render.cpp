@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/fleet_render.hpp"
+
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace peergate::report {
+
+namespace {
+
+nlohmann::ordered_json null_if_empty(const std::string& text) {
+    return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+}
+
+nlohmann::ordered_json node_json(const policy::FleetNodeView& view) {
+    const auto& node = view.node;
+    return {{"node", node.node},
+            {"hostname", node.hostname},
+            {"source", node.source},
+            {"gpus", node.gpu_names.size()},
+            {"gpu_model", policy::fleet_property(node, "gpu_model")},
+            {"verdict", node.verdict},
+            {"p2p", node.p2p},
+            {"rule", node.rule},
+            {"iommu", node.iommu},
+            {"version", node.version},
+            {"matrix", node.matrix},
+            {"differs", view.differs}};
+}
+
+std::string topology_summary(const std::vector<std::vector<std::string>>& matrix) {
+    std::vector<std::string> tokens;
+    for (std::size_t a = 0; a < matrix.size(); ++a) {
+        for (std::size_t b = a + 1; b < matrix[a].size(); ++b) {
+            if (std::find(tokens.begin(), tokens.end(), matrix[a][b]) == tokens.end()) {
+                tokens.push_back(matrix[a][b]);
+            }
+        }
+    }
+    std::sort(tokens.begin(), tokens.end());
+    return matrix.empty() ? "unreadable" : tokens.empty() ? "one GPU" : util::join(tokens, "/");
+}
+
+std::string row(std::string_view node,
+                std::string_view gpus,
+                std::string_view links,
+                std::string_view p2p,
+                std::string_view verdict,
+                std::string_view differs) {
+    const auto line = fmt::format(
+        "{:<16} {:>4}  {:<16} {:<8} {:<13} {}", node, gpus, links, p2p, verdict, differs);
+    return std::string(util::trim(line)) + "\n";
+}
+
+}  // namespace
+
+nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
+    auto nodes = nlohmann::ordered_json::array();
+    for (const auto& view : report.nodes) {
+        nodes.push_back(node_json(view));
+    }
+    auto issues = nlohmann::ordered_json::array();
+    for (const auto& issue : report.issues) {
+        issues.push_back({{"code", issue.code},
+                          {"severity", issue.severity},
+                          {"nodes", issue.nodes},
+                          {"message", issue.message}});
+    }
+    const auto& m = report.majority;
+    return {
+        {"schema", "peergate.fleet/v1"},
+        {"verdict", report.failed ? "problems" : "healthy"},
+        {"nodes", nodes},
+        {"majority",
+         {{"gpus", null_if_empty(m.gpus)},
+          {"gpu_model", null_if_empty(m.gpu_model)},
+          {"matrix",
+           m.topology.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.matrix)},
+          {"p2p", null_if_empty(m.p2p)},
+          {"iommu", null_if_empty(m.iommu)},
+          {"version", null_if_empty(m.version)}}},
+        {"findings", issues}};
+}
+
+std::string fleet_to_text(const policy::FleetReport& report) {
+    std::size_t failed_nodes = 0;
+    for (const auto& view : report.nodes) {
+        const bool failed =
+            view.node.verdict != "healthy" ||
+            std::any_of(report.issues.begin(), report.issues.end(), [&](const auto& issue) {
+                return issue.severity == "error" &&
+                       std::find(issue.nodes.begin(), issue.nodes.end(), view.node.node) !=
+                           issue.nodes.end();
+            });
+        failed_nodes += failed ? 1 : 0;
+    }
+    std::string out =
+        fmt::format("Fleet: {} nodes answered, {} failed\n\n", report.nodes.size(), failed_nodes);
+    out += row("node", "GPUs", "links", "P2P", "verdict", "differs in");
+    for (const auto& view : report.nodes) {
+        const auto& node = view.node;
+        out += row(node.node,
+                   std::to_string(node.gpu_names.size()),
+                   topology_summary(node.matrix),
+                   node.p2p ? "allowed" : "vetoed",
+                   node.verdict,
+                   util::join(view.differs, ", "));
+    }
+    const auto& m = report.majority;
+    if (!m.gpus.empty()) {
+        out += fmt::format("\nMost nodes: {} GPUs ({}), links {}, P2P {}, IOMMU {}\n",
+                           m.gpus,
+                           m.gpu_model.empty() ? "models differ" : m.gpu_model,
+                           topology_summary(m.matrix),
+                           m.p2p.empty() ? "split" : m.p2p,
+                           m.iommu.empty() ? "split" : m.iommu);
+    }
+    if (!report.issues.empty()) {
+        out += "\n";
+    }
+    for (const auto& issue : report.issues) {
+        out += fmt::format("{:<8} {}: {}\n", issue.severity, issue.code, issue.message);
+    }
+    return out;
+}
+
+}  // namespace peergate::report

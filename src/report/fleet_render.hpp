@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate fleet`'s report: one row per node and the issues, or `peergate.fleet/v1`.
+#pragma once
+
+#include "policy/fleet.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace peergate::report {
+
+nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report);
+
+std::string fleet_to_text(const policy::FleetReport& report);
+
+}  // namespace peergate::report

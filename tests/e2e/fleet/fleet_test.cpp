@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate fleet end to end: each node's one-line record, and fleet run through a stand-in
+// srun (tests/scripts/fake-srun.sh) over simulated nodes, one of them unlike the others.
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// An environment whose PATH finds the stand-in srun (as "srun", in a folder of its own).
+util::EnvMap with_srun(const std::string& dir) {
+    fs::create_directories(dir);
+    const auto link = fs::path(dir) / "srun";
+    std::error_code ec;
+    fs::remove(link, ec);
+    fs::create_symlink(script_path("fake-srun.sh"), link);
+    auto env = clean_env();
+    env.set("PATH", dir + ":/usr/bin:/bin");
+    return env;
+}
+
+std::string scratch(const std::string& name) {
+    return (fs::temp_directory_path() /
+            ("peergate-fleet-" + name + "-" + std::to_string(::getpid())))
+        .string();
+}
+
+TEST(FleetCli, NodePrintsOneJsonLineNamingItself) {
+    auto env = clean_env();
+    env.set("SLURMD_NODENAME", "gpu-07");
+    const auto run = run_peergate({"--simulate", "bridged-a100-4x", "fleet", "node"}, env);
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    ASSERT_EQ(std::count(run.process.out.begin(), run.process.out.end(), '\n'), 1);
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["schema"], "peergate.fleet_node/v1");
+    EXPECT_EQ(doc["node"], "gpu-07");
+    EXPECT_EQ(doc["gpus"].size(), 4U);
+    EXPECT_EQ(doc["matrix"][0][1], "NV12");
+    EXPECT_EQ(doc["verdict"], "healthy");
+}
+
+TEST(FleetCli, RunOnLikeNodesIsHealthy) {
+    const auto dir = scratch("alike");
+    auto env = with_srun(dir);
+    env.set("PEERGATE_SIMULATE", "hgx-b200-8x");
+    const auto save = dir + "/all.jsonl";
+    const auto run = run_peergate({"--json", "fleet", "run", "-N", "3", "--save", save}, env);
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err << run.process.out;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["schema"], "peergate.fleet/v1");
+    EXPECT_EQ(doc["verdict"], "healthy");
+    ASSERT_EQ(doc["nodes"].size(), 3U);
+    EXPECT_EQ(doc["nodes"][2]["node"], "node2");
+    EXPECT_EQ(doc["majority"]["p2p"], "allowed");
+    EXPECT_EQ(doc["majority"]["gpus"], "8");
+    // The saved lines merge to the same verdict.
+    const auto merged = run_peergate({"fleet", "merge", save, "--nodes", "3"}, clean_env());
+    EXPECT_EQ(merged.process.exit_code, 0) << merged.process.out;
+    EXPECT_THAT(merged.process.out, testing::HasSubstr("Fleet: 3 nodes answered, 0 failed"));
+    fs::remove_all(dir);
+}
+
+TEST(FleetCli, TheNodeUnlikeItsPeersFails) {
+    const auto dir = scratch("unlike");
+    auto env = with_srun(dir);
+    env.set("FAKE_SRUN_MACHINES", "hgx-b200-8x,hgx-b200-8x,dgx1-v100");
+    const auto run = run_peergate({"fleet", "run", "-N", "3", "--", "--partition=gpu"}, env);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err << run.process.out;
+    EXPECT_THAT(
+        run.process.out,
+        testing::HasSubstr(
+            "fleet_outlier: node2: topology differs from most nodes: GPU0-GPU1 NV1 (fleet: NV18)"));
+    EXPECT_THAT(run.process.out,
+                testing::HasSubstr(
+                    "fleet_outlier: node2: p2p differs from most nodes: vetoed (fleet: allowed)"));
+    fs::remove_all(dir);
+}
+
+TEST(FleetCli, NodesThatDoNotAnswerAreMissing) {
+    const auto dir = scratch("missing");
+    auto env = with_srun(dir);
+    env.set("PEERGATE_SIMULATE", "hgx-b200-8x");
+    env.set("FAKE_SRUN_ANSWER", "2");
+    const auto run = run_peergate({"fleet", "run", "-N", "3"}, env);
+    EXPECT_EQ(run.process.exit_code, 1);
+    EXPECT_THAT(run.process.out, testing::HasSubstr("nodes_missing: 2 of 3 nodes answered"));
+    fs::remove_all(dir);
+}
+
+TEST(FleetCli, WithoutSrunItSaysWhatToDoInstead) {
+    const auto run = run_peergate({"fleet", "run"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("srun is not on PATH"));
+    EXPECT_THAT(run.process.err, testing::HasSubstr("peergate fleet merge"));
+}
+
+TEST(FleetCli, MergeReadsLabelledLinesAndNamesBadOnes) {
+    const auto dir = scratch("merge");
+    fs::create_directories(dir);
+    auto env = clean_env();
+    env.set("SLURMD_NODENAME", "a");
+    const auto a = run_peergate({"--simulate", "bridged-a100-4x", "fleet", "node"}, env);
+    env.set("SLURMD_NODENAME", "b");
+    const auto b = run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "fleet", "node"}, env);
+    const auto file = dir + "/lines";
+    ASSERT_TRUE(util::write_file_atomically(
+        file, "0: " + a.process.out + "1: " + b.process.out + "{\"schema\": 1}\n"));
+    const auto run = run_peergate({"--json", "fleet", "merge", file});
+    EXPECT_EQ(run.process.exit_code, 1);
+    const auto doc = stdout_json(run);
+    ASSERT_EQ(doc["nodes"].size(), 2U);
+    EXPECT_EQ(doc["nodes"][1]["verdict"], "problems");
+    EXPECT_NE(find_finding(doc, "node_problems"), nullptr);
+    EXPECT_NE(find_finding(doc, "record_unreadable"), nullptr);
+    EXPECT_NE(find_finding(doc, "fleet_split"), nullptr);  // two unlike nodes: no majority
+    const auto missing = run_peergate({"fleet", "merge", dir + "/nonexistent"});
+    EXPECT_EQ(missing.process.exit_code, 2);
+    EXPECT_THAT(missing.process.err, testing::HasSubstr("nonexistent"));
+    fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace peergate::test

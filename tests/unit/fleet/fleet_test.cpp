@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: Apache-2.0
+// The fleet's wire format (report/fleet_json) and its verdict (policy/fleet): failed nodes,
+// missing ones, and the node whose hardware differs from what most of its peers report.
+#include "policy/fleet.hpp"
+
+#include "report/fleet_json.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace peergate {
+namespace {
+
+using model::FleetNode;
+
+FleetNode like(const std::string& name) {
+    FleetNode node;
+    node.node = name;
+    node.version = "0.1.0";
+    node.verdict = "healthy";
+    node.p2p = true;
+    node.iommu = "off";
+    node.gpu_names = {"NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"};
+    node.matrix = {{"X", "NV18", "NV18"}, {"NV18", "X", "NV18"}, {"NV18", "NV18", "X"}};
+    return node;
+}
+
+const policy::FleetIssue* issue(const policy::FleetReport& report, const std::string& code) {
+    for (const auto& each : report.issues) {
+        if (each.code == code) {
+            return &each;
+        }
+    }
+    return nullptr;
+}
+
+TEST(FleetVerdict, LikeHealthyNodesPass) {
+    const auto report = policy::judge_fleet({like("c"), like("a"), like("b")}, {}, 3);
+    EXPECT_FALSE(report.failed);
+    EXPECT_TRUE(report.issues.empty());
+    ASSERT_EQ(report.nodes.size(), 3U);
+    EXPECT_EQ(report.nodes[0].node.node, "a");  // by name
+    EXPECT_EQ(report.majority.gpus, "3");
+    EXPECT_EQ(report.majority.p2p, "allowed");
+    EXPECT_EQ(report.majority.matrix, like("a").matrix);
+}
+
+TEST(FleetVerdict, ANodeThatLostAnNvlinkIsAnOutlierThoughItsOwnChecksPass) {
+    auto degraded = like("c");
+    degraded.matrix[0][2] = degraded.matrix[2][0] = "NV12";
+    const auto report = policy::judge_fleet({like("a"), like("b"), degraded}, {}, std::nullopt);
+    EXPECT_TRUE(report.failed);
+    const auto* outlier = issue(report, "fleet_outlier");
+    ASSERT_NE(outlier, nullptr);
+    EXPECT_EQ(outlier->severity, "error");
+    EXPECT_EQ(outlier->nodes, std::vector<std::string>{"c"});
+    EXPECT_EQ(outlier->message,
+              "c: topology differs from most nodes: GPU0-GPU2 NV12 (fleet: NV18)");
+    EXPECT_EQ(report.nodes[2].differs, std::vector<std::string>{"topology"});
+}
+
+TEST(FleetVerdict, MissingGpusAndModelsAndVersions) {
+    auto short_one = like("c");
+    short_one.gpu_names.pop_back();
+    short_one.matrix = {{"X", "NV18"}, {"NV18", "X"}};
+    short_one.version = "0.0.9";
+    const auto report = policy::judge_fleet({like("a"), like("b"), short_one}, {}, std::nullopt);
+    EXPECT_TRUE(report.failed);
+    EXPECT_EQ(report.nodes[2].differs, (std::vector<std::string>{"gpus", "topology", "version"}));
+    bool version_warned = false;
+    for (const auto& each : report.issues) {
+        version_warned = version_warned || (each.message.find("version") != std::string::npos &&
+                                            each.severity == "warning");
+    }
+    EXPECT_TRUE(version_warned);
+}
+
+TEST(FleetVerdict, UnhealthyInconclusiveMissingUnreadable) {
+    auto sick = like("b");
+    sick.verdict = "problems";
+    sick.findings = {{"pcie_p2p_under_translating_iommu", "error", ""}, {"x", "warning", ""}};
+    auto blind = like("c");
+    blind.verdict = "inconclusive";
+    const auto report = policy::judge_fleet({like("a"), sick, blind}, {"f:3: not a record"}, 4);
+    EXPECT_TRUE(report.failed);
+    ASSERT_NE(issue(report, "node_problems"), nullptr);
+    EXPECT_EQ(issue(report, "node_problems")->message,
+              "b: the doctor's verdict is problems (pcie_p2p_under_translating_iommu)");
+    EXPECT_NE(issue(report, "node_inconclusive"), nullptr);
+    ASSERT_NE(issue(report, "nodes_missing"), nullptr);
+    EXPECT_EQ(issue(report, "nodes_missing")->message, "3 of 4 nodes answered");
+    EXPECT_EQ(issue(report, "record_unreadable")->message, "f:3: not a record");
+}
+
+TEST(FleetVerdict, NoMajorityIsASplitNotAnOutlier) {
+    auto other = like("b");
+    other.iommu = "translating";
+    const auto report = policy::judge_fleet({like("a"), other}, {}, std::nullopt);
+    EXPECT_FALSE(report.failed);
+    ASSERT_NE(issue(report, "fleet_split"), nullptr);
+    EXPECT_EQ(issue(report, "fleet_outlier"), nullptr);
+    EXPECT_EQ(report.majority.iommu, "");
+}
+
+TEST(FleetVerdict, NobodyAnswered) {
+    const auto report = policy::judge_fleet({}, {}, std::nullopt);
+    EXPECT_TRUE(report.failed);
+    EXPECT_EQ(issue(report, "nodes_missing")->message, "no node answered");
+}
+
+TEST(FleetVerdict, ARepeatedNodeCountsOnce) {
+    auto again = like("a");
+    again.source = "all.jsonl:9";
+    const auto report = policy::judge_fleet({like("a"), again, like("b")}, {}, std::nullopt);
+    EXPECT_EQ(report.nodes.size(), 2U);
+    EXPECT_EQ(issue(report, "node_repeated")->severity, "warning");
+}
+
+TEST(FleetLines, ReadsLabelledAndPlainLinesAndSkipsChatter) {
+    const std::string record =
+        R"({"schema":"peergate.fleet_node/v1","node":"n1","hostname":"h","version":"0.1.0","verdict":"healthy","p2p":true,"rule":"r","iommu":"off","gpus":[{"index":0,"name":"G"}],"matrix":[["X"]],"findings":[{"code":"c","severity":"info","message":"m"}]})";
+    const auto lines = report::parse_fleet_lines(
+        "srun: job 5 queued\n12: " + record + "\n\n" + record + "\r\n", "all");
+    ASSERT_EQ(lines.nodes.size(), 2U);
+    EXPECT_TRUE(lines.unreadable.empty());
+    EXPECT_EQ(lines.nodes[0].node, "n1");
+    EXPECT_EQ(lines.nodes[0].source, "all:2");
+    EXPECT_EQ(lines.nodes[0].gpu_names, std::vector<std::string>{"G"});
+    EXPECT_EQ(lines.nodes[0].findings[0].code, "c");
+    EXPECT_EQ(lines.nodes[1].source, "all:4");
+}
+
+TEST(FleetLines, BadRecordsAreNamedByLine) {
+    const auto lines = report::parse_fleet_lines(
+        "{\n{\"schema\":5}\n{\"schema\":\"peergate.fleet_node/v1\",\"node\":\"n\"}\n"
+        "{\"schema\":\"peergate.fleet_node/"
+        "v1\",\"node\":1,\"verdict\":\"x\",\"p2p\":true,\"gpus\":[],\"matrix\":[],\"findings\":[]}"
+        "\n",
+        "f");
+    EXPECT_TRUE(lines.nodes.empty());
+    ASSERT_EQ(lines.unreadable.size(), 4U);
+    EXPECT_THAT(lines.unreadable[0],
+                testing::StartsWith("f:1: not a peergate.fleet_node/v1 record"));
+    EXPECT_THAT(lines.unreadable[1], testing::StartsWith("f:2: "));
+    EXPECT_THAT(lines.unreadable[2], testing::StartsWith("f:3: "));
+    EXPECT_THAT(lines.unreadable[3], testing::StartsWith("f:4: "));
+}
+
+}  // namespace
+}  // namespace peergate
