@@ -19,6 +19,7 @@
 #include <iostream>
 #include <iterator>
 #include <optional>
+#include <random>
 
 namespace peergate::cli {
 
@@ -26,6 +27,7 @@ namespace {
 
 struct FleetOptions {
     ExportRequest node;
+    bool one_line = false;           // node: the whole record on one line, whatever its length
     std::vector<std::string> files;  // merge
     int nodes = 0;                   // run, merge: how many should answer; 0 unknown
     int timeout_seconds = 900;       // run
@@ -42,7 +44,15 @@ int run_node(const Invocation& inv, const FleetOptions& options) {
         print_error(inv.output, facts.error().message);
         return kExitError;
     }
-    fmt::print(inv.output.out, "{}\n", report::fleet_node_line(*facts, short_host_name()));
+    if (options.one_line) {
+        fmt::print(inv.output.out, "{}\n", report::fleet_node_line(*facts, short_host_name()));
+        return kExitOk;
+    }
+    const auto id =
+        fmt::format("{:016x}", std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
+    for (const auto& line : report::fleet_node_lines(*facts, short_host_name(), id)) {
+        fmt::print(inv.output.out, "{}\n", line);
+    }
     return kExitOk;
 }
 
@@ -144,10 +154,18 @@ int run_run(const Invocation& inv, const FleetOptions& options) {
             return kExitError;
         }
     }
+    const auto lines = report::parse_fleet_lines(result->out, "srun");
+    if (result->exit_code != 0 && lines.nodes.empty() && lines.unreadable.empty()) {
+        print_error(inv.output,
+                    fmt::format("fleet run: srun exited {} and no node answered:\n{}",
+                                result->exit_code,
+                                result->err));
+        return kExitError;
+    }
     if (result->exit_code != 0 && !inv.output.quiet) {
         fmt::print(inv.output.err, "peergate: srun exited {}:\n{}", result->exit_code, result->err);
     }
-    return judge_and_print(inv, report::parse_fleet_lines(result->out, "srun"), options);
+    return judge_and_print(inv, lines, options);
 }
 
 void add_node_options(CLI::App* sub, ExportRequest& request) {
@@ -169,6 +187,10 @@ Command add_fleet_command(CLI::App& app) {
     options->node_app = sub->add_subcommand(
         "node", "this node's answer as one JSON line (what fleet run runs on each node)");
     add_node_options(options->node_app, options->node);
+    options->node_app->add_flag("--one-line",
+                                options->one_line,
+                                "the whole record on one line (by default a record longer than "
+                                "1000 bytes is split into parts, which srun cannot mix up)");
     options->run_app = sub->add_subcommand(
         "run", "run 'fleet node' on every node through srun, then judge the answers");
     options->run_app

@@ -1,18 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/fleet_json.hpp"
 
+#include "util/base64.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <map>
+#include <stdexcept>
+#include <utility>
 
 namespace peergate::report {
 
 namespace {
 
 constexpr std::string_view kSchema = "peergate.fleet_node/v1";
+constexpr std::string_view kPartSchema = "peergate.fleet_node_part/v1";
+
+// The parts of one node's record seen so far, by part number.
+struct Parts {
+    std::string where;  // the first part's line
+    std::size_t count = 0;
+    std::map<std::size_t, std::string> data;
+};
+
+using PartsByRecord = std::map<std::pair<std::string, std::string>, Parts>;  // (node, id)
 
 nlohmann::ordered_json gpus_json(const ExportFacts& facts) {
     auto out = nlohmann::ordered_json::array();
@@ -93,6 +107,67 @@ model::FleetNode node_from(const nlohmann::json& doc) {
     return node;
 }
 
+void read_record(const nlohmann::json& doc, const std::string& where, FleetLines& out) {
+    out.nodes.push_back(node_from(doc));
+    out.nodes.back().source = where;
+}
+
+void read_part(const nlohmann::json& doc, const std::string& where, PartsByRecord& parts) {
+    auto& record = parts[{doc.at("node").get<std::string>(), doc.at("id").get<std::string>()}];
+    const auto part = doc.at("part").get<std::size_t>();
+    record.count = doc.at("parts").get<std::size_t>();
+    record.where = record.where.empty() ? where : record.where;
+    record.data[part] = doc.at("data").get<std::string>();
+}
+
+// One line that starts with '{': a record, a part of one, or unreadable.
+void read_line(std::string_view line,
+               const std::string& where,
+               FleetLines& out,
+               PartsByRecord& parts) {
+    const auto doc = nlohmann::json::parse(line, nullptr, false);
+    try {
+        const auto schema = doc.is_object() ? field<std::string>(doc, "schema", "") : "";
+        if (schema == kSchema) {
+            read_record(doc, where, out);
+        } else if (schema == kPartSchema) {
+            read_part(doc, where, parts);
+        } else {
+            out.unreadable.push_back(where + ": not a " + std::string(kSchema) + " record");
+        }
+    } catch (const nlohmann::json::exception& e) {
+        out.unreadable.push_back(where + ": " + e.what());
+    }
+}
+
+// A record from its parts, when every one of them arrived and decodes.
+void assemble(const std::string& node, const Parts& record, FleetLines& out) {
+    std::string text;
+    for (std::size_t part = 1; part <= record.count; ++part) {
+        const auto it = record.data.find(part);
+        const auto bytes = it == record.data.end() ? std::nullopt : util::base64_decode(it->second);
+        if (!bytes || record.data.size() != record.count) {
+            out.unreadable.push_back(
+                fmt::format("{}: {} of the {} parts of {}'s record arrived whole",
+                            record.where,
+                            record.data.size(),
+                            record.count,
+                            node));
+            return;
+        }
+        text += *bytes;
+    }
+    const auto doc = nlohmann::json::parse(text, nullptr, false);
+    try {
+        if (!doc.is_object() || field<std::string>(doc, "schema", "") != kSchema) {
+            throw std::invalid_argument("the parts do not make a record");
+        }
+        read_record(doc, record.where, out);
+    } catch (const std::exception& e) {
+        out.unreadable.push_back(fmt::format("{}: {}'s record: {}", record.where, node, e.what()));
+    }
+}
+
 }  // namespace
 
 std::string fleet_node_line(const ExportFacts& facts, const std::string& hostname) {
@@ -111,27 +186,42 @@ std::string fleet_node_line(const ExportFacts& facts, const std::string& hostnam
     return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
+std::vector<std::string> fleet_node_lines(const ExportFacts& facts,
+                                          const std::string& hostname,
+                                          const std::string& id) {
+    const std::string record = fleet_node_line(facts, hostname);
+    if (record.size() <= kFleetMaxLine) {
+        return {record};
+    }
+    // 600 bytes become 800 of base64; the rest of a part line stays well under 200.
+    constexpr std::size_t kSlice = 600;
+    const std::size_t parts = (record.size() + kSlice - 1) / kSlice;
+    std::vector<std::string> lines;
+    for (std::size_t part = 0; part < parts; ++part) {
+        const nlohmann::ordered_json doc = {
+            {"schema", kPartSchema},
+            {"node", facts.run.node_name.substr(0, 64)},
+            {"id", id.substr(0, 32)},
+            {"part", part + 1},
+            {"parts", parts},
+            {"data", util::base64_encode(std::string_view(record).substr(part * kSlice, kSlice))}};
+        lines.push_back(doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    }
+    return lines;
+}
+
 FleetLines parse_fleet_lines(std::string_view text, const std::string& source) {
     FleetLines out;
+    PartsByRecord parts;
     const auto lines = util::split_lines(text);
     for (std::size_t i = 0; i < lines.size(); ++i) {
         const auto line = unlabelled(lines[i]);
-        if (!line.starts_with('{')) {
-            continue;
+        if (line.starts_with('{')) {
+            read_line(line, fmt::format("{}:{}", source, i + 1), out, parts);
         }
-        const std::string where = fmt::format("{}:{}", source, i + 1);
-        const auto doc = nlohmann::json::parse(line, nullptr, false);
-        try {
-            if (doc.is_discarded() || !doc.is_object() ||
-                field<std::string>(doc, "schema", "") != kSchema) {
-                out.unreadable.push_back(where + ": not a " + std::string(kSchema) + " record");
-                continue;
-            }
-            out.nodes.push_back(node_from(doc));
-            out.nodes.back().source = where;
-        } catch (const nlohmann::json::exception& e) {
-            out.unreadable.push_back(where + ": " + e.what());
-        }
+    }
+    for (const auto& [key, record] : parts) {
+        assemble(key.first, record, out);
     }
     return out;
 }

@@ -3,6 +3,7 @@
 // srun (tests/scripts/fake-srun.sh) over simulated nodes, one of them unlike the others.
 #include "support/peergate_process.hpp"
 #include "util/atomic_file.hpp"
+#include "util/strings.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -38,7 +39,8 @@ std::string scratch(const std::string& name) {
 TEST(FleetCli, NodePrintsOneJsonLineNamingItself) {
     auto env = clean_env();
     env.set("SLURMD_NODENAME", "gpu-07");
-    const auto run = run_peergate({"--simulate", "bridged-a100-4x", "fleet", "node"}, env);
+    const auto run =
+        run_peergate({"--simulate", "bridged-a100-4x", "fleet", "node", "--one-line"}, env);
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
     ASSERT_EQ(std::count(run.process.out.begin(), run.process.out.end(), '\n'), 1);
     const auto doc = stdout_json(run);
@@ -47,6 +49,19 @@ TEST(FleetCli, NodePrintsOneJsonLineNamingItself) {
     EXPECT_EQ(doc["gpus"].size(), 4U);
     EXPECT_EQ(doc["matrix"][0][1], "NV12");
     EXPECT_EQ(doc["verdict"], "healthy");
+}
+
+TEST(FleetCli, ALongRecordComesInPartsThatSrunCannotCut) {
+    const auto run = run_peergate({"--simulate", "hgx-b200-8x", "fleet", "node"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    std::size_t lines = 0;
+    for (const auto line : util::split_lines(run.process.out)) {
+        EXPECT_LE(line.size() + 1, 1024U);  // Slurm's SLURM_IO_MAX_MSG_LEN, the newline included
+        EXPECT_THAT(std::string(line),
+                    testing::StartsWith("{\"schema\":\"peergate.fleet_node_part/v1\""));
+        ++lines;
+    }
+    EXPECT_GT(lines, 1U);
 }
 
 TEST(FleetCli, RunOnLikeNodesIsHealthy) {
@@ -98,10 +113,29 @@ TEST(FleetCli, NodesThatDoNotAnswerAreMissing) {
 }
 
 TEST(FleetCli, WithoutSrunItSaysWhatToDoInstead) {
-    const auto run = run_peergate({"fleet", "run"});
+    auto env = clean_env();
+    env.set("PATH", "/nonexistent-peergate-path");
+    const auto run = run_peergate({"fleet", "run"}, env);
     EXPECT_EQ(run.process.exit_code, 2);
     EXPECT_THAT(run.process.err, testing::HasSubstr("srun is not on PATH"));
     EXPECT_THAT(run.process.err, testing::HasSubstr("peergate fleet merge"));
+}
+
+TEST(FleetCli, AnSrunThatRanNothingIsAnError) {
+    const auto dir = scratch("broken");
+    fs::create_directories(dir);
+    const auto srun = dir + "/srun";
+    ASSERT_TRUE(util::write_file_atomically(
+        srun,
+        "#!/bin/sh\necho 'srun: fatal: Could not establish a configuration source' >&2\nexit 1\n"));
+    fs::permissions(srun, fs::perms::owner_all);
+    auto env = clean_env();
+    env.set("PATH", dir + ":/usr/bin:/bin");
+    const auto run = run_peergate({"fleet", "run", "-N", "2"}, env);
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("srun exited 1 and no node answered"));
+    EXPECT_THAT(run.process.err, testing::HasSubstr("Could not establish a configuration source"));
+    fs::remove_all(dir);
 }
 
 TEST(FleetCli, MergeReadsLabelledLinesAndNamesBadOnes) {

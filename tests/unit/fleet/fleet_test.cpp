@@ -146,5 +146,62 @@ TEST(FleetLines, BadRecordsAreNamedByLine) {
     EXPECT_THAT(lines.unreadable[3], testing::StartsWith("f:4: "));
 }
 
+// A record long enough to come in parts: many findings with long messages.
+report::ExportFacts long_facts(const std::string& node) {
+    report::ExportFacts facts;
+    facts.run.node_name = node;
+    facts.report.verdict = policy::Verdict::problems;
+    for (int i = 0; i < 12; ++i) {
+        facts.report.findings.push_back(model::Finding{.code = "code" + std::to_string(i),
+                                                       .severity = model::Severity::warning,
+                                                       .message = std::string(150, 'm')});
+    }
+    return facts;
+}
+
+TEST(FleetLines, PartsFromInterleavedNodesAreReassembled) {
+    const auto a = report::fleet_node_lines(long_facts("a"), "ha", "1");
+    const auto b = report::fleet_node_lines(long_facts("b"), "hb", "2");
+    ASSERT_GT(a.size(), 2U);
+    std::string text;
+    for (std::size_t i = a.size(); i-- > 0;) {  // a's parts backwards, b's between them
+        text += std::to_string(i) + ": " + a[i] + "\n";
+        if (i < b.size()) {
+            text += b[i] + "\n";
+        }
+    }
+    for (const auto& line : a) {
+        EXPECT_LE(line.size(), report::kFleetMaxLine);
+    }
+    const auto lines = report::parse_fleet_lines(text, "srun");
+    EXPECT_TRUE(lines.unreadable.empty()) << lines.unreadable.front();
+    ASSERT_EQ(lines.nodes.size(), 2U);
+    const auto& first = lines.nodes[0].node == "a" ? lines.nodes[0] : lines.nodes[1];
+    EXPECT_EQ(first.hostname, "ha");
+    EXPECT_EQ(first.findings.size(), 12U);
+    EXPECT_EQ(first.verdict, "problems");
+}
+
+TEST(FleetLines, ARecordMissingAPartIsNamed) {
+    auto parts = report::fleet_node_lines(long_facts("a"), "h", "7");
+    parts.erase(parts.begin() + 1);
+    std::string text;
+    for (const auto& line : parts) {
+        text += line + "\n";
+    }
+    const auto lines = report::parse_fleet_lines(text, "f");
+    EXPECT_TRUE(lines.nodes.empty());
+    ASSERT_EQ(lines.unreadable.size(), 1U);
+    EXPECT_THAT(lines.unreadable[0], testing::HasSubstr("of a's record arrived whole"));
+}
+
+TEST(FleetLines, AShortRecordIsOneLine) {
+    report::ExportFacts facts;
+    facts.run.node_name = "n";
+    const auto lines = report::fleet_node_lines(facts, "h", "1");
+    ASSERT_EQ(lines.size(), 1U);
+    EXPECT_EQ(lines[0], report::fleet_node_line(facts, "h"));
+}
+
 }  // namespace
 }  // namespace peergate
