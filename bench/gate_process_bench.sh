@@ -1,7 +1,8 @@
 #!/bin/bash
 # The whole `peergate --simulate hgx-b200-8x gate` process (start, seams, simulated
 # nvidia-smi topo -m + --query-gpu, host root, decision, output), and doctor's (which also
-# reads NVML's P2P status and CUDA's can-access-peer for all 56 ordered pairs), against baselines in the
+# reads NVML's P2P status and CUDA's can-access-peer for all 56 ordered pairs) and export's
+# (the doctor's reads, the gate's decision on them, one textfile), against baselines in the
 # same run: `peergate --version` (process start and CLI parsing only) and one simulated
 # `nvidia-smi topo -m` (the tier-2 subprocess the gate waits for). Prints the mean wall time
 # and the mean CPU time (user + sys, children included) per run: on a loaded machine the
@@ -34,13 +35,17 @@ unset PEERGATE_SIM_MACHINE
 gate=$(measure "$pg" --simulate hgx-b200-8x gate)
 gate_all=$(measure "$pg" --simulate hgx-b200-8x gate --json --gpus all --for all)
 doctor=$(measure "$pg" --simulate hgx-b200-8x doctor --json)
+export_prom=$(measure "$pg" --simulate hgx-b200-8x export prometheus)
 echo "runs: $runs, build: $build, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 report "peergate --version (baseline)" "$version"
 report "sim nvidia-smi topo -m (baseline)" "$topo"
 report "peergate --simulate hgx-b200-8x gate" "$gate"
 report "peergate --simulate hgx-b200-8x gate --json --gpus all --for all" "$gate_all"
 report "peergate --simulate hgx-b200-8x doctor --json" "$doctor"
+report "peergate --simulate hgx-b200-8x export prometheus" "$export_prom"
 awk -v g="$gate" -v v="$version" 'BEGIN { split(g, a, " "); split(v, b, " ");
     printf "gate / --version: wall %.1fx, cpu %.1fx\n", a[1] / b[1], a[2] / b[2] }'
 awk -v d="$doctor" -v g="$gate" 'BEGIN { split(d, a, " "); split(g, b, " ");
     printf "doctor / gate: wall %.1fx, cpu %.1fx\n", a[1] / b[1], a[2] / b[2] }'
+awk -v e="$export_prom" -v d="$doctor" 'BEGIN { split(e, a, " "); split(d, b, " ");
+    printf "export prometheus / doctor: wall %.1fx, cpu %.1fx\n", a[1] / b[1], a[2] / b[2] }'
