@@ -3,7 +3,9 @@
 #  1. `export gres` for the simulated DGX-1 cube mesh, parsed by `slurmd -G`;
 #  2. `fleet run` through a real srun on a private cluster of three slurmd (Debian's build
 #     runs several slurmd on one host; ECOSYSTEM.md §3.4), simulated nodes;
-#  3. the same with one node simulating another machine: fleet run must exit 1 naming it.
+#  3. the same with one node simulating another machine: fleet run must exit 1 naming it;
+#  4. fleet health --drain: a failing node drains itself with a "peergate:" reason, resumes
+#     when healthy again, and a node an admin drained stays drained.
 # Needs root and the Debian packages slurm-wlm and munge (not installed by install-deps: CI
 # does not run this). Leaves nothing running: every daemon is stopped by its PID.
 # Usage: scripts/slurm-check.sh [BUILD_DIR]   (default build/release)
@@ -89,4 +91,21 @@ status=$?
 set -e
 echo "rc=$status"
 [ "$status" = 1 ] || { echo "slurm-check: the unlike node was not found" >&2; exit 1; }
+echo "== fleet health --drain"
+state() { sinfo -h -n "$1" -o '%T'; }
+set +e
+SLURMD_NODENAME=n2 "$pg" --simulate pcie-rtx6000ada-2x-iommu fleet health --drain; echo "rc=$?"
+set -e
+scontrol show node n2 | tee "$T/n2-drained.txt" | grep -E "State=|Reason="
+grep -q "Reason=peergate: " "$T/n2-drained.txt" || { echo "slurm-check: n2 was not drained by peergate" >&2; exit 1; }
+SLURMD_NODENAME=n2 "$pg" --simulate hgx-b200-8x fleet health --drain -v
+sleep 1
+echo "n2: $(state n2)"
+case $(state n2) in *drain*) echo "slurm-check: n2 was not resumed" >&2; exit 1 ;; esac
+scontrol update NodeName=n1 State=DRAIN Reason="admin: maintenance"
+SLURMD_NODENAME=n1 "$pg" --simulate hgx-b200-8x fleet health --drain -v
+echo "n1: $(state n1)"
+case $(state n1) in *drain*) ;; *) echo "slurm-check: n1, drained by an admin, was resumed" >&2; exit 1 ;; esac
+scontrol show node n1 > "$T/n1-admin-drained.txt"
+scontrol update NodeName=n1 State=RESUME
 echo "slurm-check: passed ($T)"

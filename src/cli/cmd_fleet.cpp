@@ -2,6 +2,7 @@
 // peergate fleet: the same verdicts across a Slurm cluster. `fleet node` prints one node's
 // answer as one JSON line; `fleet run` runs it on every node of an allocation through srun
 // and judges the lines; `fleet merge` judges lines collected some other way.
+#include "cli/cmd_fleet_health.hpp"
 #include "cli/commands.hpp"
 #include "cli/export_gather.hpp"
 #include "cli/module_location.hpp"
@@ -210,6 +211,7 @@ Command add_fleet_command(CLI::App& app) {
     options->run_app->add_option("srun_args",
                                  options->srun_args,
                                  "-- SRUN ARGS...: more srun options (partition, account, ...)");
+    const Command health = add_fleet_health(*sub);
     options->merge_app = sub->add_subcommand(
         "merge", "judge 'fleet node' lines collected otherwise (srun --label prefixes are fine)");
     options->merge_app->add_option("files", options->files, "files of JSON lines, - for stdin")
@@ -222,7 +224,10 @@ Command add_fleet_command(CLI::App& app) {
         "differs from most nodes (topology, GPU count, P2P), 2 usage error or srun failed to run.\n"
         "By hand: srun -N4 --ntasks-per-node=1 peergate fleet node > all.jsonl; peergate fleet "
         "merge all.jsonl");
-    return Command{sub, [options](const Invocation& inv) {
+    return Command{sub, [options, health](const Invocation& inv) {
+                       if (health.app->parsed()) {
+                           return health.run(inv);
+                       }
                        if (options->node_app->parsed()) {
                            return run_node(inv, *options);
                        }

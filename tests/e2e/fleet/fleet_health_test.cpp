@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate fleet health end to end, with a stand-in scontrol (tests/scripts/fake-scontrol.sh)
+// that logs what it was asked; scripts/slurm-check.sh does the same against real Slurm.
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct FakeScontrol {
+    std::string dir =
+        (fs::temp_directory_path() / ("peergate-health-" + std::to_string(::getpid()))).string();
+    std::string log = dir + "/calls";
+
+    explicit FakeScontrol(const std::string& show_fixture) {
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        env = clean_env();
+        env.set("SLURMD_NODENAME", "n2");
+        env.set("FAKE_SCONTROL_LOG", log);
+        env.set("FAKE_SCONTROL_SHOW",
+                std::string(PEERGATE_TEST_FIXTURES) + "/slurm/" + show_fixture);
+    }
+
+    ~FakeScontrol() { fs::remove_all(dir); }
+
+    std::string calls() const { return util::read_file(log).value_or(""); }
+
+    util::EnvMap env;
+};
+
+TEST(FleetHealthCli, OneLineAndTheExitStatus) {
+    const auto ok = run_peergate({"--simulate", "hgx-b200-8x", "fleet", "health"});
+    EXPECT_EQ(ok.process.exit_code, 0);
+    EXPECT_EQ(ok.process.out, "ok: P2P layers agree, no error\n");
+    const auto bad = run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "fleet", "health"});
+    EXPECT_EQ(bad.process.exit_code, 1);
+    EXPECT_THAT(bad.process.out,
+                testing::StartsWith("fail: pcie_p2p_under_translating_iommu GPU0,GPU1"));
+}
+
+TEST(FleetHealthCli, AFailingNodeDrainsItself) {
+    FakeScontrol scontrol("scontrol-show-node-drained-by-admin.txt");
+    // An idle node: its name and state, no reason.
+    ASSERT_TRUE(util::write_file_atomically(scontrol.dir + "/idle",
+                                            "NodeName=n2 Arch=x86_64\n   State=IDLE\n"));
+    scontrol.env.set("FAKE_SCONTROL_SHOW", scontrol.dir + "/idle");
+    const auto run = run_peergate({"--simulate",
+                                   "pcie-rtx6000ada-2x-iommu",
+                                   "fleet",
+                                   "health",
+                                   "--drain",
+                                   "--scontrol",
+                                   script_path("fake-scontrol.sh")},
+                                  scontrol.env);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
+    EXPECT_THAT(scontrol.calls(), testing::HasSubstr("show node n2\n"));
+    EXPECT_THAT(
+        scontrol.calls(),
+        testing::HasSubstr(
+            "update NodeName=n2 State=DRAIN Reason=peergate: pcie_p2p_under_translating_iommu"));
+}
+
+TEST(FleetHealthCli, HealthyAgainResumesPeergatesDrainOnly) {
+    FakeScontrol ours("scontrol-show-node-drained-by-peergate.txt");
+    auto run = run_peergate({"--simulate",
+                             "hgx-b200-8x",
+                             "fleet",
+                             "health",
+                             "--drain",
+                             "--scontrol",
+                             script_path("fake-scontrol.sh")},
+                            ours.env);
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_THAT(ours.calls(), testing::HasSubstr("update NodeName=n2 State=RESUME\n"));
+
+    FakeScontrol admin("scontrol-show-node-drained-by-admin.txt");
+    run = run_peergate({"--json",
+                        "--simulate",
+                        "hgx-b200-8x",
+                        "fleet",
+                        "health",
+                        "--drain",
+                        "--scontrol",
+                        script_path("fake-scontrol.sh")},
+                       admin.env);
+    EXPECT_EQ(run.process.exit_code, 0);
+    EXPECT_THAT(admin.calls(), testing::Not(testing::HasSubstr("update")));
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["schema"], "peergate.fleet_health/v1");
+    EXPECT_EQ(doc["action"], "none");
+}
+
+TEST(FleetHealthCli, AnScontrolThatCannotRunIsAnError) {
+    const auto run = run_peergate({"--simulate",
+                                   "hgx-b200-8x",
+                                   "fleet",
+                                   "health",
+                                   "--drain",
+                                   "--scontrol",
+                                   "/nonexistent/scontrol"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("/nonexistent/scontrol show node"));
+}
+
+}  // namespace
+}  // namespace peergate::test
