@@ -4,6 +4,7 @@
 #include "cli/gate_pipeline.hpp"
 #include "peergate/version.hpp"
 #include "report/export_prometheus.hpp"
+#include "sources/host/cpu_cores.hpp"
 #include "sources/host/device_minor.hpp"
 #include "util/atomic_file.hpp"
 
@@ -62,8 +63,9 @@ util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
     facts.report = policy::diagnose(facts.doctor);
     facts.gate = gate_verdict(inv, options.doctor.gpus, facts.doctor.discovery);
     if (const auto* topology = facts.doctor.discovery.described()) {
-        facts.device_minors = sources::host::read_device_minors(
-            sources::host::HostRoot(inv.seams.host_root), topology->gpus);
+        const sources::host::HostRoot root(inv.seams.host_root);
+        facts.device_minors = sources::host::read_device_minors(root, topology->gpus);
+        facts.logical_cores = sources::host::logical_cores(root);
     }
     facts.run = report::ExportRun{
         .version = kVersion,

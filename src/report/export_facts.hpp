@@ -41,6 +41,7 @@ struct ExportFacts {
     policy::DoctorReport report;
     ExportGate gate;
     std::map<int, int> device_minors;  // per GPU index: N of /dev/nvidiaN, where read
+    std::map<int, int> logical_cores;  // per OS CPU number: Slurm's core index; empty: unread
 };
 
 // The GPUs examined (--gpus, else every GPU described), in index order.

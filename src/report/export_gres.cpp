@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/export_gres.hpp"
 
+#include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 namespace peergate::report {
@@ -50,6 +52,58 @@ std::string slurm_conf_hint(const ExportFacts& facts, const model::Topology& top
                        util::join(gres, ","));
 }
 
+// Cores=: the logical cores of the GPU's CPU affinity; nullopt when a CPU of it has no known
+// core (sysfs unreadable) or the affinity is unknown.
+std::optional<std::string> cores_of(const ExportFacts& facts, const model::Gpu& gpu) {
+    const auto ranges = util::parse_cpu_ranges(gpu.cpu_affinity);
+    if (!ranges || facts.logical_cores.empty()) {
+        return std::nullopt;
+    }
+    std::vector<int> cores;
+    for (const auto& [lo, hi] : *ranges) {
+        for (int cpu = lo; cpu <= hi; ++cpu) {
+            const auto core = facts.logical_cores.find(cpu);
+            if (core == facts.logical_cores.end()) {
+                return std::nullopt;
+            }
+            cores.push_back(core->second);
+        }
+    }
+    return util::format_cpu_list(cores);
+}
+
+// One GPU's line, after a comment for each field left out and why.
+std::string gpu_line(const ExportFacts& facts,
+                     const model::Topology& topology,
+                     const model::Gpu& gpu) {
+    std::string notes;
+    std::string fields;
+    if (const auto minor = facts.device_minors.find(gpu.index);
+        minor != facts.device_minors.end()) {
+        fields += fmt::format(" File=/dev/nvidia{}", minor->second);
+    } else {
+        notes += fmt::format(
+            "# GPU {}: File= left out: its /dev/nvidia minor was not readable "
+            "(/proc/driver/nvidia/gpus/<bus id>/information), and it need not be {}.\n",
+            gpu.index,
+            gpu.index);
+    }
+    if (const auto cores = cores_of(facts, gpu)) {
+        fields += " Cores=" + *cores;
+    } else {
+        notes += fmt::format(
+            "# GPU {}: Cores= left out: its CPU affinity ({}) or the CPUs' cores "
+            "(/sys/devices/system/cpu/cpu*/topology) were not readable.\n",
+            gpu.index,
+            gpu.cpu_affinity.empty() ? "unknown" : gpu.cpu_affinity);
+    }
+    return notes + fmt::format("NodeName={} AutoDetect=off Name=gpu Type={}{} Links={}\n",
+                               facts.run.node_name,
+                               type_of(facts, gpu),
+                               fields,
+                               links_of(topology, gpu));
+}
+
 std::string header(const ExportFacts& facts, const model::Topology& topology) {
     std::string out = fmt::format(
         "# gres.conf for {}, written by peergate {} from the NV# counts of nvidia-smi topo -m.\n",
@@ -59,8 +113,8 @@ std::string header(const ExportFacts& facts, const model::Topology& topology) {
     out +=
         "# AutoDetect=off: NVML autodetection counts no NVLinks through an NVSwitch, and Links= "
         "that disagree with it drain the node.\n"
-        "# Cores= is left out: it takes Slurm's logical core numbers (lstopo's Core L#), not the "
-        "CPU list nvidia-smi gives.\n";
+        "# Cores= are Slurm's logical core numbers (lstopo's Core L#) of the CPUs nvidia-smi gives "
+        "as the GPU's affinity.\n";
     return out;
 }
 
@@ -85,21 +139,7 @@ std::string export_gres(const ExportFacts& facts) {
     }
     std::string out = header(facts, *topology);
     for (const auto& gpu : by_index(*topology)) {
-        const auto minor = facts.device_minors.find(gpu.index);
-        if (minor == facts.device_minors.end()) {
-            out += fmt::format(
-                "# GPU {}: File= left out: its /dev/nvidia minor was not readable "
-                "(/proc/driver/nvidia/gpus/<bus id>/information), and it need not be {}.\n",
-                gpu.index,
-                gpu.index);
-        }
-        out += fmt::format("NodeName={} AutoDetect=off Name=gpu Type={}",
-                           facts.run.node_name,
-                           type_of(facts, gpu));
-        if (minor != facts.device_minors.end()) {
-            out += fmt::format(" File=/dev/nvidia{}", minor->second);
-        }
-        out += " Links=" + links_of(*topology, gpu) + "\n";
+        out += gpu_line(facts, *topology, gpu);
     }
     return out;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/placement_render.hpp"
 
+#include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -19,18 +20,6 @@ std::string join_ints(const std::vector<int>& values, std::string_view sep) {
         parts.push_back(std::to_string(v));
     }
     return util::join(parts, sep);
-}
-
-std::optional<std::pair<int, int>> parse_range(std::string_view part) {
-    const auto dash = part.find('-');
-    const auto lo = util::parse_int<int>(util::trim(part.substr(0, dash)));
-    const auto hi = dash == std::string_view::npos
-                        ? lo
-                        : util::parse_int<int>(util::trim(part.substr(dash + 1)));
-    if (!lo || !hi || *lo < 0 || *hi < *lo) {
-        return std::nullopt;
-    }
-    return std::make_pair(*lo, *hi);
 }
 
 // A weight as people read it: the label table's integer, or GB/s when measured.
@@ -98,27 +87,13 @@ Json objective_json(const policy::PlacementResult& result) {
 std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists) {
     std::vector<std::pair<int, int>> ranges;
     for (const auto& list : lists) {
-        if (util::trim(list).empty()) {
+        const auto parsed = util::parse_cpu_ranges(list);
+        if (!parsed) {
             return std::nullopt;
         }
-        for (auto part : util::split(list, ',')) {
-            const auto range = parse_range(part);
-            if (!range) {
-                return std::nullopt;
-            }
-            ranges.push_back(*range);
-        }
+        ranges.insert(ranges.end(), parsed->begin(), parsed->end());
     }
-    std::sort(ranges.begin(), ranges.end());
-    std::vector<std::string> parts;
-    for (std::size_t i = 0; i < ranges.size();) {
-        auto [lo, hi] = ranges[i];
-        for (++i; i < ranges.size() && ranges[i].first <= hi + 1; ++i) {
-            hi = std::max(hi, ranges[i].second);
-        }
-        parts.push_back(lo == hi ? std::to_string(lo) : fmt::format("{}-{}", lo, hi));
-    }
-    return util::join(parts, ",");
+    return util::format_cpu_ranges(std::move(ranges));
 }
 
 GroupLaunch launch_for(const model::Topology& topology,

@@ -50,6 +50,21 @@ TEST(ExportGres, NvswitchLinksAreSymmetricWithMinusOneOnTheDiagonal) {
             "# slurm.conf: GresTypes=gpu ; NodeName=gpu-node-07 ... Gres=gpu:h100_80gb_hbm3:8\n"));
 }
 
+TEST(ExportGres, CoresAreSlurmsLogicalCoresOfTheGpusCpus) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");  // CPUs 0-23 and 24-47
+    // Two sockets of 12 cores with hyperthreads: CPUs 12-23 are siblings of 0-11.
+    for (int cpu = 0; cpu < 48; ++cpu) {
+        facts.logical_cores[cpu] = (cpu / 24) * 12 + cpu % 12;
+    }
+    const auto lines = lines_starting(export_gres(facts), "NodeName=");
+    ASSERT_EQ(lines.size(), 4U);
+    EXPECT_THAT(lines[0], testing::HasSubstr(" Cores=0-11 Links=-1,12,0,0"));
+    EXPECT_THAT(lines[3], testing::HasSubstr(" Cores=12-23 Links=0,0,12,-1"));
+    facts.logical_cores.erase(30);
+    EXPECT_THAT(export_gres(facts), testing::HasSubstr("# GPU 2: Cores= left out"));
+    EXPECT_THAT(export_gres(facts), testing::Not(testing::HasSubstr("# GPU 0: Cores= left out")));
+}
+
 TEST(ExportGres, FileLeftOutWhereTheMinorIsUnknown) {
     auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
     facts.device_minors = {{0, 0}, {1, 1}, {3, 3}};
