@@ -8,6 +8,7 @@
 #include "report/export_nfd.hpp"
 #include "report/export_prometheus.hpp"
 #include "util/atomic_file.hpp"
+#include "util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -21,6 +22,20 @@ struct ExportOptions {
     ExportRequest request;
 };
 
+// Why no topology was read: the tiers' reason, or (when none ran) the parts not found.
+std::string no_topology_reason(const policy::DoctorInput& doctor) {
+    if (!doctor.discovery.reason.empty()) {
+        return doctor.discovery.reason;
+    }
+    std::vector<std::string> missing;
+    for (const auto& part : doctor.parts) {
+        if (!part.found) {
+            missing.push_back(part.what + ": " + part.detail);
+        }
+    }
+    return missing.empty() ? "no tier answered" : util::join(missing, "; ");
+}
+
 util::Expected<std::string> render(const std::string& format, const report::ExportFacts& facts) {
     if (format == "prometheus") {
         return report::export_prometheus(facts);
@@ -32,7 +47,7 @@ util::Expected<std::string> render(const std::string& format, const report::Expo
         return util::unexpected(util::ErrorCode::unavailable,
                                 fmt::format("export {}: no GPU topology to draw from ({})",
                                             format,
-                                            facts.doctor.discovery.reason));
+                                            no_topology_reason(facts.doctor)));
     }
     return format == "gres" ? report::export_gres(facts) : report::export_dot(facts);
 }
