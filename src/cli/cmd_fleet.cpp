@@ -178,6 +178,47 @@ void add_node_options(CLI::App* sub, ExportRequest& request) {
                     "the node's name (default: SLURMD_NODENAME, else the host name)");
 }
 
+void add_node_command(CLI::App& fleet, FleetOptions& options) {
+    options.node_app = fleet.add_subcommand(
+        "node", "this node's answer as one JSON line (what fleet run runs on each node)");
+    add_node_options(options.node_app, options.node);
+    options.node_app->add_flag("--one-line",
+                               options.one_line,
+                               "the whole record on one line (by default a record longer than "
+                               "1000 bytes is split into parts, which srun cannot mix up)");
+}
+
+void add_run_command(CLI::App& fleet, FleetOptions& options) {
+    options.run_app = fleet.add_subcommand(
+        "run", "run 'fleet node' on every node through srun, then judge the answers");
+    options.run_app
+        ->add_option(
+            "--nodes,-N", options.nodes, "nodes to run on (srun -N); also how many must answer")
+        ->check(CLI::PositiveNumber);
+    options.run_app->add_flag(
+        "--probe", options.node.doctor.probe, "each node also probes its pairs");
+    options.run_app
+        ->add_option(
+            "--timeout", options.timeout_seconds, "stop srun after SEC seconds (default 900)")
+        ->check(CLI::PositiveNumber);
+    options.run_app->add_option(
+        "--save",
+        options.save,
+        "also write the nodes' lines to FILE (atomically), for fleet merge");
+    options.run_app->add_option("srun_args",
+                                options.srun_args,
+                                "-- SRUN ARGS...: more srun options (partition, account, ...)");
+}
+
+void add_merge_command(CLI::App& fleet, FleetOptions& options) {
+    options.merge_app = fleet.add_subcommand(
+        "merge", "judge 'fleet node' lines collected otherwise (srun --label prefixes are fine)");
+    options.merge_app->add_option("files", options.files, "files of JSON lines, - for stdin")
+        ->required();
+    options.merge_app->add_option("--nodes,-N", options.nodes, "how many nodes must have answered")
+        ->check(CLI::PositiveNumber);
+}
+
 }  // namespace
 
 Command add_fleet_command(CLI::App& app) {
@@ -185,40 +226,10 @@ Command add_fleet_command(CLI::App& app) {
     CLI::App* sub = app.add_subcommand(
         "fleet", "the same verdicts across a Slurm cluster, and the nodes that differ");
     sub->require_subcommand(1);
-    options->node_app = sub->add_subcommand(
-        "node", "this node's answer as one JSON line (what fleet run runs on each node)");
-    add_node_options(options->node_app, options->node);
-    options->node_app->add_flag("--one-line",
-                                options->one_line,
-                                "the whole record on one line (by default a record longer than "
-                                "1000 bytes is split into parts, which srun cannot mix up)");
-    options->run_app = sub->add_subcommand(
-        "run", "run 'fleet node' on every node through srun, then judge the answers");
-    options->run_app
-        ->add_option(
-            "--nodes,-N", options->nodes, "nodes to run on (srun -N); also how many must answer")
-        ->check(CLI::PositiveNumber);
-    options->run_app->add_flag(
-        "--probe", options->node.doctor.probe, "each node also probes its pairs");
-    options->run_app
-        ->add_option(
-            "--timeout", options->timeout_seconds, "stop srun after SEC seconds (default 900)")
-        ->check(CLI::PositiveNumber);
-    options->run_app->add_option(
-        "--save",
-        options->save,
-        "also write the nodes' lines to FILE (atomically), for fleet merge");
-    options->run_app->add_option("srun_args",
-                                 options->srun_args,
-                                 "-- SRUN ARGS...: more srun options (partition, account, ...)");
+    add_node_command(*sub, *options);
+    add_run_command(*sub, *options);
     const Command health = add_fleet_health(*sub);
-    options->merge_app = sub->add_subcommand(
-        "merge", "judge 'fleet node' lines collected otherwise (srun --label prefixes are fine)");
-    options->merge_app->add_option("files", options->files, "files of JSON lines, - for stdin")
-        ->required();
-    options->merge_app
-        ->add_option("--nodes,-N", options->nodes, "how many nodes must have answered")
-        ->check(CLI::PositiveNumber);
+    add_merge_command(*sub, *options);
     sub->footer(
         "Exit status: 0 every node healthy and like its peers, 1 a node failed, is missing or\n"
         "differs from most nodes (topology, GPU count, P2P), 2 usage error or srun failed to run.\n"
