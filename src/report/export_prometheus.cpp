@@ -37,6 +37,7 @@ public:
           name_(std::move(name)) {}
 
     void sample(const Labels& labels, double value) {
+        ++samples_;
         text_ += name_;
         if (!labels.empty()) {
             std::vector<std::string> parts;
@@ -48,11 +49,14 @@ public:
         text_ += fmt::format(" {}\n", value);
     }
 
-    std::string text() const { return text_; }
+    // "" for a family without samples (a machine of one GPU has no pairs): node_exporter
+    // drops such families, and a reader has nothing to learn from them.
+    std::string text() const { return samples_ > 0 ? text_ : ""; }
 
 private:
     std::string text_;
     std::string name_;
+    int samples_ = 0;
 };
 
 Labels pair_labels(int src, int dst) {
@@ -183,19 +187,17 @@ std::string bandwidth_families(const ExportFacts& facts) {
     Family staged("peergate_staged_bandwidth_bytes_per_second",
                   "gauge",
                   "Measured bandwidth of the same copy staged through host memory.");
-    bool any = false;
     for (const auto& layers : facts.doctor.pairs) {
         Labels labels = pair_labels(layers.src, layers.dst);
         labels.emplace_back("mode", "unidirectional");
         if (layers.p2p_gbps) {
             p2p.sample(labels, *layers.p2p_gbps * 1e9);
-            any = true;
         }
         if (layers.staged_gbps) {
             staged.sample(labels, *layers.staged_gbps * 1e9);
         }
     }
-    return any ? p2p.text() + staged.text() : "";
+    return p2p.text() + staged.text();
 }
 
 std::string pair_families(const ExportFacts& facts) {

@@ -66,6 +66,16 @@ TEST(ExportPrometheus, WellFormedOnEveryTopology) {
     }
 }
 
+TEST(ExportPrometheus, AFamilyWithoutSamplesIsLeftOut) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.pairs.clear();  // as on a machine of one GPU
+    const auto text = export_prometheus(facts);
+    expect_well_formed(text);
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_pair_nvlinks")));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_p2p_status")));
+    EXPECT_THAT(text, testing::HasSubstr("# TYPE peergate_gpu_info gauge\n"));
+}
+
 TEST(ExportPrometheus, LabelsFollowDcgmAndAreEscaped) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.discovery.topology->gpus[0].name = "Odd \"GPU\" \\ name\nline two";
