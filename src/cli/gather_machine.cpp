@@ -3,6 +3,7 @@
 
 #include "model/host_facts.hpp"
 #include "peergate/version.hpp"
+#include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_root.hpp"
 #include "sources/host/pci_tree.hpp"
@@ -186,6 +187,9 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
     }
     host.kernel_cmdline = facts.kernel_cmdline;
     host.boot_id = facts.boot_id;
+    for (const auto& place : sources::host::cpu_places(root)) {
+        host.cpus.push_back({place.cpu, place.package, place.core});
+    }
     std::size_t unread = 0;
     for (auto& gpu : state.machine.gpus) {
         auto id = root.read_text("/sys/bus/pci/devices/" + gpu.pci.to_sysfs() + "/device");

@@ -217,6 +217,19 @@ util::Expected<void> write_driver_proc(const MachineFile& m, const fs::path& roo
     return {};
 }
 
+// The CPUs' topology, where the machine file records it (Slurm's Cores= reads it).
+util::Expected<void> write_cpu_topology(const MachineFile& m, const fs::path& root) {
+    for (const auto& cpu : m.host.cpus) {
+        if (cpu.size() != 3) {
+            continue;  // the schema refuses such rows; a machine built in code may still hold one
+        }
+        const fs::path dir = root / fmt::format("sys/devices/system/cpu/cpu{}/topology", cpu[0]);
+        PEERGATE_TRY(write_text(dir / "physical_package_id", fmt::format("{}\n", cpu[1])));
+        PEERGATE_TRY(write_text(dir / "core_id", fmt::format("{}\n", cpu[2])));
+    }
+    return {};
+}
+
 }  // namespace
 
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir) {
@@ -225,6 +238,7 @@ util::Expected<void> write_host_root(const MachineFile& machine, const std::stri
     PEERGATE_TRY(write_text(root / "proc/cmdline", machine.host.kernel_cmdline + "\n"));
     PEERGATE_TRY(write_text(root / "proc/cpuinfo", cpuinfo(machine)));
     PEERGATE_TRY(write_driver_proc(machine, root));
+    PEERGATE_TRY(write_cpu_topology(machine, root));
     PEERGATE_TRY(write_text(root / "proc/sys/kernel/random/boot_id", machine.host.boot_id + "\n"));
     return write_text(root / std::string(kSimKernelLogPath).substr(1), machine.host.kernel_log);
 }

@@ -178,6 +178,7 @@ void parse_host(const Json& j, MachineHost& host) {
     host.kernel_cmdline = get_or<std::string>(j, "kernel_cmdline", "");
     host.boot_id = get_or<std::string>(j, "boot_id", "00000000-0000-4000-8000-000000000000");
     host.kernel_log = get_or<std::string>(j, "kernel_log", "");
+    host.cpus = get_or<std::vector<std::vector<int>>>(j, "cpus", {});
 }
 
 void parse_bandwidth(const Json& j, MachineBandwidth& bw) {
@@ -361,7 +362,8 @@ std::string to_json_text(const MachineFile& m) {
                         {"hypervisor", m.host.hypervisor},
                         {"kernel_cmdline", m.host.kernel_cmdline},
                         {"boot_id", m.host.boot_id},
-                        {"kernel_log", m.host.kernel_log}};
+                        {"kernel_log", m.host.kernel_log},
+                        {"cpus", m.host.cpus}};
     doc["bandwidth"] = OJson{{"nvlink_gbps_per_link", m.bandwidth.nvlink_gbps_per_link},
                              {"pcie_gbps", m.bandwidth.pcie_gbps},
                              {"host_gbps", m.bandwidth.host_gbps},

@@ -77,6 +77,9 @@ struct MachineHost {
     std::string kernel_cmdline;
     std::string boot_id;
     std::string kernel_log;  // dmesg text
+    // The CPUs' topology as sysfs gives it, each {cpu, physical_package_id, core_id}: gres.conf's
+    // Cores= needs it. Empty: not recorded (then the simulated sysfs has none).
+    std::vector<std::vector<int>> cpus;
 
     friend bool operator==(const MachineHost&, const MachineHost&) = default;
 };

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,7 +72,8 @@ const std::vector<Field> kHost{{"iommu", Kind::string},
                                {"hypervisor", Kind::boolean},
                                {"kernel_cmdline", Kind::string},
                                {"boot_id", Kind::string},
-                               {"kernel_log", Kind::string}};
+                               {"kernel_log", Kind::string},
+                               {"cpus", Kind::array}};
 const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number},
                                     {"pcie_gbps", Kind::number},
                                     {"host_gbps", Kind::number},
@@ -188,6 +190,25 @@ util::Expected<void> check_table(const Json& j, const TableField& table, const s
     return {};
 }
 
+// host.cpus: rows of three non-negative integers, {cpu, physical_package_id, core_id}.
+util::Expected<void> check_cpus(const Json& host) {
+    PEERGATE_TRY(check_table(host, {"cpus", Kind::integer}, "host."));
+    for (std::size_t r = 0; host.contains("cpus") && r < host["cpus"].size(); ++r) {
+        const Json& row = host["cpus"][r];
+        if (row.size() != 3 || std::any_of(row.begin(), row.end(), [](const Json& v) {
+                return v.get<long long>() < 0;
+            })) {
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format("machine file: host.cpus[{}] must be [cpu, package, core_id], "
+                            "three numbers >= 0, not {}",
+                            r,
+                            row.dump()));
+        }
+    }
+    return {};
+}
+
 util::Expected<void> check_sections(const Json& doc) {
     PEERGATE_TRY(check_each(doc, "gpus", kGpu, ""));
     for (std::size_t k = 0; doc.contains("gpus") && k < doc["gpus"].size(); ++k) {
@@ -200,6 +221,7 @@ util::Expected<void> check_sections(const Json& doc) {
     PEERGATE_TRY(check_table(doc, {"cuda_can_access_peer", Kind::integer}, ""));
     if (doc.contains("host")) {
         PEERGATE_TRY(check_object(doc["host"], kHost, "host"));
+        PEERGATE_TRY(check_cpus(doc["host"]));
     }
     if (doc.contains("bandwidth")) {
         PEERGATE_TRY(check_object(doc["bandwidth"], kBandwidth, "bandwidth"));

@@ -20,17 +20,12 @@ std::optional<int> read_number(const HostRoot& root, const std::string& path) {
     return text ? util::parse_int<int>(util::trim(*text)) : std::nullopt;
 }
 
-struct CpuPlace {
-    int package = 0;
-    int core = 0;  // core_id: unique within its package only
-    int cpu = 0;
-};
+}  // namespace
 
-// Every cpuN with a readable topology (an offline CPU may have none: it is left out).
-std::optional<std::vector<CpuPlace>> cpu_places(const HostRoot& root) {
+std::vector<CpuPlace> cpu_places(const HostRoot& root) {
     const auto names = root.list(kCpuDir);
     if (!names) {
-        return std::nullopt;
+        return {};
     }
     std::vector<CpuPlace> places;
     for (const auto& name : *names) {
@@ -45,21 +40,18 @@ std::optional<std::vector<CpuPlace>> cpu_places(const HostRoot& root) {
         if (!package || !core) {
             continue;
         }
-        places.push_back({*package, *core, *cpu});
+        places.push_back({.cpu = *cpu, .package = *package, .core = *core});
     }
-    return places.empty() ? std::nullopt : std::optional(places);
+    std::sort(
+        places.begin(), places.end(), [](const auto& a, const auto& b) { return a.cpu < b.cpu; });
+    return places;
 }
 
-}  // namespace
-
 std::map<int, int> logical_cores(const HostRoot& root) {
-    auto places = cpu_places(root);
-    if (!places) {
-        return {};
-    }
+    const auto places = cpu_places(root);
     // Each core by its first CPU, then cores in (package, first CPU) order.
     std::map<std::pair<int, int>, int> first_cpu;  // (package, core_id) -> lowest CPU
-    for (const auto& place : *places) {
+    for (const auto& place : places) {
         auto [it, fresh] = first_cpu.emplace(std::pair{place.package, place.core}, place.cpu);
         it->second = fresh ? place.cpu : std::min(it->second, place.cpu);
     }
@@ -73,7 +65,7 @@ std::map<int, int> logical_cores(const HostRoot& root) {
         index[std::get<2>(order[i])] = static_cast<int>(i);
     }
     std::map<int, int> out;
-    for (const auto& place : *places) {
+    for (const auto& place : places) {
         out[place.cpu] = index[{place.package, place.core}];
     }
     return out;

@@ -7,8 +7,21 @@
 #include "sources/host/host_root.hpp"
 
 #include <map>
+#include <vector>
 
 namespace peergate::sources::host {
+
+struct CpuPlace {
+    int cpu = 0;
+    int package = 0;  // physical_package_id
+    int core = 0;     // core_id: unique within its package only
+
+    friend bool operator==(const CpuPlace&, const CpuPlace&) = default;
+};
+
+// Every cpuN under /sys/devices/system/cpu with a readable topology, in CPU order (an offline
+// CPU may have none: it is left out). Empty when there is none.
+std::vector<CpuPlace> cpu_places(const HostRoot& root);
 
 // Per OS CPU number, its core's logical index: cores ordered by package, then by their
 // first CPU, as hwloc orders them; hyperthreads of one core share it. Empty when the CPUs'

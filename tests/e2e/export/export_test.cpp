@@ -60,7 +60,8 @@ TEST(ExportCli, DgxOneCubeMeshGivesTheLinksSlurmdAccepted) {
                                    "--gres-type",
                                    "v100"});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-    // ECOSYSTEM.md §3.1's lines (Cores= aside), which slurmd -G parsed.
+    // ECOSYSTEM.md §3.1's lines, which slurmd -G parsed; Cores= are the logical cores of the
+    // two 20-core Xeons the machine file lays out.
     const std::vector<std::string> links = {"-1,1,1,2,2,0,0,0",
                                             "1,-1,2,1,0,2,0,0",
                                             "1,2,-1,2,0,0,1,0",
@@ -73,7 +74,8 @@ TEST(ExportCli, DgxOneCubeMeshGivesTheLinksSlurmdAccepted) {
         EXPECT_THAT(
             run.process.out,
             testing::HasSubstr("NodeName=dgx1 AutoDetect=off Name=gpu Type=v100 File=/dev/nvidia" +
-                               std::to_string(i) + " Links=" + links[i] + "\n"));
+                               std::to_string(i) + (i < 4 ? " Cores=0-19" : " Cores=20-39") +
+                               " Links=" + links[i] + "\n"));
     }
     EXPECT_THAT(run.process.out, testing::HasSubstr("Gres=gpu:v100:8\n"));
 }

@@ -100,6 +100,18 @@ TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {
     }
 }
 
+TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    ASSERT_EQ(peergate(scratch, {"--simulate", "dgx1-v100", "gather", "-o", out}).exit_code, 0);
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+    EXPECT_EQ(recorded->host.cpus, testing::load_builtin_machine("dgx1-v100").host.cpus);
+    const auto gres = peergate(scratch, {"--simulate", out, "export", "gres"});
+    EXPECT_NE(gres.out.find(" Cores=20-39 Links=0,0,0,1,2,1,2,-1\n"), std::string::npos)
+        << gres.out;
+}
+
 // One GPU: topo -m has no matrix, so NUMA node and CPU list come from NVML, and the text
 // is still recorded verbatim for the replay.
 TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {

@@ -3,6 +3,7 @@
 #include "sim/machine/host_root_writer.hpp"
 
 #include "cli/simulate.hpp"
+#include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "support/sim_machines.hpp"
 
@@ -38,6 +39,24 @@ TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
         EXPECT_EQ(facts.kernel_cmdline, machine.host.kernel_cmdline);
         EXPECT_EQ(facts.boot_id, machine.host.boot_id);
     }
+}
+
+TEST(HostRootWriter, CpuTopologyIsLaidOutAsSysfsHasIt) {
+    const ScratchDir scratch;
+    const auto machine = testing::load_builtin_machine("dgx1-v100");
+    ASSERT_EQ(machine.host.cpus.size(), 80U);
+    ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+    const sources::host::HostRoot root(scratch.file("root"));
+    const auto places = sources::host::cpu_places(root);
+    ASSERT_EQ(places.size(), 80U);
+    EXPECT_EQ(places[45], (sources::host::CpuPlace{.cpu = 45, .package = 0, .core = 8}));
+    const auto cores = sources::host::logical_cores(root);
+    EXPECT_EQ(cores.at(45), 5);  // the sibling of CPU 5
+    EXPECT_EQ(cores.at(79), 39);
+    const ScratchDir bare;  // a machine without host.cpus has no CPU topology
+    ASSERT_TRUE(write_host_root(testing::load_builtin_machine("hgx-b200-8x"), bare.file("root"))
+                    .has_value());
+    EXPECT_TRUE(sources::host::cpu_places(sources::host::HostRoot(bare.file("root"))).empty());
 }
 
 TEST(HostRootWriter, HypervisorFlagAndTranslatingGroupType) {

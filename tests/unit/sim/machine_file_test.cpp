@@ -150,6 +150,18 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
         {"negative memory",
          R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "memory_bytes": -1}]})",
          "gpus[0].memory_bytes"},
+        {"cpus not triples",
+         R"({"schema": "peergate.machine/v1", "host": {"cpus": [[0, 0, 0], [1, 0]]}, "gpus": )" +
+             two + "}",
+         "host.cpus[1] must be [cpu, package, core_id]"},
+        {"negative core",
+         R"({"schema": "peergate.machine/v1", "host": {"cpus": [[0, 0, -1]]}, "gpus": )" + two +
+             "}",
+         "host.cpus[0]"},
+        {"core as text",
+         R"({"schema": "peergate.machine/v1", "host": {"cpus": [[0, 0, "1"]]}, "gpus": )" + two +
+             "}",
+         "host.cpus[0][2]: expected an integer"},
         {"bad nvswitch",
          R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
              R"(, "matrix": )" + ok_matrix + "}",
