@@ -31,9 +31,10 @@ chmod 400 "$T/munge/munge.key"
     --log-file="$T/munge/munged.log" --pid-file="$T/munge/munged.pid" --seed-file="$T/munge/munged.seed"
 for i in 0 1 2 3 4 5 6 7; do mknod "$T/dev/nvidia$i" c 195 "$i"; done
 
-# 1. The exported lines, with File= pointed at the device nodes made above.
+# 1. The exported lines, with File= pointed at the device nodes made above and Cores= taken
+#    out: slurmd checks Cores= against this host's own CPUs (two here, forty on a DGX-1).
 "$pg" --simulate dgx1-v100 export gres --node-name 'n[1-3]' --gres-type v100 |
-    sed "s|File=/dev/|File=$T/dev/|" > "$T/gres.conf"
+    sed -e "s|File=/dev/|File=$T/dev/|" -e "s| Cores=[0-9,-]*||" > "$T/gres.conf"
 cat > "$T/slurm.conf" <<CONF
 ClusterName=pgcheck
 SlurmctldHost=$H
