@@ -70,6 +70,14 @@ step replay-doctor "$pg" --simulate "$work/h200-machine.json" doctor
 step replay-topo "$pg" --simulate "$work/h200-machine.json" --json topo
 step place-json "$pg" --json place --size 1
 step cuda-visible "$pg" cuda-visible
+step export-prom "$pg" export prometheus --bandwidth "$work/bench-json.out" --output "$work/peergate.prom"
+step promtool sh -c "command -v promtool >/dev/null && promtool check metrics < '$work/peergate.prom' || cat '$work/peergate.prom'"
+step export-nfd "$pg" export nfd --expiry-hours 2
+step export-gres "$pg" export gres
+step export-dot "$pg" export dot
+step minors sh -c 'grep -H "Device Minor" /proc/driver/nvidia/gpus/*/information'
+step fleet-node "$pg" fleet node --one-line
+step fleet-health "$pg" -v fleet health
 step capi python3 "$here/../tests/scripts/gate_ctypes_example.py" "$prefix/lib/libpeergate.so" 0
 
 # The decision's cost in front of a launch: ten gates in a row, wall time each.
@@ -80,7 +88,7 @@ step selftest env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=
   "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
 
 # Summary: the lines a reader wants first.
-for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe bench place exec capi cuda-visible selftest; do
+for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe bench place exec capi cuda-visible export-prom promtool export-nfd export-gres minors fleet-health selftest; do
   echo "---- $name (rc $(cat "$work/$name.rc"))"
   head -c 1500 "$work/$name.out"
   head -c 500 "$work/$name.err"
