@@ -28,7 +28,7 @@ void add_global_options(CLI::App& app, GlobalOptions& options) {
         "--simulate",
         options.simulate,
         "run on a simulated machine: a built-in NAME or a machine FILE (env PEERGATE_SIMULATE)");
-    app.add_flag("--json", options.json, "machine-readable output on stdout");
+    app.add_flag("-j,--json", options.json, "machine-readable output on stdout");
     app.add_flag("--no-color", options.no_color, "no ANSI colour (also honoured: NO_COLOR)");
     app.add_flag("-q,--quiet", options.quiet, "print only results and errors");
     app.add_flag("-v,--verbose", options.verbose, "say what each source answered");

@@ -44,6 +44,17 @@ TEST(Cli, HelpExitsZero) {
     EXPECT_NE(run.process.out.find("--from"), std::string::npos);
 }
 
+TEST(Cli, DashJIsJson) {
+    for (const std::vector<std::string> args :
+         {std::vector<std::string>{"-j", "topo"}, {"topo", "-j"}}) {
+        auto full = args;
+        full.insert(full.begin(), {"--simulate", "bridged-a100-4x"});
+        const auto run = run_peergate(full);
+        EXPECT_EQ(run.process.exit_code, 0);
+        EXPECT_EQ(stdout_json(run)["schema"], "peergate.topology/v1");
+    }
+}
+
 TEST(Doctor, HostWithoutDriverIsInconclusiveAndSaysWhereItLooked) {
     const auto run = test::run_peergate({"doctor",
                                          "--json",
