@@ -45,13 +45,13 @@ TEST(Cli, HelpExitsZero) {
 }
 
 TEST(Cli, DashJIsJson) {
-    for (const std::vector<std::string> args :
-         {std::vector<std::string>{"-j", "topo"}, {"topo", "-j"}}) {
-        auto full = args;
-        full.insert(full.begin(), {"--simulate", "bridged-a100-4x"});
-        const auto run = run_peergate(full);
+    const std::vector<std::vector<std::string>> runs = {
+        {"--simulate", "bridged-a100-4x", "-j", "topo"},
+        {"--simulate", "bridged-a100-4x", "topo", "-j"}};
+    for (const auto& args : runs) {
+        const auto run = test::run_peergate(args);
         EXPECT_EQ(run.process.exit_code, 0);
-        EXPECT_EQ(stdout_json(run)["schema"], "peergate.topology/v1");
+        EXPECT_EQ(test::stdout_json(run)["schema"], "peergate.topology/v1");
     }
 }
 
