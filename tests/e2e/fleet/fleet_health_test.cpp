@@ -39,6 +39,23 @@ struct FakeScontrol {
     util::EnvMap env;
 };
 
+// `peergate [-j] --simulate MACHINE fleet health --drain` with the stand-in scontrol.
+PeergateRun health_drain(const FakeScontrol& scontrol,
+                         const std::string& machine,
+                         bool json = false) {
+    std::vector<std::string> args = {"--simulate",
+                                     machine,
+                                     "fleet",
+                                     "health",
+                                     "--drain",
+                                     "--scontrol",
+                                     script_path("fake-scontrol.sh")};
+    if (json) {
+        args.insert(args.begin(), "--json");
+    }
+    return run_peergate(args, scontrol.env);
+}
+
 TEST(FleetHealthCli, OneLineAndTheExitStatus) {
     const auto ok = run_peergate({"--simulate", "hgx-b200-8x", "fleet", "health"});
     EXPECT_EQ(ok.process.exit_code, 0);
@@ -55,14 +72,7 @@ TEST(FleetHealthCli, AFailingNodeDrainsItself) {
     ASSERT_TRUE(util::write_file_atomically(scontrol.dir + "/idle",
                                             "NodeName=n2 Arch=x86_64\n   State=IDLE\n"));
     scontrol.env.set("FAKE_SCONTROL_SHOW", scontrol.dir + "/idle");
-    const auto run = run_peergate({"--simulate",
-                                   "pcie-rtx6000ada-2x-iommu",
-                                   "fleet",
-                                   "health",
-                                   "--drain",
-                                   "--scontrol",
-                                   script_path("fake-scontrol.sh")},
-                                  scontrol.env);
+    const auto run = health_drain(scontrol, "pcie-rtx6000ada-2x-iommu");
     EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
     EXPECT_THAT(scontrol.calls(), testing::HasSubstr("show node n2\n"));
     EXPECT_THAT(
@@ -73,27 +83,12 @@ TEST(FleetHealthCli, AFailingNodeDrainsItself) {
 
 TEST(FleetHealthCli, HealthyAgainResumesPeergatesDrainOnly) {
     FakeScontrol ours("scontrol-show-node-drained-by-peergate.txt");
-    auto run = run_peergate({"--simulate",
-                             "hgx-b200-8x",
-                             "fleet",
-                             "health",
-                             "--drain",
-                             "--scontrol",
-                             script_path("fake-scontrol.sh")},
-                            ours.env);
+    auto run = health_drain(ours, "hgx-b200-8x");
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     EXPECT_THAT(ours.calls(), testing::HasSubstr("update NodeName=n2 State=RESUME\n"));
 
     FakeScontrol admin("scontrol-show-node-drained-by-admin.txt");
-    run = run_peergate({"--json",
-                        "--simulate",
-                        "hgx-b200-8x",
-                        "fleet",
-                        "health",
-                        "--drain",
-                        "--scontrol",
-                        script_path("fake-scontrol.sh")},
-                       admin.env);
+    run = health_drain(admin, "hgx-b200-8x", true);
     EXPECT_EQ(run.process.exit_code, 0);
     EXPECT_THAT(admin.calls(), testing::Not(testing::HasSubstr("update")));
     const auto doc = stdout_json(run);
