@@ -12,6 +12,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <vector>
+
 namespace peergate::cli {
 
 namespace {
@@ -19,8 +24,36 @@ namespace {
 struct ExportOptions {
     std::string format;
     std::string output;
+    std::vector<std::string> also;  // FORMAT=FILE: more formats from the same read of the host
     ExportRequest request;
 };
+
+constexpr std::array<std::string_view, 4> kFormats = {"prometheus", "nfd", "gres", "dot"};
+
+// One file to write ("" : stdout) in one format.
+struct Target {
+    std::string format;
+    std::string path;
+    std::string option;  // how the command line named it, for errors: "--output", "--also nfd"
+};
+
+// --output's target and each --also FORMAT=FILE; the error names the --also that is wrong.
+util::Expected<std::vector<Target>> targets_of(const ExportOptions& options) {
+    std::vector<Target> targets = {{options.format, options.output, "--output"}};
+    for (const auto& also : options.also) {
+        const auto eq = also.find('=');
+        const std::string format = also.substr(0, eq);
+        if (eq == std::string::npos || eq + 1 == also.size() ||
+            std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end()) {
+            return util::unexpected(util::ErrorCode::invalid_input,
+                                    fmt::format("--also {}: expected FORMAT=FILE, FORMAT one of "
+                                                "prometheus, nfd, gres, dot",
+                                                also));
+        }
+        targets.push_back({format, also.substr(eq + 1), "--also " + format});
+    }
+    return targets;
+}
 
 // Why no topology was read: the tiers' reason, or (when none ran) the parts not found.
 std::string no_topology_reason(const policy::DoctorInput& doctor) {
@@ -52,30 +85,49 @@ util::Expected<std::string> render(const std::string& format, const report::Expo
     return format == "gres" ? report::export_gres(facts) : report::export_dot(facts);
 }
 
+// Renders one target and writes it, atomically for a file: a collector never reads half of
+// one. A textfile being replaced keeps the last success it recorded.
+util::Expected<void> write_target(const Invocation& inv,
+                                  const Target& target,
+                                  report::ExportFacts facts) {
+    if (target.format == "prometheus" && !target.path.empty()) {
+        if (const auto previous = util::read_file(target.path)) {
+            facts.run.previous_success_unix = report::last_success_in(*previous);
+        }
+    }
+    const auto text = render(target.format, facts);
+    if (!text) {
+        return util::unexpected(text.error());
+    }
+    if (target.path.empty()) {
+        fmt::print(inv.output.out, "{}", *text);
+        return {};
+    }
+    const auto written = util::write_file_atomically(target.path, *text);
+    return written ? util::Expected<void>{}
+                   : util::unexpected(util::ErrorCode::io,
+                                      target.option + ": " + written.error().message);
+}
+
 int run_export(const Invocation& inv, const ExportOptions& options) {
-    ExportRequest request = options.request;
-    request.previous_file = options.output;
-    const auto facts = gather_export_facts(inv, request);
+    const auto targets = targets_of(options);
+    if (!targets) {
+        print_error(inv.output, targets.error().message);
+        return kExitError;
+    }
+    const auto facts = gather_export_facts(inv, options.request);
     if (!facts) {
         print_error(inv.output, facts.error().message);
         return kExitError;
     }
-    const auto text = render(options.format, *facts);
-    if (!text) {
-        print_error(inv.output, text.error().message);
-        return kExitError;
+    int status = kExitOk;
+    for (const auto& target : *targets) {  // each on its own: one that fails spoils no other
+        if (auto written = write_target(inv, target, *facts); !written) {
+            print_error(inv.output, written.error().message);
+            status = kExitError;
+        }
     }
-    if (options.output.empty()) {
-        fmt::print(inv.output.out, "{}", *text);
-        return kExitOk;
-    }
-    // Whole or not at all: a collector never reads half a file.
-    const auto written = util::write_file_atomically(options.output, *text);
-    if (!written) {
-        print_error(inv.output, "--output: " + written.error().message);
-        return kExitError;
-    }
-    return kExitOk;
+    return status;
 }
 
 }  // namespace
@@ -94,6 +146,10 @@ Command add_export_command(CLI::App& app) {
                     options->output,
                     "write FILE atomically (a hidden temporary beside it, then rename) instead of "
                     "stdout");
+    sub->add_option("--also",
+                    options->also,
+                    "FORMAT=FILE: also write FORMAT to FILE (atomically) from the same read of the "
+                    "host (repeatable: one probe for every file)");
     sub->add_option(
         "--gpus", options->request.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
     sub->add_flag("--probe",

@@ -77,11 +77,6 @@ util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
         .node_name = node_name(inv, options),
         .gres_type = options.gres_type,
         .expiry_seconds = std::int64_t{options.expiry_hours} * 3600};
-    if (!options.previous_file.empty()) {
-        if (const auto previous = util::read_file(options.previous_file)) {
-            facts.run.previous_success_unix = report::last_success_in(*previous);
-        }
-    }
     return facts;
 }
 

@@ -17,7 +17,6 @@ struct ExportRequest {
     std::string node_name;  // "" : SLURMD_NODENAME, else the short host name
     std::string gres_type;
     int expiry_hours = 0;
-    std::string previous_file;  // the file being replaced, for the last success it recorded
 };
 
 util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,

@@ -178,6 +178,58 @@ TEST(ExportCli, AnUnwritableOutputLeavesTheOldFile) {
     fs::remove_all(dir);
 }
 
+TEST(ExportCli, OneReadOfTheHostWritesEveryFormatAsked) {
+    const auto dir = scratch("also");
+    const auto at = [&](const std::string& name) { return (dir / name).string(); };
+    const auto run = run_peergate({"--simulate",
+                                   "pcie-rtx6000ada-2x-iommu",
+                                   "export",
+                                   "prometheus",
+                                   "--probe",
+                                   "--also",
+                                   "nfd=" + at("labels"),
+                                   "--also",
+                                   "gres=" + at("gres.conf"),
+                                   "--also",
+                                   "dot=" + at("t.dot")});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_THAT(run.process.out,
+                testing::ContainsRegex(
+                    "peergate_p2p_integrity_errors_total\\{gpu=\"0\",peer_gpu=\"1\"\\} [1-9]"));
+    EXPECT_THAT(util::read_file(at("labels")).value_or(""),
+                testing::HasSubstr("peergate.feature.node.kubernetes.io/p2p.integrity=fail\n"));
+    EXPECT_THAT(util::read_file(at("gres.conf")).value_or(""), testing::HasSubstr("Links=-1,0\n"));
+    EXPECT_THAT(util::read_file(at("t.dot")).value_or(""), testing::HasSubstr("data lost"));
+    fs::remove_all(dir);
+}
+
+TEST(ExportCli, AWrongAlsoWritesNothingAndAFailingOneSpoilsNoOther) {
+    const auto dir = scratch("also-bad");
+    auto run = run_peergate({"--simulate",
+                             "hgx-b200-8x",
+                             "export",
+                             "nfd",
+                             "--output",
+                             (dir / "labels").string(),
+                             "--also",
+                             "svg=x"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("--also svg=x: expected FORMAT=FILE"));
+    EXPECT_FALSE(fs::exists(dir / "labels"));
+    run = run_peergate({"--simulate",
+                        "hgx-b200-8x",
+                        "export",
+                        "nfd",
+                        "--output",
+                        (dir / "labels").string(),
+                        "--also",
+                        "gres=/nonexistent-peergate/gres.conf"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("--also gres: "));
+    EXPECT_TRUE(fs::exists(dir / "labels"));
+    fs::remove_all(dir);
+}
+
 TEST(ExportCli, NoGpuStillExportsTheVerdictButNothingToDraw) {
     const auto prom = run_peergate({"export", "prometheus"});
     EXPECT_EQ(prom.process.exit_code, 0) << prom.process.err;
