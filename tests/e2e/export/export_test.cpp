@@ -205,25 +205,21 @@ TEST(ExportCli, OneReadOfTheHostWritesEveryFormatAsked) {
 
 TEST(ExportCli, AWrongAlsoWritesNothingAndAFailingOneSpoilsNoOther) {
     const auto dir = scratch("also-bad");
-    auto run = run_peergate({"--simulate",
+    const auto labels_and_also = [&](const std::string& also) {
+        return run_peergate({"--simulate",
                              "hgx-b200-8x",
                              "export",
                              "nfd",
                              "--output",
                              (dir / "labels").string(),
                              "--also",
-                             "svg=x"});
+                             also});
+    };
+    auto run = labels_and_also("svg=x");
     EXPECT_EQ(run.process.exit_code, 2);
     EXPECT_THAT(run.process.err, testing::HasSubstr("--also svg=x: expected FORMAT=FILE"));
     EXPECT_FALSE(fs::exists(dir / "labels"));
-    run = run_peergate({"--simulate",
-                        "hgx-b200-8x",
-                        "export",
-                        "nfd",
-                        "--output",
-                        (dir / "labels").string(),
-                        "--also",
-                        "gres=/nonexistent-peergate/gres.conf"});
+    run = labels_and_also("gres=/nonexistent-peergate/gres.conf");
     EXPECT_EQ(run.process.exit_code, 2);
     EXPECT_THAT(run.process.err, testing::HasSubstr("--also gres: "));
     EXPECT_TRUE(fs::exists(dir / "labels"));
