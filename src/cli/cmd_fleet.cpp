@@ -10,6 +10,7 @@
 #include "report/fleet_json.hpp"
 #include "report/fleet_render.hpp"
 #include "report/json_text.hpp"
+#include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
 #include "util/subprocess.hpp"
 
@@ -46,12 +47,15 @@ int run_node(const Invocation& inv, const FleetOptions& options) {
         return kExitError;
     }
     if (options.one_line) {
-        fmt::print(inv.output.out, "{}\n", report::fleet_node_line(*facts, short_host_name()));
+        fmt::print(inv.output.out,
+                   "{}\n",
+                   report::fleet_node_line(*facts, sources::host::short_host_name()));
         return kExitOk;
     }
     const auto id =
         fmt::format("{:016x}", std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
-    for (const auto& line : report::fleet_node_lines(*facts, short_host_name(), id)) {
+    for (const auto& line :
+         report::fleet_node_lines(*facts, sources::host::short_host_name(), id)) {
         fmt::print(inv.output.out, "{}\n", line);
     }
     return kExitOk;

@@ -6,23 +6,12 @@
 #include "report/export_prometheus.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/device_minor.hpp"
+#include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
 
-#include <unistd.h>
-
-#include <array>
 #include <chrono>
 
 namespace peergate::cli {
-
-std::string short_host_name() {
-    std::array<char, 256> name{};
-    if (::gethostname(name.data(), name.size() - 1) != 0) {
-        return "localhost";
-    }
-    const std::string full(name.data());
-    return full.substr(0, full.find('.'));
-}
 
 namespace {
 
@@ -31,7 +20,7 @@ std::string node_name(const Invocation& inv, const ExportRequest& options) {
     if (!options.node_name.empty()) {
         return options.node_name;
     }
-    return inv.env.get("SLURMD_NODENAME").value_or(short_host_name());
+    return inv.env.get("SLURMD_NODENAME").value_or(sources::host::short_host_name());
 }
 
 // The gate's decision for the GPUs examined, on the topology the doctor read.

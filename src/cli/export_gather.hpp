@@ -22,7 +22,4 @@ struct ExportRequest {
 util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
                                                         const ExportRequest& request);
 
-// gethostname() up to its first dot ("localhost" when it fails).
-std::string short_host_name();
-
 }  // namespace peergate::cli

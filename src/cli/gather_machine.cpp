@@ -5,6 +5,7 @@
 #include "peergate/version.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
+#include "sources/host/host_name.hpp"
 #include "sources/host/host_root.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "sources/smi/smi_runner.hpp"
@@ -12,10 +13,6 @@
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
-
-#include <unistd.h>
-
-#include <array>
 
 namespace peergate::cli {
 
@@ -125,12 +122,6 @@ std::string first_translating_type(const sources::host::HostRoot& root) {
     return "";
 }
 
-std::string host_name() {
-    std::array<char, 256> name{};
-    return ::gethostname(name.data(), name.size() - 1) == 0 ? std::string(name.data())
-                                                            : "unknown host";
-}
-
 }  // namespace
 
 void gather_from_smi(const Invocation& inv, GatherState& state) {
@@ -215,7 +206,7 @@ util::Expected<sim::MachineFile> gather_machine(const Invocation& inv,
     state.driver_watchdog = driver_watchdog;
     state.machine.name = name;
     state.machine.description =
-        fmt::format("Recorded by peergate {} gather on {}.", kVersion, host_name());
+        fmt::format("Recorded by peergate {} gather on {}.", kVersion, sources::host::host_name());
     gather_from_smi(inv, state);
     gather_from_nvml(inv, state);
     notes = state.notes;
