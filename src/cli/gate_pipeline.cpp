@@ -89,13 +89,13 @@ void consider_cached_probe(const util::Seams& seams,
                            const util::EnvMap& env,
                            const model::Discovery& discovery,
                            policy::GateInput& input) {
-    const std::string dir = probe_cache_dir(env, "");
-    if (dir.empty() || !std::filesystem::exists(dir + "/probe.json")) {
-        return;  // no cache: nothing to say, and no need to open the CUDA driver
-    }
     Invocation inv;
     inv.env = env;
     inv.seams = seams;
+    const std::string file = probe_cache_path(inv, "");
+    if (file.empty() || !std::filesystem::exists(file)) {
+        return;  // no cache: nothing to say, and no need to open the CUDA driver
+    }
     const auto verdict = consult_probe_cache(inv, discovery);
     const bool trusted = env.is_one("PEERGATE_TRUST_PROBE");
     if (!verdict.valid) {

@@ -2,11 +2,13 @@
 #include "cli/probe_cache_io.hpp"
 
 #include "sources/host/host_facts_reader.hpp"
+#include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
@@ -14,8 +16,6 @@
 namespace peergate::cli {
 
 namespace {
-
-constexpr const char* kFileName = "probe.json";
 
 std::string uuid_of(const model::Discovery& discovery,
                     const std::optional<model::PciAddress>& pci) {
@@ -53,6 +53,27 @@ std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag) {
     return "";
 }
 
+std::string probe_cache_file_name(std::string_view host_name, std::string_view simulated_machine) {
+    std::string key = simulated_machine.empty()
+                          ? std::string(host_name)
+                          : "simulated-" + std::filesystem::path(simulated_machine).stem().string();
+    for (char& c : key) {
+        const bool safe =
+            std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
+        c = safe ? c : '_';
+    }
+    return "probe-" + (key.empty() ? std::string("localhost") : key) + ".json";
+}
+
+std::string probe_cache_path(const Invocation& inv, const std::string& flag) {
+    const std::string dir = probe_cache_dir(inv.env, flag);
+    if (dir.empty()) {
+        return "";
+    }
+    return dir + "/" +
+           probe_cache_file_name(sources::host::host_name(), inv.seams.simulated_machine);
+}
+
 model::MachineIdentity identity_of(const CudaSetup& setup,
                                    const model::Discovery& discovery,
                                    const model::HostFacts& host) {
@@ -73,17 +94,16 @@ void store_probe_result(const Invocation& inv,
                         const CudaSetup& setup,
                         const model::Discovery& discovery,
                         const model::ProbeResult& result) {
-    const std::string dir = probe_cache_dir(inv.env, cache_dir);
-    if (dir.empty()) {
+    const std::string file = probe_cache_path(inv, cache_dir);
+    if (file.empty()) {
         return;
     }
     const report::ProbeCacheEntry entry{.identity = identity_of(setup, discovery, host_facts(inv)),
                                         .result = result,
                                         .written_at = now_utc()};
     std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    auto written =
-        util::write_file_atomically(dir + "/" + kFileName, report::probe_cache_to_text(entry));
+    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
+    auto written = util::write_file_atomically(file, report::probe_cache_to_text(entry));
     if (!written && !inv.output.quiet) {
         fmt::print(
             inv.output.err, "peergate: verdict cache not written: {}\n", written.error().message);
@@ -93,10 +113,10 @@ void store_probe_result(const Invocation& inv,
 report::CacheVerdict consult_probe_cache(const Invocation& inv,
                                          const model::Discovery& discovery,
                                          const std::string& cache_dir) {
-    const std::string dir = probe_cache_dir(inv.env, cache_dir);
-    auto text = dir.empty() ? util::Expected<std::string>(util::unexpected(
-                                  util::ErrorCode::not_found, "no cache directory"))
-                            : util::read_file(dir + "/" + kFileName);
+    const std::string file = probe_cache_path(inv, cache_dir);
+    auto text = file.empty() ? util::Expected<std::string>(util::unexpected(
+                                   util::ErrorCode::not_found, "no cache directory"))
+                             : util::read_file(file);
     std::optional<report::ProbeCacheEntry> entry;
     std::string why;
     if (text) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The verdict cache on disk: $XDG_CACHE_HOME/peergate/probe.json (else
-// ~/.cache/peergate/probe.json, or --cache-dir), written atomically. The latest probe wins.
+// The verdict cache on disk: $XDG_CACHE_HOME/peergate/probe-<host>.json (else
+// ~/.cache/peergate/, or --cache-dir), written atomically. The latest probe of a host wins.
 // The gate reads it through consult_probe_cache (see docs/probe.md).
 #pragma once
 
@@ -13,12 +13,23 @@
 #include "report/probe_cache.hpp"
 
 #include <string>
+#include <string_view>
 
 namespace peergate::cli {
 
 // `flag` when given, else $XDG_CACHE_HOME/peergate, else $HOME/.cache/peergate; "" when
 // none of them is known.
 std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag);
+
+// The cache file's name in that directory: one per host, because a cluster's nodes often
+// share one $HOME and would otherwise replace each other's results, and one per simulated
+// machine, so that a demo never replaces a real host's result: "probe-<host>.json" or
+// "probe-simulated-<machine file's stem>.json", other characters than [A-Za-z0-9._-] as '_'.
+std::string probe_cache_file_name(std::string_view host_name, std::string_view simulated_machine);
+
+// The cache file for this invocation (its host, or its simulated machine); "" when no
+// directory is known.
+std::string probe_cache_path(const Invocation& inv, const std::string& flag);
 
 // The identity of this machine as the CUDA driver, the topology and the host show it.
 model::MachineIdentity identity_of(const CudaSetup& setup,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gate and the on-disk verdict cache: reported always, trusted only with
 // PEERGATE_TRUST_PROBE=1, and only for pairs that passed the concurrent mode on this boot.
+#include "sources/host/host_name.hpp"
 #include "support/peergate_process.hpp"
 #include "util/atomic_file.hpp"
 
@@ -49,8 +50,14 @@ protected:
                                        "--repeats",
                                        "1"},
                                       env(false));
-        EXPECT_TRUE(fs::exists(root_ / "peergate" / "probe.json")) << run.process.err;
+        EXPECT_TRUE(fs::exists(cache_file(machine))) << run.process.err;
         return run.process.exit_code;
+    }
+
+    // Each simulated machine has its own file, named after its machine file's stem.
+    fs::path cache_file(const std::string& machine) const {
+        return root_ / "peergate" /
+               ("probe-simulated-" + fs::path(machine).stem().string() + ".json");
     }
 
     PeergateRun gate(const std::string& machine, bool trust) const {
@@ -104,13 +111,34 @@ TEST_F(GateProbeCache, AnotherBootInvalidatesTheEntry) {
     const auto at = text->find(old_boot);
     ASSERT_NE(at, std::string::npos);
     text->replace(at, old_boot.size(), "6f1c1a52-0000-4000-8000-000000000002");
-    const std::string rebooted = (root_ / "rebooted.json").string();
+    fs::create_directories(root_ / "rebooted");
+    const std::string rebooted = (root_ / "rebooted" / "probe-intact-2x.json").string();
     ASSERT_TRUE(util::write_file_atomically(rebooted, *text).has_value());
     const auto run = gate(rebooted, true);
     EXPECT_EQ(run.process.exit_code, 1);
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["p2p"], false);
     EXPECT_NE(doc["warnings"].dump().find("not used"), std::string::npos) << doc.dump(2);
+}
+
+// A cluster's nodes often share $HOME, and a demo may run on a GPU host: a simulated probe
+// writes its machine's own file and leaves the host's and other machines' files alone.
+TEST_F(GateProbeCache, AProbeReplacesOnlyItsOwnMachinesResult) {
+    const fs::path host_file =
+        root_ / "peergate" / ("probe-" + sources::host::host_name() + ".json");
+    ASSERT_TRUE(
+        util::write_file_atomically(host_file.string(), "the host's own result").has_value());
+    const auto intact = fixture_machine("probe-intact-2x.json");
+    ASSERT_EQ(probe(intact), 0);
+    ASSERT_EQ(probe("pcie-rtx6000ada-2x-iommu"), 1);
+    EXPECT_EQ(util::read_file(host_file.string()).value_or(""), "the host's own result");
+    // The intact machine's pass is still there, and trusted.
+    const auto run = gate(intact, true);
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.out;
+    // A machine never probed hears nothing of the others' results.
+    const auto other = gate("bridged-a100-4x", false);
+    EXPECT_EQ(stdout_json(other)["warnings"].dump().find("cached probe"), std::string::npos)
+        << other.process.out;
 }
 
 }  // namespace

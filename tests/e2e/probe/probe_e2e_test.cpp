@@ -255,8 +255,9 @@ TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {
     for (const auto& entry : fs::directory_iterator(dir)) {
         names.push_back(entry.path().filename().string());
     }
-    EXPECT_EQ(names, std::vector<std::string>{"probe.json"});  // no temporary left behind
-    auto text = util::read_file((dir / "probe.json").string());
+    const std::string file = "probe-simulated-probe-intact-2x.json";
+    EXPECT_EQ(names, std::vector<std::string>{file});  // no temporary left behind
+    auto text = util::read_file((dir / file).string());
     ASSERT_TRUE(text.has_value());
     std::string error;
     auto entry = report::probe_cache_from_text(*text, &error);
@@ -269,10 +270,10 @@ TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {
     // --cache-dir wins; --no-cache writes nothing.
     const fs::path other = cache_home_ / "other";
     probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--cache-dir", other.string()});
-    EXPECT_TRUE(fs::exists(other / "probe.json"));
+    EXPECT_TRUE(fs::exists(other / file));
     fs::remove_all(dir);
     probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--no-cache"});
-    EXPECT_FALSE(fs::exists(dir / "probe.json"));
+    EXPECT_FALSE(fs::exists(dir / file));
 }
 
 TEST_F(ProbeE2e, BenchNamesThePairWhoseP2pIsSlowerThanStaged) {

@@ -71,7 +71,7 @@ TEST_F(ProbeCacheIo, AFreshResultOnThisBootIsTrustedUntilTheBootOrCmdlineChanges
     auto setup = cli::set_up_cuda(inv_, no_topology, {}, std::chrono::seconds(10));
     ASSERT_TRUE(setup.has_value()) << setup.error().message;
     cli::store_probe_result(inv_, dir, *setup, no_topology, concurrent_pass());
-    ASSERT_TRUE(fs::exists(fs::path(dir) / "probe.json"));
+    ASSERT_TRUE(fs::exists(cli::probe_cache_path(inv_, dir)));
 
     auto verdict = cli::consult_probe_cache(inv_, no_topology, dir);
     EXPECT_TRUE(verdict.valid) << verdict.reason;
@@ -104,6 +104,19 @@ TEST(ProbeCacheDir, FlagThenXdgThenHome) {
     env.set("XDG_CACHE_HOME", "/x");
     EXPECT_EQ(cli::probe_cache_dir(env, ""), "/x/peergate");
     EXPECT_EQ(cli::probe_cache_dir(env, "/flag"), "/flag");
+}
+
+// One file per host (nodes sharing an NFS $HOME) and per simulated machine (a demo on a GPU
+// host), so neither replaces another's result.
+TEST(ProbeCacheFile, OnePerHostAndOnePerSimulatedMachine) {
+    EXPECT_EQ(cli::probe_cache_file_name("gpu-node-07.cluster", ""),
+              "probe-gpu-node-07.cluster.json");
+    EXPECT_EQ(
+        cli::probe_cache_file_name("gpu-node-07", "/usr/share/peergate/machines/dgx1-v100.json"),
+        "probe-simulated-dgx1-v100.json");
+    EXPECT_EQ(cli::probe_cache_file_name("a/b c", ""), "probe-a_b_c.json");
+    EXPECT_EQ(cli::probe_cache_file_name("", ""), "probe-localhost.json");
+    EXPECT_EQ(cli::probe_cache_file_name("..", ""), "probe-...json");  // stays in the directory
 }
 
 }  // namespace
