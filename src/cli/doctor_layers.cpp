@@ -141,6 +141,31 @@ std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
     return std::string(policy::to_string(policy::acs_path(a->second, b->second).state));
 }
 
+// What NVML's walk found on each GPU's links; GPUs it could not walk are left out.
+std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
+    std::vector<policy::GpuLinks> out;
+    for (const auto& gpu : machine.gpus) {
+        if (gpu.nvlink_slots <= 0 || gpu.nvlinks.empty()) {
+            continue;
+        }
+        policy::GpuLinks links{.gpu = gpu.index, .name = gpu.name, .slots = gpu.nvlink_slots};
+        std::vector<bool> up(static_cast<std::size_t>(gpu.nvlink_slots), false);
+        for (const auto& link : gpu.nvlinks) {
+            if (link.active && link.link >= 0 && link.link < gpu.nvlink_slots) {
+                up[static_cast<std::size_t>(link.link)] = true;
+                links.to_switch += link.remote_type == "switch" ? 1 : 0;
+            }
+        }
+        for (int k = 0; k < gpu.nvlink_slots; ++k) {
+            if (!up[static_cast<std::size_t>(k)]) {
+                links.down.push_back(k);
+            }
+        }
+        out.push_back(std::move(links));
+    }
+    return out;
+}
+
 }  // namespace
 
 void read_pair_layers(const Invocation& inv,
@@ -159,6 +184,7 @@ void read_pair_layers(const Invocation& inv,
         gather_from_cuda(inv, state);
     }
     input.layer_notes = state.notes;
+    input.links = links_of(state.machine);
     read_ports(inv, topology, gpus, input);
     for (int src : gpus) {
         for (int dst : gpus) {

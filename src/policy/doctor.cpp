@@ -2,6 +2,7 @@
 #include "policy/doctor.hpp"
 
 #include "policy/doctor_acs.hpp"
+#include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_pairs.hpp"
 #include "policy/doctor_probe.hpp"
 #include "policy/kernel_findings.hpp"
@@ -199,6 +200,12 @@ DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
+    for (auto& down : about_examined(input, nvlink_down_findings(input.links))) {
+        if (down.severity == Severity::error) {
+            report.verdict = Verdict::problems;
+        }
+        report.findings.push_back(std::move(down));
+    }
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));
     }

@@ -47,6 +47,18 @@ struct PairLayers {
     std::optional<double> staged_gbps;
 };
 
+// One GPU's NVLinks as NVML walked them (DRIVER-FACTS.md): every link index the GPU answers
+// for, and which of them are not active. Only GPUs whose walk completed are listed.
+struct GpuLinks {
+    int gpu = 0;  // nvidia-smi index
+    std::string name;
+    int slots = 0;          // link indices NVML answers for (18 on H100, 12 on A100)
+    std::vector<int> down;  // the indices that are not active, ascending
+    int to_switch = 0;      // active links whose far end is an NVSwitch
+
+    int up() const { return slots - static_cast<int>(down.size()); }
+};
+
 struct DoctorInput {
     std::vector<PartStatus> parts;
     model::Discovery discovery;
@@ -59,6 +71,7 @@ struct DoctorInput {
     std::vector<std::string> layer_notes;              // why a capability layer could not be read
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
+    std::vector<GpuLinks> links;  // per GPU NVML could walk, every GPU of the host
 };
 
 enum class Verdict { healthy, problems, inconclusive };

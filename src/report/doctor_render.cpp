@@ -68,6 +68,19 @@ Json pair_to_json(const policy::PairLayers& pair) {
                 {"staged_gbps", pair.staged_gbps ? Json(*pair.staged_gbps) : Json(nullptr)}};
 }
 
+// Per GPU NVML could walk: its link indices, how many are up, which are down.
+Json links_to_json(const std::vector<policy::GpuLinks>& links) {
+    Json out = Json::array();
+    for (const auto& gpu : links) {
+        out.push_back(Json{{"gpu", gpu.gpu},
+                           {"slots", gpu.slots},
+                           {"up", gpu.up()},
+                           {"down", gpu.down},
+                           {"to_switch", gpu.to_switch}});
+    }
+    return out;
+}
+
 Json pairs_to_json(const policy::DoctorInput& input) {
     Json pairs = Json::array();
     for (const auto& pair : input.pairs) {
@@ -75,6 +88,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
     }
     return Json{{"gpus", input.selection.empty() ? Json("all") : Json(input.selection)},
                 {"pairs", pairs},
+                {"nvlinks", links_to_json(input.links)},
                 {"notes", input.layer_notes}};
 }
 
