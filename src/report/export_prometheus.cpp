@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <system_error>
@@ -101,6 +102,28 @@ std::string identity_families(const ExportFacts& facts) {
                     1);
     }
     return info.text() + gpus.text();
+}
+
+// What NVML's link walk found on each GPU examined; GPUs it could not walk have no sample.
+std::string gpu_link_families(const ExportFacts& facts) {
+    Family slots("peergate_gpu_nvlink_slots",
+                 "gauge",
+                 "NVLink indices NVML answers for on the GPU (18 on H100 and B200, 0 without).");
+    Family up("peergate_gpu_nvlinks_up",
+              "gauge",
+              "NVLinks NVML reports active on the GPU; fewer than its model's usual is the "
+              "doctor's nvlink_down.");
+    const auto gpus = examined_gpus(facts);
+    for (const auto& links : facts.doctor.links) {
+        const bool examined = std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
+            return gpu.index == links.gpu;
+        });
+        if (examined) {
+            slots.sample({{"gpu", std::to_string(links.gpu)}}, links.slots);
+            up.sample({{"gpu", std::to_string(links.gpu)}}, links.up());
+        }
+    }
+    return slots.text() + up.text();
 }
 
 std::string verdict_families(const ExportFacts& facts) {
@@ -256,8 +279,8 @@ std::optional<double> last_success_in(std::string_view textfile) {
 }
 
 std::string export_prometheus(const ExportFacts& facts) {
-    return identity_families(facts) + verdict_families(facts) + pair_families(facts) +
-           run_families(facts);
+    return identity_families(facts) + verdict_families(facts) + gpu_link_families(facts) +
+           pair_families(facts) + run_families(facts);
 }
 
 }  // namespace peergate::report

@@ -88,6 +88,23 @@ TEST(ExportPrometheus, LabelsFollowDcgmAndAreEscaped) {
     EXPECT_THAT(text, testing::HasSubstr("peergate_pair_nvlinks{gpu=\"0\",peer_gpu=\"1\"} 0\n"));
 }
 
+TEST(ExportPrometheus, EachExaminedGpusNvlinksUpAndSlots) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    for (int gpu = 0; gpu < 4; ++gpu) {
+        facts.doctor.links.push_back(
+            policy::GpuLinks{.gpu = gpu,
+                             .name = "A100",
+                             .slots = 12,
+                             .down = gpu == 2 ? std::vector<int>{0, 1} : std::vector<int>{}});
+    }
+    facts.doctor.selection = {1, 2};
+    const auto text = export_prometheus(facts);
+    expect_well_formed(text);
+    EXPECT_THAT(text, testing::HasSubstr("peergate_gpu_nvlink_slots{gpu=\"1\"} 12\n"));
+    EXPECT_THAT(text, testing::HasSubstr("peergate_gpu_nvlinks_up{gpu=\"2\"} 10\n"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_gpu_nvlinks_up{gpu=\"0\"}")));
+}
+
 TEST(ExportPrometheus, P2pStatusUsesDcgmWordsAndNvmlCodes) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.pairs[0].nvml = {"CNS", "OK", "NS", "U", ""};
