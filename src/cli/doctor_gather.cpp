@@ -121,8 +121,12 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
     input.parts.push_back(smi_status(inv));
     input.host = sources::host::read_host_facts(sources::host::HostRoot(inv.seams.host_root));
     const bool any = input.parts[0].found || input.parts[2].found;
+    // The NVML tier records the links and P2P status the layers need in its own session:
+    // one nvmlInit, and a hung NVML costs one watchdog, not two.
+    util::Expected<nvml::NvmlRecord> nvml_record =
+        util::unexpected(util::ErrorCode::unavailable, "no NVIDIA tool found");
     if (any) {
-        input.discovery = discover(inv, "auto", false);
+        input.discovery = discover(inv, "auto", false, &nvml_record);
     }
     const model::Topology* topology = input.discovery.described();
     auto selection = examined_gpus(options.gpus, topology);
@@ -131,7 +135,7 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
     }
     input.selection = std::move(*selection);
     if (topology != nullptr) {
-        read_pair_layers(inv, *topology, input);
+        read_pair_layers(inv, *topology, std::move(nvml_record), input);
     }
     if (options.probe && !input.pairs.empty()) {  // two or more GPUs examined
         probe_pairs(inv, input);

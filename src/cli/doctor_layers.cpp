@@ -170,6 +170,7 @@ std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
 
 void read_pair_layers(const Invocation& inv,
                       const model::Topology& topology,
+                      util::Expected<nvml::NvmlRecord> nvml_record,
                       policy::DoctorInput& input) {
     const auto gpus = examined(topology, input.selection);
     if (gpus.size() < 2) {
@@ -179,7 +180,7 @@ void read_pair_layers(const Invocation& inv,
     if (!seed_gpus(topology, state)) {
         gather_from_smi(inv, state);
     }
-    gather_from_nvml(inv, state);
+    gather_from_nvml_record(std::move(nvml_record), state);
     if (state.have_gpus) {
         gather_from_cuda(inv, state);
     }

@@ -7,15 +7,19 @@
 #include "cli/invocation.hpp"
 #include "model/topology.hpp"
 #include "policy/doctor.hpp"
+#include "sources/nvml/nvml_record.hpp"
+#include "util/expected.hpp"
 
 namespace peergate::cli {
 
 // Fills input.pairs for every ordered pair of the GPUs examined (input.selection; empty:
-// all of `topology`), labelled from `topology`, and input.ports (the PCIe ports above each
-// GPU, from sysfs, for the pairs' ACS). What a layer could not tell stays unread and
+// all of `topology`), labelled from `topology` and read from `nvml_record` (the topology
+// tier's; its error is the layer note) and the CUDA driver, and input.ports (the PCIe ports above
+// each GPU, from sysfs, for the pairs' ACS). What a layer could not tell stays unread and
 // input.layer_notes says why.
 void read_pair_layers(const Invocation& inv,
                       const model::Topology& topology,
+                      util::Expected<nvml::NvmlRecord> nvml_record,
                       policy::DoctorInput& input);
 
 }  // namespace peergate::cli

@@ -5,6 +5,7 @@
 
 #include "cli/invocation.hpp"
 #include "sim/machine/machine_file.hpp"
+#include "sources/nvml/nvml_record.hpp"
 #include "util/expected.hpp"
 
 #include <chrono>
@@ -30,6 +31,10 @@ void gather_from_smi(const Invocation& inv, GatherState& state);
 // NVLinks and link slots, the nvswitch flag, and the P2P status matrices per caps index;
 // without nvidia-smi also the GPUs and matrix. A hung or absent NVML leaves a note.
 void gather_from_nvml(const Invocation& inv, GatherState& state);
+
+// The same from a record already read (the doctor's, from the topology tier's session), or
+// the note saying why there is none.
+void gather_from_nvml_record(util::Expected<nvml::NvmlRecord> record, GatherState& state);
 
 // The CUDA driver (gather_cuda.cpp), behind the same watchdog: cuDriverGetVersion and
 // cuDeviceCanAccessPeer per ordered pair in the machine's GPU order (joined by PCI bus id).

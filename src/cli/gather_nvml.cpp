@@ -132,10 +132,15 @@ void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
 }  // namespace
 
 void gather_from_nvml(const Invocation& inv, GatherState& state) {
-    auto record = nvml::record_nvml(nvml::NvmlRecordOptions{.libraries = inv.seams.nvml_libraries,
-                                                            .host_root = inv.seams.host_root,
-                                                            .watchdog = state.driver_watchdog,
-                                                            .with_topology = !state.have_gpus});
+    gather_from_nvml_record(
+        nvml::record_nvml(nvml::NvmlRecordOptions{.libraries = inv.seams.nvml_libraries,
+                                                  .host_root = inv.seams.host_root,
+                                                  .watchdog = state.driver_watchdog,
+                                                  .with_topology = !state.have_gpus}),
+        state);
+}
+
+void gather_from_nvml_record(util::Expected<nvml::NvmlRecord> record, GatherState& state) {
     if (!record) {
         state.notes.push_back("NVML answers not recorded: " + record.error().message);
         return;

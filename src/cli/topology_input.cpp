@@ -10,8 +10,12 @@
 
 namespace peergate::cli {
 
-model::Discovery discover(const Invocation& inv, const std::string& source, bool crosscheck) {
+model::Discovery discover(const Invocation& inv,
+                          const std::string& source,
+                          bool crosscheck,
+                          util::Expected<nvml::NvmlRecord>* nvml_record) {
     sources::DiscoveryRequest request;
+    request.nvml_record = nvml_record;
     request.tier = source == "nvml"  ? sources::TierChoice::nvml
                    : source == "smi" ? sources::TierChoice::smi
                                      : sources::TierChoice::automatic;

@@ -30,9 +30,14 @@ TierAttempt try_smi(const util::Seams& seams,
 // NVML tier: the whole matrix or no verdict, behind the watchdog (GATE-SPEC.md §3 tier 1).
 TierAttempt try_nvml(const util::Seams& seams, const DiscoveryRequest& request) {
     TierAttempt attempt{.tier = "nvml"};
-    auto result = nvml::run_nvml_tier(nvml::NvmlTierOptions{.libraries = seams.nvml_libraries,
-                                                            .host_root = seams.host_root,
-                                                            .watchdog = request.nvml_watchdog});
+    auto result =
+        nvml::run_nvml_tier(nvml::NvmlTierOptions{.libraries = seams.nvml_libraries,
+                                                  .host_root = seams.host_root,
+                                                  .watchdog = request.nvml_watchdog,
+                                                  .with_record = request.nvml_record != nullptr});
+    if (request.nvml_record != nullptr) {
+        *request.nvml_record = std::move(result.record);
+    }
     if (result.topology) {
         attempt.topology = std::move(*result.topology);
     } else {

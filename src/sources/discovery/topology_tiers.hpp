@@ -4,7 +4,9 @@
 #pragma once
 
 #include "model/discovery.hpp"
+#include "sources/nvml/nvml_record.hpp"
 #include "util/env_map.hpp"
+#include "util/expected.hpp"
 #include "util/seams.hpp"
 
 #include <chrono>
@@ -22,6 +24,9 @@ struct DiscoveryRequest {
     bool crosscheck = false;                          // run both, prefer topo -m on disagreement
     std::chrono::milliseconds nvml_watchdog{10'000};  // NVML calls cannot be cancelled
     std::chrono::milliseconds smi_timeout{10'000};
+    // Where the NVML tier also leaves its record of links and P2P status (the doctor), or why
+    // there is none; nullptr: the tier records nothing more than its matrix.
+    util::Expected<nvml::NvmlRecord>* nvml_record = nullptr;
 };
 
 using model::CrossCheck;

@@ -15,15 +15,21 @@ namespace peergate::nvml {
 
 namespace {
 
+// No session: neither the matrix nor the record, for the same reason.
+NvmlTierResult failed_tier(const util::Error& error, std::uint64_t calls) {
+    NvmlTierResult failed{util::unexpected(error), calls};
+    failed.record = util::unexpected(error);
+    return failed;
+}
+
 NvmlTierResult read_with(const util::DynamicLibrary& library, const NvmlTierOptions& options) {
     auto api = load_nvml_api(library);
     if (!api) {
-        return NvmlTierResult{util::unexpected(util::ErrorCode::unavailable, api.error().message),
-                              0};
+        return failed_tier(util::Error{util::ErrorCode::unavailable, api.error().message}, 0);
     }
     auto session = NvmlSession::open(*api);
     if (!session) {
-        return NvmlTierResult{util::unexpected(session.error()), 1};
+        return failed_tier(session.error(), 1);
     }
     NvmlCalls calls(*session, options.host_root);
     std::optional<model::Topology> lone_gpu;
@@ -34,7 +40,15 @@ NvmlTierResult read_with(const util::DynamicLibrary& library, const NvmlTierOpti
     if (lone_gpu) {
         lone_gpu->provenance = library.path();
     }
-    return NvmlTierResult{std::move(topology), calls.count() + 1, std::move(lone_gpu)};
+    NvmlTierResult result{std::move(topology), 0, std::move(lone_gpu)};
+    if (options.with_record) {
+        result.record = read_nvml_record(calls, false);
+        if (result.record && result.topology) {
+            result.record->topology = *result.topology;
+        }
+    }
+    result.calls = calls.count() + 1;
+    return result;
 }
 
 // The worker writes here; shared, because an abandoned worker outlives the caller.
@@ -48,7 +62,9 @@ NvmlJob job_into(const Slot& slot, const NvmlTierOptions& options) {
 
 NvmlTierResult result_of(util::Expected<void> ran, const Slot& slot) {
     if (!ran) {
-        return NvmlTierResult{util::unexpected(std::move(ran).error()), 0};
+        NvmlTierResult failed{util::unexpected(ran.error()), 0};
+        failed.record = util::unexpected(std::move(ran).error());
+        return failed;
     }
     return std::move(**slot);
 }
