@@ -38,6 +38,19 @@ std::string now_utc() {
     return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::now()));
 }
 
+// `result` with the pairs the cache already holds from this boot and identity (a probe of
+// other GPUs); anything else in the file is replaced.
+model::ProbeResult with_earlier_pairs(const std::string& file,
+                                      const model::MachineIdentity& identity,
+                                      const model::ProbeResult& result) {
+    auto text = util::read_file(file);
+    auto earlier = text ? report::probe_cache_from_text(*text, nullptr) : std::nullopt;
+    if (!earlier || !report::judge_cache(earlier, identity).valid) {
+        return result;
+    }
+    return report::merge_probe_results(earlier->result, result);
+}
+
 }  // namespace
 
 std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag) {
@@ -98,8 +111,9 @@ void store_probe_result(const Invocation& inv,
     if (file.empty()) {
         return;
     }
-    const report::ProbeCacheEntry entry{.identity = identity_of(setup, discovery, host_facts(inv)),
-                                        .result = result,
+    const auto identity = identity_of(setup, discovery, host_facts(inv));
+    const report::ProbeCacheEntry entry{.identity = identity,
+                                        .result = with_earlier_pairs(file, identity, result),
                                         .written_at = now_utc()};
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The verdict cache on disk: $XDG_CACHE_HOME/peergate/probe-<host>.json (else
-// ~/.cache/peergate/, or --cache-dir), written atomically. The latest probe of a host wins.
+// ~/.cache/peergate/, or --cache-dir), written atomically. Each ordered pair's latest verdict
+// on this boot and identity wins (report::merge_probe_results).
 // The gate reads it through consult_probe_cache (see docs/probe.md).
 #pragma once
 

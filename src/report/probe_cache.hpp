@@ -37,4 +37,11 @@ struct CacheVerdict {
 CacheVerdict judge_cache(const std::optional<ProbeCacheEntry>& entry,
                          const model::MachineIdentity& now);
 
+// The probe just run, with the ordered pairs an earlier probe (on the same boot and identity:
+// the caller judges that) covered and this one did not, cells included: each pair's latest
+// verdict wins, so probing GPUs 2,3 keeps what a probe of 0,1 found. Any pair that lost
+// data fails the whole; a pair in error or skipped leaves it inconclusive.
+model::ProbeResult merge_probe_results(const model::ProbeResult& earlier,
+                                       model::ProbeResult latest);
+
 }  // namespace peergate::report

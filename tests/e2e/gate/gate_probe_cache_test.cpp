@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gate and the on-disk verdict cache: reported always, trusted only with
 // PEERGATE_TRUST_PROBE=1, and only for pairs that passed the concurrent mode on this boot.
+#include "report/probe_cache.hpp"
 #include "sources/host/host_name.hpp"
 #include "support/peergate_process.hpp"
 #include "util/atomic_file.hpp"
@@ -139,6 +140,34 @@ TEST_F(GateProbeCache, AProbeReplacesOnlyItsOwnMachinesResult) {
     const auto other = gate("bridged-a100-4x", false);
     EXPECT_EQ(stdout_json(other)["warnings"].dump().find("cached probe"), std::string::npos)
         << other.process.out;
+}
+
+// Probes of different GPUs on one boot add up: probing 2,3 keeps what probing 0,1 found.
+TEST_F(GateProbeCache, ProbesOfOtherGpusAddUp) {
+    const auto machine = fixture_machine("acs-redirect-4x.json");
+    for (const char* gpus : {"0,1", "2,3"}) {
+        const auto run = run_peergate({"--simulate",
+                                       machine,
+                                       "probe",
+                                       "-q",
+                                       "--gpus",
+                                       gpus,
+                                       "--mode",
+                                       "concurrent",
+                                       "--sizes-mib",
+                                       "1",
+                                       "--repeats",
+                                       "1"},
+                                      env(false));
+        ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    }
+    const auto text = util::read_file(cache_file(machine).string());
+    ASSERT_TRUE(text.has_value());
+    const auto entry = report::probe_cache_from_text(*text, nullptr);
+    ASSERT_TRUE(entry.has_value());
+    EXPECT_EQ(entry->result.gpus, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(report::judge_cache(entry, entry->identity).concurrent_pass_pairs,
+              (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {2, 3}, {3, 2}}));
 }
 
 }  // namespace

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Apache-2.0
+// Probes of different GPUs on one boot add up in the verdict cache: each ordered pair's
+// latest verdict wins (report/probe_cache.cpp, merge_probe_results).
+#include "report/probe_cache.hpp"
+
+#include <gtest/gtest.h>
+
+namespace peergate {
+namespace {
+
+using model::CellStatus;
+using model::PairVerdict;
+using model::ProbeMode;
+
+// A probe of GPUs a and b in concurrent mode: both directions `verdict`.
+model::ProbeResult probe_of(int a, int b, PairVerdict verdict) {
+    const CellStatus status = verdict == PairVerdict::ok ? CellStatus::ok : CellStatus::dropped;
+    model::ProbeResult r;
+    r.outcome = verdict == PairVerdict::ok ? model::ProbeOutcome::pass : model::ProbeOutcome::fail;
+    r.reason = "probed";
+    r.gpus = {a, b};
+    r.modes = {ProbeMode::concurrent};
+    for (const auto& [src, dst] : {std::pair(a, b), std::pair(b, a)}) {
+        r.cells.push_back(model::ProbeCell{.src = src,
+                                           .dst = dst,
+                                           .size_bytes = 1U << 20U,
+                                           .mode = ProbeMode::concurrent,
+                                           .status = status});
+        r.pairs.push_back(model::ProbePair{.src = src,
+                                           .dst = dst,
+                                           .verdict = verdict,
+                                           .modes = {{ProbeMode::concurrent, verdict}}});
+    }
+    return r;
+}
+
+model::MachineIdentity identity() {
+    return model::MachineIdentity{
+        .driver_version = "cuda 12080", .iommu = "translating", .boot_id = "boot-1"};
+}
+
+std::vector<std::pair<int, int>> passing(const model::ProbeResult& result) {
+    return report::judge_cache(report::ProbeCacheEntry{.identity = identity(), .result = result},
+                               identity())
+        .concurrent_pass_pairs;
+}
+
+TEST(ProbeCacheMerge, AProbeOfOtherGpusKeepsTheEarlierPairs) {
+    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
+                                                    probe_of(2, 3, PairVerdict::ok));
+    EXPECT_EQ(merged.gpus, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(merged.outcome, model::ProbeOutcome::pass);
+    EXPECT_EQ(merged.cells.size(), 4U);
+    EXPECT_EQ(passing(merged), (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {2, 3}, {3, 2}}));
+    EXPECT_NE(merged.reason.find("2 ordered pairs from an earlier probe"), std::string::npos)
+        << merged.reason;
+}
+
+TEST(ProbeCacheMerge, TheLatestVerdictOfAPairWins) {
+    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
+                                                    probe_of(0, 1, PairVerdict::data_lost));
+    EXPECT_EQ(merged.pairs.size(), 2U);  // replaced, not doubled
+    EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
+    EXPECT_TRUE(passing(merged).empty());
+    EXPECT_EQ(merged.reason, "probed");  // nothing kept from the earlier probe
+}
+
+TEST(ProbeCacheMerge, AnEarlierLossStillFailsTheWhole) {
+    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::data_lost),
+                                                    probe_of(2, 3, PairVerdict::ok));
+    EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
+    EXPECT_EQ(passing(merged), (std::vector<std::pair<int, int>>{{2, 3}, {3, 2}}));
+}
+
+TEST(ProbeCacheMerge, AKeptPairInErrorLeavesItInconclusive) {
+    auto earlier = probe_of(0, 1, PairVerdict::ok);
+    earlier.pairs[1].verdict = PairVerdict::error;
+    const auto merged = report::merge_probe_results(earlier, probe_of(2, 3, PairVerdict::ok));
+    EXPECT_EQ(merged.outcome, model::ProbeOutcome::inconclusive);
+}
+
+}  // namespace
+}  // namespace peergate
