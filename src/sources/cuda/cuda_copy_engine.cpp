@@ -194,7 +194,8 @@ util::Expected<void*> CudaCopyEngine::staging(std::size_t bytes) {
     return staging_->data();
 }
 
-util::Expected<void> CudaCopyEngine::enqueue_one(const engine::CopyJob& job, CUstream stream) {
+util::Expected<std::pair<const CudaCopyEngine::Buffer*, const CudaCopyEngine::Buffer*>>
+CudaCopyEngine::copy_ends(const engine::CopyJob& job) const {
     const Buffer* src = nullptr;
     const Buffer* dst = nullptr;
     if (job.kind != engine::CopyKind::host_to_device) {
@@ -211,49 +212,42 @@ util::Expected<void> CudaCopyEngine::enqueue_one(const engine::CopyJob& job, CUs
         }
         dst = *b;
     }
+    return std::pair(src, dst);
+}
+
+// A peer copy goes straight across; the others pass through the pinned staging buffer: down
+// to it (staged, device to host), then up from it (staged, host to device).
+util::Expected<void> CudaCopyEngine::enqueue_one(const engine::CopyJob& job, CUstream stream) {
+    auto ends = copy_ends(job);
+    if (!ends) {
+        return util::unexpected(ends.error());
+    }
+    const auto [src, dst] = *ends;
     const std::size_t bytes = (src != nullptr ? src : dst)->memory.size();
     const auto& a = api();
-    switch (job.kind) {
-        case engine::CopyKind::peer: {
-            const auto& s = devices_[static_cast<std::size_t>(src->device)].context;
-            const auto& d = devices_[static_cast<std::size_t>(dst->device)].context;
-            return check(a,
-                         a.cuMemcpyPeerAsync(
-                             dst->memory.get(), d.get(), src->memory.get(), s.get(), bytes, stream),
-                         "cuMemcpyPeerAsync");
-        }
-        case engine::CopyKind::staged: {
-            auto host = staging(bytes);
-            if (!host) {
-                return util::unexpected(host.error());
-            }
-            PEERGATE_TRY(check(a,
-                               a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
-                               "cuMemcpyDtoHAsync_v2"));
-            return check(a,
-                         a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
-                         "cuMemcpyHtoDAsync_v2");
-        }
-        case engine::CopyKind::host_to_device: {
-            auto host = staging(bytes);
-            if (!host) {
-                return util::unexpected(host.error());
-            }
-            return check(a,
-                         a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
-                         "cuMemcpyHtoDAsync_v2");
-        }
-        case engine::CopyKind::device_to_host: {
-            auto host = staging(bytes);
-            if (!host) {
-                return util::unexpected(host.error());
-            }
-            return check(a,
-                         a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
-                         "cuMemcpyDtoHAsync_v2");
-        }
+    if (job.kind == engine::CopyKind::peer) {
+        const auto& s = devices_[static_cast<std::size_t>(src->device)].context;
+        const auto& d = devices_[static_cast<std::size_t>(dst->device)].context;
+        return check(a,
+                     a.cuMemcpyPeerAsync(
+                         dst->memory.get(), d.get(), src->memory.get(), s.get(), bytes, stream),
+                     "cuMemcpyPeerAsync");
     }
-    return invalid("unknown copy kind");
+    auto host = staging(bytes);
+    if (!host) {
+        return util::unexpected(host.error());
+    }
+    if (src != nullptr) {
+        PEERGATE_TRY(check(a,
+                           a.cuMemcpyDtoHAsync_v2(*host, src->memory.get(), bytes, stream),
+                           "cuMemcpyDtoHAsync_v2"));
+    }
+    if (dst != nullptr) {
+        return check(a,
+                     a.cuMemcpyHtoDAsync_v2(dst->memory.get(), *host, bytes, stream),
+                     "cuMemcpyHtoDAsync_v2");
+    }
+    return {};
 }
 
 util::Expected<void> CudaCopyEngine::enqueue_copy(const engine::CopyJob& job) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace peergate::sources::cuda {
@@ -95,6 +96,10 @@ private:
     util::Expected<StreamState*> stream_state(engine::StreamId id);
     util::Expected<void> current(int device);
     util::Expected<void*> staging(std::size_t bytes);
+    // The job's device buffers, source then destination; the host end of a copy to or from
+    // the host is nullptr (the staging buffer).
+    util::Expected<std::pair<const Buffer*, const Buffer*>> copy_ends(
+        const engine::CopyJob& job) const;
     util::Expected<void> enqueue_one(const engine::CopyJob& job, CUstream stream);
     util::Expected<void> wait(CUstream stream, std::chrono::milliseconds timeout);
     util::Expected<void> launch(CUfunction fn,
