@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <mutex>
+#include <optional>
 
 namespace peergate::cli {
 
@@ -38,6 +39,41 @@ int cannot_run(const Invocation& inv, std::vector<int> gpus, std::string reason)
     return render(inv, result, kExitError);
 }
 
+// Runs the plan on the CUDA driver behind the watchdog: an engine that hangs is abandoned and
+// the bench cannot run, it does not hang the command. nullopt with `why` when it did not finish.
+std::optional<engine::BenchResult> bench_watched(const CudaSetup& setup,
+                                                 const engine::BenchPlan& plan,
+                                                 std::string& why) {
+    struct Shared {
+        std::mutex mutex;
+        engine::BenchResult result;
+    };
+
+    auto shared = std::make_shared<Shared>();
+    const sources::cuda::CudaEngineOptions options{.ordinals = ordinals_of(setup.selected),
+                                                   .verify = model::VerifySite::host};
+    auto driver = setup.driver;
+    auto open = [driver, options]() -> util::Expected<std::unique_ptr<engine::CopyEngine>> {
+        auto engine = sources::cuda::CudaCopyEngine::open(driver, options);
+        if (!engine) {
+            return util::unexpected(engine.error());
+        }
+        return std::unique_ptr<engine::CopyEngine>(std::move(*engine));
+    };
+    auto work = [shared, plan](engine::CopyEngine& e) {
+        auto result = engine::run_bench(e, plan);
+        std::lock_guard lock(shared->mutex);
+        shared->result = std::move(result);
+    };
+    const auto outcome = sources::cuda::run_watched(open, work, plan.timeout);
+    if (!outcome.finished || !outcome.opened) {
+        why = outcome.finished ? outcome.open_error : outcome.abandoned;
+        return std::nullopt;
+    }
+    std::lock_guard lock(shared->mutex);
+    return shared->result;
+}
+
 int run_bench(const Invocation& inv, const BenchOptions& o) {
     auto selection = parse_gpu_list(o.gpus);
     const engine::BenchRequest request{
@@ -60,36 +96,12 @@ int run_bench(const Invocation& inv, const BenchOptions& o) {
     if (plan->gpus.empty()) {
         return cannot_run(inv, {}, "cannot run: no GPU selected");
     }
-
-    struct Shared {
-        std::mutex mutex;
-        engine::BenchResult result;
-    };
-
-    auto shared = std::make_shared<Shared>();
-    const sources::cuda::CudaEngineOptions options{.ordinals = ordinals_of(setup->selected),
-                                                   .verify = model::VerifySite::host};
-    auto driver = setup->driver;
-    auto open = [driver, options]() -> util::Expected<std::unique_ptr<engine::CopyEngine>> {
-        auto engine = sources::cuda::CudaCopyEngine::open(driver, options);
-        if (!engine) {
-            return util::unexpected(engine.error());
-        }
-        return std::unique_ptr<engine::CopyEngine>(std::move(*engine));
-    };
-    const engine::BenchPlan bench_plan = *plan;
-    auto work = [shared, bench_plan](engine::CopyEngine& e) {
-        auto result = engine::run_bench(e, bench_plan);
-        std::lock_guard lock(shared->mutex);
-        shared->result = std::move(result);
-    };
-    const auto outcome = sources::cuda::run_watched(open, work, plan->timeout);
-    if (!outcome.finished || !outcome.opened) {
-        return cannot_run(
-            inv, plan->gpus, outcome.finished ? outcome.open_error : outcome.abandoned);
+    std::string why;
+    const auto result = bench_watched(*setup, *plan, why);
+    if (!result) {
+        return cannot_run(inv, plan->gpus, why);
     }
-    std::lock_guard lock(shared->mutex);
-    return render(inv, shared->result, engine::bench_exit_status(shared->result));
+    return render(inv, *result, engine::bench_exit_status(*result));
 }
 
 }  // namespace
