@@ -100,6 +100,46 @@ struct Rows {
     std::vector<int> indices;
 };
 
+// Row r's labels and affinity into `topology`, at the GPU's position; the row must name a
+// header column, appear once and carry a label for every column.
+util::Expected<void> fill_row(const Header& header,
+                              const Rows& rows,
+                              std::size_t r,
+                              model::Topology& topology,
+                              std::vector<bool>& filled) {
+    const std::size_t n = header.gpus.size();
+    const auto p = topology.position_of(rows.indices[r]);
+    if (!p) {
+        return unreadable(fmt::format("row GPU{} has no column in the header", rows.indices[r]));
+    }
+    if (filled[*p]) {
+        return unreadable(fmt::format("row GPU{} appears twice", rows.indices[r]));
+    }
+    const auto& cells = rows.tokens[r];
+    if (cells.size() < n) {
+        return unreadable(fmt::format("row GPU{} has {} labels for {} GPU columns (truncated)",
+                                      rows.indices[r],
+                                      cells.size(),
+                                      n));
+    }
+    for (std::size_t q = 0; q < n; ++q) {
+        const auto label = model::LinkLabel::parse(cells[q]);
+        if (!label) {
+            return unreadable(fmt::format("vocabulary: GPU{} to GPU{} is '{}', not a legend token",
+                                          rows.indices[r],
+                                          header.gpus[q],
+                                          cells[q]));
+        }
+        topology.matrix[*p][q] = *label;
+    }
+    const std::size_t labels = n + header.extra_columns;
+    const std::vector<std::string_view> tail(
+        cells.begin() + static_cast<long>(std::min(labels, cells.size())), cells.end());
+    read_affinity(header, tail, topology.gpus[*p]);
+    filled[*p] = true;
+    return {};
+}
+
 util::Expected<model::Topology> build(const Header& header, const Rows& rows) {
     const std::size_t n = header.gpus.size();
     model::Topology topology;
@@ -110,37 +150,7 @@ util::Expected<model::Topology> build(const Header& header, const Rows& rows) {
     topology.matrix.assign(n, std::vector<model::LinkLabel>(n));
     std::vector<bool> filled(n, false);
     for (std::size_t r = 0; r < rows.indices.size(); ++r) {
-        const auto p = topology.position_of(rows.indices[r]);
-        if (!p) {
-            return unreadable(
-                fmt::format("row GPU{} has no column in the header", rows.indices[r]));
-        }
-        if (filled[*p]) {
-            return unreadable(fmt::format("row GPU{} appears twice", rows.indices[r]));
-        }
-        const auto& cells = rows.tokens[r];
-        if (cells.size() < n) {
-            return unreadable(fmt::format("row GPU{} has {} labels for {} GPU columns (truncated)",
-                                          rows.indices[r],
-                                          cells.size(),
-                                          n));
-        }
-        for (std::size_t q = 0; q < n; ++q) {
-            const auto label = model::LinkLabel::parse(cells[q]);
-            if (!label) {
-                return unreadable(
-                    fmt::format("vocabulary: GPU{} to GPU{} is '{}', not a legend token",
-                                rows.indices[r],
-                                header.gpus[q],
-                                cells[q]));
-            }
-            topology.matrix[*p][q] = *label;
-        }
-        const std::size_t labels = n + header.extra_columns;
-        const std::vector<std::string_view> tail(
-            cells.begin() + static_cast<long>(std::min(labels, cells.size())), cells.end());
-        read_affinity(header, tail, topology.gpus[*p]);
-        filled[*p] = true;
+        PEERGATE_TRY(fill_row(header, rows, r, topology, filled));
     }
     for (std::size_t p = 0; p < n; ++p) {
         if (!filled[p]) {
