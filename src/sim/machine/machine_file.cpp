@@ -19,9 +19,6 @@ namespace peergate::sim {
 namespace {
 
 using Json = nlohmann::json;
-using OJson = nlohmann::ordered_json;
-
-constexpr const char* kSchema = "peergate.machine/v1";
 
 using machine_json::get_or;
 using machine_json::invalid;
@@ -49,10 +46,6 @@ util::Expected<MachineNvlink> parse_nvlink(const Json& j, const std::string& whe
 std::uint16_t parse_device_id(const std::string& text) {
     const std::string_view digits = std::string_view(text).substr(text.starts_with("0x") ? 2 : 0);
     return util::parse_hex<std::uint16_t>(digits).value_or(0);
-}
-
-std::string device_id_text(std::uint16_t id) {
-    return fmt::format("0x{:04x}", id);
 }
 
 util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
@@ -219,8 +212,8 @@ util::Expected<void> parse_nvswitches(const Json& j, MachineFile& m) {
 }
 
 util::Expected<MachineFile> parse_document(const Json& doc) {
-    if (!doc.is_object() || doc.value("schema", "") != kSchema) {
-        return invalid(std::string("\"schema\" must be \"") + kSchema + "\"");
+    if (!doc.is_object() || doc.value("schema", "") != kMachineSchema) {
+        return invalid(std::string("\"schema\" must be \"") + kMachineSchema + "\"");
     }
     PEERGATE_TRY(check_field_types(doc));
     MachineFile m;
@@ -260,48 +253,6 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
     return m;
 }
 
-OJson gpu_to_json(const MachineGpu& gpu) {
-    OJson j{{"index", gpu.index},
-            {"name", gpu.name},
-            {"pci_bus_id", gpu.pci.to_nvml()},
-            {"uuid", gpu.uuid},
-            {"numa_node", gpu.numa_node ? OJson(*gpu.numa_node) : OJson(nullptr)},
-            {"cpu_affinity", gpu.cpu_affinity},
-            {"nvlink_slots", gpu.nvlink_slots},
-            {"memory_bytes", gpu.memory_bytes},
-            {"pci_device_id", device_id_text(gpu.pci_device_id)},
-            {"cc_major", gpu.cc_major},
-            {"cc_minor", gpu.cc_minor}};
-    if (!gpu.nvlinks.empty()) {
-        OJson links = OJson::array();
-        for (const auto& link : gpu.nvlinks) {
-            OJson l{
-                {"link", link.link}, {"active", link.active}, {"remote_type", link.remote_type}};
-            if (link.remote_pci) {
-                l["remote_pci"] = link.remote_pci->to_nvml();
-            }
-            links.push_back(l);
-        }
-        j["nvlinks"] = links;
-    }
-    if (!gpu.upstream_ports.empty()) {
-        j["upstream_ports"] = upstream_ports_to_json(gpu.upstream_ports);
-    }
-    return j;
-}
-
-OJson fault_to_json(const MachineFault& f) {
-    return OJson{{"layer", f.layer},
-                 {"call", f.call},
-                 {"effect", f.effect},
-                 {"code", f.code},
-                 {"src", f.src},
-                 {"dst", f.dst},
-                 {"min_bytes", f.min_bytes},
-                 {"min_inflight", f.min_inflight},
-                 {"fraction", f.fraction}};
-}
-
 }  // namespace
 
 util::Expected<MachineFile> parse_machine(std::string_view json_text) {
@@ -323,59 +274,6 @@ util::Expected<MachineFile> load_machine(const std::string& path) {
         return util::unexpected(machine.error().code, path + ": " + machine.error().message);
     }
     return machine;
-}
-
-std::string to_json_text(const MachineFile& m) {
-    OJson doc{{"schema", kSchema},
-              {"name", m.name},
-              {"description", m.description},
-              {"driver_version", m.driver_version},
-              {"cuda_driver_version", m.cuda_driver_version},
-              {"nvswitch", m.nvswitch}};
-    OJson switches = OJson::array();
-    for (const auto& pci : m.nvswitch_pci) {
-        switches.push_back(pci.to_nvml());
-    }
-    doc["nvswitch_pci"] = switches;
-    OJson gpus = OJson::array();
-    for (const auto& gpu : m.gpus) {
-        gpus.push_back(gpu_to_json(gpu));
-    }
-    doc["gpus"] = gpus;
-    OJson matrix = OJson::array();
-    for (const auto& row : m.matrix) {
-        OJson cells = OJson::array();
-        for (const auto& label : row) {
-            cells.push_back(label.to_token());
-        }
-        matrix.push_back(cells);
-    }
-    doc["matrix"] = matrix;
-    doc["nvml_p2p"] = OJson{{"nvlink", m.nvml_p2p_nvlink},
-                            {"read", m.nvml_p2p_read},
-                            {"write", m.nvml_p2p_write},
-                            {"atomics", m.nvml_p2p_atomics},
-                            {"prop", m.nvml_p2p_prop}};
-    doc["cuda_can_access_peer"] = m.cuda_can_access_peer;
-    doc["host"] = OJson{{"iommu", m.host.iommu},
-                        {"iommu_group_type", m.host.iommu_group_type},
-                        {"hypervisor", m.host.hypervisor},
-                        {"kernel_cmdline", m.host.kernel_cmdline},
-                        {"boot_id", m.host.boot_id},
-                        {"kernel_log", m.host.kernel_log},
-                        {"cpus", m.host.cpus}};
-    doc["bandwidth"] = OJson{{"nvlink_gbps_per_link", m.bandwidth.nvlink_gbps_per_link},
-                             {"pcie_gbps", m.bandwidth.pcie_gbps},
-                             {"host_gbps", m.bandwidth.host_gbps},
-                             {"device_gbps", m.bandwidth.device_gbps},
-                             {"p2p_gbps", m.bandwidth.p2p_gbps}};
-    OJson faults = OJson::array();
-    for (const auto& f : m.faults) {
-        faults.push_back(fault_to_json(f));
-    }
-    doc["faults"] = faults;
-    doc["recorded"] = OJson{{"topo_m", m.recorded_topo_m}, {"query_gpu", m.recorded_query_gpu}};
-    return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::vector<MachineFault> faults_for(const MachineFile& machine,

@@ -15,6 +15,9 @@
 
 namespace peergate::sim {
 
+// The schema a machine file names first; the reader refuses any other.
+inline constexpr const char* kMachineSchema = "peergate.machine/v1";
+
 // One NVLink of a GPU; when a GPU lists none, links are derived from the matrix.
 struct MachineNvlink {
     int link = 0;
