@@ -49,6 +49,45 @@ bool went_slow(const NcclPair& pair) {
     return lines_of(pair, NcclTransport::shm) + lines_of(pair, NcclTransport::net) > 0;
 }
 
+Finding nvlink_unused_finding(const NcclPair& pair, const std::map<int, NcclRankPlace>& places) {
+    return Finding{
+        .code = kNcclNvlinkUnused,
+        .severity = Severity::error,
+        .gpus = smi_indices(places, {pair.src_rank, *pair.dst_rank}),
+        .message = fmt::format("rank {} -> rank {} on {} went through {} although the GPUs are "
+                               "NVLink-connected ({}): NVLink unused",
+                               pair.src_rank,
+                               *pair.dst_rank,
+                               pair.hosts.empty() ? std::string("one host") : *pair.hosts.begin(),
+                               describe_slow_lines(pair),
+                               pair.link_evidence),
+        .remedy =
+            "unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL, give the ranks one IPC namespace "
+            "(docker --ipc=host), check CUDA peer access with `peergate doctor`"};
+}
+
+// Same-host pairs that went slow where the log cannot say whether NVLink was there.
+Finding transport_unverified_finding(std::size_t unverified, bool have_topology) {
+    const char* plural = unverified == 1 ? "" : "s";
+    return Finding{
+        .code = kNcclTransportUnverified,
+        .severity = Severity::info,
+        .message = have_topology
+                       ? fmt::format("{} same-host rank pair{} used SHM or NET, but the log does "
+                                     "not say which GPU each rank used (no nvmlDev or busId), so "
+                                     "--topology cannot be applied",
+                                     unverified,
+                                     plural)
+                       : fmt::format("{} same-host rank pair{} used SHM or NET, and neither the "
+                                     "log's topology dump nor --topology says whether NVLink was "
+                                     "there",
+                                     unverified,
+                                     plural),
+        .remedy =
+            "pass --topology FILE (nvidia-smi topo -m text or peergate topo --json), or log "
+            "with NCCL_DEBUG_SUBSYS=INIT,GRAPH so NCCL prints its topology"};
+}
+
 void nvlink_unused(const NcclAnalysis& analysis,
                    const std::map<int, NcclRankPlace>& places,
                    bool have_topology,
@@ -60,45 +99,12 @@ void nvlink_unused(const NcclAnalysis& analysis,
         }
         if (!pair.nvlinked) {
             ++unverified;
-            continue;
+        } else if (*pair.nvlinked) {
+            out.push_back(nvlink_unused_finding(pair, places));
         }
-        if (!*pair.nvlinked) {
-            continue;
-        }
-        out.push_back(Finding{
-            .code = kNcclNvlinkUnused,
-            .severity = Severity::error,
-            .gpus = smi_indices(places, {pair.src_rank, *pair.dst_rank}),
-            .message =
-                fmt::format("rank {} -> rank {} on {} went through {} although the GPUs are "
-                            "NVLink-connected ({}): NVLink unused",
-                            pair.src_rank,
-                            *pair.dst_rank,
-                            pair.hosts.empty() ? std::string("one host") : *pair.hosts.begin(),
-                            describe_slow_lines(pair),
-                            pair.link_evidence),
-            .remedy = "unset NCCL_P2P_DISABLE / NCCL_P2P_LEVEL, give the ranks one IPC namespace "
-                      "(docker --ipc=host), check CUDA peer access with `peergate doctor`"});
     }
     if (unverified > 0) {
-        out.push_back(Finding{
-            .code = kNcclTransportUnverified,
-            .severity = Severity::info,
-            .message = have_topology
-                           ? fmt::format("{} same-host rank pair{} used SHM or NET, but the log "
-                                         "does not say which "
-                                         "GPU each rank used (no nvmlDev or busId), so --topology "
-                                         "cannot be applied",
-                                         unverified,
-                                         unverified == 1 ? "" : "s")
-                           : fmt::format("{} same-host rank pair{} used SHM or NET, and neither "
-                                         "the log's topology "
-                                         "dump nor --topology says whether NVLink was there",
-                                         unverified,
-                                         unverified == 1 ? "" : "s"),
-            .remedy = "pass --topology FILE (nvidia-smi topo -m text or peergate topo --json), or "
-                      "log with "
-                      "NCCL_DEBUG_SUBSYS=INIT,GRAPH so NCCL prints its topology"});
+        out.push_back(transport_unverified_finding(unverified, have_topology));
     }
 }
 
