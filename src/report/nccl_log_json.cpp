@@ -127,6 +127,15 @@ Json extras_to_json(const model::NcclLog& log) {
     return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
 }
 
+template <typename Items, typename ToJson>
+Json each_to_json(const Items& items, ToJson to_json) {
+    Json out = Json::array();
+    for (const auto& item : items) {
+        out.push_back(to_json(item));
+    }
+    return out;
+}
+
 }  // namespace
 
 namespace detail {
@@ -140,36 +149,17 @@ Json nccl_log_document(const NcclLogReport& report, const std::string& placehold
     doc["inputs"] = report.inputs;
     doc["topology_file"] = text_or_null(report.topology_file);
     doc["nccl_version"] = text_or_null(log.nccl_version);
-    if (placeholder.empty()) {
-        Json connections = Json::array();
-        for (const auto& connection : log.connections) {
-            connections.push_back(connection_to_json(connection));
-        }
-        doc["connections"] = std::move(connections);
-    } else {
-        doc["connections"] = placeholder;
-    }
+    doc["connections"] =
+        placeholder.empty() ? each_to_json(log.connections, connection_to_json) : Json(placeholder);
     doc["transport_counts"] = counts_to_json(analysis.transport_counts);
-    Json ranks = Json::array();
-    for (const auto& rank : log.ranks) {
-        ranks.push_back(rank_to_json(rank));
-    }
-    doc["ranks"] = std::move(ranks);
+    doc["ranks"] = each_to_json(log.ranks, rank_to_json);
     Json settings = Json::object();
     for (const auto& [name, value] : log.settings) {
         settings[name] = value;
     }
     doc["settings"] = std::move(settings);
-    Json findings = Json::array();
-    for (const auto& finding : analysis.findings) {
-        findings.push_back(finding_to_json(finding));
-    }
-    doc["findings"] = std::move(findings);
-    Json pairs = Json::array();
-    for (const auto& pair : analysis.pairs) {
-        pairs.push_back(pair_to_json(pair));
-    }
-    doc["pairs"] = std::move(pairs);
+    doc["findings"] = each_to_json(analysis.findings, finding_to_json);
+    doc["pairs"] = each_to_json(analysis.pairs, pair_to_json);
     const Json extras = extras_to_json(log);
     for (const auto& [key, value] : extras.items()) {
         doc[key] = value;
