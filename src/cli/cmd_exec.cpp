@@ -4,7 +4,9 @@
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
+#include "policy/cpu_binding.hpp"
 #include "report/gate_render.hpp"
+#include "sources/host/sched_affinity.hpp"
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
@@ -26,6 +28,7 @@ struct ExecOptions {
     std::string gpus;
     CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
     std::string profile = "llama.cpp";
+    bool bind_cpus = false;
     std::vector<std::string> command;
 };
 
@@ -57,19 +60,48 @@ int replace_process(const Invocation& inv,
     return kExitError;
 }
 
+// --bind-cpus: this process, and so the command it becomes, runs on the CPUs near the GPUs
+// gated. A hint, not a safety rule: where it cannot be done the command still starts, and
+// the log line says why.
+void bind_near_gpus(const Invocation& inv,
+                    const policy::GateInput& gathered,
+                    const std::vector<int>& selection) {
+    // The topology's GPUs carry their CPU affinity; the bare listing (no topology) does not.
+    const auto& gpus = gathered.topology ? gathered.topology->gpus : gathered.gpus;
+    auto allowed = sources::host::allowed_cpus();
+    auto binding = allowed ? policy::cpu_binding(gpus, selection, *allowed)
+                           : policy::CpuBinding{.why = allowed.error().message};
+    if (!binding.cpus.empty()) {
+        if (auto bound = sources::host::bind_to_cpus(binding.cpus); !bound) {
+            binding.why = bound.error().message;
+            binding.cpus.clear();
+        }
+    }
+    if (!inv.output.quiet) {
+        fmt::print(inv.output.err,
+                   "peergate: {}{}\n",
+                   binding.cpus.empty() ? "CPUs not bound: " : "bound to ",
+                   binding.why);
+    }
+}
+
 int run_exec(const Invocation& inv, const ExecOptions& options) {
     if (options.command.empty()) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
+    policy::GateInput gathered;
     const auto decided =
-        decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
+        decide_for_command(inv, options.gpus_option, options.gpus, options.profile, &gathered);
     if (!decided) {
         return kExitError;
     }
     const auto& decision = *decided;
     if (!inv.output.quiet) {
         fmt::print(inv.output.err, "peergate: {}\n", report::gate_to_log_line(decision));
+    }
+    if (options.bind_cpus) {
+        bind_near_gpus(inv, gathered, decision.selection);
     }
     return replace_process(inv, options.command, child_environment(inv, decision));
 }
@@ -86,6 +118,10 @@ Command add_exec_command(CLI::App& app) {
         "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
         "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
     sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, all");
+    sub->add_flag("--bind-cpus",
+                  options->bind_cpus,
+                  "run CMD on the CPUs near the gated GPUs (their CPU affinity, as this process "
+                  "is allowed); where that cannot be done CMD still starts, and the log says why");
     sub->add_option(
         "command", options->command, "-- CMD ARGS...: the program to run and its arguments");
     sub->footer(

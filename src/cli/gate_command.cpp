@@ -9,7 +9,8 @@ namespace peergate::cli {
 std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
                                                        const CLI::Option* gpus_option,
                                                        const std::string& gpus,
-                                                       const std::string& profile) {
+                                                       const std::string& profile,
+                                                       policy::GateInput* gathered) {
     // The Option tells "--gpus ''" (an error) from no --gpus at all (the inherited mask).
     auto request = parse_gate_request(
         gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt, profile);
@@ -18,7 +19,16 @@ std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
         return std::nullopt;
     }
     request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
-    return decide_for_host(inv.seams, inv.env, *request);
+    if (gathered == nullptr) {
+        return decide_for_host(inv.seams, inv.env, *request);
+    }
+    return decide_safely(
+        [&] {
+            *gathered = gather_gate_input(inv.seams, inv.env, *request);
+            return *gathered;
+        },
+        inv.env,
+        *request);
 }
 
 }  // namespace peergate::cli

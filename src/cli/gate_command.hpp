@@ -14,10 +14,12 @@
 namespace peergate::cli {
 
 // The decision for `--gpus` (when `gpus_option` was given) and `--for profile`; nullopt
-// after printing the usage error.
+// after printing the usage error. `gathered`, when given, receives what the decision read
+// (the GPUs and their CPU affinity, for exec --bind-cpus).
 std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
                                                        const CLI::Option* gpus_option,
                                                        const std::string& gpus,
-                                                       const std::string& profile);
+                                                       const std::string& profile,
+                                                       policy::GateInput* gathered = nullptr);
 
 }  // namespace peergate::cli

@@ -2,8 +2,12 @@
 // gate and exec against stand-in nvidia-smi scripts and host-root fixtures: argv, exit
 // status, the IOMMU wording, usage errors, and a decision that fails without blocking.
 #include "gate_e2e_support.hpp"
+#include "sources/host/sched_affinity.hpp"
+#include "util/cpu_list.hpp"
 
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 namespace peergate::e2e {
 namespace {
@@ -143,6 +147,45 @@ TEST(ExecE2e, TextFormatSaysWhatAndWhy) {
         with_seams("smi_bridged_a100_4x.sh", "vm-dma", {"--json", "gate", "--gpus", "0,1"}));
     EXPECT_EQ(json.exit_code, 0);
     EXPECT_EQ(nlohmann::ordered_json::parse(json.out)["set"]["GGML_CUDA_P2P"], "1");
+}
+
+// The CPUs of `allowed` that lie in [lo, hi] or [lo2, hi2], as the kernel's list syntax.
+std::string allowed_within(const std::vector<int>& allowed, int lo, int hi, int lo2, int hi2) {
+    std::vector<int> kept;
+    for (int cpu : allowed) {
+        if ((cpu >= lo && cpu <= hi) || (cpu >= lo2 && cpu <= hi2)) {
+            kept.push_back(cpu);
+        }
+    }
+    return util::format_cpu_list(kept);
+}
+
+// --bind-cpus: the command runs on the CPUs near its GPUs that this process may use (the
+// simulated HGX puts GPUs 0-3 near CPUs 0-47,96-143 and 4-7 near 48-95,144-191).
+TEST(ExecE2e, BindCpusRunsTheCommandNearItsGpus) {
+    const auto allowed = sources::host::allowed_cpus();
+    ASSERT_TRUE(allowed.has_value());
+    for (const auto& [gpus, lo, hi, lo2, hi2] :
+         {std::tuple("0,1", 0, 47, 96, 143), std::tuple("4,5", 48, 95, 144, 191)}) {
+        const auto r = peergate({"--simulate",
+                                 "hgx-b200-8x",
+                                 "exec",
+                                 "--gpus",
+                                 gpus,
+                                 "--bind-cpus",
+                                 "--",
+                                 "grep",
+                                 "Cpus_allowed_list",
+                                 "/proc/self/status"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const std::string near = allowed_within(*allowed, lo, hi, lo2, hi2);
+        const std::string expected = near.empty() ? util::format_cpu_list(*allowed) : near;
+        EXPECT_EQ(r.out, "Cpus_allowed_list:\t" + expected + "\n") << r.err;
+        EXPECT_NE(r.err.find(near.empty() ? "peergate: CPUs not bound: none of the CPUs near"
+                                          : "peergate: bound to CPUs " + near),
+                  std::string::npos)
+            << r.err;
+    }
 }
 
 }  // namespace

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// exec --bind-cpus: the CPUs near the gated GPUs that this process may use
+// (policy/cpu_binding.cpp).
+#include "policy/cpu_binding.hpp"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace peergate::policy {
+namespace {
+
+// Two sockets as on an HGX B200: GPUs 0-3 near CPUs 0-47,96-143, GPUs 4-7 near the rest.
+std::vector<model::Gpu> hgx() {
+    std::vector<model::Gpu> gpus;
+    for (int g = 0; g < 8; ++g) {
+        gpus.push_back(model::Gpu{.index = g,
+                                  .numa_node = g / 4,
+                                  .cpu_affinity = g < 4 ? "0-47,96-143" : "48-95,144-191"});
+    }
+    return gpus;
+}
+
+std::vector<int> cpus(int first, int last) {
+    std::vector<int> out(static_cast<std::size_t>(last - first + 1));
+    std::iota(out.begin(), out.end(), first);
+    return out;
+}
+
+TEST(CpuBinding, TheGpusSocketWhenAllOfItIsAllowed) {
+    const auto binding = cpu_binding(hgx(), {0, 1}, cpus(0, 191));
+    ASSERT_EQ(binding.cpus.size(), 96U);
+    EXPECT_EQ(binding.cpus.front(), 0);
+    EXPECT_EQ(binding.cpus.back(), 143);
+    EXPECT_EQ(binding.why, "CPUs 0-47,96-143, near GPUs 0,1");
+}
+
+TEST(CpuBinding, OnlyTheCpusThisProcessMayUse) {
+    // A Slurm allocation of CPUs 40-59: the near ones it holds are 40-47.
+    const auto binding = cpu_binding(hgx(), {2}, cpus(40, 59));
+    EXPECT_EQ(binding.cpus, cpus(40, 47));
+    EXPECT_NE(binding.why.find("of 0-47,96-143; the others are not allowed"), std::string::npos)
+        << binding.why;
+}
+
+TEST(CpuBinding, GpusOnBothSocketsGetBoth) {
+    const auto binding = cpu_binding(hgx(), {3, 4}, cpus(0, 191));
+    EXPECT_EQ(binding.cpus.size(), 192U);
+}
+
+TEST(CpuBinding, NoneAllowedIsNoBindingAndSaysWhy) {
+    const auto binding = cpu_binding(hgx(), {4, 5}, cpus(0, 1));
+    EXPECT_TRUE(binding.cpus.empty());
+    EXPECT_EQ(binding.why,
+              "none of the CPUs near GPUs 4,5 (48-95,144-191) is allowed to this process "
+              "(allowed: 0-1)");
+}
+
+TEST(CpuBinding, AnUnknownAffinityIsNoBinding) {
+    auto gpus = hgx();
+    gpus[1].cpu_affinity.clear();  // nvidia-smi printed N/A
+    const auto binding = cpu_binding(gpus, {0, 1}, cpus(0, 191));
+    EXPECT_TRUE(binding.cpus.empty());
+    EXPECT_EQ(binding.why, "GPU 1's CPU affinity is unknown");
+    EXPECT_TRUE(cpu_binding(hgx(), {9}, cpus(0, 191)).cpus.empty());  // not a GPU of the host
+    EXPECT_TRUE(cpu_binding(hgx(), {}, cpus(0, 191)).cpus.empty());
+}
+
+}  // namespace
+}  // namespace peergate::policy
