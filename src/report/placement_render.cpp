@@ -102,13 +102,17 @@ GroupLaunch launch_for(const model::Topology& topology,
     GroupLaunch launch;
     const std::string list = join_ints(group.gpus, ",");
     launch.env = "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=" + list;
-    launch.exec = fmt::format("peergate exec --gpus {} --for {} -- ...", list, profile);
     std::vector<std::string> affinities;
     for (int id : group.gpus) {
         const auto position = topology.position_of(id);
         affinities.push_back(position ? topology.gpus[*position].cpu_affinity : std::string());
     }
     launch.cpu_affinity = merge_cpu_lists(affinities).value_or("");
+    // exec binds the CPUs itself where the GPUs' affinity is known, as the cpu line would.
+    launch.exec = fmt::format("peergate exec --gpus {} --for {}{} -- ...",
+                              list,
+                              profile,
+                              launch.cpu_affinity.empty() ? "" : " --bind-cpus");
     if (group.numa_nodes.size() == 1 && !group.numa_unknown) {
         launch.cpu =
             fmt::format("numactl --cpunodebind={0} --membind={0}", group.numa_nodes.front());
