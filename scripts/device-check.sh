@@ -65,6 +65,8 @@ step doctor-bandwidth "$pg" --json doctor --bandwidth "$work/bench-json.out"
 step bench-256 "$pg" bench --size-mib 256
 step place "$pg" place --size 1
 step exec "$pg" exec --for nccl -- sh -c 'env | grep -E "^(CUDA|NCCL|GGML)" | sort'
+step exec-bind "$pg" exec --bind-cpus -- grep Cpus_allowed_list /proc/self/status
+step doctor-nvlinks sh -c "'$pg' --json doctor | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"layers\"][\"peer_access\"][\"nvlinks\"])'"
 step gather "$pg" gather --output "$work/h200-machine.json"
 step replay-doctor "$pg" --simulate "$work/h200-machine.json" doctor
 step replay-topo "$pg" --simulate "$work/h200-machine.json" --json topo
@@ -88,7 +90,7 @@ step selftest env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=
   "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
 
 # Summary: the lines a reader wants first.
-for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe bench place exec capi cuda-visible export-prom promtool export-nfd export-gres minors fleet-health selftest; do
+for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe bench place exec exec-bind doctor-nvlinks capi cuda-visible export-prom promtool export-nfd export-gres minors fleet-health selftest; do
   echo "---- $name (rc $(cat "$work/$name.rc"))"
   head -c 1500 "$work/$name.out"
   head -c 500 "$work/$name.err"
