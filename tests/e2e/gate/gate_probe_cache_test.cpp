@@ -38,19 +38,13 @@ protected:
         return e;
     }
 
-    // Probes `machine` in concurrent mode, writing the cache under root_.
-    int probe(const std::string& machine) const {
-        const auto run = run_peergate({"--simulate",
-                                       machine,
-                                       "probe",
-                                       "-q",
-                                       "--mode",
-                                       "concurrent",
-                                       "--sizes-mib",
-                                       "1",
-                                       "--repeats",
-                                       "1"},
-                                      env(false));
+    // Probes `machine` in concurrent mode (with `more` arguments), writing the cache under
+    // root_.
+    int probe(const std::string& machine, const std::vector<std::string>& more = {}) const {
+        std::vector<std::string> args = {"--simulate", machine, "probe", "-q"};
+        args.insert(args.end(), more.begin(), more.end());
+        args.insert(args.end(), {"--mode", "concurrent", "--sizes-mib", "1", "--repeats", "1"});
+        const auto run = run_peergate(args, env(false));
         EXPECT_TRUE(fs::exists(cache_file(machine))) << run.process.err;
         return run.process.exit_code;
     }
@@ -146,20 +140,7 @@ TEST_F(GateProbeCache, AProbeReplacesOnlyItsOwnMachinesResult) {
 TEST_F(GateProbeCache, ProbesOfOtherGpusAddUp) {
     const auto machine = fixture_machine("acs-redirect-4x.json");
     for (const char* gpus : {"0,1", "2,3"}) {
-        const auto run = run_peergate({"--simulate",
-                                       machine,
-                                       "probe",
-                                       "-q",
-                                       "--gpus",
-                                       gpus,
-                                       "--mode",
-                                       "concurrent",
-                                       "--sizes-mib",
-                                       "1",
-                                       "--repeats",
-                                       "1"},
-                                      env(false));
-        ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+        ASSERT_EQ(probe(machine, {"--gpus", gpus}), 0);
     }
     const auto text = util::read_file(cache_file(machine).string());
     ASSERT_TRUE(text.has_value());
