@@ -62,9 +62,7 @@ NvmlJob job_into(const Slot& slot, const NvmlTierOptions& options) {
 
 NvmlTierResult result_of(util::Expected<void> ran, const Slot& slot) {
     if (!ran) {
-        NvmlTierResult failed{util::unexpected(ran.error()), 0};
-        failed.record = util::unexpected(std::move(ran).error());
-        return failed;
+        return failed_tier(ran.error(), 0);
     }
     return std::move(**slot);
 }
