@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <optional>
-#include <set>
+#include <utility>
 
 namespace peergate::policy {
 
@@ -20,11 +20,14 @@ const model::Gpu* gpu_of(const std::vector<model::Gpu>& gpus, int index) {
     return it == gpus.end() ? nullptr : &*it;
 }
 
-// The CPUs near every selected GPU, or why they cannot be known.
-std::optional<std::set<int>> near_cpus(const std::vector<model::Gpu>& gpus,
-                                       const std::vector<int>& selection,
-                                       std::string& why) {
-    std::set<int> near;
+using Ranges = std::vector<std::pair<int, int>>;
+
+// The CPUs near every selected GPU as ranges, or why they cannot be known. Ranges, not a set:
+// a CPU list is the driver's text, and a set would hold whatever it spans.
+std::optional<Ranges> near_ranges(const std::vector<model::Gpu>& gpus,
+                                  const std::vector<int>& selection,
+                                  std::string& why) {
+    Ranges near;
     for (int index : selection) {
         const model::Gpu* gpu = gpu_of(gpus, index);
         const auto ranges =
@@ -33,13 +36,15 @@ std::optional<std::set<int>> near_cpus(const std::vector<model::Gpu>& gpus,
             why = fmt::format("GPU {}'s CPU affinity is unknown", index);
             return std::nullopt;
         }
-        for (const auto& [lo, hi] : *ranges) {
-            for (int cpu = lo; cpu <= hi; ++cpu) {
-                near.insert(cpu);
-            }
-        }
+        near.insert(near.end(), ranges->begin(), ranges->end());
     }
     return near;
+}
+
+bool within(const Ranges& ranges, int cpu) {
+    return std::any_of(ranges.begin(), ranges.end(), [&](const auto& range) {
+        return cpu >= range.first && cpu <= range.second;
+    });
 }
 
 }  // namespace
@@ -51,16 +56,16 @@ CpuBinding cpu_binding(const std::vector<model::Gpu>& gpus,
         return CpuBinding{.why = "no GPU selected"};
     }
     std::string why;
-    const auto near = near_cpus(gpus, selection, why);
+    const auto near = near_ranges(gpus, selection, why);
     if (!near) {
         return CpuBinding{.why = why};
     }
     CpuBinding binding;
     std::copy_if(allowed.begin(), allowed.end(), std::back_inserter(binding.cpus), [&](int cpu) {
-        return near->count(cpu) > 0;
+        return within(*near, cpu);
     });
     std::sort(binding.cpus.begin(), binding.cpus.end());
-    const std::string near_text = util::format_cpu_list({near->begin(), near->end()});
+    const std::string near_text = util::format_cpu_ranges(*near);
     if (binding.cpus.empty()) {
         binding.why = fmt::format(
             "none of the CPUs near GPUs {} ({}) is allowed to this process (allowed: {})",
@@ -69,10 +74,11 @@ CpuBinding cpu_binding(const std::vector<model::Gpu>& gpus,
             util::format_cpu_list(allowed));
         return binding;
     }
+    const std::string bound_text = util::format_cpu_list(binding.cpus);
     binding.why = fmt::format("CPUs {}, near GPUs {}{}",
-                              util::format_cpu_list(binding.cpus),
+                              bound_text,
                               fmt::join(selection, ","),
-                              binding.cpus.size() < near->size()
+                              bound_text != near_text
                                   ? fmt::format(" (of {}; the others are not allowed to this "
                                                 "process)",
                                                 near_text)

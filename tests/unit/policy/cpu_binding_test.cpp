@@ -66,5 +66,12 @@ TEST(CpuBinding, AnUnknownAffinityIsNoBinding) {
     EXPECT_TRUE(cpu_binding(hgx(), {}, cpus(0, 191)).cpus.empty());
 }
 
+// The list is the driver's text: a range as wide as an int is read as ranges, not expanded.
+TEST(CpuBinding, AHugeRangeIsNotExpanded) {
+    auto gpus = hgx();
+    gpus[0].cpu_affinity = "0-2000000000";
+    EXPECT_EQ(cpu_binding(gpus, {0}, cpus(0, 3)).cpus, cpus(0, 3));
+}
+
 }  // namespace
 }  // namespace peergate::policy
