@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <map>
+#include <string>
 
 namespace peergate::policy {
 
@@ -162,6 +165,67 @@ std::optional<Finding> slower_than_staged(const std::vector<PairLayers>& pairs) 
             "usual cause."};
 }
 
+// Half the median of the pairs of the same kind: a loose bar, so that ordinary spread (a
+// copy engine busy for a moment, two GPUs behind one switch) stays under it.
+constexpr double kSlowShare = 0.5;
+constexpr std::size_t kFewestToCompare = 4;  // ordered pairs of one kind: a median means something
+
+// Per topology token, the measured P2P rates of its ordered pairs.
+std::map<std::string, std::vector<double>> rates_by_label(const std::vector<PairLayers>& pairs) {
+    std::map<std::string, std::vector<double>> rates;
+    for (const auto& pair : pairs) {
+        if (pair.p2p_gbps && !pair.label.empty()) {
+            rates[pair.label].push_back(*pair.p2p_gbps);
+        }
+    }
+    return rates;
+}
+
+double median(std::vector<double> values) {
+    const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+}
+
+// A pair far slower than the other pairs of its kind: a link down or retrained, a PCIe link
+// trained narrow, a port shared with other traffic. Relative, so no table of expected rates.
+std::optional<Finding> slower_than_peers(const std::vector<PairLayers>& pairs) {
+    std::map<std::string, double> medians;
+    for (const auto& [label, rates] : rates_by_label(pairs)) {
+        if (rates.size() >= kFewestToCompare) {
+            medians[label] = median(rates);
+        }
+    }
+    Collected found;
+    for (const auto& pair : pairs) {
+        const auto it = medians.find(pair.label);
+        if (pair.p2p_gbps && it != medians.end() && *pair.p2p_gbps < kSlowShare * it->second) {
+            found.add(pair,
+                      fmt::format("{} at {:.1f} GB/s, where the {} pairs' median is {:.1f} GB/s",
+                                  pair.label,
+                                  *pair.p2p_gbps,
+                                  pair.label,
+                                  it->second));
+        }
+    }
+    if (found.count == 0) {
+        return std::nullopt;
+    }
+    return Finding{
+        .code = "p2p_slower_than_peers",
+        .severity = Severity::warning,
+        .gpus = found.sorted_gpus(),
+        .message = found.message(
+            "Peer-to-peer copies on some pairs are less than half as fast as on the other pairs "
+            "joined the same way"),
+        .remedy =
+            "On an NVLink pair, look for links down or retraining ('nvidia-smi nvlink -s' "
+            "and '-e', Xid 74 in the kernel log); on a PCIe pair, for a link trained below "
+            "its speed or width ('nvidia-smi -q': PCIe generation and link width, current "
+            "against max) or a switch port shared with other traffic. Measure again with "
+            "'peergate bench' while the GPUs are idle."};
+}
+
 }  // namespace
 
 bool peer_access_refused(const std::vector<PairLayers>& pairs, int a, int b) {
@@ -178,7 +242,8 @@ std::vector<Finding> pair_findings(const std::vector<PairLayers>& pairs) {
     for (auto finding : {layers_disagree(pairs),
                          nvlink_disagrees(pairs),
                          not_supported(pairs),
-                         slower_than_staged(pairs)}) {
+                         slower_than_staged(pairs),
+                         slower_than_peers(pairs)}) {
         if (finding) {
             out.push_back(std::move(*finding));
         }

@@ -20,7 +20,9 @@ bool peer_access_refused(const std::vector<PairLayers>& pairs, int a, int b);
 // p2p_layers_disagree (NVML's P2P read status and cuDeviceCanAccessPeer differ),
 // nvlink_status_disagrees (the topology and NVML's NVLink status differ) and
 // p2p_not_supported (the CUDA driver refuses peer access; info: nothing for P2P to break)
-// and p2p_slower_than_staged (warning: a bench result measured P2P below staging).
+// p2p_slower_than_staged (warning: a bench result measured P2P below staging) and
+// p2p_slower_than_peers (warning: a pair under half the median P2P rate of the pairs with the
+// same topology token, where at least four ordered pairs of that token were measured).
 std::vector<model::Finding> pair_findings(const std::vector<PairLayers>& pairs);
 
 // For the pairs `risky` (unordered, a < b): how many both NVML (P2P read OK) and the CUDA
