@@ -111,6 +111,27 @@ TEST(DoctorPeerAccess, ABenchResultAddsEachPairsRatesAndFlagsSlowP2p) {
     EXPECT_EQ((*slow)["gpus"], Json::array({0, 1}));
 }
 
+// The HGX with one NVLink pair slowed to 100 GB/s where its NV18 pairs move 450: bench measures
+// it through the simulated driver, and the doctor names the pair against its kind.
+TEST(DoctorPeerAccess, ABenchResultNamesAPairFarSlowerThanItsKind) {
+    const testing::ScratchDir scratch;
+    auto hgx = testing::load_builtin_machine("hgx-b200-8x");
+    hgx.bandwidth.p2p_gbps.assign(8, std::vector<double>(8, 450.0));
+    hgx.bandwidth.p2p_gbps[0][3] = hgx.bandwidth.p2p_gbps[3][0] = 100.0;
+    const std::string machine = scratch.write("slow-pair-8x.json", sim::to_json_text(hgx));
+    const auto bench = run_peergate(
+        {"--simulate", machine, "--json", "bench", "--gpus", "0,1,2,3", "--size-mib", "4"});
+    ASSERT_EQ(bench.process.exit_code, 0) << bench.process.err;
+    const std::string result = scratch.write("bench.json", bench.process.out);
+    const auto run = run_peergate(
+        {"--simulate", machine, "doctor", "--json", "--gpus", "0,1,2,3", "--bandwidth", result});
+    const auto doc = stdout_json(run);
+    const Json* slow = find_finding(doc, "p2p_slower_than_peers");
+    ASSERT_NE(slow, nullptr) << doc.dump(2);
+    EXPECT_EQ((*slow)["gpus"], Json::array({0, 3}));
+    EXPECT_EQ(doc["verdict"], "healthy");  // slow is a warning, not lost data
+}
+
 TEST(DoctorPeerAccess, ABandwidthFileThatIsNotABenchResultIsAUsageError) {
     const testing::ScratchDir scratch;
     const std::string file = scratch.file("probe.json");
