@@ -19,16 +19,7 @@ std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
         return std::nullopt;
     }
     request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
-    if (gathered == nullptr) {
-        return decide_for_host(inv.seams, inv.env, *request);
-    }
-    return decide_safely(
-        [&] {
-            *gathered = gather_gate_input(inv.seams, inv.env, *request);
-            return *gathered;
-        },
-        inv.env,
-        *request);
+    return decide_for_host(inv.seams, inv.env, *request, gathered);
 }
 
 }  // namespace peergate::cli

@@ -202,8 +202,18 @@ policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gat
 
 policy::GateDecision decide_for_host(const util::Seams& seams,
                                      const util::EnvMap& env,
-                                     const GateRequest& request) {
-    return decide_safely([&] { return gather_gate_input(seams, env, request); }, env, request);
+                                     const GateRequest& request,
+                                     policy::GateInput* gathered) {
+    return decide_safely(
+        [&] {
+            auto input = gather_gate_input(seams, env, request);
+            if (gathered != nullptr) {
+                *gathered = input;
+            }
+            return input;
+        },
+        env,
+        request);
 }
 
 }  // namespace peergate::cli

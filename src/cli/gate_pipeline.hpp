@@ -49,9 +49,11 @@ policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gat
                                    const util::EnvMap& env,
                                    const GateRequest& request);
 
-// gather_gate_input + decide_safely for this host.
+// gather_gate_input + decide_safely for this host; `gathered`, when given, receives the input
+// the decision read (exec --bind-cpus wants its GPUs' CPU affinity).
 policy::GateDecision decide_for_host(const util::Seams& seams,
                                      const util::EnvMap& env,
-                                     const GateRequest& request);
+                                     const GateRequest& request,
+                                     policy::GateInput* gathered = nullptr);
 
 }  // namespace peergate::cli
