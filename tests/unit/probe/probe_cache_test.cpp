@@ -78,6 +78,22 @@ TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
     EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
 }
 
+// The failure is load-dependent: a pair can come through the concurrent mode intact and
+// lose data when both directions run at once. A loss in any mode is doubt, so such a pair
+// does not vouch.
+TEST(ProbeCache, APairThatLostDataInAnotherModeIsNotTrusted) {
+    auto e = entry();
+    e.result.modes.push_back(ProbeMode::bidirectional);
+    e.result.cells.push_back(cell(0, 1, ProbeMode::bidirectional, model::CellStatus::dropped));
+    auto& pair = e.result.pairs.front();
+    pair.verdict = model::PairVerdict::data_lost;
+    pair.modes.push_back({ProbeMode::bidirectional, model::PairVerdict::data_lost});
+
+    const auto verdict = report::judge_cache(e, identity());
+    EXPECT_TRUE(verdict.valid);
+    EXPECT_TRUE(verdict.concurrent_pass_pairs.empty());
+}
+
 TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
     using Change = void (*)(model::MachineIdentity&);
     const std::vector<std::pair<const char*, Change>> changes = {
