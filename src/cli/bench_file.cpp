@@ -5,6 +5,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+
 namespace peergate::cli {
 
 namespace {
@@ -24,27 +29,59 @@ const Json* gbps_of(const Json& entry) {
     return nullptr;
 }
 
+// A GPU index as nvidia-smi numbers them: an integer from 0 (nullopt otherwise).
+std::optional<int> gpu_index(const Json& entry, const char* key) {
+    if (!entry.contains(key) || !entry[key].is_number_integer()) {
+        return std::nullopt;
+    }
+    const auto value = entry[key].get<std::int64_t>();
+    if (value < 0 || value > std::numeric_limits<int>::max()) {
+        return std::nullopt;
+    }
+    return static_cast<int>(value);
+}
+
+// A rate the placement may weigh with: a finite number from 0.
+bool usable_rate(const Json& value) {
+    return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() >= 0.0;
+}
+
+// One entry's sample; nullopt when the pair was not measured (no rate, or null).
+util::Expected<std::optional<policy::BandwidthSample>> sample_of(const Json& entry) {
+    const auto src = entry.is_object() ? gpu_index(entry, "src") : std::nullopt;
+    const auto dst = entry.is_object() ? gpu_index(entry, "dst") : std::nullopt;
+    if (!src || !dst || *src == *dst) {
+        return fail(
+            "peergate.bench/v1: an entry's \"src\" and \"dst\" must be two different GPU "
+            "indices (integers from 0)");
+    }
+    const Json* gbps = gbps_of(entry);
+    if (gbps == nullptr || gbps->is_null()) {
+        return std::optional<policy::BandwidthSample>();
+    }
+    if (!usable_rate(*gbps)) {
+        return fail("peergate.bench/v1: a GB/s value is not a finite number from 0");
+    }
+    policy::BandwidthSample sample{.src = *src, .dst = *dst, .gbps = gbps->get<double>()};
+    if (entry.contains("staged_gbps") && !entry["staged_gbps"].is_null()) {
+        if (!usable_rate(entry["staged_gbps"])) {
+            return fail("peergate.bench/v1: a \"staged_gbps\" value is not a finite number from 0");
+        }
+        sample.staged_gbps = entry["staged_gbps"].get<double>();
+    }
+    return std::optional(sample);
+}
+
 util::Expected<std::vector<policy::BandwidthSample>> samples_of(const Json& list) {
     std::vector<policy::BandwidthSample> samples;
     for (const auto& entry : list) {
-        if (!entry.is_object() || !entry.contains("src") || !entry.contains("dst") ||
-            !entry["src"].is_number_integer() || !entry["dst"].is_number_integer()) {
-            return fail("peergate.bench/v1: an entry lacks integer \"src\" and \"dst\"");
+        auto sample = sample_of(entry);
+        if (!sample) {
+            return util::unexpected(sample.error());
         }
-        const Json* gbps = gbps_of(entry);
-        if (gbps == nullptr || gbps->is_null()) {
-            continue;  // not measured: the pair stays without a sample
+        if (*sample) {
+            samples.push_back(**sample);
         }
-        if (!gbps->is_number()) {
-            return fail("peergate.bench/v1: a GB/s value is not a number");
-        }
-        policy::BandwidthSample sample{.src = entry["src"].get<int>(),
-                                       .dst = entry["dst"].get<int>(),
-                                       .gbps = gbps->get<double>()};
-        if (entry.contains("staged_gbps") && entry["staged_gbps"].is_number()) {
-            sample.staged_gbps = entry["staged_gbps"].get<double>();
-        }
-        samples.push_back(sample);
     }
     return samples;
 }

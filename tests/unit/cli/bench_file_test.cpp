@@ -36,5 +36,25 @@ TEST(BenchFile, WhatIsNotABenchResultIsAnErrorSayingWhy) {
               std::string::npos);
 }
 
+// A sample the placement would weigh with must name two GPUs and carry a rate it can compare:
+// a pair from a GPU to itself, or a negative index or rate, would weigh a group by nonsense.
+TEST(BenchFile, AnEntryThatCannotBeWeighedIsAnErrorSayingWhy) {
+    const auto error_for = [](const std::string& entry) {
+        const auto parsed =
+            parse_bench_samples(R"({"schema": "peergate.bench/v1", "pairs": [)" + entry + "]}");
+        return parsed ? std::string("accepted") : parsed.error().message;
+    };
+    // clang-format off
+    EXPECT_NE(error_for(R"({"src": 1, "dst": 1, "p2p_gbps": 5})").find("two different GPU"), std::string::npos);
+    EXPECT_NE(error_for(R"({"src": -1, "dst": 1, "p2p_gbps": 5})").find("integers from 0"), std::string::npos);
+    EXPECT_NE(error_for(R"({"src": 4294967296, "dst": 1, "p2p_gbps": 5})").find("integers from 0"), std::string::npos);
+    EXPECT_NE(error_for(R"({"src": 0, "dst": 1, "p2p_gbps": -5})").find("finite number from 0"), std::string::npos);
+    EXPECT_NE(error_for(R"({"src": 0, "dst": 1, "p2p_gbps": 1e999})"), "accepted");  // the JSON reader refuses it
+    EXPECT_NE(error_for(R"({"src": 0, "dst": 1, "p2p_gbps": "fast"})").find("finite number from 0"), std::string::npos);
+    EXPECT_NE(error_for(R"({"src": 0, "dst": 1, "p2p_gbps": 5, "staged_gbps": -1})").find("staged_gbps"), std::string::npos);
+    EXPECT_EQ(error_for(R"({"src": 0, "dst": 1, "p2p_gbps": 0})"), "accepted");
+    // clang-format on
+}
+
 }  // namespace
 }  // namespace peergate::cli
