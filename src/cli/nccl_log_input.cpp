@@ -3,6 +3,7 @@
 
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
+#include "util/json_number.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -36,11 +37,14 @@ util::Unexpected invalid(const std::string& message) {
 }
 
 util::Expected<model::Gpu> gpu_from_json(const nlohmann::json& entry) {
-    if (!entry.is_object() || !entry.contains("index") || !entry["index"].is_number_integer()) {
-        return invalid("every gpus entry needs an integer \"index\"");
+    const auto index = entry.is_object() && entry.contains("index")
+                           ? util::json_integer<int>(entry["index"])
+                           : std::nullopt;
+    if (!index || *index < 0) {
+        return invalid("every gpus entry needs an \"index\" that is an integer from 0");
     }
     model::Gpu gpu;
-    gpu.index = entry["index"].get<int>();
+    gpu.index = *index;
     if (entry.contains("pci_bus_id") && entry["pci_bus_id"].is_string()) {
         if (auto pci = model::PciAddress::parse(entry["pci_bus_id"].get<std::string>())) {
             gpu.pci = *pci;

@@ -2,6 +2,7 @@
 #include "report/fleet_json.hpp"
 
 #include "util/base64.hpp"
+#include "util/json_number.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -114,8 +115,8 @@ void read_record(const nlohmann::json& doc, const std::string& where, FleetLines
 
 void read_part(const nlohmann::json& doc, const std::string& where, PartsByRecord& parts) {
     auto& record = parts[{doc.at("node").get<std::string>(), doc.at("id").get<std::string>()}];
-    const auto part = doc.at("part").get<std::size_t>();
-    record.count = doc.at("parts").get<std::size_t>();
+    const auto part = util::json_integer_at<std::size_t>(doc, "part");
+    record.count = util::json_integer_at<std::size_t>(doc, "parts");
     record.where = record.where.empty() ? where : record.where;
     record.data[part] = doc.at("data").get<std::string>();
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/probe_json.hpp"
 
+#include "util/json_number.hpp"
+
 namespace peergate::report {
 
 namespace {
@@ -68,20 +70,20 @@ constexpr model::VerifySite kSites[] = {model::VerifySite::device, model::Verify
 
 model::ProbeCell cell_from(const nlohmann::json& j) {
     model::ProbeCell c;
-    c.src = j.at("src").get<int>();
-    c.dst = j.at("dst").get<int>();
-    c.size_bytes = j.at("size_bytes").get<std::uint64_t>();
+    c.src = util::json_integer_at<int>(j, "src");
+    c.dst = util::json_integer_at<int>(j, "dst");
+    c.size_bytes = util::json_integer_at<std::uint64_t>(j, "size_bytes");
     c.mode = parse_enum(j.at("mode").get<std::string>(), kModes).value_or(model::ProbeMode::serial);
-    c.repeats = j.at("repeats").get<int>();
+    c.repeats = util::json_integer_at<int>(j, "repeats");
     c.status = parse_enum(j.at("status").get<std::string>(), kStatuses)
                    .value_or(model::CellStatus::skipped);
-    c.wrong = j.at("wrong").get<std::uint64_t>();
-    c.dropped = j.at("dropped").get<std::uint64_t>();
+    c.wrong = util::json_integer_at<std::uint64_t>(j, "wrong");
+    c.dropped = util::json_integer_at<std::uint64_t>(j, "dropped");
     if (!j.at("first_bad_offset").is_null()) {
-        c.first_bad_offset = j.at("first_bad_offset").get<std::uint64_t>();
+        c.first_bad_offset = util::json_integer_at<std::uint64_t>(j, "first_bad_offset");
     }
     if (!j.at("gbps").is_null()) {
-        c.gbps = j.at("gbps").get<double>();
+        c.gbps = util::json_finite_at(j, "gbps");
     }
     c.path = parse_enum(j.value("path", "direct"), kPaths).value_or(model::CopyPath::direct);
     c.verify = parse_enum(j.value("verify", "host"), kSites).value_or(model::VerifySite::host);
@@ -91,8 +93,8 @@ model::ProbeCell cell_from(const nlohmann::json& j) {
 
 model::ProbePair pair_from(const nlohmann::json& j) {
     model::ProbePair p;
-    p.src = j.at("src").get<int>();
-    p.dst = j.at("dst").get<int>();
+    p.src = util::json_integer_at<int>(j, "src");
+    p.dst = util::json_integer_at<int>(j, "dst");
     p.verdict = parse_enum(j.at("verdict").get<std::string>(), kVerdicts)
                     .value_or(model::PairVerdict::skipped);
     p.detail = j.at("detail").get<std::string>();
@@ -143,7 +145,13 @@ std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
         r.outcome = parse_enum(j.at("result").get<std::string>(), kOutcomes)
                         .value_or(model::ProbeOutcome::inconclusive);
         r.reason = j.at("reason").get<std::string>();
-        r.gpus = j.at("gpus").get<std::vector<int>>();
+        for (const auto& gpu : j.at("gpus")) {
+            const auto index = util::json_integer<int>(gpu);
+            if (!index) {
+                throw util::JsonNumberError("\"gpus\" holds something other than GPU indices");
+            }
+            r.gpus.push_back(*index);
+        }
         for (const auto& m : j.at("modes")) {
             if (auto mode = model::parse_probe_mode(m.get<std::string>())) {
                 r.modes.push_back(*mode);

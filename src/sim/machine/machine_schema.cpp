@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/machine_schema.hpp"
 
+#include "util/json_number.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,7 +96,7 @@ bool has_kind(const Json& j, Kind kind) {
         case Kind::string:
             return j.is_string();
         case Kind::integer:
-            return j.is_number_integer();
+            return util::json_integer<int>(j).has_value();
         case Kind::unsigned_integer:
             return j.is_number_unsigned();
         case Kind::number:
@@ -106,7 +108,7 @@ bool has_kind(const Json& j, Kind kind) {
         case Kind::array:
             return j.is_array();
         case Kind::optional_integer:
-            return j.is_null() || j.is_number_integer();
+            return j.is_null() || util::json_integer<int>(j).has_value();
     }
     return false;
 }
@@ -116,7 +118,7 @@ const char* kind_name(Kind kind) {
         case Kind::string:
             return "a string";
         case Kind::integer:
-            return "an integer";
+            return "a 32-bit integer";
         case Kind::unsigned_integer:
             return "a non-negative integer";
         case Kind::number:
@@ -128,16 +130,17 @@ const char* kind_name(Kind kind) {
         case Kind::array:
             return "an array";
         case Kind::optional_integer:
-            return "an integer or null";
+            return "a 32-bit integer or null";
     }
     return "?";
 }
 
 util::Unexpected wrong(const std::string& where, Kind kind, const Json& j) {
-    return util::unexpected(
-        util::ErrorCode::invalid_input,
-        fmt::format(
-            "machine file: {}: expected {}, got {}", where, kind_name(kind), j.type_name()));
+    return util::unexpected(util::ErrorCode::invalid_input,
+                            fmt::format("machine file: {}: expected {}, got {}",
+                                        where,
+                                        kind_name(kind),
+                                        j.is_number() ? j.dump() : std::string(j.type_name())));
 }
 
 util::Expected<void> check_object(const Json& j,

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The JSON types of peergate.machine/v1's fields, checked before the values are read, so a
-// wrong type is reported as "gpus[2].numa_node: expected an integer, got a string" rather
+// wrong type is reported as "gpus[2].numa_node: expected a 32-bit integer, got string" rather
 // than as a bare JSON library message. Unknown keys are allowed (newer writers add fields).
 #pragma once
 

@@ -131,6 +131,28 @@ TEST(ProbeCache, RejectsOtherDocuments) {
     EXPECT_FALSE(report::probe_cache_from_text("not json", &error));
 }
 
+// A number that does not fit its field makes the document unreadable (found by the
+// probe_cache fuzz target: a GPU index of 3.3e49 was converted to int, which is undefined).
+TEST(ProbeCache, ANumberOutOfRangeMakesTheDocumentUnreadable) {
+    const std::string good = report::probe_cache_to_text(entry());
+    const std::vector<std::pair<std::string, std::string>> breaks{
+        {"\"gpus\": [\n      0,", "\"gpus\": [\n      3.3e49,"},
+        {"\"src\": 0,", "\"src\": 4294967296,"},
+        {"\"size_bytes\": 1048576,", "\"size_bytes\": -1,"},
+        {"\"gbps\": 21.5,", "\"gbps\": \"fast\","},
+    };
+    for (const auto& [from, to] : breaks) {
+        SCOPED_TRACE(to);
+        const auto at = good.find(from);
+        ASSERT_NE(at, std::string::npos) << good;
+        std::string text = good;
+        text.replace(at, from.size(), to);
+        std::string error;
+        EXPECT_FALSE(report::probe_cache_from_text(text, &error).has_value());
+        EXPECT_EQ(error, "the probe result is unreadable");
+    }
+}
+
 TEST(ProbeJson, HasTheContractFieldsInOrder) {
     const auto j = report::probe_to_json(entry().result);
     EXPECT_EQ(j.begin().key(), "schema");

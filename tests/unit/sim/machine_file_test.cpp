@@ -132,18 +132,18 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
          "faults[0].fraction"},
         {"numa as text",
          R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "numa_node": "0"}]})",
-         "gpus[0].numa_node: expected an integer or null, got string"},
+         "gpus[0].numa_node: expected a 32-bit integer or null, got string"},
         {"host not an object",
          R"({"schema": "peergate.machine/v1", "host": 3, "gpus": )" + two + "}",
          "host: expected an object"},
         {"fault code as text",
          R"({"schema": "peergate.machine/v1", "faults": [{"layer": "smi", "code": "9"}], "gpus": )" +
              two + "}",
-         "faults[0].code: expected an integer"},
+         "faults[0].code: expected a 32-bit integer"},
         {"can-access cell",
          R"({"schema": "peergate.machine/v1", "cuda_can_access_peer": [[0, "1"]], "gpus": )" + two +
              "}",
-         "cuda_can_access_peer[0][1]: expected an integer"},
+         "cuda_can_access_peer[0][1]: expected a 32-bit integer"},
         {"nvlink active",
          R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "nvlinks": [{"active": 1}]}]})",
          "gpus[0].nvlinks[0].active: expected true or false"},
@@ -161,7 +161,10 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
         {"core as text",
          R"({"schema": "peergate.machine/v1", "host": {"cpus": [[0, 0, "1"]]}, "gpus": )" + two +
              "}",
-         "host.cpus[0][2]: expected an integer"},
+         "host.cpus[0][2]: expected a 32-bit integer"},
+        {"index past int",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "index": 4294967296}]})",
+         "gpus[0].index: expected a 32-bit integer, got 4294967296"},
         {"bad nvswitch",
          R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
              R"(, "matrix": )" + ok_matrix + "}",
