@@ -4,11 +4,7 @@
 #include "report/probe_json.hpp"
 #include "util/strings.hpp"
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <iterator>
 
 namespace peergate::report {
 
@@ -31,70 +27,7 @@ bool passed_concurrent(const model::ProbeResult& r, int src, int dst) {
     return any;
 }
 
-bool covers(const model::ProbeResult& r, int src, int dst) {
-    return std::any_of(r.pairs.begin(), r.pairs.end(), [&](const model::ProbePair& p) {
-        return p.src == src && p.dst == dst;
-    });
-}
-
-model::ProbeOutcome outcome_of(const std::vector<model::ProbePair>& pairs) {
-    auto any = [&](model::PairVerdict verdict) {
-        return std::any_of(pairs.begin(), pairs.end(), [&](const model::ProbePair& p) {
-            return p.verdict == verdict;
-        });
-    };
-    if (any(model::PairVerdict::data_lost)) {
-        return model::ProbeOutcome::fail;
-    }
-    const bool open = any(model::PairVerdict::error) || any(model::PairVerdict::skipped);
-    return open ? model::ProbeOutcome::inconclusive : model::ProbeOutcome::pass;
-}
-
-// The earlier result's GPUs and modes that the latest lacks, appended in ascending order.
-void add_missing(const model::ProbeResult& earlier, model::ProbeResult& latest) {
-    for (int gpu : earlier.gpus) {
-        if (std::find(latest.gpus.begin(), latest.gpus.end(), gpu) == latest.gpus.end()) {
-            latest.gpus.push_back(gpu);
-        }
-    }
-    std::sort(latest.gpus.begin(), latest.gpus.end());
-    for (auto mode : earlier.modes) {
-        if (std::find(latest.modes.begin(), latest.modes.end(), mode) == latest.modes.end()) {
-            latest.modes.push_back(mode);
-        }
-    }
-}
-
 }  // namespace
-
-model::ProbeResult merge_probe_results(const model::ProbeResult& earlier,
-                                       model::ProbeResult latest) {
-    const model::ProbeResult just_run = latest;
-    std::size_t kept = 0;
-    for (const auto& pair : earlier.pairs) {
-        if (covers(just_run, pair.src, pair.dst)) {
-            continue;
-        }
-        ++kept;
-        latest.pairs.push_back(pair);
-        std::copy_if(
-            earlier.cells.begin(),
-            earlier.cells.end(),
-            std::back_inserter(latest.cells),
-            [&](const model::ProbeCell& c) { return c.src == pair.src && c.dst == pair.dst; });
-    }
-    if (kept == 0) {
-        return latest;
-    }
-    add_missing(earlier, latest);
-    std::sort(latest.pairs.begin(), latest.pairs.end(), [](const auto& a, const auto& b) {
-        return std::pair(a.src, a.dst) < std::pair(b.src, b.dst);
-    });
-    latest.outcome = outcome_of(latest.pairs);
-    latest.reason += fmt::format(
-        " (with {} ordered pair{} from an earlier probe on this boot)", kept, kept == 1 ? "" : "s");
-    return latest;
-}
 
 std::string probe_cache_to_text(const ProbeCacheEntry& entry) {
     const auto& id = entry.identity;

@@ -39,8 +39,10 @@ CacheVerdict judge_cache(const std::optional<ProbeCacheEntry>& entry,
 
 // The probe just run, with the ordered pairs an earlier probe (on the same boot and identity:
 // the caller judges that) covered and this one did not, cells included: each pair's latest
-// verdict wins, so probing GPUs 2,3 keeps what a probe of 0,1 found. Any pair that lost
-// data fails the whole; a pair in error or skipped leaves it inconclusive.
+// verdict wins, so probing GPUs 2,3 keeps what a probe of 0,1 found. A loss is the exception:
+// a pair that lost data earlier keeps that verdict even when it passes now (the loss is
+// load-dependent). Any pair that lost data fails the whole; a pair in error or skipped
+// leaves it inconclusive.
 model::ProbeResult merge_probe_results(const model::ProbeResult& earlier,
                                        model::ProbeResult latest);
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Probes of different GPUs on one boot add up in the verdict cache: each ordered pair's
-// latest verdict wins (report/probe_cache.cpp, merge_probe_results).
+// latest verdict wins, except that a loss stands (report/probe_cache_merge.cpp).
 #include "report/probe_cache.hpp"
 
 #include <gtest/gtest.h>
@@ -63,6 +63,22 @@ TEST(ProbeCacheMerge, TheLatestVerdictOfAPairWins) {
     EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
     EXPECT_TRUE(passing(merged).empty());
     EXPECT_EQ(merged.reason, "probed");  // nothing kept from the earlier probe
+}
+
+// The loss is load-dependent: a pass after a loss on the same boot proves nothing, so the
+// loss stands (until a reboot or another identity replaces the entry).
+TEST(ProbeCacheMerge, ALaterPassDoesNotUndoALoss) {
+    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::data_lost),
+                                                    probe_of(0, 1, PairVerdict::ok));
+    EXPECT_EQ(merged.pairs.size(), 2U);
+    EXPECT_EQ(merged.cells.size(), 2U);  // the lost cells, not both probes' cells
+    EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
+    EXPECT_TRUE(passing(merged).empty());
+    for (const auto& pair : merged.pairs) {
+        EXPECT_EQ(pair.verdict, PairVerdict::data_lost);
+    }
+    EXPECT_NE(merged.reason.find("2 of them lost data then and not this time"), std::string::npos)
+        << merged.reason;
 }
 
 TEST(ProbeCacheMerge, AnEarlierLossStillFailsTheWhole) {
