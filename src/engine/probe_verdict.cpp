@@ -105,6 +105,24 @@ std::string failing_pairs(const model::ProbeResult& result, PairVerdict verdict)
     return fmt::format("{}", fmt::join(names, "; "));
 }
 
+// A pass without the concurrent mode copied one pair at a time, and the loss it looks for is
+// load-dependent: the reason says so, since a bare "intact" would read as a clean bill.
+std::string pass_reason(const ProbePlan& plan, std::size_t cells) {
+    std::string reason =
+        fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells)",
+                    fmt::join(plan.gpus, ","),
+                    cells);
+    const bool loaded =
+        std::find(plan.modes.begin(), plan.modes.end(), model::ProbeMode::concurrent) !=
+        plan.modes.end();
+    if (!loaded) {
+        reason +=
+            ", but not under load: the loss is load-dependent, so run --mode all (or "
+            "concurrent) before trusting PCIe P2P; the gate trusts only a concurrent-mode pass";
+    }
+    return reason;
+}
+
 }  // namespace
 
 const char* const kDataLossRemedy =
@@ -157,10 +175,7 @@ model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCe
                             : "not tested: " + failing_pairs(result, PairVerdict::skipped);
     } else {
         result.outcome = model::ProbeOutcome::pass;
-        result.reason =
-            fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells)",
-                        fmt::join(plan.gpus, ","),
-                        result.cells.size());
+        result.reason = pass_reason(plan, result.cells.size());
     }
     return result;
 }

@@ -124,6 +124,22 @@ TEST(ProbeRunner, LoadDependentDropsPassSeriallyAndFailUnderConcurrency) {
     EXPECT_NE(r.reason.find("(bidirectional, concurrent)"), std::string::npos) << r.reason;
 }
 
+// The same fabric passes one copy at a time, so a serial pass must not read as a clean bill.
+TEST(ProbeRunner, ASerialPassSaysItWasNotUnderLoad) {
+    FakeCopyEngine e(2);
+    e.faults.push_back(FakeCopyFault{.min_inflight = 2});
+    const auto serial = run(e, plan_for(2, {1}, 1, {ProbeMode::serial}));
+    EXPECT_EQ(serial.outcome, model::ProbeOutcome::pass);
+    EXPECT_NE(serial.reason.find("but not under load"), std::string::npos) << serial.reason;
+    EXPECT_NE(serial.reason.find("--mode all"), std::string::npos) << serial.reason;
+
+    FakeCopyEngine intact(2);
+    const auto loaded =
+        run(intact, plan_for(2, {1}, 1, {ProbeMode::serial, ProbeMode::concurrent}));
+    EXPECT_EQ(loaded.outcome, model::ProbeOutcome::pass);
+    EXPECT_EQ(loaded.reason.find("not under load"), std::string::npos) << loaded.reason;
+}
+
 TEST(ProbeRunner, ConcurrentModeHasEveryOrderedPairInFlightAtOnce) {
     FakeCopyEngine e(4);
     const auto r = run(e, plan_for(4, {1}, 1, {ProbeMode::concurrent}));
