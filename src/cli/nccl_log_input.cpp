@@ -3,7 +3,7 @@
 
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
-#include "util/json_number.hpp"
+#include "util/json_read.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>

@@ -2,7 +2,7 @@
 #include "report/fleet_json.hpp"
 
 #include "util/base64.hpp"
-#include "util/json_number.hpp"
+#include "util/json_read.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>

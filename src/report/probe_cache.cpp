@@ -2,6 +2,7 @@
 #include "report/probe_cache.hpp"
 
 #include "report/probe_json.hpp"
+#include "util/json_read.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -52,13 +53,15 @@ std::optional<ProbeCacheEntry> probe_cache_from_text(const std::string& text, st
         }
         return std::nullopt;
     };
-    if (doc.is_discarded() || !doc.is_object() || doc.value("schema", "") != kSchema) {
+    if (!util::json_string_is(doc, "schema", kSchema)) {
         return fail("not a peergate.probe_cache/v1 document");
     }
     const auto& id = doc.value("identity", nlohmann::json::object());
     ProbeCacheEntry entry;
     try {
-        entry.written_at = doc.value("written_at", "");
+        const auto written = doc.find("written_at");  // informational: any other type reads as ""
+        entry.written_at =
+            written != doc.end() && written->is_string() ? written->get<std::string>() : "";
         entry.identity.driver_version = id.at("driver_version").get<std::string>();
         entry.identity.gpu_uuids = id.at("gpu_uuids").get<std::vector<std::string>>();
         entry.identity.pci_bus_ids = id.at("pci_bus_ids").get<std::vector<std::string>>();

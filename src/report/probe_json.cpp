@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/probe_json.hpp"
 
-#include "util/json_number.hpp"
+#include "util/json_read.hpp"
 
 namespace peergate::report {
 

@@ -6,6 +6,7 @@
 #include "sim/machine/machine_ports.hpp"
 #include "sim/machine/machine_schema.hpp"
 #include "util/atomic_file.hpp"
+#include "util/json_read.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -212,7 +213,7 @@ util::Expected<void> parse_nvswitches(const Json& j, MachineFile& m) {
 }
 
 util::Expected<MachineFile> parse_document(const Json& doc) {
-    if (!doc.is_object() || doc.value("schema", "") != kMachineSchema) {
+    if (!util::json_string_is(doc, "schema", kMachineSchema)) {
         return invalid(std::string("\"schema\" must be \"") + kMachineSchema + "\"");
     }
     PEERGATE_TRY(check_field_types(doc));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/machine_schema.hpp"
 
-#include "util/json_number.hpp"
+#include "util/json_read.hpp"
 
 #include <fmt/format.h>
 

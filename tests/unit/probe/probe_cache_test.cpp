@@ -129,6 +129,11 @@ TEST(ProbeCache, RejectsOtherDocuments) {
     EXPECT_FALSE(report::probe_cache_from_text("{\"schema\": \"peergate.probe/v1\"}", &error));
     EXPECT_FALSE(error.empty());
     EXPECT_FALSE(report::probe_cache_from_text("not json", &error));
+    // A schema of another type was read with value("schema", ""), which throws: the gate
+    // died on such a file instead of ignoring it (found by the probe_cache fuzz target).
+    error.clear();
+    EXPECT_FALSE(report::probe_cache_from_text(R"({"schema": {"driver_version": 1}})", &error));
+    EXPECT_EQ(error, "not a peergate.probe_cache/v1 document");
 }
 
 // A number that does not fit its field makes the document unreadable (found by the

@@ -162,6 +162,9 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
          R"({"schema": "peergate.machine/v1", "host": {"cpus": [[0, 0, "1"]]}, "gpus": )" + two +
              "}",
          "host.cpus[0][2]: expected a 32-bit integer"},
+        {"schema not a string",
+         R"({"schema": {"name": "x"}, "gpus": )" + two + "}",
+         "\"schema\" must be \"peergate.machine/v1\""},
         {"index past int",
          R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "index": 4294967296}]})",
          "gpus[0].index: expected a 32-bit integer, got 4294967296"},

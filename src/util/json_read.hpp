@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Numbers read from JSON that a person may have written or edited (machine files, bench and
-// probe results, fleet lines). nlohmann's get<int>() converts whatever number it finds, and
-// a float out of the target's range (3e49 into an int) is undefined behaviour; these
-// helpers take a value only when it fits, and say so when it does not.
+// Reading JSON that a person may have written or edited (machine files, bench and probe
+// results, fleet lines), where nlohmann's shortcuts misbehave: get<int>() converts whatever
+// number it finds, and a float out of the target's range (3e49 into an int) is undefined
+// behaviour; value("key", "") throws when the key holds another type. These helpers take a
+// value only when it has the type and fits, and say so when it does not.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace peergate::util {
@@ -28,6 +30,16 @@ std::optional<Int> json_integer(const nlohmann::json& value) {
         return std::in_range<Int>(i) ? std::optional<Int>(static_cast<Int>(i)) : std::nullopt;
     }
     return std::nullopt;
+}
+
+// Whether j is an object whose `key` is the string `expected` (false for any other type,
+// where j.value(key, "") would throw).
+inline bool json_string_is(const nlohmann::json& j, const char* key, std::string_view expected) {
+    if (!j.is_object()) {
+        return false;
+    }
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() && it->get_ref<const std::string&>() == expected;
 }
 
 // A finite number (integers included); nullopt otherwise.
