@@ -23,12 +23,12 @@ TEST(DoctorNvlink, TwoLinksDownOnAnNvswitchBaseboardAreAProblemNamingTheGpu) {
     const auto* down = find_finding(doc, "nvlink_down");
     ASSERT_NE(down, nullptr) << doc.dump(2);
     EXPECT_EQ((*down)["severity"], "error");
-    EXPECT_EQ((*down)["gpus"], nlohmann::json::array({3}));
+    EXPECT_EQ((*down)["gpus"].dump(), "[3]");
     EXPECT_NE((*down)["message"].get<std::string>().find("down: links 4, 11"), std::string::npos);
     const auto& links = doc["layers"]["peer_access"]["nvlinks"];
     ASSERT_EQ(links.size(), 8U) << links.dump();
     EXPECT_EQ(links[3]["up"], 16);
-    EXPECT_EQ(links[3]["down"], nlohmann::json::array({4, 11}));
+    EXPECT_EQ(links[3]["down"].dump(), "[4,11]");
     EXPECT_EQ(links[3]["to_switch"], 16);
     EXPECT_EQ(links[0]["up"], 18);
 }

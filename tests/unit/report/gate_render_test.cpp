@@ -41,10 +41,10 @@ TEST(GateRender, JsonFollowsTheContract) {
     ASSERT_GE(keys.size(), contract.size());
     EXPECT_EQ(std::vector<std::string>(keys.begin(), keys.begin() + 10), contract);
     EXPECT_EQ(doc["schema"], "peergate.gate/v1");
-    EXPECT_EQ(doc["selection"], nlohmann::json::array({0, 1}));
+    EXPECT_EQ(doc["selection"], nlohmann::ordered_json::array({0, 1}));
     EXPECT_EQ(doc["veto"], "GPU 0 to GPU 1 is NODE, not NVLink");
     EXPECT_EQ(doc["set"]["CUDA_DEVICE_ORDER"], "PCI_BUS_ID");
-    EXPECT_EQ(doc["unset"], nlohmann::json::array({"GGML_CUDA_P2P"}));
+    EXPECT_EQ(doc["unset"], nlohmann::ordered_json::array({"GGML_CUDA_P2P"}));
     EXPECT_EQ(doc["kept"]["NCCL_P2P_LEVEL"], "SYS");
     EXPECT_EQ(doc["topology_source"], "nvidia-smi");
     EXPECT_EQ(doc["iommu"], "translating");
