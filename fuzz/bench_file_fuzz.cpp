@@ -21,14 +21,14 @@ bool usable_rate(double gbps) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data),
                                 size);  // NOLINT: bytes as text
-    const auto samples = peergate::cli::parse_bench_samples(text);
-    if (!samples) {
-        if (samples.error().message.empty()) {
+    const auto file = peergate::cli::parse_bench_file(text);
+    if (!file) {
+        if (file.error().message.empty()) {
             std::abort();
         }
         return 0;
     }
-    for (const auto& s : *samples) {
+    for (const auto& s : file->samples) {
         if (s.src < 0 || s.dst < 0 || s.src == s.dst || !usable_rate(s.gbps) ||
             (s.staged_gbps && !usable_rate(*s.staged_gbps))) {
             std::abort();

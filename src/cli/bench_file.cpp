@@ -2,12 +2,12 @@
 #include "cli/bench_file.hpp"
 
 #include "util/atomic_file.hpp"
+#include "util/json_read.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <cmath>
-#include <cstdint>
-#include <limits>
+#include <algorithm>
 #include <optional>
 
 namespace peergate::cli {
@@ -31,19 +31,14 @@ const Json* gbps_of(const Json& entry) {
 
 // A GPU index as nvidia-smi numbers them: an integer from 0 (nullopt otherwise).
 std::optional<int> gpu_index(const Json& entry, const char* key) {
-    if (!entry.contains(key) || !entry[key].is_number_integer()) {
-        return std::nullopt;
-    }
-    const auto value = entry[key].get<std::int64_t>();
-    if (value < 0 || value > std::numeric_limits<int>::max()) {
-        return std::nullopt;
-    }
-    return static_cast<int>(value);
+    const auto value = entry.contains(key) ? util::json_integer<int>(entry[key]) : std::nullopt;
+    return value && *value >= 0 ? value : std::nullopt;
 }
 
 // A rate the placement may weigh with: a finite number from 0.
 bool usable_rate(const Json& value) {
-    return value.is_number() && std::isfinite(value.get<double>()) && value.get<double>() >= 0.0;
+    const auto rate = util::json_finite(value);
+    return rate && *rate >= 0.0;
 }
 
 // One entry's sample; nullopt when the pair was not measured (no rate, or null).
@@ -86,16 +81,42 @@ util::Expected<std::vector<policy::BandwidthSample>> samples_of(const Json& list
     return samples;
 }
 
+// "gpus" and "gpu_uuids" side by side, as bench writes them; entries of another type are
+// left out (the UUIDs only ever refuse a file, so what cannot be read refuses nothing).
+std::vector<std::pair<int, std::string>> uuids_of(const Json& doc) {
+    std::vector<std::pair<int, std::string>> uuids;
+    const auto gpus = doc.find("gpus");
+    const auto ids = doc.find("gpu_uuids");
+    if (gpus == doc.end() || ids == doc.end() || !gpus->is_array() || !ids->is_array()) {
+        return uuids;
+    }
+    for (std::size_t i = 0; i < std::min(gpus->size(), ids->size()); ++i) {
+        const auto index = util::json_integer<int>((*gpus)[i]);
+        if (index && (*ids)[i].is_string() && !(*ids)[i].get_ref<const std::string&>().empty()) {
+            uuids.emplace_back(*index, (*ids)[i].get<std::string>());
+        }
+    }
+    return uuids;
+}
+
+const model::Gpu* gpu_at(const std::vector<model::Gpu>& gpus, int index) {
+    const auto it = std::find_if(
+        gpus.begin(), gpus.end(), [index](const model::Gpu& g) { return g.index == index; });
+    return it == gpus.end() ? nullptr : &*it;
+}
+
+std::string measured_on(const BenchFile& file) {
+    return file.host.empty() ? std::string("another machine") : "host " + file.host;
+}
+
 }  // namespace
 
-util::Expected<std::vector<policy::BandwidthSample>> parse_bench_samples(std::string_view text) {
+util::Expected<BenchFile> parse_bench_file(std::string_view text) {
     const Json doc = Json::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) {
         return fail("not a JSON object");
     }
-    const auto schema = doc.find("schema");
-    if (schema == doc.end() || !schema->is_string() ||
-        schema->get<std::string>() != "peergate.bench/v1") {
+    if (!util::json_string_is(doc, "schema", "peergate.bench/v1")) {
         return fail("\"schema\" is not \"peergate.bench/v1\"");
     }
     const char* key = doc.contains("pairs") ? "pairs" : "cells";
@@ -103,22 +124,60 @@ util::Expected<std::vector<policy::BandwidthSample>> parse_bench_samples(std::st
         return fail("no \"pairs\" or \"cells\" array");
     }
     auto samples = samples_of(doc[key]);
-    if (samples && samples->empty()) {
+    if (!samples) {
+        return util::unexpected(samples.error());
+    }
+    if (samples->empty()) {
         return fail("no measured pair");
     }
-    return samples;
+    const auto host = doc.find("host");
+    return BenchFile{
+        .samples = std::move(*samples),
+        .gpu_uuids = uuids_of(doc),
+        .host = host != doc.end() && host->is_string() ? host->get<std::string>() : std::string()};
 }
 
-util::Expected<std::vector<policy::BandwidthSample>> read_bench_samples(const std::string& path) {
+util::Expected<BenchFile> read_bench_file(const std::string& path) {
     auto text = util::read_file(path);
     if (!text) {
         return util::unexpected(text.error());
     }
-    auto samples = parse_bench_samples(*text);
-    if (!samples) {
-        return fail(path + ": " + samples.error().message);
+    auto file = parse_bench_file(*text);
+    if (!file) {
+        return fail(path + ": " + file.error().message);
     }
-    return samples;
+    return file;
+}
+
+util::Expected<void> check_bench_matches(const BenchFile& file,
+                                         const std::string& path,
+                                         const std::vector<model::Gpu>& here) {
+    for (const auto& [index, uuid] : file.gpu_uuids) {
+        const model::Gpu* gpu = gpu_at(here, index);
+        if (gpu != nullptr && !gpu->uuid.empty() && gpu->uuid != uuid) {
+            return fail(fmt::format(
+                "{} was measured on other GPUs ({}): GPU {} there is {}, here it is {}; "
+                "measure this machine with peergate bench --json",
+                path,
+                measured_on(file),
+                index,
+                uuid,
+                gpu->uuid));
+        }
+    }
+    for (const auto& sample : file.samples) {
+        for (const int index : {sample.src, sample.dst}) {
+            if (gpu_at(here, index) == nullptr) {
+                return fail(fmt::format(
+                    "{} has a rate for GPU {}, which this machine does not have; it was measured "
+                    "on {}",
+                    path,
+                    index,
+                    measured_on(file)));
+            }
+        }
+    }
+    return {};
 }
 
 }  // namespace peergate::cli

@@ -7,6 +7,7 @@
 #include "report/json_text.hpp"
 #include "sources/cuda/cuda_copy_engine.hpp"
 #include "sources/cuda/watched_run.hpp"
+#include "sources/host/host_name.hpp"
 
 #include <fmt/format.h>
 
@@ -24,14 +25,29 @@ struct BenchOptions {
     double timeout_s = 30.0;
 };
 
-int render(const Invocation& inv, const engine::BenchResult& result, int status) {
+int render(const Invocation& inv,
+           const engine::BenchResult& result,
+           int status,
+           const report::BenchOrigin& origin = {}) {
     if (inv.output.json) {
-        fmt::print(
-            inv.output.out, "{}\n", report::json_text(report::bench_to_json(result, status)));
+        fmt::print(inv.output.out,
+                   "{}\n",
+                   report::json_text(report::bench_to_json(result, status, origin)));
     } else {
         fmt::print(inv.output.out, "{}", report::bench_to_text(result, status));
     }
     return status;
+}
+
+// The host and the GPUs' UUIDs, so that a reader can tell this result from another node's.
+report::BenchOrigin origin_of(const model::Discovery& discovery, const std::vector<int>& gpus) {
+    report::BenchOrigin origin{.host = sources::host::host_name()};
+    const model::Topology* topology = discovery.described();
+    for (const int index : gpus) {
+        const auto at = topology != nullptr ? topology->position_of(index) : std::nullopt;
+        origin.gpu_uuids.push_back(at ? topology->gpus[*at].uuid : "");
+    }
+    return origin;
 }
 
 int cannot_run(const Invocation& inv, std::vector<int> gpus, std::string reason) {
@@ -88,7 +104,8 @@ int run_bench(const Invocation& inv, const BenchOptions& o) {
                                : "--timeout: must be more than 0 seconds");
         return kExitError;
     }
-    auto setup = set_up_cuda(inv, discover(inv, "auto", false), *selection, plan->timeout);
+    const auto discovery = discover(inv, "auto", false);
+    auto setup = set_up_cuda(inv, discovery, *selection, plan->timeout);
     if (!setup) {
         return cannot_run(inv, *selection, "cannot run: " + setup.error().message);
     }
@@ -101,7 +118,8 @@ int run_bench(const Invocation& inv, const BenchOptions& o) {
     if (!result) {
         return cannot_run(inv, plan->gpus, why);
     }
-    return render(inv, *result, engine::bench_exit_status(*result));
+    return render(
+        inv, *result, engine::bench_exit_status(*result), origin_of(discovery, plan->gpus));
 }
 
 }  // namespace

@@ -42,7 +42,8 @@ util::Expected<std::vector<int>> parse_list(const std::string& text, const char*
     return ids;
 }
 
-util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& options) {
+util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& options,
+                                                       const model::Topology& topology) {
     policy::PlacementRequest request{.size = options.size, .count = options.count};
     auto candidates = parse_list(options.gpus, "--gpus");
     auto required = parse_list(options.require, "--require");
@@ -52,12 +53,15 @@ util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& optio
     request.candidates = std::move(*candidates);
     request.required = std::move(*required);
     if (!options.bandwidth.empty()) {
-        auto samples = read_bench_samples(options.bandwidth);
-        if (!samples) {
-            return util::unexpected(util::ErrorCode::invalid_input,
-                                    "--bandwidth " + samples.error().message);
+        auto file = read_bench_file(options.bandwidth);
+        auto matches = file ? check_bench_matches(*file, options.bandwidth, topology.gpus)
+                            : util::Expected<void>{};
+        if (!file || !matches) {
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                "--bandwidth " + (file ? matches.error().message : file.error().message));
         }
-        request.bandwidth = std::move(*samples);
+        request.bandwidth = std::move(file->samples);
     }
     return request;
 }
@@ -70,7 +74,7 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
         print_error(inv.output, "topology unreadable: " + discovery.reason);
         return kExitError;
     }
-    auto request = build_request(options);
+    auto request = build_request(options, *topology);
     if (!request) {
         print_error(inv.output, request.error().message);
         return kExitError;

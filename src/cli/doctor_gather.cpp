@@ -38,13 +38,17 @@ policy::PartStatus smi_status(const Invocation& inv) {
 
 // --bandwidth: each pair's P2P and staged rates from a `peergate bench --json` result.
 util::Expected<void> add_bandwidth(const std::string& path, policy::DoctorInput& input) {
-    auto samples = read_bench_samples(path);
-    if (!samples) {
-        return util::unexpected(util::ErrorCode::invalid_input,
-                                "--bandwidth " + samples.error().message);
+    auto file = read_bench_file(path);
+    const model::Topology* topology = input.discovery.described();
+    auto matches = file && topology != nullptr ? check_bench_matches(*file, path, topology->gpus)
+                                               : util::Expected<void>{};
+    if (!file || !matches) {
+        return util::unexpected(
+            util::ErrorCode::invalid_input,
+            "--bandwidth " + (file ? matches.error().message : file.error().message));
     }
     for (auto& layers : input.pairs) {
-        for (const auto& sample : *samples) {
+        for (const auto& sample : file->samples) {
             if (sample.src == layers.src && sample.dst == layers.dst) {
                 layers.p2p_gbps = sample.gbps;
                 layers.staged_gbps = sample.staged_gbps;

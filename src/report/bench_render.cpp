@@ -31,6 +31,35 @@ std::string cell(const std::optional<engine::SampleStats>& s, double scale, cons
     return s ? fmt::format(fmt::runtime(format), s->median * scale) : std::string("-");
 }
 
+OJson pair_json(const engine::PairBandwidth& p) {
+    return OJson{{"src", p.src},
+                 {"dst", p.dst},
+                 {"path", model::to_string(p.path)},
+                 {"p2p_gbps", gbps(p.p2p)},
+                 {"staged_gbps", gbps(p.staged)},
+                 {"bidirectional_gbps", gbps(p.bidirectional)},
+                 {"latency_us", p.latency ? OJson(p.latency->median * 1e6) : OJson(nullptr)},
+                 {"p2p_slower_than_staged", p.p2p_slower_than_staged()},
+                 {"samples",
+                  {{"p2p_gbps", stats(p.p2p, 1e-9)},
+                   {"staged_gbps", stats(p.staged, 1e-9)},
+                   {"bidirectional_gbps", stats(p.bidirectional, 1e-9)},
+                   {"latency_us", stats(p.latency, 1e6)}}},
+                 {"error", p.error.empty() ? OJson(nullptr) : OJson(p.error)}};
+}
+
+OJson device_json(const engine::DeviceBandwidth& d) {
+    return OJson{{"gpu", d.gpu},
+                 {"device_local_gbps", gbps(d.device_local)},
+                 {"host_to_device_gbps", gbps(d.host_to_device)},
+                 {"device_to_host_gbps", gbps(d.device_to_host)},
+                 {"error", d.error.empty() ? OJson(nullptr) : OJson(d.error)}};
+}
+
+OJson text_or_null(const std::string& text) {
+    return text.empty() ? OJson(nullptr) : OJson(text);
+}
+
 }  // namespace
 
 std::string bench_reason(const engine::BenchResult& r, int exit_status) {
@@ -58,32 +87,20 @@ std::string bench_reason(const engine::BenchResult& r, int exit_status) {
                            : "P2P is at least as fast as staged on every ordered pair";
 }
 
-nlohmann::ordered_json bench_to_json(const engine::BenchResult& r, int exit_status) {
+nlohmann::ordered_json bench_to_json(const engine::BenchResult& r,
+                                     int exit_status,
+                                     const BenchOrigin& origin) {
     OJson pairs = OJson::array();
     for (const auto& p : r.pairs) {
-        pairs.push_back(
-            OJson{{"src", p.src},
-                  {"dst", p.dst},
-                  {"path", model::to_string(p.path)},
-                  {"p2p_gbps", gbps(p.p2p)},
-                  {"staged_gbps", gbps(p.staged)},
-                  {"bidirectional_gbps", gbps(p.bidirectional)},
-                  {"latency_us", p.latency ? OJson(p.latency->median * 1e6) : OJson(nullptr)},
-                  {"p2p_slower_than_staged", p.p2p_slower_than_staged()},
-                  {"samples",
-                   {{"p2p_gbps", stats(p.p2p, 1e-9)},
-                    {"staged_gbps", stats(p.staged, 1e-9)},
-                    {"bidirectional_gbps", stats(p.bidirectional, 1e-9)},
-                    {"latency_us", stats(p.latency, 1e6)}}},
-                  {"error", p.error.empty() ? OJson(nullptr) : OJson(p.error)}});
+        pairs.push_back(pair_json(p));
     }
     OJson devices = OJson::array();
     for (const auto& d : r.devices) {
-        devices.push_back(OJson{{"gpu", d.gpu},
-                                {"device_local_gbps", gbps(d.device_local)},
-                                {"host_to_device_gbps", gbps(d.host_to_device)},
-                                {"device_to_host_gbps", gbps(d.device_to_host)},
-                                {"error", d.error.empty() ? OJson(nullptr) : OJson(d.error)}});
+        devices.push_back(device_json(d));
+    }
+    OJson uuids = OJson::array();
+    for (const auto& uuid : origin.gpu_uuids) {
+        uuids.push_back(text_or_null(uuid));
     }
     const char* result = exit_status == 0 ? "pass" : exit_status == 1 ? "fail" : "inconclusive";
     return OJson{{"schema", "peergate.bench/v1"},
@@ -92,7 +109,9 @@ nlohmann::ordered_json bench_to_json(const engine::BenchResult& r, int exit_stat
                  {"gpus", r.gpus},
                  {"size_bytes", r.size_bytes},
                  {"pairs", pairs},
-                 {"devices", devices}};
+                 {"devices", devices},
+                 {"host", text_or_null(origin.host)},
+                 {"gpu_uuids", uuids}};
 }
 
 std::string bench_to_text(const engine::BenchResult& r, int exit_status) {

@@ -8,12 +8,22 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace peergate::report {
 
+// Where a bench ran, so that place and the doctor can refuse a result from other GPUs.
+struct BenchOrigin {
+    std::string host;                    // informational
+    std::vector<std::string> gpu_uuids;  // by position in BenchResult::gpus; "" where unknown
+};
+
 // schema, result, reason, gpus, size_bytes, pairs[src, dst, path, p2p_gbps, staged_gbps,
-// bidirectional_gbps, latency_us, p2p_slower_than_staged, samples, error], devices[...].
-nlohmann::ordered_json bench_to_json(const engine::BenchResult& result, int exit_status);
+// bidirectional_gbps, latency_us, p2p_slower_than_staged, samples, error], devices[...],
+// host, gpu_uuids (null where unknown).
+nlohmann::ordered_json bench_to_json(const engine::BenchResult& result,
+                                     int exit_status,
+                                     const BenchOrigin& origin = {});
 
 std::string bench_to_text(const engine::BenchResult& result, int exit_status);
 
