@@ -91,14 +91,17 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         return kExitError;
     }
     policy::GateInput gathered;
-    const auto decided =
-        decide_for_command(inv, options.gpus_option, options.gpus, options.profile, &gathered);
+    const auto decided = decide_for_command(
+        inv, options.gpus_option, options.gpus, options.profile, &gathered, options.command);
     if (!decided) {
         return kExitError;
     }
     const auto& decision = *decided;
     if (!inv.output.quiet) {
         fmt::print(inv.output.err, "peergate: {}\n", report::gate_to_log_line(decision));
+        for (const auto& warning : decision.warnings) {
+            fmt::print(inv.output.err, "peergate: warning: {}\n", warning);
+        }
     }
     if (options.bind_cpus) {
         bind_near_gpus(inv, gathered, decision.selection);

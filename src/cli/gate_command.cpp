@@ -10,7 +10,8 @@ std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
                                                        const CLI::Option* gpus_option,
                                                        const std::string& gpus,
                                                        const std::string& profile,
-                                                       policy::GateInput* gathered) {
+                                                       policy::GateInput* gathered,
+                                                       std::vector<std::string> child_argv) {
     // The Option tells "--gpus ''" (an error) from no --gpus at all (the inherited mask).
     auto request = parse_gate_request(
         gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt, profile);
@@ -19,6 +20,7 @@ std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
         return std::nullopt;
     }
     request->identity_helper = self_executable();  // runs `cuda-visible` for the identity join
+    request->child_argv = std::move(child_argv);
     return decide_for_host(inv.seams, inv.env, *request, gathered);
 }
 

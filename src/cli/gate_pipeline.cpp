@@ -3,6 +3,7 @@
 
 #include "cli/identity_join.hpp"
 #include "cli/probe_cache_io.hpp"
+#include "cli/vllm_p2p_cache.hpp"
 #include "policy/gate_control.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 #include "sources/host/host_facts_reader.hpp"
@@ -181,6 +182,10 @@ policy::GateInput gate_input_from(const model::Discovery& discovery,
     input.host = sources::host::read_host_facts(sources::host::HostRoot(seams.host_root));
     consider_cached_probe(seams, env, discovery, input);
     join_on_identity(seams, env, request, input);
+    if (request.profile == policy::Profile::vllm || request.profile == policy::Profile::all) {
+        input.vllm_p2p_caches = read_vllm_p2p_caches(vllm_cache_root(env));
+    }
+    input.child_argv = request.child_argv;
     return input;
 }
 

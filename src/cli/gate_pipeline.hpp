@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace peergate::cli {
 
@@ -24,6 +25,8 @@ struct GateRequest {
     // peergate installed beside libpeergate.so (installed_peergate()). Empty: no join, and
     // the index rules of §4 apply.
     std::string identity_helper;
+    // exec: the command it will run (the vllm profile looks for --disable-custom-all-reduce).
+    std::vector<std::string> child_argv;
 };
 
 // Parses --gpus (nullopt: not given) and --for; the error says what was wrong.

@@ -17,6 +17,15 @@ std::optional<std::string> EnvPlan::inherited(std::string_view name) const {
     return parent_.get(name);
 }
 
+std::optional<std::string> EnvPlan::child_value(std::string_view name) const {
+    for (auto it = decision_.set.rbegin(); it != decision_.set.rend(); ++it) {
+        if (it->name == name) {
+            return it->value;
+        }
+    }
+    return inherited(name);
+}
+
 bool EnvPlan::set_if_absent(std::string_view name, std::string value, std::string reason) {
     if (inherited(name)) {
         keep(name, "set by the user; peergate leaves it (it would have set " + value + ")");

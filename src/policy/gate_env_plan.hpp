@@ -6,6 +6,7 @@
 #include "policy/gate_rules.hpp"
 #include "policy/gate_types.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,9 @@ public:
     // Sets `name` unless the child would inherit it; an inherited value is kept and
     // reported. Returns true when peergate set it.
     bool set_if_absent(std::string_view name, std::string value, std::string reason);
+
+    // What the child will see for `name`: the value planned so far, else the inherited one.
+    std::optional<std::string> child_value(std::string_view name) const;
     // Sets `name` whatever the parent says (the pinning of an explicit selection); an
     // inherited different value is replaced with a warning.
     void set_always(std::string_view name, std::string value, std::string reason);

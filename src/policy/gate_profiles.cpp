@@ -1,7 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_profiles.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
 #include <array>
+#include <iterator>
+#include <string>
+#include <vector>
 
 namespace peergate::policy {
 
@@ -13,6 +20,54 @@ constexpr std::array<std::string_view, 2> kNcclP2pSettings = {"NCCL_P2P_LEVEL", 
 // probe, FORCE_P2P): the user or the probe takes responsibility for the PCIe path.
 bool pcie_vouched(const Verdict& verdict) {
     return verdict.p2p && verdict.rule != "every_pair_nvlink";
+}
+
+// The CUDA_VISIBLE_DEVICES string vLLM will name its P2P cache after: the child's value, or,
+// unset, every device ("0,1,...").
+std::string vllm_visible_devices(const GateFacts& facts, const EnvPlan& plan) {
+    if (auto visible = plan.child_value("CUDA_VISIBLE_DEVICES")) {
+        return *visible;
+    }
+    std::string all;
+    for (std::size_t i = 0; i < facts.host.size(); ++i) {
+        all += (i == 0 ? "" : ",") + std::to_string(i);
+    }
+    return all;
+}
+
+// "3->3": a device with itself.
+bool is_self_pair(std::string_view entry) {
+    const auto arrow = entry.find("->");
+    return arrow != std::string_view::npos && entry.substr(0, arrow) == entry.substr(arrow + 2);
+}
+
+// A cache that says peer access works makes VLLM_SKIP_P2P_CHECK=0 moot: vLLM reads the file
+// instead of testing, and enables its custom all-reduce over peer access.
+void warn_of_vllm_cache(const GateFacts& facts, EnvPlan& plan) {
+    const std::string visible = vllm_visible_devices(facts, plan);
+    for (const auto& cache : facts.input.vllm_p2p_caches) {
+        std::vector<std::string> pairs;  // "0->0" is in the file too, and says nothing
+        std::copy_if(cache.says_works.begin(),
+                     cache.says_works.end(),
+                     std::back_inserter(pairs),
+                     [](const std::string& entry) { return !is_self_pair(entry); });
+        if (cache.visible_devices != visible || pairs.empty()) {
+            continue;
+        }
+        plan.warn(fmt::format(
+            "vLLM will read {}, which says peer access works ({}): vLLM wrote it after one "
+            "small copy and never tests again, so VLLM_SKIP_P2P_CHECK=0 does not apply; delete "
+            "the file (peergate leaves other tools' files alone)",
+            cache.path,
+            fmt::join(pairs, ", ")));
+    }
+}
+
+// vLLM's argument parser takes its flags with dashes or underscores.
+bool disables_custom_all_reduce(const std::vector<std::string>& argv) {
+    return std::any_of(argv.begin(), argv.end(), [](const std::string& arg) {
+        return arg == "--disable-custom-all-reduce" || arg == "--disable_custom_all_reduce";
+    });
 }
 
 }  // namespace
@@ -51,9 +106,12 @@ void plan_vllm(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
         "which says OK on the hosts that drop peer copies");
     plan.set_if_absent(
         "VLLM_ALLREDUCE_USE_SYMM_MEM", "0", "no symmetric-memory all-reduce over peer mappings");
-    plan.warn(
-        "vLLM: also pass --disable-custom-all-reduce (peergate never edits the command "
-        "line; no environment variable switches vLLM's custom all-reduce off)");
+    if (!disables_custom_all_reduce(facts.input.child_argv)) {  // else vLLM never asks
+        warn_of_vllm_cache(facts, plan);
+        plan.warn(
+            "vLLM: also pass --disable-custom-all-reduce (peergate never edits the command "
+            "line; no environment variable switches vLLM's custom all-reduce off)");
+    }
 }
 
 }  // namespace peergate::policy

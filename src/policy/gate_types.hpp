@@ -60,6 +60,17 @@ struct ProbeVerdict {
     std::vector<std::pair<int, int>> passed_pairs;
 };
 
+// vLLM's record of its own P2P check: it tests each ordered pair once with one small copy,
+// writes the answers to $VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json
+// and trusts that file from then on, on every boot. Pairs are vLLM's local device ids.
+struct VllmP2pCache {
+    std::string path;
+    std::string visible_devices;          // the file's suffix: "0,1", "2,3", "GPU-..."
+    std::vector<std::string> says_works;  // its entries that are true, as written: "0->1"
+
+    friend bool operator==(const VllmP2pCache&, const VllmP2pCache&) = default;
+};
+
 struct GateInput {
     // Host GPUs by nvidia-smi index, with names. Empty: taken from the topology.
     std::vector<model::Gpu> gpus;
@@ -78,6 +89,10 @@ struct GateInput {
     // will see, in its CUDA order, as a helper process enumerated them under the child's
     // environment. nullopt: no CUDA driver answer; the index rules of §4 apply.
     std::optional<std::vector<model::PciAddress>> child_visible;
+    // vLLM's cached P2P answers (read for the vllm and all profiles).
+    std::vector<VllmP2pCache> vllm_p2p_caches;
+    // exec: the command about to run, read (never changed) for flags a profile cares about.
+    std::vector<std::string> child_argv;
     // Failures met while gathering this input (a source that errored): each one vetoes.
     std::vector<std::string> failures;
     // What the gatherer wants reported with the decision (e.g. tiers that disagree).

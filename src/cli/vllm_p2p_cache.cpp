@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/vllm_p2p_cache.hpp"
+
+#include "util/atomic_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+namespace peergate::cli {
+
+namespace {
+
+constexpr std::string_view kPrefix = "gpu_p2p_access_cache_for_";
+constexpr std::string_view kSuffix = ".json";
+constexpr std::size_t kLargestFile = 1U << 20U;  // 8 GPUs write about 600 bytes
+
+// Python's os.path.expanduser for the one form vLLM's variable takes: a leading "~/".
+std::string expand_home(const std::string& path, const util::EnvMap& env) {
+    if (path == "~" || path.starts_with("~/")) {
+        return env.get("HOME").value_or("") + path.substr(1);
+    }
+    return path;
+}
+
+}  // namespace
+
+std::string vllm_cache_root(const util::EnvMap& env) {
+    if (auto root = env.get("VLLM_CACHE_ROOT"); root && !root->empty()) {
+        return expand_home(*root, env);
+    }
+    if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
+        return *xdg + "/vllm";
+    }
+    if (auto home = env.get("HOME"); home && !home->empty()) {
+        return *home + "/.cache/vllm";
+    }
+    return "";
+}
+
+std::optional<std::vector<std::string>> parse_vllm_p2p_cache(std::string_view text) {
+    const auto doc = nlohmann::json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+        return std::nullopt;
+    }
+    std::vector<std::string> works;
+    for (const auto& [key, value] : doc.items()) {
+        if (!value.is_boolean()) {
+            return std::nullopt;
+        }
+        if (value.get<bool>()) {
+            works.push_back(key);
+        }
+    }
+    return works;
+}
+
+std::vector<policy::VllmP2pCache> read_vllm_p2p_caches(const std::string& root) {
+    std::vector<policy::VllmP2pCache> caches;
+    std::error_code ec;
+    if (root.empty() || !std::filesystem::is_directory(root, ec)) {
+        return caches;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix) || !entry.is_regular_file(ec) ||
+            entry.file_size(ec) > kLargestFile) {
+            continue;
+        }
+        const auto text = util::read_file(entry.path().string());
+        const auto works = text ? parse_vllm_p2p_cache(*text) : std::nullopt;
+        if (works) {
+            caches.push_back(policy::VllmP2pCache{
+                .path = entry.path().string(),
+                .visible_devices =
+                    name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size()),
+                .says_works = *works});
+        }
+    }
+    std::sort(
+        caches.begin(), caches.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+    return caches;
+}
+
+}  // namespace peergate::cli
