@@ -36,6 +36,16 @@ bool ours(const SlurmNodeDrain& node) {
     return std::string_view(node.reason).starts_with(kDrainLeader);
 }
 
+// scontrol shows a reason with " [user@time]" after it, the time the node was drained; an
+// update with the same words would only move that time and log one more update per check.
+bool same_reason(std::string_view shown, std::string_view planned) {
+    if (!shown.starts_with(planned)) {
+        return false;
+    }
+    const auto rest = shown.substr(planned.size());
+    return rest.empty() || (rest.starts_with(" [") && rest.ends_with("]"));
+}
+
 }  // namespace
 
 HealthPlan plan_health(const DoctorReport& report, const std::optional<SlurmNodeDrain>& node) {
@@ -52,9 +62,11 @@ HealthPlan plan_health(const DoctorReport& report, const std::optional<SlurmNode
         plan.reason =
             fmt::format("{} {}; run peergate doctor", kDrainLeader, summary).substr(0, 200);
         const bool someone_elses = node->draining && !ours(*node);
-        plan.action = someone_elses ? SlurmAction::none : SlurmAction::drain;
-        plan.why =
-            someone_elses ? "already drained by someone else: that reason stands" : "unhealthy";
+        const bool already = node->draining && same_reason(node->reason, plan.reason);
+        plan.action = someone_elses || already ? SlurmAction::none : SlurmAction::drain;
+        plan.why = someone_elses ? "already drained by someone else: that reason stands"
+                   : already     ? "already drained by peergate for this reason"
+                                 : "unhealthy";
         return plan;
     }
     plan.action = node->draining && ours(*node) ? SlurmAction::resume : SlurmAction::none;

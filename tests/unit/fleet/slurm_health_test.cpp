@@ -83,6 +83,21 @@ TEST(SlurmHealth, HealthyAgainResumesOnlyPeergatesDrain) {
     EXPECT_EQ(policy::plan_health(failing(), ours).action, SlurmAction::drain);  // reason renewed
 }
 
+// The time in "[root@time]" says when the node first failed; the same reason is not written
+// again at every health check.
+TEST(SlurmHealth, TheSameReasonIsNotWrittenAgain) {
+    const std::string reason =
+        "peergate: probe_data_lost GPU0,GPU1 and 1 more errors; run peergate doctor";
+    const policy::SlurmNodeDrain drained{.draining = true,
+                                         .reason = reason + " [root@2026-11-30T02:29:30]"};
+    const auto plan = policy::plan_health(failing(), drained);
+    EXPECT_FALSE(plan.healthy);
+    EXPECT_EQ(plan.action, SlurmAction::none);
+    EXPECT_EQ(plan.why, "already drained by peergate for this reason");
+    const policy::SlurmNodeDrain longer{.draining = true, .reason = reason + " and more [x]"};
+    EXPECT_EQ(policy::plan_health(failing(), longer).action, SlurmAction::drain);
+}
+
 TEST(SlurmHealth, InconclusiveFailsAndWithoutDrainNothingIsDone) {
     policy::DoctorReport report;
     report.verdict = policy::Verdict::inconclusive;
