@@ -3,6 +3,7 @@
 // node_exporter textfile collector, Node Feature Discovery, Slurm's gres.conf or Graphviz.
 #include "cli/commands.hpp"
 #include "cli/export_gather.hpp"
+#include "cli/option_checks.hpp"
 #include "report/export_dot.hpp"
 #include "report/export_gres.hpp"
 #include "report/export_nfd.hpp"
@@ -170,7 +171,7 @@ Command add_export_command(CLI::App& app) {
                     options->request.expiry_hours,
                     "nfd: labels expire this many hours after the run, unless rewritten (at least "
                     "twice the run interval; default: never)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(whole_number(0, 24 * 365 * 10));
     sub->footer(
         "Exit status: 0 written (whatever the verdict), 2 usage error or nothing to export.\n"
         "Textfile collector: peergate export prometheus --output "

@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/export_gather.hpp"
 #include "cli/module_location.hpp"
+#include "cli/option_checks.hpp"
 #include "policy/fleet.hpp"
 #include "report/fleet_json.hpp"
 #include "report/fleet_render.hpp"
@@ -198,13 +199,13 @@ void add_run_command(CLI::App& fleet, FleetOptions& options) {
     options.run_app
         ->add_option(
             "--nodes,-N", options.nodes, "nodes to run on (srun -N); also how many must answer")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, 1'000'000));
     options.run_app->add_flag(
         "--probe", options.node.doctor.probe, "each node also probes its pairs");
     options.run_app
         ->add_option(
             "--timeout", options.timeout_seconds, "stop srun after SEC seconds (default 900)")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, 7 * 24 * 3600));
     options.run_app->add_option(
         "--save",
         options.save,
@@ -220,7 +221,7 @@ void add_merge_command(CLI::App& fleet, FleetOptions& options) {
     options.merge_app->add_option("files", options.files, "files of JSON lines, - for stdin")
         ->required();
     options.merge_app->add_option("--nodes,-N", options.nodes, "how many nodes must have answered")
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, 1'000'000));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // peergate place: the best groups of K GPUs for tensor parallelism, and how to launch on them.
 #include "cli/bench_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/placement.hpp"
 #include "report/placement_render.hpp"
@@ -103,7 +104,7 @@ Command add_place_command(CLI::App& app) {
         "place", "the best groups of K GPUs (tensor parallelism) and how to launch on them");
     sub->add_option("--size", options->size, "GPUs per group (K)")
         ->required()
-        ->check(CLI::PositiveNumber);
+        ->check(whole_number(1, 4096));
     sub->add_option(
         "--count", options->count, "groups (G); default: as many as fit, floor(candidates / K)");
     sub->add_option(

@@ -38,6 +38,24 @@ TEST(Cli, UsageErrorsExitTwo) {
     }
 }
 
+// A number out of range names the value and the range (CLI11's own checks print the largest
+// double, 309 digits, as their upper bound).
+TEST(Cli, ANumberOutOfRangeSaysWhichRange) {
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases{
+        {{"place", "--size", "0"}, "--size: 0 is not a whole number from 1 to 4096"},
+        {{"fleet", "run", "--nodes", "-2"}, "--nodes: -2 is not a whole number from 1 to 1000000"},
+        {{"export", "nfd", "--expiry-hours", "x"},
+         "--expiry-hours: x is not a whole number from 0 to 87600"},
+    };
+    for (const auto& [args, message] : cases) {
+        SCOPED_TRACE(message);
+        const auto run = test::run_peergate(args);
+        EXPECT_EQ(run.process.exit_code, 2);
+        EXPECT_TRUE(run.process.err.starts_with(message)) << run.process.err;
+        EXPECT_LT(run.process.err.size(), 200U) << run.process.err;
+    }
+}
+
 TEST(Cli, HelpExitsZero) {
     const auto run = test::run_peergate({"topo", "--help"});
     EXPECT_EQ(run.process.exit_code, 0);

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Checks for numeric options whose error names the value and the range. CLI11's
+// PositiveNumber and NonNegativeNumber print their upper bound, the largest double, as a
+// 309-digit number.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <string>
+
+namespace peergate::cli {
+
+// A whole number from `lo` to `hi`: "--size: 0 is not a whole number from 1 to 4096".
+inline CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            std::int64_t value = 0;
+            const bool read = CLI::detail::lexical_cast(text, value);
+            if (read && value >= lo && value <= hi) {
+                return {};
+            }
+            return fmt::format("{} is not a whole number from {} to {}", text, lo, hi);
+        },
+        fmt::format("{}..{}", lo, hi));
+}
+
+}  // namespace peergate::cli
