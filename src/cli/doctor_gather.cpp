@@ -7,6 +7,7 @@
 #include "cli/probe_sweep.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
+#include "cli/vllm_p2p_cache.hpp"
 #include "policy/gate_types.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/kernel_log_parser.hpp"
@@ -147,6 +148,7 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
     if (!options.bandwidth.empty()) {
         PEERGATE_TRY(add_bandwidth(options.bandwidth, input));
     }
+    input.vllm_p2p_caches = read_vllm_p2p_caches(vllm_cache_root(inv.env));
     const auto log = read_kernel_log(inv, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);
     input.kernel_log_source = log.source;

@@ -5,6 +5,7 @@
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_pairs.hpp"
 #include "policy/doctor_probe.hpp"
+#include "policy/doctor_vllm.hpp"
 #include "policy/kernel_findings.hpp"
 
 #include <fmt/format.h>
@@ -214,6 +215,9 @@ DoctorReport diagnose(const DoctorInput& input) {
         if (report.findings.back().severity == Severity::error) {
             report.verdict = Verdict::problems;  // data lost is a problem whatever else said
         }
+    }
+    if (auto vllm = vllm_cache_finding(input.vllm_p2p_caches, report.findings)) {
+        report.findings.push_back(std::move(*vllm));
     }
     const model::Topology* topology = input.discovery.described();
     const auto kernel = about_examined(input, kernel_findings(input.kernel_events, topology));

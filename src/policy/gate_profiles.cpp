@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -35,22 +34,12 @@ std::string vllm_visible_devices(const GateFacts& facts, const EnvPlan& plan) {
     return all;
 }
 
-// "3->3": a device with itself.
-bool is_self_pair(std::string_view entry) {
-    const auto arrow = entry.find("->");
-    return arrow != std::string_view::npos && entry.substr(0, arrow) == entry.substr(arrow + 2);
-}
-
 // A cache that says peer access works makes VLLM_SKIP_P2P_CHECK=0 moot: vLLM reads the file
 // instead of testing, and enables its custom all-reduce over peer access.
 void warn_of_vllm_cache(const GateFacts& facts, EnvPlan& plan) {
     const std::string visible = vllm_visible_devices(facts, plan);
     for (const auto& cache : facts.input.vllm_p2p_caches) {
-        std::vector<std::string> pairs;  // "0->0" is in the file too, and says nothing
-        std::copy_if(cache.says_works.begin(),
-                     cache.says_works.end(),
-                     std::back_inserter(pairs),
-                     [](const std::string& entry) { return !is_self_pair(entry); });
+        const auto pairs = claimed_peer_pairs(cache);
         if (cache.visible_devices != visible || pairs.empty()) {
             continue;
         }

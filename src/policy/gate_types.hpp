@@ -7,6 +7,7 @@
 #include "model/host_facts.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
+#include "policy/vllm_p2p_cache.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
 
@@ -58,17 +59,6 @@ struct ProbeVerdict {
     // `passed` is then ignored and a selection passes when all its pairs are listed.
     bool pair_level = false;
     std::vector<std::pair<int, int>> passed_pairs;
-};
-
-// vLLM's record of its own P2P check: it tests each ordered pair once with one small copy,
-// writes the answers to $VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json
-// and trusts that file from then on, on every boot. Pairs are vLLM's local device ids.
-struct VllmP2pCache {
-    std::string path;
-    std::string visible_devices;          // the file's suffix: "0,1", "2,3", "GPU-..."
-    std::vector<std::string> says_works;  // its entries that are true, as written: "0->1"
-
-    friend bool operator==(const VllmP2pCache&, const VllmP2pCache&) = default;
 };
 
 struct GateInput {

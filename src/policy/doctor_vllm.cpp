@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/doctor_vllm.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <string>
+#include <string_view>
+
+namespace peergate::policy {
+
+namespace {
+
+// The findings that make PCIe peer copies unsafe on this host, whatever a small copy showed.
+const model::Finding* unsafe_peer_copies(const std::vector<model::Finding>& findings) {
+    constexpr std::string_view kUnsafe[] = {"pcie_p2p_under_translating_iommu", "probe_data_lost"};
+    const auto it = std::find_if(findings.begin(), findings.end(), [&](const model::Finding& f) {
+        return f.severity == model::Severity::error &&
+               std::find(std::begin(kUnsafe), std::end(kUnsafe), f.code) != std::end(kUnsafe);
+    });
+    return it == findings.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::optional<model::Finding> vllm_cache_finding(const std::vector<VllmP2pCache>& caches,
+                                                 const std::vector<model::Finding>& so_far) {
+    const model::Finding* unsafe = unsafe_peer_copies(so_far);
+    if (unsafe == nullptr) {
+        return std::nullopt;
+    }
+    std::vector<std::string> claims;
+    for (const auto& cache : caches) {
+        const auto pairs = claimed_peer_pairs(cache);
+        if (!pairs.empty()) {
+            claims.push_back(fmt::format("{} ({})", cache.path, fmt::join(pairs, ", ")));
+        }
+    }
+    if (claims.empty()) {
+        return std::nullopt;
+    }
+    return model::Finding{
+        .code = "vllm_p2p_cache_trusted",
+        .severity = model::Severity::warning,
+        .message = fmt::format(
+            "vLLM's own P2P cache says peer access works here, where {} says PCIe peer copies "
+            "are not safe: {}. vLLM wrote it after one small copy per pair and reads it instead "
+            "of testing again, on every boot, so its custom all-reduce runs over peer access",
+            unsafe->code,
+            fmt::join(claims, "; ")),
+        .remedy =
+            "Delete the file(s) and launch vLLM with --disable-custom-all-reduce (peergate exec "
+            "--for vllm names both at launch); VLLM_SKIP_P2P_CHECK=0 alone does not help while "
+            "the file is there."};
+}
+
+}  // namespace peergate::policy

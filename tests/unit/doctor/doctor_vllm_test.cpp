@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// vllm_p2p_cache_trusted: vLLM's cached "peer access works" on a host whose PCIe peer copies
+// the doctor has found unsafe.
+#include "policy/doctor_vllm.hpp"
+
+#include <gtest/gtest.h>
+
+namespace peergate::policy {
+namespace {
+
+using model::Finding;
+using model::Severity;
+
+VllmP2pCache cache(const std::string& devices, std::vector<std::string> works) {
+    return VllmP2pCache{.path = "/home/u/.cache/vllm/gpu_p2p_access_cache_for_" + devices + ".json",
+                        .visible_devices = devices,
+                        .says_works = std::move(works)};
+}
+
+const std::vector<Finding> kUnderIommu{
+    {.code = "pcie_p2p_under_translating_iommu", .severity = Severity::error}};
+
+TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
+    const auto finding = vllm_cache_finding(
+        {cache("0,1", {"0->0", "0->1", "1->0", "1->1"}), cache("2,3", {"2->2"})}, kUnderIommu);
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_EQ(finding->code, "vllm_p2p_cache_trusted");
+    EXPECT_EQ(finding->severity, Severity::warning);
+    EXPECT_NE(finding->message.find("where pcie_p2p_under_translating_iommu says"),
+              std::string::npos);
+    EXPECT_NE(finding->message.find("gpu_p2p_access_cache_for_0,1.json (0->1, 1->0)"),
+              std::string::npos)
+        << finding->message;
+    EXPECT_EQ(finding->message.find("2,3"), std::string::npos) << "self pairs claim nothing";
+    EXPECT_NE(finding->remedy.find("--disable-custom-all-reduce"), std::string::npos);
+}
+
+TEST(DoctorVllm, DataLostInTheProbeCountsAsUnsafe) {
+    const std::vector<Finding> lost{{.code = "probe_data_lost", .severity = Severity::error}};
+    EXPECT_TRUE(vllm_cache_finding({cache("0,1", {"0->1"})}, lost).has_value());
+}
+
+TEST(DoctorVllm, NothingToSayOnASafeHostOrWithoutAClaim) {
+    const std::vector<Finding> safe{{.code = "probe_intact", .severity = Severity::info}};
+    EXPECT_FALSE(vllm_cache_finding({cache("0,1", {"0->1"})}, safe).has_value());
+    EXPECT_FALSE(vllm_cache_finding({cache("0,1", {"0->0", "1->1"})}, kUnderIommu).has_value());
+    EXPECT_FALSE(vllm_cache_finding({}, kUnderIommu).has_value());
+    const std::vector<Finding> warned{
+        {.code = "pcie_p2p_under_translating_iommu", .severity = Severity::warning}};
+    EXPECT_FALSE(vllm_cache_finding({cache("0,1", {"0->1"})}, warned).has_value());
+}
+
+}  // namespace
+}  // namespace peergate::policy
