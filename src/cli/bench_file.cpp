@@ -99,12 +99,6 @@ std::vector<std::pair<int, std::string>> uuids_of(const Json& doc) {
     return uuids;
 }
 
-const model::Gpu* gpu_at(const std::vector<model::Gpu>& gpus, int index) {
-    const auto it = std::find_if(
-        gpus.begin(), gpus.end(), [index](const model::Gpu& g) { return g.index == index; });
-    return it == gpus.end() ? nullptr : &*it;
-}
-
 std::string measured_on(const BenchFile& file) {
     return file.host.empty() ? std::string("another machine") : "host " + file.host;
 }
@@ -153,7 +147,7 @@ util::Expected<void> check_bench_matches(const BenchFile& file,
                                          const std::string& path,
                                          const std::vector<model::Gpu>& here) {
     for (const auto& [index, uuid] : file.gpu_uuids) {
-        const model::Gpu* gpu = gpu_at(here, index);
+        const model::Gpu* gpu = model::find_gpu(here, index);
         if (gpu != nullptr && !gpu->uuid.empty() && gpu->uuid != uuid) {
             return fail(fmt::format(
                 "{} was measured on other GPUs ({}): GPU {} there is {}, here it is {}; "
@@ -167,7 +161,7 @@ util::Expected<void> check_bench_matches(const BenchFile& file,
     }
     for (const auto& sample : file.samples) {
         for (const int index : {sample.src, sample.dst}) {
-            if (gpu_at(here, index) == nullptr) {
+            if (model::find_gpu(here, index) == nullptr) {
                 return fail(fmt::format(
                     "{} has a rate for GPU {}, which this machine does not have; it was measured "
                     "on {}",

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace peergate::model {
 
@@ -19,5 +20,8 @@ struct Gpu {
 
     friend bool operator==(const Gpu&, const Gpu&) = default;
 };
+
+// The GPU with nvidia-smi index `index` in `gpus`, or nullptr.
+const Gpu* find_gpu(const std::vector<Gpu>& gpus, int index);
 
 }  // namespace peergate::model

@@ -14,12 +14,6 @@ namespace peergate::policy {
 
 namespace {
 
-const model::Gpu* gpu_of(const std::vector<model::Gpu>& gpus, int index) {
-    const auto it = std::find_if(
-        gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) { return gpu.index == index; });
-    return it == gpus.end() ? nullptr : &*it;
-}
-
 using Ranges = std::vector<std::pair<int, int>>;
 
 // The CPUs near every selected GPU as ranges, or why they cannot be known. Ranges, not a set:
@@ -29,7 +23,7 @@ std::optional<Ranges> near_ranges(const std::vector<model::Gpu>& gpus,
                                   std::string& why) {
     Ranges near;
     for (int index : selection) {
-        const model::Gpu* gpu = gpu_of(gpus, index);
+        const model::Gpu* gpu = model::find_gpu(gpus, index);
         const auto ranges =
             gpu != nullptr ? util::parse_cpu_ranges(gpu->cpu_affinity) : std::nullopt;
         if (!ranges) {

@@ -18,12 +18,8 @@ GateFacts::GateFacts(const GateInput& in)
       selection(resolve_selection(in, host)) {}
 
 std::optional<std::string> GateFacts::name_of(int id) const {
-    const auto it =
-        std::find_if(host.begin(), host.end(), [&](const model::Gpu& g) { return g.index == id; });
-    if (it == host.end()) {
-        return std::nullopt;
-    }
-    return it->name;
+    const model::Gpu* gpu = model::find_gpu(host, id);
+    return gpu != nullptr ? std::optional<std::string>(gpu->name) : std::nullopt;
 }
 
 bool GateFacts::nvlinked_to_selected_peer(int id) const {

@@ -27,9 +27,7 @@ std::vector<int> absent_from(const std::vector<int>& ids, const std::vector<mode
         return absent;  // the host list is unknown: nothing can be called absent here
     }
     for (const int id : ids) {
-        const bool present = std::any_of(
-            host.begin(), host.end(), [&](const model::Gpu& g) { return g.index == id; });
-        if (!present) {
+        if (model::find_gpu(host, id) == nullptr) {
             absent.push_back(id);
         }
     }
