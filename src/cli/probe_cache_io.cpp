@@ -54,16 +54,7 @@ model::ProbeResult with_earlier_pairs(const std::string& file,
 }  // namespace
 
 std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag) {
-    if (!flag.empty()) {
-        return flag;
-    }
-    if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
-        return *xdg + "/peergate";
-    }
-    if (auto home = env.get("HOME"); home && !home->empty()) {
-        return *home + "/.cache/peergate";
-    }
-    return "";
+    return flag.empty() ? util::xdg_cache_dir(env, "peergate") : flag;
 }
 
 std::string probe_cache_file_name(std::string_view host_name, std::string_view simulated_machine) {

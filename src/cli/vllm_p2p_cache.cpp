@@ -31,13 +31,7 @@ std::string vllm_cache_root(const util::EnvMap& env) {
     if (auto root = env.get("VLLM_CACHE_ROOT"); root && !root->empty()) {
         return expand_home(*root, env);
     }
-    if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
-        return *xdg + "/vllm";
-    }
-    if (auto home = env.get("HOME"); home && !home->empty()) {
-        return *home + "/.cache/vllm";
-    }
-    return "";
+    return util::xdg_cache_dir(env, "vllm");
 }
 
 std::optional<std::vector<std::string>> parse_vllm_p2p_cache(std::string_view text) {

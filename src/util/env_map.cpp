@@ -62,4 +62,14 @@ CStringArray::CStringArray(std::vector<std::string> items) : items_(std::move(it
     pointers_.push_back(nullptr);
 }
 
+std::string xdg_cache_dir(const EnvMap& env, std::string_view program) {
+    if (auto xdg = env.get("XDG_CACHE_HOME"); xdg && !xdg->empty()) {
+        return *xdg + "/" + std::string(program);
+    }
+    if (auto home = env.get("HOME"); home && !home->empty()) {
+        return *home + "/.cache/" + std::string(program);
+    }
+    return "";
+}
+
 }  // namespace peergate::util

@@ -42,6 +42,10 @@ private:
     std::map<std::string, std::string, std::less<>> vars_;
 };
 
+// A program's cache directory as the XDG base-directory convention puts it under `env`:
+// $XDG_CACHE_HOME/<program>, else $HOME/.cache/<program>; "" when neither is set.
+std::string xdg_cache_dir(const EnvMap& env, std::string_view program);
+
 // Owns the strings behind a NULL-terminated char* array for execve.
 class CStringArray {
 public:
