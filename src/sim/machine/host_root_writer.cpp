@@ -2,14 +2,19 @@
 #include "sim/machine/host_root_writer.hpp"
 
 #include "sim/machine/derived.hpp"
+#include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <system_error>
+#include <vector>
 
 namespace peergate::sim {
 
@@ -108,13 +113,17 @@ std::string port_config(const MachinePort& port) {
     return config;
 }
 
-util::Expected<void> write_ports(const fs::path& root, const std::vector<MachinePort>& above) {
+// The ports above a device, each on the device's NUMA node (a PCIe tree has one root complex).
+util::Expected<void> write_ports(const fs::path& root,
+                                 const std::vector<MachinePort>& above,
+                                 std::optional<int> numa_node) {
     for (std::size_t k = 0; k < above.size(); ++k) {
         const std::vector<MachinePort> further(above.begin() + static_cast<std::ptrdiff_t>(k) + 1,
                                                above.end());
         const std::string path = device_path(above[k].pci, further);
         const fs::path dir = root / "sys/devices" / path;
         PEERGATE_TRY(write_text(dir / "class", "0x060400\n"));
+        PEERGATE_TRY(write_text(dir / "numa_node", fmt::format("{}\n", numa_node.value_or(-1))));
         PEERGATE_TRY(write_text(dir / "config", port_config(above[k])));
         PEERGATE_TRY(make_link("../../../devices/" + path,
                                root / "sys/bus/pci/devices" / above[k].pci.to_sysfs()));
@@ -126,7 +135,7 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     const std::string bdf = d.pci.to_sysfs();
     const std::string path = device_path(d.pci, d.above);
     const fs::path dev = root / "sys/devices" / path;
-    PEERGATE_TRY(write_ports(root, d.above));
+    PEERGATE_TRY(write_ports(root, d.above, d.numa_node));
     PEERGATE_TRY(write_text(dev / "numa_node", fmt::format("{}\n", d.numa_node.value_or(-1))));
     PEERGATE_TRY(write_text(dev / "class", d.pci_class + "\n"));
     PEERGATE_TRY(write_text(dev / "vendor", "0x10de\n"));
@@ -230,6 +239,48 @@ util::Expected<void> write_cpu_topology(const MachineFile& m, const fs::path& ro
     return {};
 }
 
+// A CPU list as the kernel's cpumap: 32-bit words in hex, most significant first.
+std::optional<std::string> cpumap_of(const std::string& cpu_list) {
+    const auto ranges = util::parse_cpu_ranges(cpu_list);
+    if (!ranges) {
+        return std::nullopt;
+    }
+    int highest = 0;
+    for (const auto& [lo, hi] : *ranges) {
+        highest = std::max(highest, hi);
+    }
+    std::vector<std::uint32_t> words(static_cast<std::size_t>(highest / 32 + 1), 0);
+    for (const auto& [lo, hi] : *ranges) {
+        for (int cpu = lo; cpu <= hi; ++cpu) {
+            words[static_cast<std::size_t>(cpu / 32)] |= 1U << static_cast<unsigned>(cpu % 32);
+        }
+    }
+    std::vector<std::string> hex;
+    for (auto word = words.rbegin(); word != words.rend(); ++word) {
+        hex.push_back(fmt::format("{:08x}", *word));
+    }
+    return util::join(hex, ",");
+}
+
+// Each NUMA node's cpumap: the CPU affinity its GPUs report, which on a real host is the
+// node's CPUs. A node whose GPUs report different lists gets none.
+util::Expected<void> write_numa_nodes(const MachineFile& m, const fs::path& root) {
+    std::map<int, std::string> lists;
+    for (const auto& gpu : m.gpus) {
+        if (gpu.numa_node && !gpu.cpu_affinity.empty()) {
+            const auto [at, added] = lists.emplace(*gpu.numa_node, gpu.cpu_affinity);
+            at->second = added || at->second == gpu.cpu_affinity ? at->second : "";
+        }
+    }
+    for (const auto& [node, list] : lists) {
+        if (const auto mask = cpumap_of(list); mask && node >= 0) {
+            PEERGATE_TRY(write_text(
+                root / fmt::format("sys/devices/system/node/node{}/cpumap", node), *mask + "\n"));
+        }
+    }
+    return {};
+}
+
 }  // namespace
 
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir) {
@@ -239,6 +290,7 @@ util::Expected<void> write_host_root(const MachineFile& machine, const std::stri
     PEERGATE_TRY(write_text(root / "proc/cpuinfo", cpuinfo(machine)));
     PEERGATE_TRY(write_driver_proc(machine, root));
     PEERGATE_TRY(write_cpu_topology(machine, root));
+    PEERGATE_TRY(write_numa_nodes(machine, root));
     PEERGATE_TRY(write_text(root / "proc/sys/kernel/random/boot_id", machine.host.boot_id + "\n"));
     return write_text(root / std::string(kSimKernelLogPath).substr(1), machine.host.kernel_log);
 }

@@ -12,15 +12,19 @@
 namespace peergate::sim {
 
 // Bump when the tree's layout changes: it is part of the cache key of materialised roots.
-inline constexpr const char* kHostRootLayout = "host-root/5";
+inline constexpr const char* kHostRootLayout = "host-root/6";
 
 // Writes under `dir` (created; it should not exist yet):
 //   sys/kernel/iommu_groups/<n>/type            one group per GPU, none when iommu is "off";
 //                                               "identity", or iommu_group_type when translating
 //   sys/devices/pci<dddd>:<bb>/<bdf>/{numa_node,class,vendor,device}
 //                                               one per GPU and NVSwitch (class 0x068000)
+//   sys/devices/pci<dddd>:<bb>/<port>/.../<bdf>  below its upstream_ports, each port with
+//                                               {class,numa_node,config} (ACS at 0x100)
 //   sys/devices/.../<bdf>/iommu_group        -> ../../../kernel/iommu_groups/<n>
 //   sys/bus/pci/devices/<bdf>                -> ../../../devices/pci<dddd>:<bb>/<bdf>
+//   sys/devices/system/node/node<n>/cpumap     per NUMA node whose GPUs agree on their CPU
+//                                               affinity: that list as the kernel's mask
 //   proc/cmdline, proc/cpuinfo ("hypervisor" flag iff host.hypervisor),
 //   proc/sys/kernel/random/boot_id, var/log/peergate-sim-dmesg.txt (host.kernel_log)
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir);

@@ -112,6 +112,20 @@ TEST(HostRootWriter, NoIommuMeansNoGroupsAndNvswitchesAreBridges) {
               "0x068000\n");
 }
 
+TEST(HostRootWriter, NumaNodesGetTheirGpusCpusAsTheKernelsMask) {
+    const ScratchDir scratch;
+    auto machine = testing::load_builtin_machine("dgx1-v100");  // 0-19,40-59 and 20-39,60-79
+    ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+    const std::string node = scratch.file("root/sys/devices/system/node/node");
+    EXPECT_EQ(util::read_file(node + "0/cpumap").value_or(""), "0fffff00,000fffff\n");
+    EXPECT_EQ(util::read_file(node + "1/cpumap").value_or(""), "0000ffff,f00000ff,fff00000\n");
+    machine.gpus[7].cpu_affinity = "20-39";  // node 1's GPUs disagree: no mask for it
+    const ScratchDir other;
+    ASSERT_TRUE(write_host_root(machine, other.file("root")).has_value());
+    EXPECT_TRUE(fs::exists(other.file("root/sys/devices/system/node/node0/cpumap")));
+    EXPECT_FALSE(fs::exists(other.file("root/sys/devices/system/node/node1/cpumap")));
+}
+
 TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
     const ScratchDir scratch;
     util::EnvMap env;
