@@ -6,6 +6,7 @@
 #include "cli/option_checks.hpp"
 #include "report/export_dot.hpp"
 #include "report/export_gres.hpp"
+#include "report/export_nccl_topo.hpp"
 #include "report/export_nfd.hpp"
 #include "report/export_prometheus.hpp"
 #include "util/atomic_file.hpp"
@@ -29,7 +30,8 @@ struct ExportOptions {
     ExportRequest request;
 };
 
-constexpr std::array<std::string_view, 4> kFormats = {"prometheus", "nfd", "gres", "dot"};
+constexpr std::array<std::string_view, 5> kFormats = {
+    "prometheus", "nfd", "gres", "dot", "nccl-topo"};
 
 // One file to write ("" : stdout) in one format.
 struct Target {
@@ -48,7 +50,7 @@ util::Expected<std::vector<Target>> targets_of(const ExportOptions& options) {
             std::find(kFormats.begin(), kFormats.end(), format) == kFormats.end()) {
             return util::unexpected(util::ErrorCode::invalid_input,
                                     fmt::format("--also {}: expected FORMAT=FILE, FORMAT one of "
-                                                "prometheus, nfd, gres, dot",
+                                                "prometheus, nfd, gres, dot, nccl-topo",
                                                 also));
         }
         targets.push_back({format, also.substr(eq + 1), "--also " + format});
@@ -83,6 +85,9 @@ util::Expected<std::string> render(const std::string& format, const report::Expo
                                             format,
                                             no_topology_reason(facts.doctor)));
     }
+    if (format == "nccl-topo") {
+        return report::export_nccl_topo(facts);
+    }
     return format == "gres" ? report::export_gres(facts) : report::export_dot(facts);
 }
 
@@ -99,6 +104,11 @@ util::Expected<void> write_target(const Invocation& inv,
     const auto text = render(target.format, facts);
     if (!text) {
         return util::unexpected(text.error());
+    }
+    if (target.format == "nccl-topo" && !inv.output.quiet) {
+        for (const auto& why : report::nccl_topo_left_out(facts)) {
+            fmt::print(inv.output.err, "peergate: export nccl-topo: left to NCCL: {}\n", why);
+        }
     }
     if (target.path.empty()) {
         fmt::print(inv.output.out, "{}", *text);
@@ -135,14 +145,15 @@ int run_export(const Invocation& inv, const ExportOptions& options) {
 
 Command add_export_command(CLI::App& app) {
     auto options = std::make_shared<ExportOptions>();
-    CLI::App* sub = app.add_subcommand(
-        "export", "the verdicts as a Prometheus textfile, NFD labels, gres.conf or Graphviz");
+    CLI::App* sub = app.add_subcommand("export",
+                                       "the verdicts as a Prometheus textfile, NFD labels, "
+                                       "gres.conf, Graphviz or NCCL's topology");
     sub->add_option("format",
                     options->format,
                     "prometheus (node_exporter textfile), nfd (Node Feature Discovery labels), "
-                    "gres (Slurm gres.conf lines), dot (Graphviz)")
+                    "gres (Slurm gres.conf lines), dot (Graphviz), nccl-topo (an NCCL_TOPO_FILE)")
         ->required()
-        ->check(CLI::IsMember({"prometheus", "nfd", "gres", "dot"}));
+        ->check(CLI::IsMember({"prometheus", "nfd", "gres", "dot", "nccl-topo"}));
     sub->add_option("--output",
                     options->output,
                     "write FILE atomically (a hidden temporary beside it, then rename) instead of "

@@ -7,6 +7,8 @@
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/device_minor.hpp"
 #include "sources/host/host_name.hpp"
+#include "sources/host/numa_cpumap.hpp"
+#include "sources/host/pci_attributes.hpp"
 #include "util/atomic_file.hpp"
 
 #include <chrono>
@@ -38,6 +40,23 @@ report::ExportGate gate_verdict(const Invocation& inv,
     return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
 }
 
+// sysfs's attributes of every examined GPU and of the ports above each.
+std::map<model::PciAddress, model::PciAttributes> pci_attributes(
+    const sources::host::HostRoot& root, const report::ExportFacts& facts) {
+    std::map<model::PciAddress, model::PciAttributes> out;
+    for (const auto& gpu : report::examined_gpus(facts)) {
+        if (gpu.pci) {
+            out[*gpu.pci] = sources::host::read_pci_attributes(root, *gpu.pci);
+        }
+    }
+    for (const auto& [index, ports] : facts.doctor.ports) {
+        for (const auto& port : ports) {
+            out[port.address] = sources::host::read_pci_attributes(root, port.address);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
@@ -55,6 +74,13 @@ util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
         const sources::host::HostRoot root(inv.seams.host_root);
         facts.device_minors = sources::host::read_device_minors(root, topology->gpus);
         facts.logical_cores = sources::host::logical_cores(root);
+        facts.pci = pci_attributes(root, facts);
+        for (const auto& [address, attributes] : facts.pci) {
+            const int node = attributes.numa_node.value_or(-1);
+            if (const auto mask = sources::host::read_numa_cpumap(root, node)) {
+                facts.numa_cpumaps[node] = *mask;
+            }
+        }
     }
     facts.run = report::ExportRun{
         .version = kVersion,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/gpu.hpp"
+#include "model/pci_attributes.hpp"
 #include "model/topology.hpp"
 #include "policy/doctor.hpp"
 
@@ -42,6 +43,9 @@ struct ExportFacts {
     ExportGate gate;
     std::map<int, int> device_minors;  // per GPU index: N of /dev/nvidiaN, where read
     std::map<int, int> logical_cores;  // per OS CPU number: Slurm's core index; empty: unread
+    // sysfs's identity and link of each examined GPU and of the ports above it, where read.
+    std::map<model::PciAddress, model::PciAttributes> pci;
+    std::map<int, std::string> numa_cpumaps;  // per NUMA node of those: sysfs's cpumap, where read
 };
 
 // The GPUs examined (--gpus, else every GPU described), in index order.

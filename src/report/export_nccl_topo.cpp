@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: Apache-2.0
+// The tree follows ncclTopoGetXmlFromSys (NCCL src/graph/xml.cc): from a device it climbs its
+// sysfs path two directories at a time, so a GPU hangs from the upstream port of the switch
+// above it (the downstream port between them is skipped) and the climb ends at the first
+// directory that is not a 12-character bus id, the root bus, under the <cpu> whose numaid is
+// the numa_node of the last device reached. Bus ids must be sysfs's exact text: NCCL finds
+// its own devices in the file by comparing strings.
+#include "report/export_nccl_topo.hpp"
+
+#include "util/expected.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <string_view>
+
+namespace peergate::report {
+
+namespace {
+
+constexpr std::string_view kSwitchClass = "0x068000";  // NCCL's PCI_NVSWITCH_CLASS
+constexpr std::string_view kGpuClass = "0x030200";     // a 3D controller: NCCL reads any 0x03
+
+// ' key="value"', or nothing for an empty value or one that NCCL's reader would misread: it
+// knows no escapes and takes at most 255 characters.
+std::string attribute(std::string_view key, std::string_view value) {
+    const bool safe = !value.empty() && value.size() < 256 &&
+                      value.find_first_of("\"<>&\r\n") == std::string_view::npos;
+    return safe ? fmt::format(" {}=\"{}\"", key, value) : std::string();
+}
+
+const model::PciAttributes* attributes_of(const ExportFacts& facts, const model::PciAddress& at) {
+    const auto found = facts.pci.find(at);
+    return found == facts.pci.end() ? nullptr : &found->second;
+}
+
+// A max_link_speed's rate in GT/s as NCCL reads it ("%f GT/s"); none reads as infinite.
+double transfer_rate(const std::string& speed) {
+    char* end = nullptr;
+    const double rate = std::strtod(speed.c_str(), &end);
+    return end == speed.c_str() ? std::numeric_limits<double>::infinity() : rate;
+}
+
+// link_speed and link_width as NCCL derives them from sysfs: the slower of the device's and
+// its parent port's maximum, a value that is missing counting as infinitely fast for the
+// speed and as 0 for the width. Under the root bus there is no parent port: the device's
+// speed and a width of 0, which NCCL reads as x16.
+std::string link_attributes(const model::PciAttributes& self, const model::PciAttributes* parent) {
+    const model::PciAttributes none;
+    const model::PciAttributes& port = parent != nullptr ? *parent : none;
+    const std::string& speed =
+        transfer_rate(port.max_link_speed) < transfer_rate(self.max_link_speed)
+            ? port.max_link_speed
+            : self.max_link_speed;
+    const int width = std::min(self.max_link_width.value_or(0), port.max_link_width.value_or(0));
+    return attribute("link_speed", speed) + attribute("link_width", std::to_string(width));
+}
+
+std::string pci_attributes(const ExportFacts& facts,
+                           const model::PciAddress& address,
+                           const model::PciPort* parent) {
+    const std::string busid = attribute("busid", address.to_sysfs());
+    const auto* self = attributes_of(facts, address);
+    if (self == nullptr) {
+        return busid;
+    }
+    const auto* above = parent == nullptr ? nullptr : attributes_of(facts, parent->address);
+    return busid + attribute("class", self->pci_class) + attribute("vendor", self->vendor) +
+           attribute("device", self->device) +
+           attribute("subsystem_vendor", self->subsystem_vendor) +
+           attribute("subsystem_device", self->subsystem_device) + link_attributes(*self, above);
+}
+
+// Where a GPU goes in the file: its NUMA node and the ports NCCL keeps above it, top first.
+struct GpuPlace {
+    int numa = -1;
+    std::vector<std::size_t> ancestors;  // positions in the GPU's port list, top first
+    const std::vector<model::PciPort>* ports = nullptr;
+};
+
+util::Expected<GpuPlace> place_of(const ExportFacts& facts, const model::Gpu& gpu) {
+    const auto fail = [&](std::string why) {
+        return util::unexpected(util::ErrorCode::unavailable,
+                                fmt::format("GPU {}: {}", gpu.index, why));
+    };
+    const auto ports = facts.doctor.ports.find(gpu.index);
+    if (!gpu.pci || ports == facts.doctor.ports.end()) {
+        return fail("its PCIe path in sysfs was not read");
+    }
+    GpuPlace place{.ports = &ports->second};
+    std::size_t bus_ids = 0;  // the ports below the first directory that is not a bus id
+    while (bus_ids < ports->second.size() &&
+           ports->second[bus_ids].address.to_sysfs().size() == 12) {
+        ++bus_ids;
+    }
+    for (std::size_t k = 1; k < bus_ids; k += 2) {
+        place.ancestors.insert(place.ancestors.begin(), k);
+    }
+    const model::PciAddress top =
+        place.ancestors.empty() ? *gpu.pci : ports->second[place.ancestors.front()].address;
+    const auto* top_attributes = attributes_of(facts, top);
+    if (top_attributes == nullptr || !top_attributes->numa_node) {
+        return fail(fmt::format("sysfs gave no numa_node for {}", top.to_sysfs()));
+    }
+    place.numa = *top_attributes->numa_node;
+    return place;
+}
+
+// One <pci> element and what hangs from it.
+struct PciNode {
+    model::PciAddress address;
+    std::string attributes;
+    std::vector<PciNode> children;
+    std::string gpu;  // the GPU's own node: its <gpu> element, one line per NVLink
+};
+
+PciNode& child(std::vector<PciNode>& siblings,
+               const model::PciAddress& address,
+               std::string attributes) {
+    const auto found = std::find_if(
+        siblings.begin(), siblings.end(), [&](const PciNode& n) { return n.address == address; });
+    if (found != siblings.end()) {
+        return *found;
+    }
+    return siblings.emplace_back(PciNode{.address = address, .attributes = std::move(attributes)});
+}
+
+bool is_gpu(const ExportFacts& facts, const model::PciAddress& address) {
+    const auto* topology = facts.doctor.discovery.described();
+    return topology != nullptr &&
+           std::any_of(topology->gpus.begin(), topology->gpus.end(), [&](const model::Gpu& g) {
+               return g.pci == address;
+           });
+}
+
+// The GPU's NVLinks as NCCL records them: per far end the link count and the end's PCI
+// class. None when NVML did not say where every active link ends, or one ends at something
+// that is neither a GPU nor an NVSwitch: NCCL then asks NVML itself.
+std::vector<std::string> nvlink_lines(const ExportFacts& facts, int index) {
+    const auto links = std::find_if(facts.doctor.links.begin(),
+                                    facts.doctor.links.end(),
+                                    [&](const policy::GpuLinks& l) { return l.gpu == index; });
+    if (links == facts.doctor.links.end()) {
+        return {};
+    }
+    int counted = 0;
+    std::vector<std::string> lines;
+    for (const auto& end : links->ends) {
+        std::string tclass(kSwitchClass);
+        if (!end.to_switch) {
+            if (!is_gpu(facts, end.remote)) {
+                return {};
+            }
+            const auto* remote = attributes_of(facts, end.remote);
+            tclass = remote != nullptr && !remote->pci_class.empty() ? remote->pci_class
+                                                                     : std::string(kGpuClass);
+        }
+        counted += end.count;
+        lines.push_back(fmt::format("<nvlink{}{}{}/>",
+                                    attribute("target", end.remote.to_sysfs()),
+                                    attribute("count", std::to_string(end.count)),
+                                    attribute("tclass", tclass)));
+    }
+    return counted == links->up() ? lines : std::vector<std::string>{};
+}
+
+std::string gpu_element(const ExportFacts& facts, int index) {
+    const auto lines = nvlink_lines(facts, index);
+    if (lines.empty()) {
+        return fmt::format("<gpu dev=\"{}\"/>", index);
+    }
+    return fmt::format("<gpu dev=\"{}\">\n  {}\n</gpu>", index, fmt::join(lines, "\n  "));
+}
+
+// Puts the GPU under its NUMA node's <cpu>, below the ports NCCL keeps above it.
+void add_gpu(const ExportFacts& facts,
+             const model::Gpu& gpu,
+             const GpuPlace& place,
+             std::map<int, std::vector<PciNode>>& cpus) {
+    const auto& ports = *place.ports;
+    const auto parent_of = [&](std::size_t k) { return k < ports.size() ? &ports[k] : nullptr; };
+    std::vector<PciNode>* siblings = &cpus[place.numa];
+    for (std::size_t k : place.ancestors) {
+        PciNode& node = child(
+            *siblings, ports[k].address, pci_attributes(facts, ports[k].address, parent_of(k + 1)));
+        siblings = &node.children;
+    }
+    PciNode& node = child(*siblings, *gpu.pci, pci_attributes(facts, *gpu.pci, parent_of(0)));
+    node.gpu = gpu_element(facts, gpu.index);
+}
+
+// Each line of `element`, indented two spaces per level as NCCL's own dump is.
+void put_lines(std::string& out, std::string_view element, int depth) {
+    std::size_t start = 0;
+    while (start < element.size()) {
+        const auto stop = std::min(element.find('\n', start), element.size());
+        out += std::string(static_cast<std::size_t>(2 * depth), ' ');
+        out.append(element.substr(start, stop - start)).push_back('\n');
+        start = stop + 1;
+    }
+}
+
+void put_node(std::string& out, std::vector<PciNode>& nodes, int depth) {
+    std::sort(nodes.begin(), nodes.end(), [](const PciNode& a, const PciNode& b) {
+        return a.address < b.address;  // NCCL keeps siblings in bus id order
+    });
+    for (auto& node : nodes) {
+        put_lines(out, fmt::format("<pci{}>", node.attributes), depth);
+        put_node(out, node.children, depth + 1);
+        if (!node.gpu.empty()) {
+            put_lines(out, node.gpu, depth + 1);
+        }
+        put_lines(out, "</pci>", depth);
+    }
+}
+
+}  // namespace
+
+std::string export_nccl_topo(const ExportFacts& facts) {
+    std::map<int, std::vector<PciNode>> cpus;
+    for (const auto& gpu : examined_gpus(facts)) {
+        if (const auto place = place_of(facts, gpu)) {
+            add_gpu(facts, gpu, *place, cpus);
+        }
+    }
+    std::string out = fmt::format(
+        "<system version=\"1\"{}>\n",
+        attribute("name", fmt::format("peergate {} {}", facts.run.version, facts.run.node_name)));
+    for (auto& [numa, nodes] : cpus) {
+        const auto mask = facts.numa_cpumaps.find(numa);
+        put_lines(
+            out,
+            fmt::format("<cpu{}{}>",
+                        attribute("numaid", std::to_string(numa)),
+                        mask == facts.numa_cpumaps.end() ? std::string()
+                                                         : attribute("affinity", mask->second)),
+            1);
+        put_node(out, nodes, 2);
+        put_lines(out, "</cpu>", 1);
+    }
+    return out + "</system>\n";
+}
+
+std::vector<std::string> nccl_topo_left_out(const ExportFacts& facts) {
+    std::vector<std::string> out;
+    for (const auto& gpu : examined_gpus(facts)) {
+        if (auto place = place_of(facts, gpu); !place) {
+            out.push_back(place.error().message);
+        }
+    }
+    return out;
+}
+
+}  // namespace peergate::report

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate export nccl-topo end to end on simulated machines: Python's XML parser and the
+// rules of NCCL's reader (tests/scripts/check_nccl_topo.py) judge every file, and each GPU
+// lands where NCCL's own detection would put it, with the NVLinks NVML reports.
+#include "support/peergate_process.hpp"
+#include "util/atomic_file.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// check_nccl_topo.py's summary of `xml`, one line per GPU; "" with a failure when it rejects
+// the file, nullopt when there is no python3 to run it.
+std::optional<std::string> judged(const std::string& xml) {
+    if (!fs::exists("/usr/bin/python3")) {
+        return std::nullopt;
+    }
+    const auto file =
+        fs::temp_directory_path() / ("peergate-nccl-topo-" + std::to_string(::getpid()) + ".xml");
+    EXPECT_TRUE(util::write_file_atomically(file.string(), xml).has_value());
+    util::Command run;
+    run.argv = {"/usr/bin/python3",
+                std::string(PEERGATE_TEST_SCRIPTS) + "/check_nccl_topo.py",
+                file.string()};
+    run.env = clean_env();
+    run.timeout = std::chrono::seconds(60);
+    const auto result = util::run_process(run);
+    fs::remove(file);
+    EXPECT_TRUE(result.has_value());
+    if (!result || result->exit_code != 0) {
+        ADD_FAILURE() << (result ? result->err : "did not run") << "\nof:\n" << xml;
+        return "";
+    }
+    return result->out;
+}
+
+std::string export_of(const std::string& machine, std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"--simulate", machine, "export", "nccl-topo"};
+    args.insert(args.end(), more.begin(), more.end());
+    const auto run = run_peergate(args);
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    return run.process.out;
+}
+
+TEST(ExportNcclTopoCli, DgxOneCubeMeshCarriesSixLinksPerGpuToGpus) {
+    const auto xml = export_of("dgx1-v100");
+    EXPECT_THAT(xml, testing::HasSubstr("<cpu numaid=\"0\" affinity=\"0fffff00,000fffff\">\n"));
+    EXPECT_THAT(xml,
+                testing::HasSubstr("<gpu dev=\"0\">\n"
+                                   "        <nvlink target=\"0000:07:00.0\" count=\"1\" "
+                                   "tclass=\"0x030200\"/>\n"));
+    const auto summary = judged(xml);
+    if (!summary) {
+        GTEST_SKIP() << "python3 is not installed";
+    }
+    for (int dev = 0; dev < 8; ++dev) {
+        EXPECT_THAT(*summary,
+                    testing::ContainsRegex("dev=" + std::to_string(dev) +
+                                           " busid=[^ ]+ numaid=" + (dev < 4 ? "0" : "1") +
+                                           " depth=1 links=6 classes=0x030200\n"));
+    }
+}
+
+TEST(ExportNcclTopoCli, NvswitchLinksGoToTheSwitchClass) {
+    const auto summary = judged(export_of("hgx-b200-8x"));
+    if (!summary) {
+        GTEST_SKIP() << "python3 is not installed";
+    }
+    EXPECT_THAT(*summary,
+                testing::HasSubstr("dev=7 busid=0000:df:00.0 numaid=1 depth=1 links=18 "
+                                   "classes=0x068000\n"));
+}
+
+TEST(ExportNcclTopoCli, GpusBehindASwitchHangFromItsUpstreamPort) {
+    const auto xml = export_of(fixture_machine("acs-redirect-4x"));
+    EXPECT_THAT(xml,
+                testing::HasSubstr("<cpu numaid=\"1\">\n"
+                                   "    <pci busid=\"0000:81:00.0\" class=\"0x060400\""));
+    EXPECT_THAT(xml, testing::Not(testing::HasSubstr("0000:82:08.0")));  // downstream: skipped
+    const auto summary = judged(xml);
+    if (!summary) {
+        GTEST_SKIP() << "python3 is not installed";
+    }
+    EXPECT_EQ(*summary,
+              "dev=0 busid=0000:05:00.0 numaid=0 depth=2 links=0 classes=-\n"
+              "dev=1 busid=0000:06:00.0 numaid=0 depth=2 links=0 classes=-\n"
+              "dev=2 busid=0000:83:00.0 numaid=1 depth=2 links=0 classes=-\n"
+              "dev=3 busid=0000:84:00.0 numaid=1 depth=2 links=0 classes=-\n");
+}
+
+TEST(ExportNcclTopoCli, ASelectionAndALoneGpuAreDescribedToo) {
+    auto xml = export_of("bridged-a100-4x", {"--gpus", "2,3"});
+    EXPECT_THAT(xml, testing::HasSubstr("<gpu dev=\"2\">"));
+    EXPECT_THAT(xml, testing::Not(testing::HasSubstr("<gpu dev=\"0\"")));
+    xml = export_of("single-h200");
+    EXPECT_THAT(xml, testing::HasSubstr("<gpu dev=\"0\"/>"));
+}
+
+TEST(ExportNcclTopoCli, WrittenAtomicallyBesideOtherFormats) {
+    const auto dir =
+        fs::temp_directory_path() / ("peergate-nccl-topo-out-" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    const auto run = run_peergate({"--simulate",
+                                   "hgx-b200-8x",
+                                   "export",
+                                   "nccl-topo",
+                                   "--output",
+                                   (dir / "topo.xml").string(),
+                                   "--also",
+                                   "nccl-topo=" + (dir / "again.xml").string()});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto first = util::read_file((dir / "topo.xml").string());
+    ASSERT_TRUE(first.has_value());
+    EXPECT_THAT(*first, testing::StartsWith("<system version=\"1\""));
+    EXPECT_EQ(util::read_file((dir / "again.xml").string()).value_or(""), *first);
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 2);
+    fs::remove_all(dir);
+}
+
+TEST(ExportNcclTopoCli, NoGpuIsNothingToDescribe) {
+    const auto run = run_peergate({"export", "nccl-topo"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("export nccl-topo: no GPU topology"));
+}
+
+}  // namespace
+}  // namespace peergate::test
