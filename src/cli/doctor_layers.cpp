@@ -141,22 +141,6 @@ std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
     return std::string(policy::to_string(policy::acs_path(a->second, b->second).state));
 }
 
-// Counts one active link at its far end, when NVML named the end.
-void add_end(const sim::MachineNvlink& link, std::vector<policy::NvlinkEnd>& ends) {
-    if (!link.remote_pci) {
-        return;
-    }
-    const bool to_switch = link.remote_type == "switch";
-    const auto same = std::find_if(ends.begin(), ends.end(), [&](const policy::NvlinkEnd& end) {
-        return end.remote == *link.remote_pci && end.to_switch == to_switch;
-    });
-    if (same != ends.end()) {
-        ++same->count;
-    } else {
-        ends.push_back({.remote = *link.remote_pci, .to_switch = to_switch, .count = 1});
-    }
-}
-
 // What NVML's walk found on each GPU's links; GPUs it could not walk are left out.
 std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
     std::vector<policy::GpuLinks> out;
@@ -170,7 +154,6 @@ std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
             if (link.active && link.link >= 0 && link.link < gpu.nvlink_slots) {
                 up[static_cast<std::size_t>(link.link)] = true;
                 links.to_switch += link.remote_type == "switch" ? 1 : 0;
-                add_end(link, links.ends);
             }
         }
         for (int k = 0; k < gpu.nvlink_slots; ++k) {

@@ -48,15 +48,6 @@ struct PairLayers {
     std::optional<double> staged_gbps;
 };
 
-// Where some of a GPU's active NVLinks end: another GPU or an NVSwitch, and how many.
-struct NvlinkEnd {
-    model::PciAddress remote;
-    bool to_switch = false;
-    int count = 0;
-
-    friend bool operator==(const NvlinkEnd&, const NvlinkEnd&) = default;
-};
-
 // One GPU's NVLinks as NVML walked them (DRIVER-FACTS.md): every link index the GPU answers
 // for, and which of them are not active. Only GPUs whose walk completed are listed.
 struct GpuLinks {
@@ -65,9 +56,6 @@ struct GpuLinks {
     int slots = 0;          // link indices NVML answers for (18 on H100, 12 on A100)
     std::vector<int> down;  // the indices that are not active, ascending
     int to_switch = 0;      // active links whose far end is an NVSwitch
-    // The active links by far end, in the order NVML first named each end. The counts add
-    // up to up() only when NVML said where every active link ends.
-    std::vector<NvlinkEnd> ends;
 
     int up() const { return slots - static_cast<int>(down.size()); }
 };

@@ -21,9 +21,6 @@ namespace peergate::report {
 
 namespace {
 
-constexpr std::string_view kSwitchClass = "0x068000";  // NCCL's PCI_NVSWITCH_CLASS
-constexpr std::string_view kGpuClass = "0x030200";     // a 3D controller: NCCL reads any 0x03
-
 // ' key="value"', or nothing for an empty value or one that NCCL's reader would misread: it
 // knows no escapes and takes at most 255 characters.
 std::string attribute(std::string_view key, std::string_view value) {
@@ -114,7 +111,6 @@ struct PciNode {
     model::PciAddress address;
     std::string attributes;
     std::vector<PciNode> children;
-    std::string gpu;  // the GPU's own node: its <gpu> element, one line per NVLink
 };
 
 PciNode& child(std::vector<PciNode>& siblings,
@@ -126,53 +122,6 @@ PciNode& child(std::vector<PciNode>& siblings,
         return *found;
     }
     return siblings.emplace_back(PciNode{.address = address, .attributes = std::move(attributes)});
-}
-
-bool is_gpu(const ExportFacts& facts, const model::PciAddress& address) {
-    const auto* topology = facts.doctor.discovery.described();
-    return topology != nullptr &&
-           std::any_of(topology->gpus.begin(), topology->gpus.end(), [&](const model::Gpu& g) {
-               return g.pci == address;
-           });
-}
-
-// The GPU's NVLinks as NCCL records them: per far end the link count and the end's PCI
-// class. None when NVML did not say where every active link ends, or one ends at something
-// that is neither a GPU nor an NVSwitch: NCCL then asks NVML itself.
-std::vector<std::string> nvlink_lines(const ExportFacts& facts, int index) {
-    const auto links = std::find_if(facts.doctor.links.begin(),
-                                    facts.doctor.links.end(),
-                                    [&](const policy::GpuLinks& l) { return l.gpu == index; });
-    if (links == facts.doctor.links.end()) {
-        return {};
-    }
-    int counted = 0;
-    std::vector<std::string> lines;
-    for (const auto& end : links->ends) {
-        std::string tclass(kSwitchClass);
-        if (!end.to_switch) {
-            if (!is_gpu(facts, end.remote)) {
-                return {};
-            }
-            const auto* remote = attributes_of(facts, end.remote);
-            tclass = remote != nullptr && !remote->pci_class.empty() ? remote->pci_class
-                                                                     : std::string(kGpuClass);
-        }
-        counted += end.count;
-        lines.push_back(fmt::format("<nvlink{}{}{}/>",
-                                    attribute("target", end.remote.to_sysfs()),
-                                    attribute("count", std::to_string(end.count)),
-                                    attribute("tclass", tclass)));
-    }
-    return counted == links->up() ? lines : std::vector<std::string>{};
-}
-
-std::string gpu_element(const ExportFacts& facts, int index) {
-    const auto lines = nvlink_lines(facts, index);
-    if (lines.empty()) {
-        return fmt::format("<gpu dev=\"{}\"/>", index);
-    }
-    return fmt::format("<gpu dev=\"{}\">\n  {}\n</gpu>", index, fmt::join(lines, "\n  "));
 }
 
 // Puts the GPU under its NUMA node's <cpu>, below the ports NCCL keeps above it.
@@ -188,19 +137,12 @@ void add_gpu(const ExportFacts& facts,
             *siblings, ports[k].address, pci_attributes(facts, ports[k].address, parent_of(k + 1)));
         siblings = &node.children;
     }
-    PciNode& node = child(*siblings, *gpu.pci, pci_attributes(facts, *gpu.pci, parent_of(0)));
-    node.gpu = gpu_element(facts, gpu.index);
+    child(*siblings, *gpu.pci, pci_attributes(facts, *gpu.pci, parent_of(0)));
 }
 
-// Each line of `element`, indented two spaces per level as NCCL's own dump is.
-void put_lines(std::string& out, std::string_view element, int depth) {
-    std::size_t start = 0;
-    while (start < element.size()) {
-        const auto stop = std::min(element.find('\n', start), element.size());
-        out += std::string(static_cast<std::size_t>(2 * depth), ' ');
-        out.append(element.substr(start, stop - start)).push_back('\n');
-        start = stop + 1;
-    }
+// One line, indented two spaces per level as NCCL's own dump is.
+void put_line(std::string& out, std::string_view line, int depth) {
+    out.append(static_cast<std::size_t>(2 * depth), ' ').append(line).push_back('\n');
 }
 
 void put_node(std::string& out, std::vector<PciNode>& nodes, int depth) {
@@ -208,12 +150,13 @@ void put_node(std::string& out, std::vector<PciNode>& nodes, int depth) {
         return a.address < b.address;  // NCCL keeps siblings in bus id order
     });
     for (auto& node : nodes) {
-        put_lines(out, fmt::format("<pci{}>", node.attributes), depth);
-        put_node(out, node.children, depth + 1);
-        if (!node.gpu.empty()) {
-            put_lines(out, node.gpu, depth + 1);
+        if (node.children.empty()) {  // a GPU: NCCL adds its <gpu> from NVML at init
+            put_line(out, fmt::format("<pci{}/>", node.attributes), depth);
+            continue;
         }
-        put_lines(out, "</pci>", depth);
+        put_line(out, fmt::format("<pci{}>", node.attributes), depth);
+        put_node(out, node.children, depth + 1);
+        put_line(out, "</pci>", depth);
     }
 }
 
@@ -231,7 +174,7 @@ std::string export_nccl_topo(const ExportFacts& facts) {
         attribute("name", fmt::format("peergate {} {}", facts.run.version, facts.run.node_name)));
     for (auto& [numa, nodes] : cpus) {
         const auto mask = facts.numa_cpumaps.find(numa);
-        put_lines(
+        put_line(
             out,
             fmt::format("<cpu{}{}>",
                         attribute("numaid", std::to_string(numa)),
@@ -239,7 +182,7 @@ std::string export_nccl_topo(const ExportFacts& facts) {
                                                          : attribute("affinity", mask->second)),
             1);
         put_node(out, nodes, 2);
-        put_lines(out, "</cpu>", 1);
+        put_line(out, "</cpu>", 1);
     }
     return out + "</system>\n";
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // NCCL's topology file for `peergate export nccl-topo`, the XML that NCCL_TOPO_FILE names
 // (and NCCL_TOPO_DUMP_FILE writes): <system version="1">, one <cpu numaid=...> per NUMA node,
-// under it the PCI path NCCL itself builds from sysfs, and per GPU a <gpu dev=...> with the
-// NVLinks NVML reported. Written in the subset of XML NCCL's reader takes: no prolog, no
-// comments (older releases stop at them), double-quoted values without escapes.
+// and under it the PCI path NCCL itself builds from sysfs down to each GPU's <pci>. The PCI
+// tree is what NCCL cannot see in a VM or a container with a partial /sys; the GPUs' own
+// facts (their <gpu> index, compute capability, NVLinks) are left for NCCL to read from NVML
+// at init, so the file cannot show NCCL an NVLink that has since gone down. Written in the
+// subset of XML NCCL's reader takes: no prolog, no comments (older releases stop at them),
+// double-quoted values without escapes.
 #pragma once
 
 #include "report/export_facts.hpp"

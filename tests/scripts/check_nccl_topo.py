@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Judges an NCCL topology file with Python's own XML parser and the rules of NCCL's reader
 # (src/graph/xml.cc): the document starts at <system version="1"> (no prolog, no comments),
-# a <cpu> has a numaid, every <pci> a sysfs bus id, every <gpu> sits in a <pci> and every
-# <nvlink> in a <gpu>, with a count and a target class; a GPU-class target must be a GPU of
-# the file. Prints one line per GPU: "dev=N busid=B numaid=M depth=D links=L classes=C".
+# every <cpu> has a numaid, every <pci> a bus id in sysfs's form and a class, every value fits
+# NCCL's 255 characters. Prints one line per GPU (a <pci> of class 0x03...), in document
+# order: "busid=B numaid=M depth=D link=SPEED,WIDTH".
 import re
 import sys
 import xml.etree.ElementTree as ET
@@ -17,20 +17,21 @@ def fail(why):
     sys.exit(1)
 
 
-def walk(node, numaid, depth, out, gpu_buses):
+def walk(node, numaid, depth, out):
     for child in node:
-        if child.tag == "pci":
-            busid = child.get("busid", "")
-            if not BUS_ID.match(busid):
-                fail("pci busid %r is not sysfs's form" % busid)
-            walk(child, numaid, depth + 1, out, gpu_buses)
-        elif child.tag == "gpu":
-            if node.tag != "pci":
-                fail("a <gpu> outside a <pci>")
-            gpu_buses.add(node.get("busid"))
-            out.append((int(child.get("dev")), node.get("busid"), numaid, depth, child))
-        else:
+        if child.tag != "pci":
             fail("unexpected <%s> in <%s>" % (child.tag, node.tag))
+        busid, pci_class = child.get("busid", ""), child.get("class", "")
+        if not BUS_ID.match(busid) or not pci_class:
+            fail("<pci busid=%r class=%r>" % (busid, pci_class))
+        if any(len(value) > 254 for value in child.attrib.values()):
+            fail("a value longer than NCCL reads in %s" % busid)
+        if pci_class.startswith("0x03"):
+            if len(child):
+                fail("GPU %s has children: NCCL adds them from NVML" % busid)
+            out.append("busid=%s numaid=%s depth=%d link=%s,%s" % (
+                busid, numaid, depth, child.get("link_speed", "-"), child.get("link_width", "-")))
+        walk(child, numaid, depth + 1, out)
 
 
 def main():
@@ -38,22 +39,12 @@ def main():
     if not text.startswith('<system version="1"') or "<!--" in text or "<?" in text:
         fail("the document must start at <system version=\"1\"> with no prolog or comment")
     root = ET.fromstring(text)
-    gpus, gpu_buses = [], set()
+    gpus = []
     for cpu in root:
-        if cpu.tag != "cpu" or cpu.get("numaid") is None:
+        if cpu.tag != "cpu" or not re.match(r"^-?[0-9]+$", cpu.get("numaid", "")):
             fail("<system> holds a <%s> without a numaid" % cpu.tag)
-        walk(cpu, cpu.get("numaid"), 0, gpus, gpu_buses)
-    for dev, busid, numaid, depth, gpu in sorted(gpus, key=lambda g: g[0]):
-        links, classes = 0, set()
-        for link in gpu:
-            if link.tag != "nvlink" or int(link.get("count", "0")) <= 0 or not link.get("tclass"):
-                fail("GPU %d: a malformed <%s>" % (dev, link.tag))
-            if link.get("tclass").startswith("0x03") and link.get("target") not in gpu_buses:
-                fail("GPU %d: NVLink to %s, which is no GPU of the file" % (dev, link.get("target")))
-            links += int(link.get("count"))
-            classes.add(link.get("tclass"))
-        print("dev=%d busid=%s numaid=%s depth=%d links=%d classes=%s"
-              % (dev, busid, numaid, depth, links, ",".join(sorted(classes)) or "-"))
+        walk(cpu, cpu.get("numaid"), 0, gpus)
+    print("\n".join(gpus))
 
 
 main()
