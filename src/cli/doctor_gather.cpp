@@ -4,6 +4,7 @@
 #include "cli/bench_file.hpp"
 #include "cli/doctor_layers.hpp"
 #include "cli/kernel_log_input.hpp"
+#include "cli/nccl_topo_file_input.hpp"
 #include "cli/probe_sweep.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
@@ -149,6 +150,7 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
         PEERGATE_TRY(add_bandwidth(options.bandwidth, input));
     }
     input.vllm_p2p_caches = read_vllm_p2p_caches(vllm_cache_root(inv.env));
+    input.nccl_topo_file = read_nccl_topo_file(inv.env, inv.seams.host_root);
     const auto log = read_kernel_log(inv, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);
     input.kernel_log_source = log.source;

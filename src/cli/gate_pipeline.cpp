@@ -2,6 +2,7 @@
 #include "cli/gate_pipeline.hpp"
 
 #include "cli/identity_join.hpp"
+#include "cli/nccl_topo_file_input.hpp"
 #include "cli/probe_cache_io.hpp"
 #include "cli/vllm_p2p_cache.hpp"
 #include "policy/gate_control.hpp"
@@ -184,6 +185,9 @@ policy::GateInput gate_input_from(const model::Discovery& discovery,
     join_on_identity(seams, env, request, input);
     if (request.profile == policy::Profile::vllm || request.profile == policy::Profile::all) {
         input.vllm_p2p_caches = read_vllm_p2p_caches(vllm_cache_root(env));
+    }
+    if (request.profile == policy::Profile::nccl || request.profile == policy::Profile::all) {
+        input.nccl_topo_file = read_nccl_topo_file(env, seams.host_root);
     }
     input.child_argv = request.child_argv;
     return input;

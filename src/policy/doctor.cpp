@@ -2,6 +2,7 @@
 #include "policy/doctor.hpp"
 
 #include "policy/doctor_acs.hpp"
+#include "policy/doctor_nccl_topo.hpp"
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_pairs.hpp"
 #include "policy/doctor_probe.hpp"
@@ -197,6 +198,32 @@ int exit_status(Verdict verdict) {
     return 2;
 }
 
+// The GPUs examined, ascending: the selection, or every GPU described.
+std::vector<int> examined_ids(const DoctorInput& input, const model::Topology& topology) {
+    std::vector<int> ids;
+    for (const auto& gpu : topology.gpus) {
+        if (examined(input, gpu.index)) {
+            ids.push_back(gpu.index);
+        }
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+void add_nccl_topo_findings(const DoctorInput& input,
+                            const model::Topology& topology,
+                            DoctorReport& report) {
+    const bool pcie_unsafe =
+        input.host.iommu == model::IommuMode::translating && !input.host.hypervisor.value_or(false);
+    for (auto& finding : nccl_topo_findings(
+             input.nccl_topo_file, topology, examined_ids(input, topology), pcie_unsafe)) {
+        if (finding.severity == Severity::error) {
+            report.verdict = Verdict::problems;
+        }
+        report.findings.push_back(std::move(finding));
+    }
+}
+
 DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
@@ -220,6 +247,9 @@ DoctorReport diagnose(const DoctorInput& input) {
         report.findings.push_back(std::move(*vllm));
     }
     const model::Topology* topology = input.discovery.described();
+    if (topology != nullptr) {
+        add_nccl_topo_findings(input, *topology, report);
+    }
     const auto kernel = about_examined(input, kernel_findings(input.kernel_events, topology));
     report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());
     // A GPU fallen off the bus is a problem even when nothing else answered.

@@ -6,6 +6,7 @@
 #include "model/finding.hpp"
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
+#include "model/nccl_topo_file.hpp"
 #include "model/pci_port.hpp"
 #include "model/probe_result.hpp"
 #include "policy/vllm_p2p_cache.hpp"
@@ -74,6 +75,7 @@ struct DoctorInput {
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
     std::vector<GpuLinks> links;                // per GPU NVML could walk, every GPU of the host
     std::vector<VllmP2pCache> vllm_p2p_caches;  // vLLM's cached P2P answers for this user
+    std::optional<model::NcclTopoFile> nccl_topo_file;  // the one NCCL jobs here will read
 };
 
 enum class Verdict { healthy, problems, inconclusive };

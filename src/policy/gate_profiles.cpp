@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_profiles.hpp"
 
+#include "policy/gate_nccl_topo.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -59,22 +61,61 @@ bool disables_custom_all_reduce(const std::vector<std::string>& argv) {
     });
 }
 
+// NCCL refuses a topology file it cannot parse, and the job fails at init.
+void warn_of_unreadable_topo_file(const GateFacts& facts, EnvPlan& plan) {
+    const auto& file = facts.input.nccl_topo_file;
+    if (file && file->opened && !file->unreadable.empty()) {
+        plan.warn(fmt::format("NCCL will refuse its topology file {} and fail at init: {}",
+                              nccl_topo_file_name(*file),
+                              file->unreadable));
+    }
+}
+
+void warn_of_stale_topo_file(const model::NcclTopoFile& file,
+                             const std::string& pair,
+                             bool user_set,
+                             EnvPlan& plan) {
+    plan.warn(fmt::format(
+        "NCCL's topology file {} shows an NVLink where this host has none ({}): a <gpu> that "
+        "lists NVLinks stops NCCL from asking NVML, so NCCL would send that pair's P2P traffic "
+        "over PCIe; {}. Write the file again (peergate export nccl-topo writes no NVLinks) or "
+        "name none",
+        nccl_topo_file_name(file),
+        pair,
+        user_set ? "your NCCL_P2P settings are kept" : "peergate sets NCCL_P2P_DISABLE=1"));
+}
+
 }  // namespace
 
 void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+    warn_of_unreadable_topo_file(facts, plan);
     if (facts.selection.ids.size() < 2 || facts.all_pairs_nvlinked() || pcie_vouched(verdict)) {
         return;  // no peer, every pair NVLink, or PCIe P2P vouched for
     }
+    const auto stale = stale_nvlink_claim(facts);
+    const std::string would = stale ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_LEVEL=NVL";
     bool user_set = false;
     for (const auto name : kNcclP2pSettings) {
         if (plan.inherited(name)) {
             plan.keep(name,
                       "set by the user; peergate never overrides NCCL settings (it would have "
-                      "set NCCL_P2P_LEVEL=NVL)");
+                      "set " +
+                          would + ")");
             user_set = true;
         }
     }
+    if (stale) {
+        warn_of_stale_topo_file(*facts.input.nccl_topo_file, *stale, user_set, plan);
+    }
     if (user_set) {
+        return;
+    }
+    if (stale) {
+        plan.set_if_absent("NCCL_P2P_DISABLE",
+                           "1",
+                           *stale +
+                               " but NCCL's topology file shows it NVLinked: "
+                               "NCCL_P2P_LEVEL=NVL would not keep its P2P traffic off PCIe");
         return;
     }
     const auto pair = facts.first_non_nvlink_pair().value_or("the fabric is not confirmed");

@@ -5,6 +5,7 @@
 
 #include "model/gpu.hpp"
 #include "model/host_facts.hpp"
+#include "model/nccl_topo_file.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
 #include "policy/vllm_p2p_cache.hpp"
@@ -81,6 +82,8 @@ struct GateInput {
     std::optional<std::vector<model::PciAddress>> child_visible;
     // vLLM's cached P2P answers (read for the vllm and all profiles).
     std::vector<VllmP2pCache> vllm_p2p_caches;
+    // The NCCL topology file the child's NCCL will read (nccl and all profiles); nullopt: none.
+    std::optional<model::NcclTopoFile> nccl_topo_file;
     // exec: the command about to run, read (never changed) for flags a profile cares about.
     std::vector<std::string> child_argv;
     // Failures met while gathering this input (a source that errored): each one vetoes.

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/nccl_topo_file_input.hpp"
+
+#include "sources/host/host_root.hpp"
+#include "sources/nccl/nccl_topo_xml.hpp"
+#include "util/atomic_file.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace peergate::cli {
+
+namespace {
+
+constexpr const char* kDefaultTopoFile = "/var/run/nvidia-topologyd/virtualTopology.xml";
+
+struct NamedFile {
+    std::string read_at;  // where peergate reads it: a system file under the host root
+    std::string path;     // the name NCCL will open
+    std::string named_by;
+};
+
+// A configuration file that may set NCCL_TOPO_FILE; `system` files and the paths they name
+// are read under the host root.
+struct ConfFile {
+    std::string path;
+    std::string shown;
+    bool system = false;
+};
+
+// Where NCCL_TOPO_FILE comes from, strongest first.
+std::optional<NamedFile> named_topo_file(const util::EnvMap& env,
+                                         const sources::host::HostRoot& root) {
+    if (auto path = env.get("NCCL_TOPO_FILE")) {
+        return NamedFile{*path, *path, "NCCL_TOPO_FILE"};
+    }
+    std::vector<ConfFile> confs;
+    if (const auto file = env.get("NCCL_CONF_FILE"); file && !file->empty()) {
+        confs.push_back({*file, "NCCL_CONF_FILE " + *file});
+    } else if (const auto home = env.get("HOME"); home && !home->empty()) {
+        confs.push_back({*home + "/.nccl.conf", *home + "/.nccl.conf"});
+    }
+    confs.push_back({root.resolve("/etc/nccl.conf"), "/etc/nccl.conf", true});
+    for (const auto& conf : confs) {
+        const auto text = util::read_file(conf.path);
+        if (auto value = text ? nccl_conf_value(*text, "NCCL_TOPO_FILE") : std::nullopt) {
+            const bool under_root = conf.system && value->starts_with('/');
+            return NamedFile{under_root ? root.resolve(*value) : *value, *value, conf.shown};
+        }
+    }
+    if (root.exists(kDefaultTopoFile)) {
+        return NamedFile{root.resolve(kDefaultTopoFile), kDefaultTopoFile, "NCCL's default path"};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> nccl_conf_value(std::string_view text, std::string_view name) {
+    while (!text.empty()) {
+        const auto end = text.find('\n');
+        std::string_view line = text.substr(0, end);
+        text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+        if (line.ends_with('\r')) {
+            line.remove_suffix(1);
+        }
+        const auto eq = line.find('=');
+        if (line.starts_with('#') || eq == std::string_view::npos) {
+            continue;
+        }
+        if (line.substr(0, eq) == name) {
+            return std::string(line.substr(eq + 1));
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<model::NcclTopoFile> read_nccl_topo_file(const util::EnvMap& env,
+                                                       const std::string& host_root) {
+    const auto named = named_topo_file(env, sources::host::HostRoot(host_root));
+    if (!named || named->path.empty()) {
+        return std::nullopt;  // NCCL opens nothing for an empty name
+    }
+    model::NcclTopoFile file{.path = named->path, .named_by = named->named_by};
+    const auto text = util::read_file(named->read_at);
+    if (!text) {
+        file.opened = false;
+        file.unreadable = text.error().message;
+        return file;
+    }
+    auto gpus = sources::nccl::parse_nccl_topo_xml(*text);
+    if (!gpus) {
+        file.unreadable = gpus.error().message;
+        return file;
+    }
+    file.gpus = std::move(*gpus);
+    return file;
+}
+
+}  // namespace peergate::cli
