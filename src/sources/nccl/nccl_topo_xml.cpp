@@ -65,6 +65,7 @@ private:
     util::Expected<char> quoted(std::string& out);
     util::Expected<void> skip_comment();
     util::Expected<void> attributes(Tag& tag, char& last);
+    util::Expected<std::optional<Tag>> rest_of(Tag tag, char last);
 
     std::string_view text_;
     std::size_t pos_ = 0;
@@ -136,46 +137,51 @@ util::Expected<void> TagReader::attributes(Tag& tag, char& last) {
 }
 
 util::Expected<std::optional<Tag>> TagReader::next() {
-    char c = ' ';
-    while (c == ' ' || c == '\n' || c == '\r') {
-        if (!get(c)) {
-            return std::optional<Tag>();
+    for (;;) {  // a loop, not recursion: a run of comments must not grow the stack
+        char c = ' ';
+        while (c == ' ' || c == '\n' || c == '\r') {
+            if (!get(c)) {
+                return std::optional<Tag>();
+            }
         }
-    }
-    if (c != '<') {
-        return error(fmt::format("expected '<', found '{}'", c));
-    }
-    Tag tag;
-    auto last = token(tag.name, nullptr);
-    if (!last) {
-        return util::unexpected(last.error());
-    }
-    if (tag.name.starts_with("!--")) {
+        if (c != '<') {
+            return error(fmt::format("expected '<', found '{}'", c));
+        }
+        Tag tag;
+        auto last = token(tag.name, nullptr);
+        if (!last) {
+            return util::unexpected(last.error());
+        }
+        if (!tag.name.starts_with("!--")) {
+            return rest_of(std::move(tag), *last);
+        }
         pos_ -= tag.name.size() - 3 + 1;  // rescan from after "<!--" for "-->"
         PEERGATE_TRY(skip_comment());
-        return next();
     }
-    if (tag.name.empty() && *last == '/') {
+}
+
+// A tag whose name has been read, up to its '>': a closing tag, or attributes and "/>".
+util::Expected<std::optional<Tag>> TagReader::rest_of(Tag tag, char last) {
+    if (tag.name.empty() && last == '/') {
         tag.kind = Tag::Kind::close;
-        last = token(tag.name, nullptr);
-        if (!last || *last != '>') {
-            return last ? error("a closing tag that does not end at '>'")
-                        : util::unexpected(last.error());
+        auto end = token(tag.name, nullptr);
+        if (!end || *end != '>') {
+            return end ? error("a closing tag that does not end at '>'")
+                       : util::unexpected(end.error());
         }
         return std::optional<Tag>(std::move(tag));
     }
-    char end = *last;
-    PEERGATE_TRY(attributes(tag, end));
-    if (end == '/') {
+    PEERGATE_TRY(attributes(tag, last));
+    if (last == '/') {
         tag.kind = Tag::Kind::single;
         std::string rest;
         auto closed = token(rest, nullptr);
         if (!closed) {
             return util::unexpected(closed.error());
         }
-        end = *closed;
+        last = *closed;
     }
-    if (end != '>') {
+    if (last != '>') {
         return error(fmt::format("<{}> does not end at '>'", tag.name));
     }
     return std::optional<Tag>(std::move(tag));

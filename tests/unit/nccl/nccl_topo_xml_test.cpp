@@ -112,6 +112,16 @@ TEST(NcclTopoXml, DeepNestingIsRefusedNotRecursed) {
     EXPECT_THAT(gpus.error().message, testing::HasSubstr("nested more than 256 deep"));
 }
 
+TEST(NcclTopoXml, AMillionCommentsDoNotGrowTheStack) {
+    std::string text;
+    for (int i = 0; i < 1'000'000; ++i) {
+        text += "<!---->";
+    }
+    const auto gpus = parse_nccl_topo_xml(text + "<system version=\"1\"/>");
+    ASSERT_TRUE(gpus.has_value()) << gpus.error().message;
+    EXPECT_TRUE(gpus->empty());
+}
+
 TEST(NcclTopoXml, PeergatesOwnExportClaimsNothing) {
     const auto gpus = parse_nccl_topo_xml(
         "<system version=\"1\" name=\"peergate 0.1.0 n\">\n  <cpu numaid=\"0\">\n"
