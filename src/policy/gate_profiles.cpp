@@ -61,6 +61,21 @@ bool disables_custom_all_reduce(const std::vector<std::string>& argv) {
     });
 }
 
+// Reports the user's NCCL P2P settings as kept; true when there is one.
+bool keep_users_nccl_p2p(const std::string& would, EnvPlan& plan) {
+    bool user_set = false;
+    for (const auto name : kNcclP2pSettings) {
+        if (plan.inherited(name)) {
+            plan.keep(name,
+                      "set by the user; peergate never overrides NCCL settings (it would have "
+                      "set " +
+                          would + ")");
+            user_set = true;
+        }
+    }
+    return user_set;
+}
+
 // NCCL refuses a topology file it cannot parse, and the job fails at init.
 void warn_of_unreadable_topo_file(const GateFacts& facts, EnvPlan& plan) {
     const auto& file = facts.input.nccl_topo_file;
@@ -93,17 +108,8 @@ void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
         return;  // no peer, every pair NVLink, or PCIe P2P vouched for
     }
     const auto stale = stale_nvlink_claim(facts);
-    const std::string would = stale ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_LEVEL=NVL";
-    bool user_set = false;
-    for (const auto name : kNcclP2pSettings) {
-        if (plan.inherited(name)) {
-            plan.keep(name,
-                      "set by the user; peergate never overrides NCCL settings (it would have "
-                      "set " +
-                          would + ")");
-            user_set = true;
-        }
-    }
+    const bool user_set =
+        keep_users_nccl_p2p(stale ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_LEVEL=NVL", plan);
     if (stale) {
         warn_of_stale_topo_file(*facts.input.nccl_topo_file, *stale, user_set, plan);
     }
