@@ -16,7 +16,7 @@ extern "C" {
               (NULL: empty). PEERGATE_NVML_LIB, PEERGATE_NVIDIA_SMI, PEERGATE_HOST_ROOT in it
               redirect the host discovery, as for the peergate command.
      gpus:    "0,1,3" (nvidia-smi indices) or "all"; NULL: the inherited environment decides.
-     profile: "llama.cpp", "nccl", "vllm" or "all"; NULL: "llama.cpp".
+     profile: "llama.cpp", "nccl", "vllm", "sglang" or "all"; NULL: "llama.cpp".
    Returns 0 when P2P is allowed, 1 when it is vetoed, 2 for a bad gpus or profile (out then
    holds {"schema": "peergate.gate/v1", "error": "..."}), and -n when out_size is too small:
    n bytes (the NUL included) are needed, and out holds "" if out_size > 0. Never throws,

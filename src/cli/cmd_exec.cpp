@@ -120,7 +120,7 @@ Command add_exec_command(CLI::App& app) {
         options->gpus,
         "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
         "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
-    sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, all");
+    sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, sglang, all");
     sub->add_flag("--bind-cpus",
                   options->bind_cpus,
                   "run CMD on the CPUs near the gated GPUs (their CPU affinity, as this process "

@@ -50,7 +50,7 @@ Command add_gate_command(CLI::App& app) {
         "the inherited environment exposes");
     sub->add_option("--for",
                     options->profile,
-                    "which launcher to plan for: llama.cpp (default), nccl, vllm, all");
+                    "which launcher to plan for: llama.cpp (default), nccl, vllm, sglang, all");
     sub->add_option(
            "--format", options->format, "text (default), json (as --json), shell (eval-able)")
         ->check(CLI::IsMember({"text", "json", "shell"}));

@@ -119,7 +119,7 @@ Command add_place_command(CLI::App& app) {
     sub->add_option("--source", options->source, "which tier answers: auto, nvml, smi")
         ->check(CLI::IsMember({"auto", "nvml", "smi"}));
     sub->add_option("--for", options->profile, "profile for the printed 'peergate exec' lines")
-        ->check(CLI::IsMember({"llama.cpp", "nccl", "vllm", "all"}));
+        ->check(CLI::IsMember({"llama.cpp", "nccl", "vllm", "sglang", "all"}));
     sub->footer(
         "Objective, in order: the weakest link over all groups (NV<n> 1000+n, PIX 50, PXB 40, PHB "
         "30, NODE 20,\n"

@@ -186,6 +186,9 @@ policy::GateInput gate_input_from(const model::Discovery& discovery,
     if (request.profile == policy::Profile::vllm || request.profile == policy::Profile::all) {
         input.vllm_p2p_caches = read_vllm_p2p_caches(vllm_cache_root(env));
     }
+    if (request.profile == policy::Profile::sglang || request.profile == policy::Profile::all) {
+        input.sglang_p2p_caches = read_vllm_p2p_caches(sglang_cache_root(env));
+    }
     if (request.profile == policy::Profile::nccl || request.profile == policy::Profile::all) {
         input.nccl_topo_file = read_nccl_topo_file(env, seams.host_root);
     }

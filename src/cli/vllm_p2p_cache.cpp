@@ -34,6 +34,11 @@ std::string vllm_cache_root(const util::EnvMap& env) {
     return util::xdg_cache_dir(env, "vllm");
 }
 
+std::string sglang_cache_root(const util::EnvMap& env) {
+    const auto home = env.get("HOME");
+    return home && !home->empty() ? *home + "/.cache/sglang" : std::string();
+}
+
 std::optional<std::vector<std::string>> parse_vllm_p2p_cache(std::string_view text) {
     const auto doc = nlohmann::json::parse(text, nullptr, false);
     if (doc.is_discarded() || !doc.is_object()) {

@@ -18,6 +18,9 @@ namespace peergate::cli {
 // The directory vLLM keeps the files in under `env`; "" when no variable names one.
 std::string vllm_cache_root(const util::EnvMap& env);
 
+// SGLang's: os.path.expanduser("~/.cache/sglang"), which no variable moves; "" without HOME.
+std::string sglang_cache_root(const util::EnvMap& env);
+
 // The "src->dst" entries that are true; nullopt when the text is not such a document.
 std::optional<std::vector<std::string>> parse_vllm_p2p_cache(std::string_view text);
 

@@ -61,6 +61,9 @@ GateDecision decide(const GateInput& input) {
     if (wants(input.profile, Profile::vllm)) {
         plan_vllm(facts, verdict, plan);
     }
+    if (wants(input.profile, Profile::sglang)) {
+        plan_sglang(facts, verdict, plan);
+    }
     warn_forced(facts, verdict, plan);
     return decision;
 }

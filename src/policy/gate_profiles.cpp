@@ -36,25 +36,32 @@ std::string vllm_visible_devices(const GateFacts& facts, const EnvPlan& plan) {
     return all;
 }
 
-// A cache that says peer access works makes VLLM_SKIP_P2P_CHECK=0 moot: vLLM reads the file
-// instead of testing, and enables its custom all-reduce over peer access.
-void warn_of_vllm_cache(const GateFacts& facts, EnvPlan& plan) {
+// A cache that says peer access works makes the engine's skip-check setting moot: the engine
+// reads the file instead of testing, and enables its custom all-reduce over peer access.
+void warn_of_p2p_cache(const GateFacts& facts,
+                       const std::vector<VllmP2pCache>& caches,
+                       std::string_view engine,
+                       std::string_view test_setting,
+                       EnvPlan& plan) {
     const std::string visible = vllm_visible_devices(facts, plan);
-    for (const auto& cache : facts.input.vllm_p2p_caches) {
+    for (const auto& cache : caches) {
         const auto pairs = claimed_peer_pairs(cache);
         if (cache.visible_devices != visible || pairs.empty()) {
             continue;
         }
         plan.warn(fmt::format(
-            "vLLM will read {}, which says peer access works ({}): vLLM wrote it after one "
-            "small copy and never tests again, so VLLM_SKIP_P2P_CHECK=0 does not apply; delete "
-            "the file (peergate leaves other tools' files alone)",
+            "{} will read {}, which says peer access works ({}): {} wrote it after one small "
+            "copy and never tests again, so {} does not apply; delete the file (peergate leaves "
+            "other tools' files alone)",
+            engine,
             cache.path,
-            fmt::join(pairs, ", ")));
+            fmt::join(pairs, ", "),
+            engine,
+            test_setting));
     }
 }
 
-// vLLM's argument parser takes its flags with dashes or underscores.
+// vLLM's argument parser takes its flags with dashes or underscores (SGLang's, dashes).
 bool disables_custom_all_reduce(const std::vector<std::string>& argv) {
     return std::any_of(argv.begin(), argv.end(), [](const std::string& arg) {
         return arg == "--disable-custom-all-reduce" || arg == "--disable_custom_all_reduce";
@@ -100,6 +107,25 @@ void warn_of_stale_topo_file(const model::NcclTopoFile& file,
         user_set ? "your NCCL_P2P settings are kept" : "peergate sets NCCL_P2P_DISABLE=1"));
 }
 
+// vLLM's and SGLang's custom all-reduce maps peer memory; only a command-line flag turns it
+// off, so where P2P is vetoed the launch is told to pass it, and of any cache that would
+// make the engine skip its own test.
+void warn_of_custom_all_reduce(const GateFacts& facts,
+                               const std::vector<VllmP2pCache>& caches,
+                               std::string_view engine,
+                               std::string_view test_setting,
+                               EnvPlan& plan) {
+    if (disables_custom_all_reduce(facts.input.child_argv)) {
+        return;  // the engine never asks
+    }
+    warn_of_p2p_cache(facts, caches, engine, test_setting, plan);
+    plan.warn(fmt::format(
+        "{}: also pass --disable-custom-all-reduce (peergate never edits the command line; no "
+        "environment variable switches {}'s custom all-reduce off)",
+        engine,
+        engine));
+}
+
 }  // namespace
 
 void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
@@ -142,12 +168,22 @@ void plan_vllm(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
         "which says OK on the hosts that drop peer copies");
     plan.set_if_absent(
         "VLLM_ALLREDUCE_USE_SYMM_MEM", "0", "no symmetric-memory all-reduce over peer mappings");
-    if (!disables_custom_all_reduce(facts.input.child_argv)) {  // else vLLM never asks
-        warn_of_vllm_cache(facts, plan);
-        plan.warn(
-            "vLLM: also pass --disable-custom-all-reduce (peergate never edits the command "
-            "line; no environment variable switches vLLM's custom all-reduce off)");
+    warn_of_custom_all_reduce(
+        facts, facts.input.vllm_p2p_caches, "vLLM", "VLLM_SKIP_P2P_CHECK=0", plan);
+}
+
+void plan_sglang(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+    if (verdict.p2p || facts.selection.ids.size() < 2) {
+        return;  // P2P allowed, or no tensor-parallel peer
     }
+    plan.set_if_absent(
+        "SGLANG_SKIP_P2P_CHECK",
+        "0",
+        "SGLang tests real peer transfers before its custom all-reduce instead of trusting the "
+        "driver's P2P report, which says OK on the hosts that drop peer copies (0 is SGLang's "
+        "default; an inherited 1 trusts the driver)");
+    warn_of_custom_all_reduce(
+        facts, facts.input.sglang_p2p_caches, "SGLang", "SGLANG_SKIP_P2P_CHECK=0", plan);
 }
 
 }  // namespace peergate::policy

@@ -24,6 +24,8 @@ std::string_view to_string(Profile profile) {
             return "nccl";
         case Profile::vllm:
             return "vllm";
+        case Profile::sglang:
+            return "sglang";
         case Profile::all:
             return "all";
     }
@@ -31,14 +33,15 @@ std::string_view to_string(Profile profile) {
 }
 
 util::Expected<Profile> parse_profile(std::string_view text) {
-    for (const Profile p : {Profile::llama_cpp, Profile::nccl, Profile::vllm, Profile::all}) {
+    for (const Profile p :
+         {Profile::llama_cpp, Profile::nccl, Profile::vllm, Profile::sglang, Profile::all}) {
         if (text == to_string(p)) {
             return p;
         }
     }
     return util::unexpected(
         util::ErrorCode::invalid_input,
-        fmt::format("unknown profile '{}': expected llama.cpp, nccl, vllm or all", text));
+        fmt::format("unknown profile '{}': expected llama.cpp, nccl, vllm, sglang or all", text));
 }
 
 util::Expected<Selection> Selection::parse(std::string_view text) {

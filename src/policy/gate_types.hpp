@@ -21,9 +21,9 @@
 namespace peergate::policy {
 
 // Which launcher the environment is planned for (`--for`).
-enum class Profile { llama_cpp, nccl, vllm, all };
+enum class Profile { llama_cpp, nccl, vllm, sglang, all };
 
-// "llama.cpp", "nccl", "vllm", "all".
+// "llama.cpp", "nccl", "vllm", "sglang", "all".
 std::string_view to_string(Profile profile);
 
 // Parses a `--for` value; the error lists the known profiles.
@@ -82,6 +82,8 @@ struct GateInput {
     std::optional<std::vector<model::PciAddress>> child_visible;
     // vLLM's cached P2P answers (read for the vllm and all profiles).
     std::vector<VllmP2pCache> vllm_p2p_caches;
+    // SGLang's, in the same format (read for the sglang and all profiles).
+    std::vector<VllmP2pCache> sglang_p2p_caches;
     // The NCCL topology file the child's NCCL will read (nccl and all profiles); nullopt: none.
     std::optional<model::NcclTopoFile> nccl_topo_file;
     // exec: the command about to run, read (never changed) for flags a profile cares about.

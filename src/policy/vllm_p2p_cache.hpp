@@ -10,7 +10,8 @@ namespace peergate::policy {
 
 // vLLM's record of its own P2P check: it tests each ordered pair once with one small copy,
 // writes the answers to $VLLM_CACHE_ROOT/gpu_p2p_access_cache_for_<CUDA_VISIBLE_DEVICES>.json
-// and trusts that file from then on, on every boot. Pairs are vLLM's local device ids.
+// and trusts that file from then on, on every boot. Pairs are vLLM's local device ids. SGLang,
+// whose check is adapted from vLLM's, writes the same file to ~/.cache/sglang.
 struct VllmP2pCache {
     std::string path;
     std::string visible_devices;          // the file's suffix: "0,1", "2,3", "GPU-..."

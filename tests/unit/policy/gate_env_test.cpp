@@ -250,7 +250,8 @@ TEST(GateEnv, AllProfileIsTheUnion) {
                                         "CUDA_SCALE_LAUNCH_QUEUES",
                                         "NCCL_P2P_LEVEL",
                                         "VLLM_SKIP_P2P_CHECK",
-                                        "VLLM_ALLREDUCE_USE_SYMM_MEM"}));
+                                        "VLLM_ALLREDUCE_USE_SYMM_MEM",
+                                        "SGLANG_SKIP_P2P_CHECK"}));
 }
 
 TEST(GateEnv, ApplyGivesTheChildExactlyThePlan) {
@@ -284,6 +285,7 @@ TEST(GateTypes, ProfileParse) {
     EXPECT_EQ(parse_profile("llama.cpp").value(), Profile::llama_cpp);
     EXPECT_EQ(parse_profile("nccl").value(), Profile::nccl);
     EXPECT_EQ(parse_profile("vllm").value(), Profile::vllm);
+    EXPECT_EQ(parse_profile("sglang").value(), Profile::sglang);
     EXPECT_EQ(parse_profile("all").value(), Profile::all);
     EXPECT_FALSE(parse_profile("llama").has_value());
     EXPECT_EQ(to_string(Profile::llama_cpp), "llama.cpp");
