@@ -150,6 +150,7 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
         PEERGATE_TRY(add_bandwidth(options.bandwidth, input));
     }
     input.vllm_p2p_caches = read_vllm_p2p_caches(vllm_cache_root(inv.env));
+    input.sglang_p2p_caches = read_vllm_p2p_caches(sglang_cache_root(inv.env));
     input.nccl_topo_file = read_nccl_topo_file(inv.env, inv.seams.host_root);
     const auto log = read_kernel_log(inv, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);

@@ -243,8 +243,11 @@ DoctorReport diagnose(const DoctorInput& input) {
             report.verdict = Verdict::problems;  // data lost is a problem whatever else said
         }
     }
-    if (auto vllm = vllm_cache_finding(input.vllm_p2p_caches, report.findings)) {
+    if (auto vllm = p2p_cache_finding(kVllmCache, input.vllm_p2p_caches, report.findings)) {
         report.findings.push_back(std::move(*vllm));
+    }
+    if (auto sglang = p2p_cache_finding(kSglangCache, input.sglang_p2p_caches, report.findings)) {
+        report.findings.push_back(std::move(*sglang));
     }
     const model::Topology* topology = input.discovery.described();
     if (topology != nullptr) {

@@ -73,8 +73,9 @@ struct DoctorInput {
     std::vector<std::string> layer_notes;              // why a capability layer could not be read
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
-    std::vector<GpuLinks> links;                // per GPU NVML could walk, every GPU of the host
-    std::vector<VllmP2pCache> vllm_p2p_caches;  // vLLM's cached P2P answers for this user
+    std::vector<GpuLinks> links;                  // per GPU NVML could walk, every GPU of the host
+    std::vector<VllmP2pCache> vllm_p2p_caches;    // vLLM's cached P2P answers for this user
+    std::vector<VllmP2pCache> sglang_p2p_caches;  // SGLang's (~/.cache/sglang)
     std::optional<model::NcclTopoFile> nccl_topo_file;  // the one NCCL jobs here will read
 };
 

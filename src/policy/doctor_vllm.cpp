@@ -24,8 +24,9 @@ const model::Finding* unsafe_peer_copies(const std::vector<model::Finding>& find
 
 }  // namespace
 
-std::optional<model::Finding> vllm_cache_finding(const std::vector<VllmP2pCache>& caches,
-                                                 const std::vector<model::Finding>& so_far) {
+std::optional<model::Finding> p2p_cache_finding(const P2pCacheEngine& engine,
+                                                const std::vector<VllmP2pCache>& caches,
+                                                const std::vector<model::Finding>& so_far) {
     const model::Finding* unsafe = unsafe_peer_copies(so_far);
     if (unsafe == nullptr) {
         return std::nullopt;
@@ -41,18 +42,21 @@ std::optional<model::Finding> vllm_cache_finding(const std::vector<VllmP2pCache>
         return std::nullopt;
     }
     return model::Finding{
-        .code = "vllm_p2p_cache_trusted",
+        .code = std::string(engine.code),
         .severity = model::Severity::warning,
         .message = fmt::format(
-            "vLLM's own P2P cache says peer access works here, where {} says PCIe peer copies "
-            "are not safe: {}. vLLM wrote it after one small copy per pair and reads it instead "
+            "{0}'s own P2P cache says peer access works here, where {1} says PCIe peer copies "
+            "are not safe: {2}. {0} wrote it after one small copy per pair and reads it instead "
             "of testing again, on every boot, so its custom all-reduce runs over peer access",
+            engine.name,
             unsafe->code,
             fmt::join(claims, "; ")),
-        .remedy =
-            "Delete the file(s) and launch vLLM with --disable-custom-all-reduce (peergate exec "
-            "--for vllm names both at launch); VLLM_SKIP_P2P_CHECK=0 alone does not help while "
-            "the file is there."};
+        .remedy = fmt::format(
+            "Delete the file(s) and launch {0} with --disable-custom-all-reduce (peergate exec "
+            "--for {1} names both at launch); {2} alone does not help while the file is there.",
+            engine.name,
+            engine.profile,
+            engine.test_setting)};
 }
 
 }  // namespace peergate::policy

@@ -21,8 +21,10 @@ const std::vector<Finding> kUnderIommu{
     {.code = "pcie_p2p_under_translating_iommu", .severity = Severity::error}};
 
 TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
-    const auto finding = vllm_cache_finding(
-        {cache("0,1", {"0->0", "0->1", "1->0", "1->1"}), cache("2,3", {"2->2"})}, kUnderIommu);
+    const auto finding =
+        p2p_cache_finding(kVllmCache,
+                          {cache("0,1", {"0->0", "0->1", "1->0", "1->1"}), cache("2,3", {"2->2"})},
+                          kUnderIommu);
     ASSERT_TRUE(finding.has_value());
     EXPECT_EQ(finding->code, "vllm_p2p_cache_trusted");
     EXPECT_EQ(finding->severity, Severity::warning);
@@ -37,17 +39,35 @@ TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
 
 TEST(DoctorVllm, DataLostInTheProbeCountsAsUnsafe) {
     const std::vector<Finding> lost{{.code = "probe_data_lost", .severity = Severity::error}};
-    EXPECT_TRUE(vllm_cache_finding({cache("0,1", {"0->1"})}, lost).has_value());
+    EXPECT_TRUE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, lost).has_value());
 }
 
 TEST(DoctorVllm, NothingToSayOnASafeHostOrWithoutAClaim) {
     const std::vector<Finding> safe{{.code = "probe_intact", .severity = Severity::info}};
-    EXPECT_FALSE(vllm_cache_finding({cache("0,1", {"0->1"})}, safe).has_value());
-    EXPECT_FALSE(vllm_cache_finding({cache("0,1", {"0->0", "1->1"})}, kUnderIommu).has_value());
-    EXPECT_FALSE(vllm_cache_finding({}, kUnderIommu).has_value());
+    EXPECT_FALSE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, safe).has_value());
+    EXPECT_FALSE(
+        p2p_cache_finding(kVllmCache, {cache("0,1", {"0->0", "1->1"})}, kUnderIommu).has_value());
+    EXPECT_FALSE(p2p_cache_finding(kVllmCache, {}, kUnderIommu).has_value());
     const std::vector<Finding> warned{
         {.code = "pcie_p2p_under_translating_iommu", .severity = Severity::warning}};
-    EXPECT_FALSE(vllm_cache_finding({cache("0,1", {"0->1"})}, warned).has_value());
+    EXPECT_FALSE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, warned).has_value());
+}
+
+TEST(DoctorVllm, SglangsCacheIsItsOwnFindingWithItsOwnRemedy) {
+    const auto finding =
+        p2p_cache_finding(kSglangCache,
+                          {{.path = "/home/u/.cache/sglang/gpu_p2p_access_cache_for_0,1.json",
+                            .visible_devices = "0,1",
+                            .says_works = {"0->1"}}},
+                          kUnderIommu);
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_EQ(finding->code, "sglang_p2p_cache_trusted");
+    EXPECT_EQ(finding->message.rfind("SGLang's own P2P cache says peer access works", 0), 0U);
+    EXPECT_NE(finding->remedy.find("launch SGLang with --disable-custom-all-reduce (peergate "
+                                   "exec --for sglang names both at launch); "
+                                   "SGLANG_SKIP_P2P_CHECK=0 alone"),
+              std::string::npos)
+        << finding->remedy;
 }
 
 }  // namespace
