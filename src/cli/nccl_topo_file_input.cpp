@@ -3,9 +3,11 @@
 
 #include "sources/host/host_root.hpp"
 #include "sources/nccl/nccl_topo_xml.hpp"
-#include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,9 @@ namespace peergate::cli {
 namespace {
 
 constexpr const char* kDefaultTopoFile = "/var/run/nvidia-topologyd/virtualTopology.xml";
+// NCCL's reader holds a few thousand nodes; an NVL72 rack's dump is some 100 KiB.
+constexpr std::size_t kLargestTopoFile = 16U << 20U;
+constexpr std::size_t kLargestConfFile = 1U << 20U;
 
 struct NamedFile {
     std::string read_at;  // where peergate reads it: a system file under the host root
@@ -43,7 +48,7 @@ std::optional<NamedFile> named_topo_file(const util::EnvMap& env,
     }
     confs.push_back({root.resolve("/etc/nccl.conf"), "/etc/nccl.conf", true});
     for (const auto& conf : confs) {
-        const auto text = util::read_file(conf.path);
+        const auto text = util::read_regular_file(conf.path, kLargestConfFile);
         if (auto value = text ? nccl_conf_value(*text, "NCCL_TOPO_FILE") : std::nullopt) {
             const bool under_root = conf.system && value->starts_with('/');
             return NamedFile{under_root ? root.resolve(*value) : *value, *value, conf.shown};
@@ -83,15 +88,16 @@ std::optional<model::NcclTopoFile> read_nccl_topo_file(const util::EnvMap& env,
         return std::nullopt;  // NCCL opens nothing for an empty name
     }
     model::NcclTopoFile file{.path = named->path, .named_by = named->named_by};
-    const auto text = util::read_file(named->read_at);
+    std::error_code ec;
+    file.exists = std::filesystem::exists(named->read_at, ec);
+    const auto text = util::read_regular_file(named->read_at, kLargestTopoFile);
     if (!text) {
-        file.opened = false;
-        file.unreadable = text.error().message;
+        file.unreadable = file.exists ? text.error().message : std::string();
         return file;
     }
     auto gpus = sources::nccl::parse_nccl_topo_xml(*text);
     if (!gpus) {
-        file.unreadable = gpus.error().message;
+        file.malformed = gpus.error().message;
         return file;
     }
     file.gpus = std::move(*gpus);

@@ -27,7 +27,7 @@ bool NcclTopoFile::claims_nvlink(const PciAddress& a, const PciAddress& b) const
 std::vector<std::pair<int, int>> NcclTopoFile::false_nvlink_claims(
     const Topology& topology, const std::vector<int>& ids) const {
     std::vector<std::pair<int, int>> out;
-    if (!unreadable.empty()) {
+    if (!unreadable.empty() || !malformed.empty()) {
         return out;
     }
     for (std::size_t i = 0; i < ids.size(); ++i) {

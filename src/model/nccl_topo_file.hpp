@@ -28,8 +28,9 @@ struct NcclTopoGpu {
 struct NcclTopoFile {
     std::string path;
     std::string named_by;    // "NCCL_TOPO_FILE", "/etc/nccl.conf", "NCCL's default path", ...
-    bool opened = true;      // false: it could not be opened, and NCCL goes on without it
-    std::string unreadable;  // why it could not be opened or parsed; empty when it was read
+    bool exists = true;      // false: no such file, and NCCL goes on without one
+    std::string unreadable;  // why peergate could not read it; empty when it did
+    std::string malformed;   // why NCCL's reader refuses it; empty when it takes it
     std::vector<NcclTopoGpu> gpus;
 
     // Whether the file shows NCCL an NVLink path between the GPUs at `a` and `b`: one lists

@@ -11,18 +11,29 @@ namespace peergate::policy {
 
 namespace {
 
-model::Finding unreadable_finding(const model::NcclTopoFile& file) {
+model::Finding malformed_finding(const model::NcclTopoFile& file) {
     return model::Finding{
-        .code = "nccl_topo_file_unreadable",
+        .code = "nccl_topo_file_malformed",
         .severity = model::Severity::warning,
         .message = fmt::format("NCCL's topology file {} (named by {}) cannot be read as NCCL "
                                "reads it: {}. NCCL stops at init on such a file",
                                file.path,
                                file.named_by,
-                               file.unreadable),
+                               file.malformed),
         .remedy =
             "Fix or remove the file, or name another (peergate export nccl-topo writes "
             "one NCCL reads)."};
+}
+
+model::Finding unchecked_finding(const model::NcclTopoFile& file) {
+    return model::Finding{
+        .code = "nccl_topo_file_unchecked",
+        .severity = model::Severity::info,
+        .message = fmt::format("NCCL's topology file {} (named by {}) was not checked for "
+                               "NVLinks this host lacks: {}",
+                               file.path,
+                               file.named_by,
+                               file.unreadable)};
 }
 
 model::Finding false_claim_finding(const model::NcclTopoFile& file,
@@ -60,11 +71,14 @@ std::vector<model::Finding> nccl_topo_findings(const std::optional<model::NcclTo
                                                const model::Topology& topology,
                                                const std::vector<int>& examined,
                                                bool pcie_unsafe) {
-    if (!file || !file->opened) {
+    if (!file || !file->exists) {
         return {};
     }
+    if (!file->malformed.empty()) {
+        return {malformed_finding(*file)};
+    }
     if (!file->unreadable.empty()) {
-        return {unreadable_finding(*file)};
+        return {unchecked_finding(*file)};
     }
     const auto claims = file->false_nvlink_claims(topology, examined);
     if (claims.empty()) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The doctor's reading of the NCCL topology file the node's jobs will read (NCCL_TOPO_FILE,
-// /etc/nccl.conf, NCCL's default path): one NCCL would refuse, and one that shows NCCL an
-// NVLink the host does not have, which NCCL then trusts over NVML.
+// /etc/nccl.conf, NCCL's default path): one NCCL would refuse, one peergate could not read, and
+// one that shows NCCL an NVLink the host does not have, which NCCL then trusts over NVML.
 #pragma once
 
 #include "model/finding.hpp"

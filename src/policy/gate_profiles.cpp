@@ -83,13 +83,23 @@ bool keep_users_nccl_p2p(const std::string& would, EnvPlan& plan) {
     return user_set;
 }
 
-// NCCL refuses a topology file it cannot parse, and the job fails at init.
-void warn_of_unreadable_topo_file(const GateFacts& facts, EnvPlan& plan) {
+// NCCL refuses a topology file it cannot parse, and the job fails at init; one peergate
+// cannot read is one whose NVLinks it cannot compare with the host.
+void warn_of_unchecked_topo_file(const GateFacts& facts, EnvPlan& plan) {
     const auto& file = facts.input.nccl_topo_file;
-    if (file && file->opened && !file->unreadable.empty()) {
+    if (!file || !file->exists) {
+        return;
+    }
+    if (!file->malformed.empty()) {
         plan.warn(fmt::format("NCCL will refuse its topology file {} and fail at init: {}",
                               nccl_topo_file_name(*file),
-                              file->unreadable));
+                              file->malformed));
+    } else if (!file->unreadable.empty()) {
+        plan.warn(
+            fmt::format("NCCL's topology file {} was not checked for NVLinks this host "
+                        "lacks: {}",
+                        nccl_topo_file_name(*file),
+                        file->unreadable));
     }
 }
 
@@ -129,7 +139,7 @@ void warn_of_custom_all_reduce(const GateFacts& facts,
 }  // namespace
 
 void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
-    warn_of_unreadable_topo_file(facts, plan);
+    warn_of_unchecked_topo_file(facts, plan);
     if (facts.selection.ids.size() < 2 || facts.all_pairs_nvlinked() || pcie_vouched(verdict)) {
         return;  // no peer, every pair NVLink, or PCIe P2P vouched for
     }

@@ -59,13 +59,18 @@ TEST(NcclTopoFileInput, TheEnvironmentAndTheUsersFileComeFirst) {
     auto file = read_nccl_topo_file(env, root);
     ASSERT_TRUE(file.has_value());
     EXPECT_EQ(file->named_by, scratch.file("home/.nccl.conf"));
-    EXPECT_TRUE(file->opened);
-    EXPECT_EQ(file->unreadable, "NCCL topology file: <cpu> is not closed");
+    EXPECT_TRUE(file->exists);
+    EXPECT_EQ(file->malformed, "NCCL topology file: <cpu> is not closed");
     env.set("NCCL_TOPO_FILE", scratch.file("absent.xml"));
     file = read_nccl_topo_file(env, root);
     ASSERT_TRUE(file.has_value());
     EXPECT_EQ(file->named_by, "NCCL_TOPO_FILE");
-    EXPECT_FALSE(file->opened);  // NCCL goes on without a file it cannot open
+    EXPECT_FALSE(file->exists);  // NCCL goes on without a file it cannot open
+    EXPECT_EQ(file->unreadable, "");
+    env.set("NCCL_TOPO_FILE", "/dev/zero");  // never read: not a regular file
+    file = read_nccl_topo_file(env, root);
+    ASSERT_TRUE(file.has_value());
+    EXPECT_EQ(file->unreadable, "cannot read /dev/zero: not a regular file");
     env.set("NCCL_TOPO_FILE", "");
     EXPECT_FALSE(read_nccl_topo_file(env, root).has_value());  // set but empty: no file
 }

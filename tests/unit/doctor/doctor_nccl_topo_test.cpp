@@ -63,11 +63,17 @@ TEST(DoctorNcclTopo, ALostBridgeTheFileStillShowsIsAnErrorWherePcieCopiesCanBeDr
 
 TEST(DoctorNcclTopo, AFileNcclWouldRefuseIsAWarningAndAMissingOneNothing) {
     auto file = ncv4_file();
-    file.unreadable = "NCCL topology file: <cpu> is not closed";
-    const auto findings = nccl_topo_findings(file, ncv4_host(true), {0, 1}, true);
+    file.malformed = "NCCL topology file: <cpu> is not closed";
+    auto findings = nccl_topo_findings(file, ncv4_host(true), {0, 1}, true);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nccl_topo_file_unreadable");
-    file.opened = false;
+    EXPECT_EQ(findings[0].code, "nccl_topo_file_malformed");
+    file.malformed.clear();
+    file.unreadable = "cannot read /opt/t.xml: not a regular file";
+    findings = nccl_topo_findings(file, ncv4_host(false), {0, 1}, true);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "nccl_topo_file_unchecked");
+    EXPECT_EQ(findings[0].severity, model::Severity::info);
+    file.exists = false;
     EXPECT_TRUE(nccl_topo_findings(file, ncv4_host(false), {0, 1}, true).empty());
 }
 

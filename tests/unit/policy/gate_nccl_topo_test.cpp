@@ -89,16 +89,21 @@ TEST(GateNcclTopo, VouchedPcieOrAnotherProfileLeavesItAlone) {
     EXPECT_FALSE(warns_about(d, "topology file"));
 }
 
-TEST(GateNcclTopo, AFileNcclWouldRefuseIsWarnedOfAndAMissingOneIsNot) {
+TEST(GateNcclTopo, AFileNcclWouldRefuseOrPeergateCannotReadIsWarnedOfAndAMissingOneIsNot) {
     auto malformed = ncv4(true, {0, 1});
-    malformed.nccl_topo_file->unreadable = "NCCL topology file: <cpu> is not closed";
+    malformed.nccl_topo_file->malformed = "NCCL topology file: <cpu> is not closed";
     EXPECT_TRUE(warns_about(decide(malformed),
                             "NCCL will refuse its topology file /opt/microsoft/ncv4/topo.xml "
                             "(/etc/nccl.conf) and fail at init: NCCL topology file: <cpu> is "
                             "not closed"));
+    auto unchecked = ncv4(false, {0, 1});
+    unchecked.nccl_topo_file->unreadable = "cannot read /opt/t.xml: not a regular file";
+    unchecked.nccl_topo_file->gpus.clear();
+    EXPECT_TRUE(warns_about(decide(unchecked),
+                            "(/etc/nccl.conf) was not checked for NVLinks this host lacks: cannot "
+                            "read /opt/t.xml: not a regular file"));
     auto missing = ncv4(false, {0, 1});
-    missing.nccl_topo_file->opened = false;
-    missing.nccl_topo_file->unreadable = "no such file";
+    missing.nccl_topo_file->exists = false;
     missing.nccl_topo_file->gpus.clear();
     const auto d = decide(missing);
     EXPECT_FALSE(warns_about(d, "topology file"));

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reads a file someone else named (an environment variable, a configuration line) without
+// letting it stall or swamp the caller: only a regular file, opened without blocking (a FIFO
+// or a device such as /dev/zero is refused, not read), and only up to a limit.
+#pragma once
+
+#include "util/expected.hpp"
+
+#include <cstddef>
+#include <string>
+
+namespace peergate::util {
+
+// The whole file; an error naming the path when it is missing, not a regular file or larger
+// than `limit` bytes.
+Expected<std::string> read_regular_file(const std::string& path, std::size_t limit);
+
+}  // namespace peergate::util
