@@ -4,6 +4,7 @@
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -16,6 +17,10 @@
 namespace peergate::cli {
 
 namespace {
+
+// A probe writes about 1.5 KiB per ordered pair (some 8 MiB for 72 GPUs); the file is read on
+// every gate and exec, and a FIFO or a device in its place must not stall them.
+constexpr std::size_t kLargestCacheFile = 64U << 20U;
 
 std::string uuid_of(const model::Discovery& discovery,
                     const std::optional<model::PciAddress>& pci) {
@@ -43,7 +48,7 @@ std::string now_utc() {
 model::ProbeResult with_earlier_pairs(const std::string& file,
                                       const model::MachineIdentity& identity,
                                       const model::ProbeResult& result) {
-    auto text = util::read_file(file);
+    auto text = util::read_regular_file(file, kLargestCacheFile);
     auto earlier = text ? report::probe_cache_from_text(*text, nullptr) : std::nullopt;
     if (!earlier || !report::judge_cache(earlier, identity).valid) {
         return result;
@@ -121,7 +126,7 @@ report::CacheVerdict consult_probe_cache(const Invocation& inv,
     const std::string file = probe_cache_path(inv, cache_dir);
     auto text = file.empty() ? util::Expected<std::string>(util::unexpected(
                                    util::ErrorCode::not_found, "no cache directory"))
-                             : util::read_file(file);
+                             : util::read_regular_file(file, kLargestCacheFile);
     std::optional<report::ProbeCacheEntry> entry;
     std::string why;
     if (text) {

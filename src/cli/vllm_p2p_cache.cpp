@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/vllm_p2p_cache.hpp"
 
-#include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -68,7 +68,7 @@ std::vector<policy::VllmP2pCache> read_vllm_p2p_caches(const std::string& root) 
             entry.file_size(ec) > kLargestFile) {
             continue;
         }
-        const auto text = util::read_file(entry.path().string());
+        const auto text = util::read_regular_file(entry.path().string(), kLargestFile);
         const auto works = text ? parse_vllm_p2p_cache(*text) : std::nullopt;
         if (works) {
             caches.push_back(policy::VllmP2pCache{
