@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -26,7 +27,8 @@ namespace {
 struct ExportOptions {
     std::string format;
     std::string output;
-    std::vector<std::string> also;  // FORMAT=FILE: more formats from the same read of the host
+    std::vector<std::string> also;     // FORMAT=FILE: more formats from the same read of the host
+    std::vector<std::string> bus_ids;  // nccl-topo: HOST=VM
     ExportRequest request;
 };
 
@@ -120,13 +122,68 @@ util::Expected<void> write_target(const Invocation& inv,
                                       target.option + ": " + written.error().message);
 }
 
+// --bus-id HOST=VM, each: the bus id nccl-topo writes for a device or port of the host.
+util::Expected<std::map<model::PciAddress, model::PciAddress>> bus_renames_of(
+    const std::vector<std::string>& specs) {
+    std::map<model::PciAddress, model::PciAddress> renames;
+    for (const auto& spec : specs) {
+        const auto eq = spec.find('=');
+        const auto host = model::PciAddress::parse(spec.substr(0, eq));
+        const auto vm =
+            eq == std::string::npos ? host : model::PciAddress::parse(spec.substr(eq + 1));
+        if (eq == std::string::npos || !host || !vm) {
+            return util::unexpected(util::ErrorCode::invalid_input,
+                                    fmt::format("--bus-id {}: expected HOST=VM, two PCI bus ids "
+                                                "(0000:1b:00.0=0000:05:00.0)",
+                                                spec));
+        }
+        const bool taken = std::any_of(
+            renames.begin(), renames.end(), [&](const auto& r) { return r.second == *vm; });
+        if (taken || !renames.emplace(*host, *vm).second) {
+            return util::unexpected(util::ErrorCode::invalid_input,
+                                    fmt::format("--bus-id {}: a bus id given twice", spec));
+        }
+    }
+    return renames;
+}
+
+// The host read once for every target; nccl-topo's PCI tree only when a target wants it.
+util::Expected<report::ExportFacts> facts_for(const Invocation& inv,
+                                              const ExportOptions& options,
+                                              const std::vector<Target>& targets) {
+    const bool topo = std::any_of(
+        targets.begin(), targets.end(), [](const Target& t) { return t.format == "nccl-topo"; });
+    auto renames = bus_renames_of(options.bus_ids);
+    if (!renames) {
+        return util::unexpected(renames.error());
+    }
+    if (!renames->empty() && !topo) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                "--bus-id applies to nccl-topo only");
+    }
+    auto request = options.request;
+    request.pci_tree = topo;
+    auto facts = gather_export_facts(inv, request);
+    if (!facts) {
+        return facts;
+    }
+    facts->bus_renames = std::move(*renames);
+    if (const auto unused = report::nccl_topo_unused_renames(*facts); topo && !unused.empty()) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                fmt::format("--bus-id: {} is no GPU, NIC or port the file "
+                                            "describes",
+                                            unused.front().to_sysfs()));
+    }
+    return facts;
+}
+
 int run_export(const Invocation& inv, const ExportOptions& options) {
     const auto targets = targets_of(options);
     if (!targets) {
         print_error(inv.output, targets.error().message);
         return kExitError;
     }
-    const auto facts = gather_export_facts(inv, options.request);
+    const auto facts = facts_for(inv, options, *targets);
     if (!facts) {
         print_error(inv.output, facts.error().message);
         return kExitError;
@@ -162,6 +219,10 @@ Command add_export_command(CLI::App& app) {
                     options->also,
                     "FORMAT=FILE: also write FORMAT to FILE (atomically) from the same read of the "
                     "host (repeatable: one probe for every file)");
+    sub->add_option("--bus-id",
+                    options->bus_ids,
+                    "nccl-topo: HOST=VM, write the VM's bus id for a device or port of the host "
+                    "(repeatable; for a VM's NCCL_TOPO_FILE)");
     sub->add_option(
         "--gpus", options->request.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
     sub->add_flag("--probe",

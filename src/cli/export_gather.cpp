@@ -7,6 +7,7 @@
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/device_minor.hpp"
 #include "sources/host/host_name.hpp"
+#include "sources/host/network_devices.hpp"
 #include "sources/host/numa_cpumap.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "util/atomic_file.hpp"
@@ -40,21 +41,35 @@ report::ExportGate gate_verdict(const Invocation& inv,
     return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
 }
 
-// sysfs's attributes of every examined GPU and of the ports above each.
-std::map<model::PciAddress, model::PciAttributes> pci_attributes(
-    const sources::host::HostRoot& root, const report::ExportFacts& facts) {
-    std::map<model::PciAddress, model::PciAttributes> out;
+// What nccl-topo writes beyond the doctor's facts: the host's network functions, sysfs's
+// attributes of every examined GPU, every NIC and the ports above them, and the cpumap of
+// each NUMA node they name.
+void add_pci_tree(const sources::host::HostRoot& root, report::ExportFacts& facts) {
+    facts.nics = sources::host::network_devices(root);
+    std::vector<model::PciAddress> read;
     for (const auto& gpu : report::examined_gpus(facts)) {
         if (gpu.pci) {
-            out[*gpu.pci] = sources::host::read_pci_attributes(root, *gpu.pci);
+            read.push_back(*gpu.pci);
         }
     }
     for (const auto& [index, ports] : facts.doctor.ports) {
         for (const auto& port : ports) {
-            out[port.address] = sources::host::read_pci_attributes(root, port.address);
+            read.push_back(port.address);
         }
     }
-    return out;
+    for (const auto& nic : facts.nics) {
+        read.push_back(nic.device);
+        for (const auto& port : nic.ports) {
+            read.push_back(port.address);
+        }
+    }
+    for (const auto& address : read) {
+        facts.pci[address] = sources::host::read_pci_attributes(root, address);
+        const int node = facts.pci[address].numa_node.value_or(-1);
+        if (const auto mask = sources::host::read_numa_cpumap(root, node)) {
+            facts.numa_cpumaps[node] = *mask;
+        }
+    }
 }
 
 }  // namespace
@@ -74,12 +89,8 @@ util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,
         const sources::host::HostRoot root(inv.seams.host_root);
         facts.device_minors = sources::host::read_device_minors(root, topology->gpus);
         facts.logical_cores = sources::host::logical_cores(root);
-        facts.pci = pci_attributes(root, facts);
-        for (const auto& [address, attributes] : facts.pci) {
-            const int node = attributes.numa_node.value_or(-1);
-            if (const auto mask = sources::host::read_numa_cpumap(root, node)) {
-                facts.numa_cpumaps[node] = *mask;
-            }
+        if (options.pci_tree) {
+            add_pci_tree(root, facts);
         }
     }
     facts.run = report::ExportRun{

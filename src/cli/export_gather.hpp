@@ -17,6 +17,7 @@ struct ExportRequest {
     std::string node_name;  // "" : SLURMD_NODENAME, else the short host name
     std::string gres_type;
     int expiry_hours = 0;
+    bool pci_tree = false;  // nccl-topo: read the PCI tree (NICs, sysfs attributes, cpumaps)
 };
 
 util::Expected<report::ExportFacts> gather_export_facts(const Invocation& inv,

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace peergate::model {
 
@@ -41,6 +42,15 @@ struct PciPort {
     std::string unread;  // why the ACS control could not be read; empty when it was
 
     friend bool operator==(const PciPort&, const PciPort&) = default;
+};
+
+// A PCI function and the ports above it, nearest first (the port it is plugged into, then
+// upwards to the root port).
+struct PciPath {
+    PciAddress device;
+    std::vector<PciPort> ports;
+
+    friend bool operator==(const PciPath&, const PciPath&) = default;
 };
 
 }  // namespace peergate::model

@@ -7,6 +7,7 @@
 
 #include "model/gpu.hpp"
 #include "model/pci_attributes.hpp"
+#include "model/pci_port.hpp"
 #include "model/topology.hpp"
 #include "policy/doctor.hpp"
 
@@ -46,6 +47,9 @@ struct ExportFacts {
     // sysfs's identity and link of each examined GPU and of the ports above it, where read.
     std::map<model::PciAddress, model::PciAttributes> pci;
     std::map<int, std::string> numa_cpumaps;  // per NUMA node of those: sysfs's cpumap, where read
+    std::vector<model::PciPath> nics;  // the host's network functions (nccl-topo places them)
+    // nccl-topo: bus ids to write in place of the host's (--bus-id HOST=VM, for a VM's file).
+    std::map<model::PciAddress, model::PciAddress> bus_renames;
 };
 
 // The GPUs examined (--gpus, else every GPU described), in index order.

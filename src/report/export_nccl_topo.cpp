@@ -59,7 +59,9 @@ std::string link_attributes(const model::PciAttributes& self, const model::PciAt
 std::string pci_attributes(const ExportFacts& facts,
                            const model::PciAddress& address,
                            const model::PciPort* parent) {
-    const std::string busid = attribute("busid", address.to_sysfs());
+    const auto renamed = facts.bus_renames.find(address);
+    const std::string busid = attribute(
+        "busid", (renamed == facts.bus_renames.end() ? address : renamed->second).to_sysfs());
     const auto* self = attributes_of(facts, address);
     if (self == nullptr) {
         return busid;
@@ -71,39 +73,57 @@ std::string pci_attributes(const ExportFacts& facts,
            attribute("subsystem_device", self->subsystem_device) + link_attributes(*self, above);
 }
 
-// Where a GPU goes in the file: its NUMA node and the ports NCCL keeps above it, top first.
-struct GpuPlace {
-    int numa = -1;
-    std::vector<std::size_t> ancestors;  // positions in the GPU's port list, top first
+// A device the file ends a branch with: a GPU or a NIC, and the ports above it.
+struct Leaf {
+    std::string name;  // "GPU 2", "NIC 0000:1a:00.0"
+    model::PciAddress address;
     const std::vector<model::PciPort>* ports = nullptr;
 };
 
-util::Expected<GpuPlace> place_of(const ExportFacts& facts, const model::Gpu& gpu) {
-    const auto fail = [&](std::string why) {
-        return util::unexpected(util::ErrorCode::unavailable,
-                                fmt::format("GPU {}: {}", gpu.index, why));
-    };
-    const auto ports = facts.doctor.ports.find(gpu.index);
-    if (!gpu.pci || ports == facts.doctor.ports.end()) {
-        return fail("its PCIe path in sysfs was not read");
-    }
-    GpuPlace place{.ports = &ports->second};
+// Where a leaf goes in the file: its NUMA node and the ports NCCL keeps above it, top first.
+struct Place {
+    int numa = -1;
+    std::vector<std::size_t> ancestors;  // positions in the leaf's port list, top first
+};
+
+util::Expected<Place> place_of(const ExportFacts& facts, const Leaf& leaf) {
+    const auto& ports = *leaf.ports;
+    Place place;
     std::size_t bus_ids = 0;  // the ports below the first directory that is not a bus id
-    while (bus_ids < ports->second.size() &&
-           ports->second[bus_ids].address.to_sysfs().size() == 12) {
+    while (bus_ids < ports.size() && ports[bus_ids].address.to_sysfs().size() == 12) {
         ++bus_ids;
     }
     for (std::size_t k = 1; k < bus_ids; k += 2) {
         place.ancestors.insert(place.ancestors.begin(), k);
     }
     const model::PciAddress top =
-        place.ancestors.empty() ? *gpu.pci : ports->second[place.ancestors.front()].address;
+        place.ancestors.empty() ? leaf.address : ports[place.ancestors.front()].address;
     const auto* top_attributes = attributes_of(facts, top);
     if (top_attributes == nullptr || !top_attributes->numa_node) {
-        return fail(fmt::format("sysfs gave no numa_node for {}", top.to_sysfs()));
+        return util::unexpected(
+            util::ErrorCode::unavailable,
+            fmt::format("{}: sysfs gave no numa_node for {}", leaf.name, top.to_sysfs()));
     }
     place.numa = *top_attributes->numa_node;
     return place;
+}
+
+// The examined GPUs whose ports were read, then the NICs; the others, each with why.
+std::vector<Leaf> leaves(const ExportFacts& facts, std::vector<std::string>* left_out) {
+    std::vector<Leaf> out;
+    for (const auto& gpu : examined_gpus(facts)) {
+        const auto ports = facts.doctor.ports.find(gpu.index);
+        if (gpu.pci && ports != facts.doctor.ports.end()) {
+            out.push_back({fmt::format("GPU {}", gpu.index), *gpu.pci, &ports->second});
+        } else if (left_out != nullptr) {
+            left_out->push_back(
+                fmt::format("GPU {}: its PCIe path in sysfs was not read", gpu.index));
+        }
+    }
+    for (const auto& nic : facts.nics) {
+        out.push_back({"NIC " + nic.device.to_sysfs(), nic.device, &nic.ports});
+    }
+    return out;
 }
 
 // One <pci> element and what hangs from it.
@@ -124,12 +144,12 @@ PciNode& child(std::vector<PciNode>& siblings,
     return siblings.emplace_back(PciNode{.address = address, .attributes = std::move(attributes)});
 }
 
-// Puts the GPU under its NUMA node's <cpu>, below the ports NCCL keeps above it.
-void add_gpu(const ExportFacts& facts,
-             const model::Gpu& gpu,
-             const GpuPlace& place,
-             std::map<int, std::vector<PciNode>>& cpus) {
-    const auto& ports = *place.ports;
+// Puts the leaf under its NUMA node's <cpu>, below the ports NCCL keeps above it.
+void add_leaf(const ExportFacts& facts,
+              const Leaf& leaf,
+              const Place& place,
+              std::map<int, std::vector<PciNode>>& cpus) {
+    const auto& ports = *leaf.ports;
     const auto parent_of = [&](std::size_t k) { return k < ports.size() ? &ports[k] : nullptr; };
     std::vector<PciNode>* siblings = &cpus[place.numa];
     for (std::size_t k : place.ancestors) {
@@ -137,7 +157,7 @@ void add_gpu(const ExportFacts& facts,
             *siblings, ports[k].address, pci_attributes(facts, ports[k].address, parent_of(k + 1)));
         siblings = &node.children;
     }
-    child(*siblings, *gpu.pci, pci_attributes(facts, *gpu.pci, parent_of(0)));
+    child(*siblings, leaf.address, pci_attributes(facts, leaf.address, parent_of(0)));
 }
 
 // One line, indented two spaces per level as NCCL's own dump is.
@@ -150,7 +170,7 @@ void put_node(std::string& out, std::vector<PciNode>& nodes, int depth) {
         return a.address < b.address;  // NCCL keeps siblings in bus id order
     });
     for (auto& node : nodes) {
-        if (node.children.empty()) {  // a GPU: NCCL adds its <gpu> from NVML at init
+        if (node.children.empty()) {  // a GPU or a NIC: NCCL adds its <gpu> or <nic> at init
             put_line(out, fmt::format("<pci{}/>", node.attributes), depth);
             continue;
         }
@@ -164,9 +184,9 @@ void put_node(std::string& out, std::vector<PciNode>& nodes, int depth) {
 
 std::string export_nccl_topo(const ExportFacts& facts) {
     std::map<int, std::vector<PciNode>> cpus;
-    for (const auto& gpu : examined_gpus(facts)) {
-        if (const auto place = place_of(facts, gpu)) {
-            add_gpu(facts, gpu, *place, cpus);
+    for (const auto& leaf : leaves(facts, nullptr)) {
+        if (const auto place = place_of(facts, leaf)) {
+            add_leaf(facts, leaf, *place, cpus);
         }
     }
     std::string out = fmt::format(
@@ -189,12 +209,31 @@ std::string export_nccl_topo(const ExportFacts& facts) {
 
 std::vector<std::string> nccl_topo_left_out(const ExportFacts& facts) {
     std::vector<std::string> out;
-    for (const auto& gpu : examined_gpus(facts)) {
-        if (auto place = place_of(facts, gpu); !place) {
+    for (const auto& leaf : leaves(facts, &out)) {
+        if (auto place = place_of(facts, leaf); !place) {
             out.push_back(place.error().message);
         }
     }
     return out;
+}
+
+std::vector<model::PciAddress> nccl_topo_unused_renames(const ExportFacts& facts) {
+    std::vector<model::PciAddress> in_file;
+    for (const auto& leaf : leaves(facts, nullptr)) {
+        if (place_of(facts, leaf)) {
+            in_file.push_back(leaf.address);
+            for (const auto& port : *leaf.ports) {
+                in_file.push_back(port.address);
+            }
+        }
+    }
+    std::vector<model::PciAddress> unused;
+    for (const auto& [host, vm] : facts.bus_renames) {
+        if (std::find(in_file.begin(), in_file.end(), host) == in_file.end()) {
+            unused.push_back(host);
+        }
+    }
+    return unused;
 }
 
 }  // namespace peergate::report

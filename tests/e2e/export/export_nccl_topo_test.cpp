@@ -117,6 +117,32 @@ TEST(ExportNcclTopoCli, WrittenAtomicallyBesideOtherFormats) {
     fs::remove_all(dir);
 }
 
+TEST(ExportNcclTopoCli, BusIdsAreWrittenAsTheVmSeesThemOrRefusedWithWhy) {
+    auto xml = export_of("dgx1-v100", {"--bus-id", "0000:06:00.0=0000:05:00.0"});
+    EXPECT_THAT(xml, testing::HasSubstr("<pci busid=\"0000:05:00.0\" class=\"0x030200\""));
+    EXPECT_THAT(xml, testing::Not(testing::HasSubstr("0000:06:00.0")));
+    const std::vector<std::pair<std::vector<std::string>, std::string>> wrong = {
+        {{"nccl-topo", "--bus-id", "0000:99:00.0=0000:05:00.0"},
+         "--bus-id: 0000:99:00.0 is no GPU, NIC or port the file describes"},
+        {{"nccl-topo", "--bus-id", "0000:06:00.0"}, "--bus-id 0000:06:00.0: expected HOST=VM"},
+        {{"nccl-topo",
+          "--bus-id",
+          "0000:06:00.0=0000:05:00.0",
+          "--bus-id",
+          "0000:07:00.0=0000:05:00.0"},
+         "a bus id given twice"},
+        {{"dot", "--bus-id", "0000:06:00.0=0000:05:00.0"}, "--bus-id applies to nccl-topo only"},
+    };
+    for (const auto& [args, why] : wrong) {
+        std::vector<std::string> all = {"--simulate", "dgx1-v100", "export"};
+        all.insert(all.end(), args.begin(), args.end());
+        const auto run = run_peergate(all);
+        EXPECT_EQ(run.process.exit_code, 2) << why;
+        EXPECT_THAT(run.process.err, testing::HasSubstr(why));
+        EXPECT_EQ(run.process.out, "");
+    }
+}
+
 TEST(ExportNcclTopoCli, NoGpuIsNothingToDescribe) {
     const auto run = run_peergate({"export", "nccl-topo"});
     EXPECT_EQ(run.process.exit_code, 2);

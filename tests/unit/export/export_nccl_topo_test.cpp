@@ -96,6 +96,31 @@ TEST(ExportNcclTopo, GpusHangFromTheSwitchUpstreamPortAsNcclBuildsIt) {
     EXPECT_TRUE(nccl_topo_left_out(switched_host()).empty());
 }
 
+TEST(ExportNcclTopo, ANicBehindTheGpusSwitchSitsBesideThemAndBusIdsCanBeRenamed) {
+    auto facts = switched_host();
+    // A ConnectX (InfiniBand, class 0x0207) on downstream port 02:18.0 of the GPUs' switch.
+    facts.nics.push_back({.device = pci("0000:05:00.0"),
+                          .ports = ports({"0000:02:18.0", "0000:01:00.0", "0000:00:01.0"})});
+    facts.pci[pci("0000:05:00.0")] = {.pci_class = "0x020700", .numa_node = 0};
+    facts.pci[pci("0000:02:18.0")] = port_attributes("0x10b5", "16.0 GT/s PCIe", 0);
+    auto text = export_nccl_topo(facts);
+    EXPECT_THAT(
+        text,
+        testing::ContainsRegex("\n      <pci busid=\"0000:04:00.0\"[^\n]*/>\n"
+                               "      <pci busid=\"0000:05:00.0\" class=\"0x020700\" "
+                               "link_speed=\"16.0 GT/s PCIe\" link_width=\"0\"/>\n    </pci>"));
+    // The same tree for a VM that sees the GPUs and the NIC at other bus ids.
+    facts.bus_renames = {{pci("0000:03:00.0"), pci("0000:0a:00.0")},
+                         {pci("0000:05:00.0"), pci("0000:0b:00.0")}};
+    text = export_nccl_topo(facts);
+    EXPECT_THAT(text, testing::HasSubstr("<pci busid=\"0000:0a:00.0\" class=\"0x030200\""));
+    EXPECT_THAT(text, testing::HasSubstr("<pci busid=\"0000:0b:00.0\" class=\"0x020700\""));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("0000:03:00.0")));
+    EXPECT_TRUE(nccl_topo_unused_renames(facts).empty());
+    facts.bus_renames[pci("0000:99:00.0")] = pci("0000:0c:00.0");
+    EXPECT_EQ(nccl_topo_unused_renames(facts), std::vector<model::PciAddress>{pci("0000:99:00.0")});
+}
+
 TEST(ExportNcclTopo, TwoSwitchLevelsKeepBothUpstreamPorts) {
     auto facts = switched_host();
     // GPU 0 behind a second switch (downstream 06:00.0, upstream 05:00.0) on port 02:08.0.

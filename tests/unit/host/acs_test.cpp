@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The ACS control word from a port's configuration space (sources/host/acs.cpp) and the
-// PCIe ports above a device in sysfs (sources/host/pci_tree.cpp).
+// The ACS control word from a port's configuration space (sources/host/acs.cpp), the PCIe
+// ports above a device in sysfs (sources/host/pci_tree.cpp) and the network functions with
+// theirs (sources/host/network_devices.cpp).
 #include "sources/host/acs.hpp"
 
+#include "sources/host/network_devices.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "util/atomic_file.hpp"
 
@@ -140,6 +142,28 @@ TEST_F(PciTree, ADeviceOnTheRootBusHasNoPortsAndAMissingOneIsAnError) {
     const auto missing = ports_above(root, model::PciAddress::parse("0000:99:00.0").value());
     ASSERT_FALSE(missing.has_value());
     EXPECT_NE(missing.error().message.find("0000:99:00.0"), std::string::npos);
+}
+
+TEST_F(PciTree, NetworkFunctionsAreListedAtFunctionZeroWithTheirPorts) {
+    const std::string nic = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0/0000:03:00.0";
+    device("pci0000:00/0000:00:01.0");
+    device("pci0000:00/0000:00:01.0/0000:01:00.0");
+    device("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0");
+    device(nic);
+    device("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0/0000:03:00.1");  // second port
+    device("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:04:00.0");  // a GPU
+    const auto put_class = [&](const std::string& path, const char* pci_class) {
+        ASSERT_TRUE(util::write_file_atomically((root_ / "sys/devices" / path / "class").string(),
+                                                pci_class));
+    };
+    put_class(nic, "0x020700\n");  // InfiniBand
+    put_class("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0/0000:03:00.1", "0x020700\n");
+    put_class("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:04:00.0", "0x030200\n");
+    const auto nics = network_devices(HostRoot(root_.string()));
+    ASSERT_EQ(nics.size(), 1U);
+    EXPECT_EQ(nics[0].device.to_sysfs(), "0000:03:00.0");
+    ASSERT_EQ(nics[0].ports.size(), 3U);
+    EXPECT_EQ(nics[0].ports[1].address.to_sysfs(), "0000:01:00.0");
 }
 
 }  // namespace
