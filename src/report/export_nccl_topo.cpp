@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The tree follows ncclTopoGetXmlFromSys (NCCL src/graph/xml.cc): from a device it climbs its
-// sysfs path two directories at a time, so a GPU hangs from the upstream port of the switch
-// above it (the downstream port between them is skipped) and the climb ends at the first
+// sysfs path two directories at a time, so a GPU or a NIC hangs from the upstream port of the
+// switch above it (the downstream port between them is skipped) and the climb ends at the first
 // directory that is not a 12-character bus id, the root bus, under the <cpu> whose numaid is
 // the numa_node of the last device reached. Bus ids must be sysfs's exact text: NCCL finds
 // its own devices in the file by comparing strings.
