@@ -64,10 +64,10 @@ std::vector<policy::VllmP2pCache> read_vllm_p2p_caches(const std::string& root) 
     }
     for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
         const std::string name = entry.path().filename().string();
-        if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix) || !entry.is_regular_file(ec) ||
-            entry.file_size(ec) > kLargestFile) {
+        if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) {
             continue;
         }
+        // Regular files within the limit only; read_regular_file checks both on what it opens.
         const auto text = util::read_regular_file(entry.path().string(), kLargestFile);
         const auto works = text ? parse_vllm_p2p_cache(*text) : std::nullopt;
         if (works) {

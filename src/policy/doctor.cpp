@@ -50,6 +50,11 @@ Finding no_driver_finding(const DoctorInput& input) {
         .remedy = remedy};
 }
 
+// Bare metal with a translating IOMMU: where PCIe peer copies can be dropped silently.
+bool pcie_copies_at_risk(const model::HostFacts& host) {
+    return host.iommu == model::IommuMode::translating && !host.hypervisor.value_or(false);
+}
+
 bool examined(const DoctorInput& input, int gpu) {
     return input.selection.empty() ||
            std::binary_search(input.selection.begin(), input.selection.end(), gpu);
@@ -60,8 +65,7 @@ bool examined(const DoctorInput& input, int gpu) {
 // through host memory.
 std::vector<std::pair<int, int>> pairs_at_risk(const DoctorInput& input, const model::Topology& t) {
     std::vector<std::pair<int, int>> risky;
-    const auto& host = input.host;
-    if (host.iommu != model::IommuMode::translating || host.hypervisor.value_or(false)) {
+    if (!pcie_copies_at_risk(input.host)) {
         return risky;
     }
     for (std::size_t p = 0; p < t.size(); ++p) {
@@ -213,10 +217,10 @@ std::vector<int> examined_ids(const DoctorInput& input, const model::Topology& t
 void add_nccl_topo_findings(const DoctorInput& input,
                             const model::Topology& topology,
                             DoctorReport& report) {
-    const bool pcie_unsafe =
-        input.host.iommu == model::IommuMode::translating && !input.host.hypervisor.value_or(false);
-    for (auto& finding : nccl_topo_findings(
-             input.nccl_topo_file, topology, examined_ids(input, topology), pcie_unsafe)) {
+    for (auto& finding : nccl_topo_findings(input.nccl_topo_file,
+                                            topology,
+                                            examined_ids(input, topology),
+                                            pcie_copies_at_risk(input.host))) {
         if (finding.severity == Severity::error) {
             report.verdict = Verdict::problems;
         }
