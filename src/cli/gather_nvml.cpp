@@ -48,6 +48,21 @@ std::vector<sim::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
     return links;
 }
 
+// The active links whose counters are not all zero, or not all known: a link the file does
+// not list replays as counting no errors.
+std::vector<sim::MachineNvlinkErrors> machine_link_errors(const nvml::RecordedGpu& gpu) {
+    std::vector<sim::MachineNvlinkErrors> out;
+    for (const auto& link : gpu.links) {
+        const auto& counts = link.errors.value;
+        const bool all_zero = std::all_of(
+            counts.begin(), counts.end(), [](const auto& count) { return count == 0U; });
+        if (link.active && !all_zero) {
+            out.push_back(sim::MachineNvlinkErrors{.link = link.link, .counts = link.errors});
+        }
+    }
+    return out;
+}
+
 nvml::StatusMatrix permuted(const nvml::StatusMatrix& matrix, const std::vector<std::size_t>& pos) {
     nvml::StatusMatrix out(pos.size(), std::vector<std::string>(pos.size()));
     for (std::size_t p = 0; p < pos.size(); ++p) {
@@ -68,6 +83,7 @@ void add_links(const NvmlRecord& record, const std::vector<std::size_t>& pos, Ga
         auto& gpu = state.machine.gpus[p];
         gpu.nvlink_slots = *recorded.nvlink_slots;
         gpu.nvlinks = machine_links(recorded);
+        gpu.nvlink_errors = machine_link_errors(recorded);
         any_switch = any_switch || std::any_of(recorded.links.begin(),
                                                recorded.links.end(),
                                                [](const nvml::RecordedNvlink& l) {

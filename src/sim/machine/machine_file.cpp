@@ -3,6 +3,7 @@
 
 #include "model/topology.hpp"
 #include "sim/machine/machine_json.hpp"
+#include "sim/machine/machine_nvlink_errors.hpp"
 #include "sim/machine/machine_ports.hpp"
 #include "sim/machine/machine_schema.hpp"
 #include "util/atomic_file.hpp"
@@ -81,6 +82,11 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
         return util::unexpected(ports.error());
     }
     gpu.upstream_ports = std::move(*ports);
+    auto errors = parse_nvlink_errors(j, where);
+    if (!errors) {
+        return util::unexpected(errors.error());
+    }
+    gpu.nvlink_errors = std::move(*errors);
     return gpu;
 }
 

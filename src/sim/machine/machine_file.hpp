@@ -5,9 +5,11 @@
 #pragma once
 
 #include "model/link_label.hpp"
+#include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
 #include "util/expected.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,6 +28,18 @@ struct MachineNvlink {
     std::optional<model::PciAddress> remote_pci;
 
     friend bool operator==(const MachineNvlink&, const MachineNvlink&) = default;
+};
+
+// The error counters of one NVLink (nvmlDeviceGetNvLinkErrorCounter). An absent count is
+// one NVML does not answer (NOT_SUPPORTED); a link not listed has every count 0. `growth`
+// is added at each NVML session after the first: the errors a load between two reads (the
+// doctor's, before and after --probe) leaves on a marginal link.
+struct MachineNvlinkErrors {
+    int link = 0;
+    model::NvlinkErrorCounts counts;
+    std::array<std::uint64_t, model::kNvlinkCounters> growth{};
+
+    friend bool operator==(const MachineNvlinkErrors&, const MachineNvlinkErrors&) = default;
 };
 
 // A PCIe port above a GPU (root port or switch port) and its ACS control word, as sysfs
@@ -51,8 +65,9 @@ struct MachineGpu {
     std::uint16_t pci_device_id = 0;  // PCI device id (0x2901 for B200); 0 = unknown
     int cc_major = 0;
     int cc_minor = 0;
-    std::vector<MachineNvlink> nvlinks;       // explicit links (gather); empty = derive
-    std::vector<MachinePort> upstream_ports;  // nearest first; empty: on a root bus
+    std::vector<MachineNvlink> nvlinks;              // explicit links (gather); empty = derive
+    std::vector<MachinePort> upstream_ports;         // nearest first; empty: on a root bus
+    std::vector<MachineNvlinkErrors> nvlink_errors;  // links not listed count no errors
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
 #include "sim/machine/machine_file.hpp"
+#include "sim/machine/machine_nvlink_errors.hpp"
 #include "sim/machine/machine_ports.hpp"
 
 #include <fmt/format.h>
@@ -42,6 +43,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     }
     if (!gpu.upstream_ports.empty()) {
         j["upstream_ports"] = upstream_ports_to_json(gpu.upstream_ports);
+    }
+    if (!gpu.nvlink_errors.empty()) {
+        j["nvlink_errors"] = nvlink_errors_to_json(gpu.nvlink_errors);
     }
     return j;
 }

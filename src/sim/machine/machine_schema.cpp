@@ -63,7 +63,8 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"cc_major", Kind::integer},
                               {"cc_minor", Kind::integer},
                               {"nvlinks", Kind::array},
-                              {"upstream_ports", Kind::array}};
+                              {"upstream_ports", Kind::array},
+                              {"nvlink_errors", Kind::array}};
 const std::vector<Field> kPort{{"pci", Kind::string}, {"acs_control", Kind::string}};
 const std::vector<Field> kNvlink{{"link", Kind::integer},
                                  {"active", Kind::boolean},

@@ -235,6 +235,26 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(
     return rc;
 }
 
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(
+    nvmlDevice_t device,
+    unsigned link,
+    nvmlNvLinkErrorCounter_t counter,
+    unsigned long long* value) {  // NOLINT(google-runtime-int): the ABI's type
+    const sim::SimLink* found = nullptr;
+    const nvmlReturn_t rc = sim::link_of("nvmlDeviceGetNvLinkErrorCounter", device, link, &found);
+    if (rc != NVML_SUCCESS) {
+        return rc;
+    }
+    const auto& gpu = sim::machine().gpus[static_cast<std::size_t>(sim::position_of(device))];
+    const auto count =
+        sim::nvlink_error_count(gpu, link, static_cast<int>(counter), sim::sessions_opened());
+    if (!count) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    *value = *count;
+    return NVML_SUCCESS;
+}
+
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a,
                                                         nvmlDevice_t b,
                                                         nvmlGpuP2PCapsIndex_t caps,

@@ -77,6 +77,26 @@ int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q) {
     return a && b && *a == *b ? NVML_TOPOLOGY_NODE : NVML_TOPOLOGY_SYSTEM;
 }
 
+std::optional<std::uint64_t> nvlink_error_count(const SimGpu& gpu,
+                                                unsigned link,
+                                                int counter,
+                                                int session) {
+    if (counter < 0 || counter >= static_cast<int>(model::kNvlinkCounters)) {
+        return std::nullopt;  // DL_ECC_DATA and later counters: not simulated
+    }
+    const auto k = static_cast<std::size_t>(counter);
+    for (const auto& entry : gpu.gpu.nvlink_errors) {
+        if (entry.link == static_cast<int>(link)) {
+            if (!entry.counts.value[k]) {
+                return std::nullopt;
+            }
+            const auto later = static_cast<std::uint64_t>(std::max(session - 1, 0));
+            return *entry.counts.value[k] + entry.growth[k] * later;
+        }
+    }
+    return 0;
+}
+
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words) {
     std::vector<std::uint64_t> out(words, 0);
     auto set = [&](unsigned cpu) {

@@ -7,6 +7,7 @@
 #include "sim/machine/machine_file.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,14 @@ int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q
 // nvmlGpuTopologyLevel_t value between p and q from the matrix label (an NV# pair has no
 // PCIe label there: NODE when both GPUs sit on one known NUMA node, else SYSTEM).
 int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q);
+
+// Counter `counter` (nvmlNvLinkErrorCounter_t) of link `link` in the `session`th NVML
+// session (1 = the first): the file's count plus its growth per later session; 0 for a
+// link the file does not list; nullopt (NOT_SUPPORTED) for a count it lists without.
+std::optional<std::uint64_t> nvlink_error_count(const SimGpu& gpu,
+                                                unsigned link,
+                                                int counter,
+                                                int session);
 
 // "0-47,96-143" as 64-bit words; `words` long; bits past it are dropped, as NVML does.
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words);

@@ -22,7 +22,8 @@ struct State {
     std::unique_ptr<SimMachine> machine;
     std::string path;
     std::vector<std::unique_ptr<SimMachine>> retired;
-    int inits = 0;
+    int inits = 0;     // sessions open now
+    int sessions = 0;  // sessions ever opened: the simulated clock of nvlink_errors growth
 };
 
 // Never destroyed: a thread abandoned inside the driver (a "hang" fault) still refers to
@@ -114,6 +115,7 @@ nvmlReturn_t sim_init(const char* entry_point) {
     }
     const std::lock_guard lock(s.mutex);
     ++s.inits;
+    ++s.sessions;
     return NVML_SUCCESS;
 }
 
@@ -142,6 +144,11 @@ FaultAnswer enter(const char* entry_point) {
         }
     }
     return fault_answer(current_machine(), entry_point);
+}
+
+int sessions_opened() {
+    const std::lock_guard lock(state().mutex);
+    return state().sessions;
 }
 
 const SimMachine& machine() {

@@ -28,6 +28,9 @@ FaultAnswer enter(const char* entry_point);
 // The loaded machine; only valid after enter() reported no failure.
 const SimMachine& machine();
 
+// Successful nvmlInit calls since the library loaded (shutdowns do not lower it).
+int sessions_opened();
+
 // Position of the GPU behind a handle, or -1 for a handle we did not give out.
 int position_of(nvmlDevice_t device);
 

@@ -17,6 +17,9 @@
 //   SYSTEM 50 (nvml.h enum nvmlGpuLevel_enum; "spaced to allow for future relationships").
 // - nvmlEnableState_t DISABLED 0, ENABLED 1; nvmlIntNvLinkDeviceType_t GPU 0, IBMNPU 1,
 //   SWITCH 2, UNKNOWN 0xFF (nvml.h).
+// - nvmlDeviceGetNvLinkErrorCounter(device, link, nvmlNvLinkErrorCounter_t, unsigned long
+//   long*); counters DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2, DL_CRC_DATA 3 (nvml.h;
+//   cuda.bindings.nvml.NvLinkErrorCounter adds DL_ECC_DATA 4). Pascal and newer.
 // - NVML_AFFINITY_SCOPE_NODE 0, SOCKET 1 (NVML reference, "CPU and Memory Affinity").
 // - Buffer sizes: NVML_DEVICE_NAME_V2_BUFFER_SIZE 96, NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 //   (NVML reference, "Constants").
@@ -105,6 +108,14 @@ enum nvmlIntNvLinkDeviceType_t : int {
     NVML_NVLINK_DEVICE_TYPE_UNKNOWN = 0xFF,
 };
 
+// nvmlNvLinkErrorCounter_t (nvml.h enum nvmlNvLinkErrorCounter_enum); ECC_DATA 4 came later.
+enum nvmlNvLinkErrorCounter_t : int {
+    NVML_NVLINK_ERROR_DL_REPLAY = 0,
+    NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+    NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+    NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
+};
+
 using nvmlAffinityScope_t = unsigned int;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_NODE = 0;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_SOCKET = 1;
@@ -126,6 +137,11 @@ using nvmlDeviceGetNvLinkRemotePciInfo_v2_fn = nvmlReturn_t(nvmlDevice_t device,
                                                             nvmlPciInfo_t* pci);
 using nvmlDeviceGetNvLinkRemoteDeviceType_fn = nvmlReturn_t(
     nvmlDevice_t device, unsigned int link, nvmlIntNvLinkDeviceType_t* pNvLinkDeviceType);
+using nvmlDeviceGetNvLinkErrorCounter_fn =
+    nvmlReturn_t(nvmlDevice_t device,
+                 unsigned int link,
+                 nvmlNvLinkErrorCounter_t counter,
+                 unsigned long long* counterValue);  // NOLINT(google-runtime-int)
 using nvmlDeviceGetP2PStatus_fn = nvmlReturn_t(nvmlDevice_t device1,
                                                nvmlDevice_t device2,
                                                nvmlGpuP2PCapsIndex_t p2pIndex,

@@ -32,6 +32,7 @@ struct NvmlApi {
     nvmlDeviceGetNvLinkRemoteDeviceType_fn* nvmlDeviceGetNvLinkRemoteDeviceType = nullptr;
     nvmlDeviceGetMemoryAffinity_fn* nvmlDeviceGetMemoryAffinity = nullptr;
     nvmlDeviceGetCpuAffinity_fn* nvmlDeviceGetCpuAffinity = nullptr;
+    nvmlDeviceGetNvLinkErrorCounter_fn* nvmlDeviceGetNvLinkErrorCounter = nullptr;
 };
 
 // NOLINTEND(readability-identifier-naming)

@@ -36,6 +36,27 @@ util::Expected<std::vector<nvmlDevice_t>> handles_of(NvmlCalls& nvml) {
     return handles;
 }
 
+// The link's error counters; one NVML does not answer (an older library, NOT_SUPPORTED on
+// a GPU that keeps none) stays unknown.
+model::NvlinkErrorCounts error_counts(NvmlCalls& nvml, nvmlDevice_t device, unsigned link) {
+    model::NvlinkErrorCounts counts;
+    if (nvml.api().nvmlDeviceGetNvLinkErrorCounter == nullptr) {
+        return counts;
+    }
+    for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
+        unsigned long long value = 0;  // NOLINT(google-runtime-int): the ABI's type
+        const auto rc = nvml(nvml.api().nvmlDeviceGetNvLinkErrorCounter,
+                             device,
+                             link,
+                             static_cast<nvmlNvLinkErrorCounter_t>(k),
+                             &value);
+        if (rc == NVML_SUCCESS) {
+            counts.value[k] = value;
+        }
+    }
+    return counts;
+}
+
 // The same walk as count_links (nvml_census.hpp), keeping every link. A failure
 // other than "past the last index" / "no NVLink" leaves the GPU's links unknown.
 util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGpu& gpu) {
@@ -69,7 +90,8 @@ util::Expected<void> walk_links(NvmlCalls& nvml, nvmlDevice_t device, RecordedGp
             RecordedNvlink{.link = static_cast<int>(link),
                            .active = true,
                            .to_switch = link_ends_at_switch(nvml, device, link, *remote_pci),
-                           .remote = *remote_pci});
+                           .remote = *remote_pci,
+                           .errors = error_counts(nvml, device, link)});
     }
     return util::unexpected(util::ErrorCode::unavailable,
                             "NVML answered for every link index up to 64");

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/gpu.hpp"
+#include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
 #include "sources/nvml/nvml_calls.hpp"
@@ -24,6 +25,7 @@ struct RecordedNvlink {
     bool active = false;
     bool to_switch = false;                   // the far end is an NVSwitch
     std::optional<model::PciAddress> remote;  // active links only
+    model::NvlinkErrorCounts errors;          // active links only; unknown where NVML did not say
 
     friend bool operator==(const RecordedNvlink&, const RecordedNvlink&) = default;
 };

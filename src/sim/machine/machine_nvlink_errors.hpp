@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// A GPU's "nvlink_errors" in a machine file: per NVLink its error counters, each
+// {"link": 3, "replay": 120, "recovery": 1, "crc_flit": 40, "crc_data": 0,
+//  "growth": {"replay": 500}} (an absent count: NVML does not answer it).
+#pragma once
+
+#include "sim/machine/machine_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace peergate::sim {
+
+util::Expected<std::vector<MachineNvlinkErrors>> parse_nvlink_errors(const nlohmann::json& gpu,
+                                                                     const std::string& where);
+
+nlohmann::ordered_json nvlink_errors_to_json(const std::vector<MachineNvlinkErrors>& links);
+
+}  // namespace peergate::sim

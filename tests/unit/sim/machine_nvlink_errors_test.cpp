@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// A GPU's NVLink error counters in a machine file: read, checked and written back. What the
+// simulated NVML answers from them is tested through dlopen (tests/loader/nvml).
+#include "sim/machine/machine_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::sim {
+namespace {
+
+std::string machine_json(const std::string& errors) {
+    return R"({"schema": "peergate.machine/v1", "name": "errors",
+      "gpus": [{"index": 0, "pci_bus_id": "00000000:05:00.0", "nvlink_slots": 4,
+                "nvlink_errors": )" +
+           errors + R"(},
+               {"index": 1, "pci_bus_id": "00000000:06:00.0", "nvlink_slots": 4}],
+      "matrix": [["X", "NV4"], ["NV4", "X"]]})";
+}
+
+const std::string kErrors =
+    R"([{"link": 1, "replay": 1200, "recovery": 2, "crc_flit": 310},
+        {"link": 3, "replay": 0, "recovery": 0, "crc_flit": 0, "crc_data": 0,
+         "growth": {"replay": 40, "recovery": 1}}])";
+
+TEST(MachineNvlinkErrors, AreReadAndWrittenBackUnchanged) {
+    const auto m = parse_machine(machine_json(kErrors));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    const auto& errors = m->gpus[0].nvlink_errors;
+    ASSERT_EQ(errors.size(), 2U);
+    EXPECT_EQ(errors[0].link, 1);
+    EXPECT_EQ(errors[0].counts[model::NvlinkCounter::replay], 1200U);
+    EXPECT_EQ(errors[0].counts[model::NvlinkCounter::recovery], 2U);
+    EXPECT_FALSE(errors[0].counts[model::NvlinkCounter::crc_data].has_value());
+    EXPECT_EQ(errors[1].growth[0], 40U);
+    EXPECT_EQ(errors[1].growth[1], 1U);
+    EXPECT_TRUE(m->gpus[1].nvlink_errors.empty());
+    const auto again = parse_machine(to_json_text(*m));
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    EXPECT_EQ(*again, *m);
+}
+
+TEST(MachineNvlinkErrors, BadEntriesAreErrorsNamingTheField) {
+    const std::pair<std::string, std::string> cases[] = {
+        {R"([{"replay": 1}])", "gpus[0].nvlink_errors[0].link"},
+        {R"([{"link": 64}])", "gpus[0].nvlink_errors[0].link"},
+        {R"([{"link": 1, "replay": -3}])", "gpus[0].nvlink_errors[0].replay"},
+        {R"([{"link": 1, "crc_flit": "many"}])", "gpus[0].nvlink_errors[0].crc_flit"},
+        {R"([{"link": 1, "growth": 5}])", "gpus[0].nvlink_errors[0].growth"},
+        {R"([{"link": 1, "growth": {"recovery": 1.5}}])",
+         "gpus[0].nvlink_errors[0].growth.recovery"},
+        {R"([{"link": 1}, {"link": 1}])", "link 1 is listed twice"},
+        {R"({"link": 1})", "nvlink_errors"},
+    };
+    for (const auto& [errors, named] : cases) {
+        const auto m = parse_machine(machine_json(errors));
+        ASSERT_FALSE(m.has_value()) << errors;
+        EXPECT_NE(m.error().message.find(named), std::string::npos)
+            << errors << ": " << m.error().message;
+    }
+}
+
+}  // namespace
+}  // namespace peergate::sim
