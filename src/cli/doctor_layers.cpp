@@ -141,6 +141,21 @@ std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
     return std::string(policy::to_string(policy::acs_path(a->second, b->second).state));
 }
 
+// An active link's error counters: as the file lists them, else all zero (gather lists only
+// the links that count errors or that NVML would not answer for).
+model::LinkErrors errors_of(const sim::MachineGpu& gpu, int link) {
+    const auto listed =
+        std::find_if(gpu.nvlink_errors.begin(),
+                     gpu.nvlink_errors.end(),
+                     [&](const sim::MachineNvlinkErrors& entry) { return entry.link == link; });
+    if (listed != gpu.nvlink_errors.end()) {
+        return model::LinkErrors{.link = link, .counts = listed->counts};
+    }
+    model::LinkErrors none{.link = link};
+    none.counts.value.fill(0);
+    return none;
+}
+
 // What NVML's walk found on each GPU's links; GPUs it could not walk are left out.
 std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
     std::vector<policy::GpuLinks> out;
@@ -154,6 +169,7 @@ std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
             if (link.active && link.link >= 0 && link.link < gpu.nvlink_slots) {
                 up[static_cast<std::size_t>(link.link)] = true;
                 links.to_switch += link.remote_type == "switch" ? 1 : 0;
+                links.errors.push_back(errors_of(gpu, link.link));
             }
         }
         for (int k = 0; k < gpu.nvlink_slots; ++k) {
@@ -195,6 +211,20 @@ void read_pair_layers(const Invocation& inv,
             }
         }
     }
+}
+
+void read_links_after_probe(const Invocation& inv,
+                            const model::Topology& topology,
+                            policy::DoctorInput& input) {
+    GatherState state;
+    if (!seed_gpus(topology, state)) {
+        return;  // the layers were matched through nvidia-smi's listing; so were the links
+    }
+    gather_from_nvml(inv, state);
+    for (const auto& note : state.notes) {
+        input.layer_notes.push_back("after the probe: " + note);
+    }
+    input.links_after_probe = links_of(state.machine);
 }
 
 }  // namespace peergate::cli

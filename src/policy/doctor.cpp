@@ -4,6 +4,7 @@
 #include "policy/doctor_acs.hpp"
 #include "policy/doctor_nccl_topo.hpp"
 #include "policy/doctor_nvlink.hpp"
+#include "policy/doctor_nvlink_errors.hpp"
 #include "policy/doctor_pairs.hpp"
 #include "policy/doctor_probe.hpp"
 #include "policy/doctor_vllm.hpp"
@@ -214,13 +215,9 @@ std::vector<int> examined_ids(const DoctorInput& input, const model::Topology& t
     return ids;
 }
 
-void add_nccl_topo_findings(const DoctorInput& input,
-                            const model::Topology& topology,
-                            DoctorReport& report) {
-    for (auto& finding : nccl_topo_findings(input.nccl_topo_file,
-                                            topology,
-                                            examined_ids(input, topology),
-                                            pcie_copies_at_risk(input.host))) {
+// Appends `findings`; an error among them makes the verdict `problems`.
+void add_findings(std::vector<model::Finding> findings, DoctorReport& report) {
+    for (auto& finding : findings) {
         if (finding.severity == Severity::error) {
             report.verdict = Verdict::problems;
         }
@@ -228,16 +225,27 @@ void add_nccl_topo_findings(const DoctorInput& input,
     }
 }
 
+void add_nccl_topo_findings(const DoctorInput& input,
+                            const model::Topology& topology,
+                            DoctorReport& report) {
+    add_findings(nccl_topo_findings(input.nccl_topo_file,
+                                    topology,
+                                    examined_ids(input, topology),
+                                    pcie_copies_at_risk(input.host)),
+                 report);
+}
+
 DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
-    for (auto& down : about_examined(input, nvlink_down_findings(input.links))) {
-        if (down.severity == Severity::error) {
-            report.verdict = Verdict::problems;
-        }
-        report.findings.push_back(std::move(down));
-    }
+    add_findings(about_examined(input, nvlink_down_findings(input.links)), report);
+    // What the links' error counters count, and with --probe what the probe added to them.
+    add_findings(about_examined(input, nvlink_error_findings(input.links)), report);
+    add_findings(
+        about_examined(input,
+                       nvlink_errors_under_load_findings(input.links, input.links_after_probe)),
+        report);
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));
     }

@@ -7,6 +7,7 @@
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
 #include "model/nccl_topo_file.hpp"
+#include "model/nvlink_errors.hpp"
 #include "model/pci_port.hpp"
 #include "model/probe_result.hpp"
 #include "policy/vllm_p2p_cache.hpp"
@@ -57,6 +58,7 @@ struct GpuLinks {
     int slots = 0;          // link indices NVML answers for (18 on H100, 12 on A100)
     std::vector<int> down;  // the indices that are not active, ascending
     int to_switch = 0;      // active links whose far end is an NVSwitch
+    std::vector<model::LinkErrors> errors;  // the active links' error counters, by link
 
     int up() const { return slots - static_cast<int>(down.size()); }
 };
@@ -74,6 +76,7 @@ struct DoctorInput {
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
     std::vector<GpuLinks> links;                  // per GPU NVML could walk, every GPU of the host
+    std::vector<GpuLinks> links_after_probe;      // --probe: the same, read again after it
     std::vector<VllmP2pCache> vllm_p2p_caches;    // vLLM's cached P2P answers for this user
     std::vector<VllmP2pCache> sglang_p2p_caches;  // SGLang's (~/.cache/sglang)
     std::optional<model::NcclTopoFile> nccl_topo_file;  // the one NCCL jobs here will read

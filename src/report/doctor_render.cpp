@@ -68,15 +68,45 @@ Json pair_to_json(const policy::PairLayers& pair) {
                 {"staged_gbps", pair.staged_gbps ? Json(*pair.staged_gbps) : Json(nullptr)}};
 }
 
-// Per GPU NVML could walk: its link indices, how many are up, which are down.
-Json links_to_json(const std::vector<policy::GpuLinks>& links) {
+// The active links whose error counters are not all zero: each count, null where NVML did
+// not answer; a link left out counts no errors.
+Json link_errors_to_json(const std::vector<model::LinkErrors>& links) {
+    Json out = Json::array();
+    for (const auto& link : links) {
+        const auto& counts = link.counts.value;
+        if (std::all_of(counts.begin(), counts.end(), [](const auto& n) { return n == 0U; })) {
+            continue;
+        }
+        Json entry{{"link", link.link}};
+        for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
+            entry[std::string(model::kNvlinkCounterNames[k])] =
+                counts[k] ? Json(*counts[k]) : Json(nullptr);
+        }
+        out.push_back(entry);
+    }
+    return out;
+}
+
+// Per GPU NVML could walk: its link indices, how many are up, which are down, the links
+// counting errors, and with --probe the same read again after it.
+Json links_to_json(const std::vector<policy::GpuLinks>& links,
+                   const std::vector<policy::GpuLinks>& after_probe) {
     Json out = Json::array();
     for (const auto& gpu : links) {
-        out.push_back(Json{{"gpu", gpu.gpu},
-                           {"slots", gpu.slots},
-                           {"up", gpu.up()},
-                           {"down", gpu.down},
-                           {"to_switch", gpu.to_switch}});
+        Json entry{{"gpu", gpu.gpu},
+                   {"slots", gpu.slots},
+                   {"up", gpu.up()},
+                   {"down", gpu.down},
+                   {"to_switch", gpu.to_switch},
+                   {"errors", link_errors_to_json(gpu.errors)}};
+        const auto after =
+            std::find_if(after_probe.begin(), after_probe.end(), [&](const policy::GpuLinks& g) {
+                return g.gpu == gpu.gpu;
+            });
+        if (after != after_probe.end()) {
+            entry["errors_after_probe"] = link_errors_to_json(after->errors);
+        }
+        out.push_back(entry);
     }
     return out;
 }
@@ -88,7 +118,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
     }
     return Json{{"gpus", input.selection.empty() ? Json("all") : Json(input.selection)},
                 {"pairs", pairs},
-                {"nvlinks", links_to_json(input.links)},
+                {"nvlinks", links_to_json(input.links, input.links_after_probe)},
                 {"notes", input.layer_notes}};
 }
 

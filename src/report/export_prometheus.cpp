@@ -126,6 +126,38 @@ std::string gpu_link_families(const ExportFacts& facts) {
     return slots.text() + up.text();
 }
 
+// Each examined GPU's NVLink error counters, summed over its active links, by counter; a
+// counter no link answered for has no sample. DCGM's exporter ships them commented out.
+std::string nvlink_error_family(const ExportFacts& facts) {
+    Family errors("peergate_gpu_nvlink_errors_total",
+                  "counter",
+                  "NVLink errors since the driver loaded, summed over the GPU's active links: "
+                  "replay (a flit resent after a CRC error), recovery (the link retrained), "
+                  "crc_flit, crc_data.");
+    const auto gpus = examined_gpus(facts);
+    for (const auto& links : facts.doctor.links) {
+        if (std::none_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
+                return gpu.index == links.gpu;
+            })) {
+            continue;
+        }
+        for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
+            std::optional<std::uint64_t> sum;
+            for (const auto& link : links.errors) {
+                if (const auto& n = link.counts.value[k]) {
+                    sum = sum.value_or(0) + *n;
+                }
+            }
+            if (sum) {
+                errors.sample({{"gpu", std::to_string(links.gpu)},
+                               {"counter", std::string(model::kNvlinkCounterNames[k])}},
+                              static_cast<double>(*sum));
+            }
+        }
+    }
+    return errors.text();
+}
+
 std::string verdict_families(const ExportFacts& facts) {
     Family allowed("peergate_p2p_allowed",
                    "gauge",
@@ -280,7 +312,7 @@ std::optional<double> last_success_in(std::string_view textfile) {
 
 std::string export_prometheus(const ExportFacts& facts) {
     return identity_families(facts) + verdict_families(facts) + gpu_link_families(facts) +
-           pair_families(facts) + run_families(facts);
+           nvlink_error_family(facts) + pair_families(facts) + run_families(facts);
 }
 
 }  // namespace peergate::report
