@@ -7,6 +7,7 @@
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_name.hpp"
 #include "sources/host/host_root.hpp"
+#include "sources/host/pci_attributes.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "sources/smi/smi_runner.hpp"
 #include "sources/smi/topo_m_parser.hpp"
@@ -147,6 +148,21 @@ void gather_from_smi(const Invocation& inv, GatherState& state) {
 }
 
 // The PCIe ports above the GPU with their ACS control words (the doctor's ACS layer); a
+// A function's link as sysfs shows it; nullopt where it shows none (no PCIe capability, or no
+// sysfs at all).
+std::optional<sim::MachinePcieLink> recorded_link(const sources::host::HostRoot& root,
+                                                  const model::PciAddress& address) {
+    const auto read = sources::host::read_pci_attributes(root, address);
+    sim::MachinePcieLink link{.max_speed = read.max_link_speed,
+                              .max_width = read.max_link_width,
+                              .current_speed = read.current_link_speed,
+                              .current_width = read.current_link_width};
+    if (link == sim::MachinePcieLink{}) {
+        return std::nullopt;
+    }
+    return link;
+}
+
 // port whose config space could not be read is recorded as unknown. Returns how many.
 std::size_t record_ports(const sources::host::HostRoot& root, sim::MachineGpu& gpu) {
     const auto ports = sources::host::ports_above(root, gpu.pci);
@@ -159,7 +175,8 @@ std::size_t record_ports(const sources::host::HostRoot& root, sim::MachineGpu& g
         gpu.upstream_ports.push_back(
             sim::MachinePort{.pci = port.address,
                              .acs_control = port.acs ? std::optional(port.acs->bits) : std::nullopt,
-                             .acs_unread = !port.unread.empty()});
+                             .acs_unread = !port.unread.empty(),
+                             .pcie_link = recorded_link(root, port.address)});
         unread += port.unread.empty() ? 0U : 1U;
     }
     return unread;
@@ -188,6 +205,7 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
         gpu.pci_device_id =
             util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0))
                 .value_or(0);
+        gpu.pcie_link = recorded_link(root, gpu.pci);
         unread += record_ports(root, gpu);
     }
     if (unread > 0) {

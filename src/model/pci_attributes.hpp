@@ -16,6 +16,10 @@ struct PciAttributes {
     std::string subsystem_device;  // "0x16c1"
     std::string max_link_speed;    // "16.0 GT/s PCIe"; "8 GT/s" on kernels before 5.7
     std::optional<int> max_link_width;
+    // What the link trained at. A GPU lowers its speed when idle (power saving, not a fault);
+    // its width stays where it trained.
+    std::string current_link_speed;
+    std::optional<int> current_link_width;
     std::optional<int> numa_node;  // -1 where the firmware names none
 
     friend bool operator==(const PciAttributes&, const PciAttributes&) = default;

@@ -79,6 +79,7 @@ struct PciDevice {
     std::optional<int> numa_node;
     std::optional<int> iommu_group;
     std::vector<MachinePort> above;  // nearest first
+    std::optional<MachinePcieLink> pcie_link;
 };
 
 // Where sysfs keeps a device: under its root bus, inside every port above it
@@ -113,6 +114,25 @@ std::string port_config(const MachinePort& port) {
     return config;
 }
 
+// The link attributes sysfs shows for a PCIe function; those the machine gives no value for
+// are not written, as on a function without a PCIe capability.
+util::Expected<void> write_link(const fs::path& dir, const std::optional<MachinePcieLink>& link) {
+    if (!link) {
+        return {};
+    }
+    for (const auto& [name, text] :
+         {std::pair{"max_link_speed", link->max_speed},
+          std::pair{"current_link_speed", link->current_speed},
+          std::pair{"max_link_width", link->max_width ? std::to_string(*link->max_width) : ""},
+          std::pair{"current_link_width",
+                    link->current_width ? std::to_string(*link->current_width) : ""}}) {
+        if (!text.empty()) {
+            PEERGATE_TRY(write_text(dir / name, text + "\n"));
+        }
+    }
+    return {};
+}
+
 // The ports above a device, each on the device's NUMA node (a PCIe tree has one root complex).
 util::Expected<void> write_ports(const fs::path& root,
                                  const std::vector<MachinePort>& above,
@@ -125,6 +145,7 @@ util::Expected<void> write_ports(const fs::path& root,
         PEERGATE_TRY(write_text(dir / "class", "0x060400\n"));
         PEERGATE_TRY(write_text(dir / "numa_node", fmt::format("{}\n", numa_node.value_or(-1))));
         PEERGATE_TRY(write_text(dir / "config", port_config(above[k])));
+        PEERGATE_TRY(write_link(dir, above[k].pcie_link));
         PEERGATE_TRY(make_link("../../../devices/" + path,
                                root / "sys/bus/pci/devices" / above[k].pci.to_sysfs()));
     }
@@ -140,6 +161,7 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     PEERGATE_TRY(write_text(dev / "class", d.pci_class + "\n"));
     PEERGATE_TRY(write_text(dev / "vendor", "0x10de\n"));
     PEERGATE_TRY(write_text(dev / "device", fmt::format("0x{:04x}\n", d.device_id)));
+    PEERGATE_TRY(write_link(dev, d.pcie_link));
     if (d.iommu_group) {
         std::string back;
         for (std::size_t k = 0; k < 3 + d.above.size(); ++k) {
@@ -175,7 +197,8 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
                                        .device_id = gpu.pci_device_id,
                                        .numa_node = gpu.numa_node,
                                        .iommu_group = groups ? std::optional(group) : std::nullopt,
-                                       .above = gpu.upstream_ports}));
+                                       .above = gpu.upstream_ports,
+                                       .pcie_link = gpu.pcie_link}));
     }
     for (const auto& pci : nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));

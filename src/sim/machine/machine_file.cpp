@@ -4,6 +4,7 @@
 #include "model/topology.hpp"
 #include "sim/machine/machine_json.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
+#include "sim/machine/machine_pcie_link.hpp"
 #include "sim/machine/machine_ports.hpp"
 #include "sim/machine/machine_schema.hpp"
 #include "util/atomic_file.hpp"
@@ -87,6 +88,11 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
         return util::unexpected(errors.error());
     }
     gpu.nvlink_errors = std::move(*errors);
+    auto link = parse_pcie_link(j, where);
+    if (!link) {
+        return util::unexpected(link.error());
+    }
+    gpu.pcie_link = *link;
     return gpu;
 }
 

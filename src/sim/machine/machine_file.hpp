@@ -42,13 +42,25 @@ struct MachineNvlinkErrors {
     friend bool operator==(const MachineNvlinkErrors&, const MachineNvlinkErrors&) = default;
 };
 
+// A PCIe function's link as sysfs shows it (max_link_speed, max_link_width,
+// current_link_speed, current_link_width); an empty speed or absent width is not written.
+struct MachinePcieLink {
+    std::string max_speed;  // "16.0 GT/s PCIe"
+    std::optional<int> max_width;
+    std::string current_speed;
+    std::optional<int> current_width;
+
+    friend bool operator==(const MachinePcieLink&, const MachinePcieLink&) = default;
+};
+
 // A PCIe port above a GPU (root port or switch port) and its ACS control word, as sysfs
 // `config` would show it; nullopt: the port has no ACS capability (or, acs_unread, nobody
 // could read it).
 struct MachinePort {
     model::PciAddress pci;
     std::optional<std::uint16_t> acs_control;
-    bool acs_unread = false;  // "unknown": gather could not read it (no root)
+    bool acs_unread = false;                   // "unknown": gather could not read it (no root)
+    std::optional<MachinePcieLink> pcie_link;  // absent: sysfs shows no link attributes
 
     friend bool operator==(const MachinePort&, const MachinePort&) = default;
 };
@@ -68,6 +80,7 @@ struct MachineGpu {
     std::vector<MachineNvlink> nvlinks;              // explicit links (gather); empty = derive
     std::vector<MachinePort> upstream_ports;         // nearest first; empty: on a root bus
     std::vector<MachineNvlinkErrors> nvlink_errors;  // links not listed count no errors
+    std::optional<MachinePcieLink> pcie_link;        // absent: sysfs shows no link attributes
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };

@@ -2,6 +2,7 @@
 // Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
 #include "sim/machine/machine_file.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
+#include "sim/machine/machine_pcie_link.hpp"
 #include "sim/machine/machine_ports.hpp"
 
 #include <fmt/format.h>
@@ -43,6 +44,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     }
     if (!gpu.upstream_ports.empty()) {
         j["upstream_ports"] = upstream_ports_to_json(gpu.upstream_ports);
+    }
+    if (gpu.pcie_link) {
+        j["pcie_link"] = pcie_link_to_json(*gpu.pcie_link);
     }
     if (!gpu.nvlink_errors.empty()) {
         j["nvlink_errors"] = nvlink_errors_to_json(gpu.nvlink_errors);

@@ -2,6 +2,7 @@
 #include "sim/machine/machine_ports.hpp"
 
 #include "sim/machine/machine_json.hpp"
+#include "sim/machine/machine_pcie_link.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -48,6 +49,11 @@ util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::js
             }
             port.acs_control = *word;
         }
+        auto link = parse_pcie_link(j, at);
+        if (!link) {
+            return util::unexpected(link.error());
+        }
+        port.pcie_link = *link;
         ports.push_back(port);
     }
     return ports;
@@ -62,13 +68,16 @@ nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& po
         } else if (port.acs_unread) {
             j["acs_control"] = "unknown";
         }
+        if (port.pcie_link) {
+            j["pcie_link"] = pcie_link_to_json(*port.pcie_link);
+        }
         out.push_back(j);
     }
     return out;
 }
 
 util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus) {
-    std::map<model::PciAddress, std::optional<std::uint16_t>> seen;
+    std::map<model::PciAddress, const MachinePort*> seen;
     for (const auto& gpu : gpus) {
         std::set<model::PciAddress> own;
         for (const auto& port : gpu.upstream_ports) {
@@ -77,10 +86,15 @@ util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus) {
                                            gpu.index,
                                            port.pci.to_sysfs()));
             }
-            const auto [it, added] = seen.emplace(port.pci, port.acs_control);
-            if (!added && it->second != port.acs_control && !port.acs_unread) {
+            const auto [it, added] = seen.emplace(port.pci, &port);
+            const MachinePort& first = *it->second;
+            if (!added && first.acs_control != port.acs_control && !port.acs_unread) {
                 return invalid(fmt::format("port {} has two different acs_control values",
                                            port.pci.to_sysfs()));
+            }
+            if (!added && first.pcie_link && port.pcie_link && first.pcie_link != port.pcie_link) {
+                return invalid(
+                    fmt::format("port {} has two different pcie_link values", port.pci.to_sysfs()));
             }
         }
     }

@@ -64,8 +64,10 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"cc_minor", Kind::integer},
                               {"nvlinks", Kind::array},
                               {"upstream_ports", Kind::array},
-                              {"nvlink_errors", Kind::array}};
-const std::vector<Field> kPort{{"pci", Kind::string}, {"acs_control", Kind::string}};
+                              {"nvlink_errors", Kind::array},
+                              {"pcie_link", Kind::object}};
+const std::vector<Field> kPort{
+    {"pci", Kind::string}, {"acs_control", Kind::string}, {"pcie_link", Kind::object}};
 const std::vector<Field> kNvlink{{"link", Kind::integer},
                                  {"active", Kind::boolean},
                                  {"remote_type", Kind::string},

@@ -21,6 +21,8 @@ model::PciAttributes read_pci_attributes(const HostRoot& root, const model::PciA
                                 .subsystem_device = text("subsystem_device"),
                                 .max_link_speed = text("max_link_speed"),
                                 .max_link_width = number("max_link_width"),
+                                .current_link_speed = text("current_link_speed"),
+                                .current_link_width = number("current_link_width"),
                                 .numa_node = number("numa_node")};
 }
 

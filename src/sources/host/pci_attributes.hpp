@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A PCI function's identity and link as sysfs gives them under the host root:
 // /sys/bus/pci/devices/<bdf>/{class,vendor,device,subsystem_vendor,subsystem_device,
-// max_link_speed,max_link_width,numa_node}.
+// max_link_speed,max_link_width,current_link_speed,current_link_width,numa_node}.
 #pragma once
 
 #include "model/pci_address.hpp"

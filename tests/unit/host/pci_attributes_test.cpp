@@ -44,6 +44,8 @@ TEST_F(HostRootDir, ReadsEveryAttributeTrimmed) {
     put(dir + "subsystem_device", "0x16c1\n");
     put(dir + "max_link_speed", "32.0 GT/s PCIe\n");
     put(dir + "max_link_width", "16\n");
+    put(dir + "current_link_speed", "2.5 GT/s PCIe\n");  // idle
+    put(dir + "current_link_width", "8\n");
     put(dir + "numa_node", "-1\n");
     const auto read = read_pci_attributes(HostRoot(root_.string()),
                                           *model::PciAddress::parse("00000000:1B:00.0"));
@@ -55,6 +57,8 @@ TEST_F(HostRootDir, ReadsEveryAttributeTrimmed) {
                                     .subsystem_device = "0x16c1",
                                     .max_link_speed = "32.0 GT/s PCIe",
                                     .max_link_width = 16,
+                                    .current_link_speed = "2.5 GT/s PCIe",
+                                    .current_link_width = 8,
                                     .numa_node = -1}));
 }
 
