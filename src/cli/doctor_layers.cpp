@@ -3,6 +3,7 @@
 
 #include "cli/gather_machine.hpp"
 #include "policy/doctor_acs.hpp"
+#include "sources/host/pci_attributes.hpp"
 #include "sources/host/pci_tree.hpp"
 
 #include <fmt/format.h>
@@ -101,8 +102,9 @@ util::Expected<std::vector<model::PciPort>> ports_of(const sources::host::HostRo
     return sources::host::ports_above(root, *topology.gpus[*position].pci);
 }
 
-// The PCIe ports above each GPU examined, from sysfs under the host root; a GPU whose ports
-// cannot be read is left out (its pairs' ACS stays unread) and the first reason is noted.
+// The PCIe ports above each GPU examined and the link attributes of the GPU and each port,
+// from sysfs under the host root; a GPU whose ports cannot be read is left out (its pairs'
+// ACS stays unread) and the first reason is noted.
 void read_ports(const Invocation& inv,
                 const model::Topology& topology,
                 const std::vector<int>& gpus,
@@ -118,8 +120,11 @@ void read_ports(const Invocation& inv,
                                 : first_failure;
             continue;
         }
+        const auto& gpu = topology.gpus[*topology.position_of(index)];
+        input.pci[*gpu.pci] = sources::host::read_pci_attributes(root, *gpu.pci);
         for (const auto& port : *ports) {
             first_unread = first_unread.empty() ? port.unread : first_unread;
+            input.pci[port.address] = sources::host::read_pci_attributes(root, port.address);
         }
         input.ports[index] = std::move(*ports);
     }

@@ -6,6 +6,7 @@
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_nvlink_errors.hpp"
 #include "policy/doctor_pairs.hpp"
+#include "policy/doctor_pcie_link.hpp"
 #include "policy/doctor_probe.hpp"
 #include "policy/doctor_vllm.hpp"
 #include "policy/kernel_findings.hpp"
@@ -246,6 +247,9 @@ DoctorReport diagnose(const DoctorInput& input) {
         about_examined(input,
                        nvlink_errors_under_load_findings(input.links, input.links_after_probe)),
         report);
+    if (const auto* topology = input.discovery.described()) {
+        add_findings(pcie_link_findings(pcie_links(input, *topology)), report);
+    }
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));
     }

@@ -8,6 +8,7 @@
 #include "model/kernel_event.hpp"
 #include "model/nccl_topo_file.hpp"
 #include "model/nvlink_errors.hpp"
+#include "model/pci_attributes.hpp"
 #include "model/pci_port.hpp"
 #include "model/probe_result.hpp"
 #include "policy/vllm_p2p_cache.hpp"
@@ -75,6 +76,7 @@ struct DoctorInput {
     std::vector<std::string> layer_notes;              // why a capability layer could not be read
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
+    std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::vector<GpuLinks> links;                  // per GPU NVML could walk, every GPU of the host
     std::vector<GpuLinks> links_after_probe;      // --probe: the same, read again after it
     std::vector<VllmP2pCache> vllm_p2p_caches;    // vLLM's cached P2P answers for this user

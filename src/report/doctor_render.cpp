@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_render.hpp"
 
+#include "policy/doctor_pcie_link.hpp"
 #include "report/probe_json.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
@@ -111,6 +112,27 @@ Json links_to_json(const std::vector<policy::GpuLinks>& links,
     return out;
 }
 
+// Every PCIe link between the examined GPUs and their root complexes, as sysfs shows it.
+Json pcie_links_to_json(const policy::DoctorInput& input) {
+    Json out = Json::array();
+    const auto* topology = input.discovery.described();
+    if (topology == nullptr) {
+        return out;
+    }
+    const auto width = [](const std::optional<int>& w) { return w ? Json(*w) : Json(nullptr); };
+    const auto text = [](const std::string& t) { return t.empty() ? Json(nullptr) : Json(t); };
+    for (const auto& link : policy::pcie_links(input, *topology)) {
+        out.push_back(Json{{"lower", link.lower.to_sysfs()},
+                           {"upper", link.upper.to_sysfs()},
+                           {"gpus", link.gpus},
+                           {"width", width(link.width)},
+                           {"capable_width", width(link.capable)},
+                           {"speed", text(link.speed)},
+                           {"max_speed", text(link.max_speed)}});
+    }
+    return out;
+}
+
 Json pairs_to_json(const policy::DoctorInput& input) {
     Json pairs = Json::array();
     for (const auto& pair : input.pairs) {
@@ -119,6 +141,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
     return Json{{"gpus", input.selection.empty() ? Json("all") : Json(input.selection)},
                 {"pairs", pairs},
                 {"nvlinks", links_to_json(input.links, input.links_after_probe)},
+                {"pcie_links", pcie_links_to_json(input)},
                 {"notes", input.layer_notes}};
 }
 

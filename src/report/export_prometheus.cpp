@@ -2,6 +2,7 @@
 #include "report/export_prometheus.hpp"
 
 #include "model/finding.hpp"
+#include "policy/doctor_pcie_link.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -158,6 +159,31 @@ std::string nvlink_error_family(const ExportFacts& facts) {
     return errors.text();
 }
 
+// Each examined GPU's own PCIe link: the lanes it trained at and the most both ends can do.
+std::string pcie_link_families(const ExportFacts& facts) {
+    Family width("peergate_gpu_pcie_link_width",
+                 "gauge",
+                 "Lanes the GPU's PCIe link trained at (sysfs current_link_width).");
+    Family capable("peergate_gpu_pcie_link_max_width",
+                   "gauge",
+                   "Lanes the GPU's PCIe link can do: the smaller max_link_width of the GPU and "
+                   "its port; below it is the doctor's pcie_link_narrow.");
+    const auto* topology = facts.doctor.discovery.described();
+    if (topology == nullptr) {
+        return "";
+    }
+    for (const auto& link : policy::pcie_links(facts.doctor, *topology)) {
+        const Labels gpu{{"gpu", std::to_string(link.gpus.front())}};
+        if (link.lower_is_gpu && link.width) {
+            width.sample(gpu, *link.width);
+        }
+        if (link.lower_is_gpu && link.capable) {
+            capable.sample(gpu, *link.capable);
+        }
+    }
+    return width.text() + capable.text();
+}
+
 std::string verdict_families(const ExportFacts& facts) {
     Family allowed("peergate_p2p_allowed",
                    "gauge",
@@ -312,7 +338,8 @@ std::optional<double> last_success_in(std::string_view textfile) {
 
 std::string export_prometheus(const ExportFacts& facts) {
     return identity_families(facts) + verdict_families(facts) + gpu_link_families(facts) +
-           nvlink_error_family(facts) + pair_families(facts) + run_families(facts);
+           nvlink_error_family(facts) + pcie_link_families(facts) + pair_families(facts) +
+           run_families(facts);
 }
 
 }  // namespace peergate::report

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// PCIe links that trained narrow, end to end (tests/fixtures/machines/pcie-narrow-4x.json):
+// the simulated sysfs shows every link's width and speed, the doctor reads them through the
+// real sysfs reader and names GPU 1's x8 link and switch B's x4 uplink, not GPU 2's slot wired
+// x8 nor the idle speeds; export and gather carry the same links.
+#include "sim/machine/machine_file.hpp"
+#include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+std::string narrow_machine() {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/pcie-narrow-4x.json";
+}
+
+std::vector<std::string> narrow_gpus(const nlohmann::json& doc) {
+    std::vector<std::string> out;
+    for (const auto& finding : doc["findings"]) {
+        if (finding["code"] == "pcie_link_narrow") {
+            EXPECT_EQ(finding["severity"], "warning");
+            out.push_back(finding["gpus"].dump());
+        }
+    }
+    return out;
+}
+
+TEST(DoctorPcieLink, NamesTheLinksThatTrainedNarrowAndNothingElse) {
+    const auto run = run_peergate({"--simulate", narrow_machine(), "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(narrow_gpus(doc), (std::vector<std::string>{"[1]", "[2,3]"})) << doc.dump(2);
+    const auto& links = doc["layers"]["peer_access"]["pcie_links"];
+    ASSERT_EQ(links.size(), 6U) << links.dump(2);  // 4 GPU links, 2 switch uplinks
+    bool saw_uplink = false;
+    for (const auto& link : links) {
+        if (link["lower"] == "0000:81:00.0") {
+            saw_uplink = true;
+            EXPECT_EQ(link["upper"], "0000:80:01.0");
+            EXPECT_EQ(link["gpus"].dump(), "[2,3]");
+            EXPECT_EQ(link["width"], 4);
+            EXPECT_EQ(link["capable_width"], 16);
+        }
+    }
+    EXPECT_TRUE(saw_uplink);
+}
+
+TEST(DoctorPcieLink, ASelectionKeepsOnlyItsOwnLinks) {
+    const auto run =
+        run_peergate({"--simulate", narrow_machine(), "doctor", "--json", "--gpus", "0,1"});
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(narrow_gpus(doc), std::vector<std::string>{"[1]"});
+    EXPECT_EQ(doc["layers"]["peer_access"]["pcie_links"].size(), 3U);
+}
+
+TEST(DoctorPcieLink, PrometheusGetsEachGpusWidthAndWhatItCouldBe) {
+    const auto run = run_peergate({"--simulate", narrow_machine(), "export", "prometheus"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto& out = run.process.out;
+    EXPECT_NE(out.find("peergate_gpu_pcie_link_width{gpu=\"1\"} 8\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("peergate_gpu_pcie_link_max_width{gpu=\"1\"} 16\n"), std::string::npos);
+    EXPECT_NE(out.find("peergate_gpu_pcie_link_max_width{gpu=\"2\"} 8\n"), std::string::npos);
+}
+
+TEST(DoctorPcieLink, GatherRecordsTheLinksForTheReplay) {
+    const testing::ScratchDir scratch;
+    const std::string out = scratch.file("gathered.json");
+    const auto run = run_peergate({"--simulate", narrow_machine(), "gather", "--output", out});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+    const auto original = sim::load_machine(narrow_machine());
+    ASSERT_TRUE(original.has_value());
+    for (std::size_t g = 0; g < original->gpus.size(); ++g) {
+        EXPECT_EQ(recorded->gpus[g].pcie_link, original->gpus[g].pcie_link) << g;
+        EXPECT_EQ(recorded->gpus[g].upstream_ports, original->gpus[g].upstream_ports) << g;
+    }
+    const auto replay = run_peergate({"--simulate", out, "doctor", "--json"});
+    EXPECT_EQ(narrow_gpus(stdout_json(replay)), (std::vector<std::string>{"[1]", "[2,3]"}));
+    // NCCL's topology file from the replay has the link widths NCCL would read (the maxima).
+    const auto topo = run_peergate({"--simulate", out, "export", "nccl-topo"});
+    EXPECT_NE(topo.process.out.find(R"(busid="0000:83:00.0" class="0x030000")"), std::string::npos)
+        << topo.process.out;
+    EXPECT_NE(topo.process.out.find(R"(link_speed="16.0 GT/s PCIe" link_width="8"/>)"),
+              std::string::npos)
+        << topo.process.out;
+}
+
+}  // namespace
+}  // namespace peergate::test

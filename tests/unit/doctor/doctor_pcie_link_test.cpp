@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+// PCIe links that trained narrow (policy/doctor_pcie_link.cpp): the links are paired as NCCL
+// pairs sysfs's path (the GPU with its port, then every second port), a link GPUs share is
+// one link, and only a width below what both ends can do is named: not a slot wired narrow,
+// not an idle speed, not a link whose ends sysfs does not describe.
+#include "policy/doctor_pcie_link.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace peergate::policy {
+namespace {
+
+using model::PciAddress;
+using model::Severity;
+
+PciAddress pci(const std::string& text) {
+    return PciAddress::parse(text).value();
+}
+
+model::PciAttributes link(int max_width, std::optional<int> width, std::string speed = "") {
+    return model::PciAttributes{.max_link_speed = "16.0 GT/s PCIe",
+                                .max_link_width = max_width,
+                                .current_link_speed = std::move(speed),
+                                .current_link_width = width};
+}
+
+// GPUs 0 and 1 behind one switch (downstream ports 04:08.0 and 04:10.0, upstream 03:00.0,
+// root port 00:01.0); GPU 2 straight on root port 80:01.0. Every link x16, GPUs idle.
+struct Host {
+    model::Topology topology;
+    DoctorInput input;
+
+    Host() {
+        const std::vector<std::pair<std::string, std::vector<std::string>>> gpus{
+            {"0000:05:00.0", {"0000:04:08.0", "0000:03:00.0", "0000:00:01.0"}},
+            {"0000:06:00.0", {"0000:04:10.0", "0000:03:00.0", "0000:00:01.0"}},
+            {"0000:81:00.0", {"0000:80:01.0"}}};
+        for (std::size_t g = 0; g < gpus.size(); ++g) {
+            const int index = static_cast<int>(g);
+            topology.gpus.push_back(model::Gpu{.index = index, .pci = pci(gpus[g].first)});
+            input.pci[pci(gpus[g].first)] = link(16, 16, "2.5 GT/s PCIe");
+            for (const auto& port : gpus[g].second) {
+                input.ports[index].push_back(model::PciPort{.address = pci(port)});
+                input.pci[pci(port)] = link(16, 16, "16.0 GT/s PCIe");
+            }
+        }
+    }
+
+    std::vector<model::Finding> findings() const {
+        return pcie_link_findings(pcie_links(input, topology));
+    }
+};
+
+TEST(PcieLinks, ArePairedAsNcclPairsThePathAndSharedOnce) {
+    const Host host;
+    const auto links = pcie_links(host.input, host.topology);
+    ASSERT_EQ(links.size(), 4U);  // two GPU links behind the switch, its uplink, GPU 2's link
+    const auto uplink = std::find_if(links.begin(), links.end(), [](const PcieLinkState& l) {
+        return l.lower == pci("0000:03:00.0");
+    });
+    ASSERT_NE(uplink, links.end());
+    EXPECT_EQ(uplink->upper, pci("0000:00:01.0"));
+    EXPECT_EQ(uplink->gpus, (std::vector<int>{0, 1}));
+    EXPECT_FALSE(uplink->lower_is_gpu);
+    const auto direct = std::find_if(links.begin(), links.end(), [](const PcieLinkState& l) {
+        return l.lower == pci("0000:81:00.0");
+    });
+    ASSERT_NE(direct, links.end());
+    EXPECT_TRUE(direct->lower_is_gpu);
+    EXPECT_EQ(direct->upper, pci("0000:80:01.0"));
+    EXPECT_EQ(direct->width, 16);
+    EXPECT_EQ(direct->capable, 16);
+    EXPECT_EQ(direct->speed, "2.5 GT/s PCIe");
+    EXPECT_TRUE(host.findings().empty());  // x16 everywhere; the idle speed says nothing
+}
+
+TEST(PcieLinks, AGpuTrainedNarrowIsAWarningNamingItsLink) {
+    Host host;
+    host.input.pci[pci("0000:06:00.0")].current_link_width = 8;
+    const auto findings = host.findings();
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "pcie_link_narrow");
+    EXPECT_EQ(findings[0].severity, Severity::warning);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
+    EXPECT_NE(findings[0].message.find("GPU 1's PCIe link (0000:06:00.0 to port 0000:04:10.0) "
+                                       "trained at x8, where both ends can do x16"),
+              std::string::npos)
+        << findings[0].message;
+    EXPECT_NE(findings[0].remedy.find("sudo lspci -vv -s 0000:06:00.0"), std::string::npos);
+}
+
+TEST(PcieLinks, ANarrowUplinkIsOneFindingForEveryGpuBelowIt) {
+    Host host;
+    host.input.pci[pci("0000:03:00.0")].current_link_width = 4;
+    host.input.pci[pci("0000:00:01.0")].current_link_width = 4;
+    const auto findings = host.findings();
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].gpus, (std::vector<int>{0, 1}));
+    EXPECT_NE(findings[0].message.find("from switch port 0000:03:00.0 up to 0000:00:01.0, which "
+                                       "GPUs 0, 1 share, trained at x4"),
+              std::string::npos)
+        << findings[0].message;
+    EXPECT_NE(findings[0].remedy.find("the switch's board"), std::string::npos);
+}
+
+TEST(PcieLinks, ASlotWiredNarrowIsByDesign) {
+    Host host;
+    host.input.pci[pci("0000:80:01.0")] = link(8, 8);  // an x16 slot with eight lanes
+    host.input.pci[pci("0000:81:00.0")].current_link_width = 8;
+    EXPECT_TRUE(host.findings().empty());
+}
+
+TEST(PcieLinks, TheUpperEndsWidthServesWhenTheLowerDoesNotSay) {
+    Host host;
+    host.input.pci[pci("0000:81:00.0")].current_link_width.reset();
+    host.input.pci[pci("0000:80:01.0")].current_link_width = 4;
+    const auto findings = host.findings();
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{2});
+}
+
+TEST(PcieLinks, WhatSysfsDoesNotDescribeSaysNothing) {
+    Host host;
+    host.input.pci[pci("0000:06:00.0")].current_link_width = 8;
+    host.input.pci.erase(pci("0000:04:10.0"));                   // the port's maximum is unknown
+    host.input.pci[pci("0000:81:00.0")].current_link_width = 0;  // a link reading 0 lanes
+    EXPECT_TRUE(host.findings().empty());
+    const auto links = pcie_links(host.input, host.topology);
+    EXPECT_EQ(links.size(), 4U);
+}
+
+TEST(PcieLinks, AnOddPortAtTheTopEndsTheClimb) {
+    Host host;
+    host.input.ports[2].push_back(model::PciPort{.address = pci("0000:80:00.0")});
+    const auto links = pcie_links(host.input, host.topology);
+    EXPECT_EQ(links.size(), 4U);  // 80:00.0 has no partner above it: no link is made up
+}
+
+}  // namespace
+}  // namespace peergate::policy
