@@ -3,6 +3,8 @@
 
 #include "model/host_facts.hpp"
 #include "peergate/version.hpp"
+#include "sim/machine/machine_aer.hpp"
+#include "sources/host/aer_stats.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_name.hpp"
@@ -147,7 +149,6 @@ void gather_from_smi(const Invocation& inv, GatherState& state) {
         state.machine);
 }
 
-// The PCIe ports above the GPU with their ACS control words (the doctor's ACS layer); a
 // A function's link as sysfs shows it; nullopt where it shows none (no PCIe capability, or no
 // sysfs at all).
 std::optional<sim::MachinePcieLink> recorded_link(const sources::host::HostRoot& root,
@@ -163,7 +164,16 @@ std::optional<sim::MachinePcieLink> recorded_link(const sources::host::HostRoot&
     return link;
 }
 
-// port whose config space could not be read is recorded as unknown. Returns how many.
+// A function's AER counters, the named ones above zero only; nullopt where AER is off.
+std::optional<model::PciAer> recorded_aer(const sources::host::HostRoot& root,
+                                          const model::PciAddress& address) {
+    auto aer = sources::host::read_aer(root, address);
+    return aer ? std::optional(sim::canonical_aer(std::move(*aer))) : std::nullopt;
+}
+
+// The PCIe ports above the GPU with their ACS control words (the doctor's ACS layer), links
+// and AER counters; a port whose config space could not be read is recorded as unknown.
+// Returns how many.
 std::size_t record_ports(const sources::host::HostRoot& root, sim::MachineGpu& gpu) {
     const auto ports = sources::host::ports_above(root, gpu.pci);
     if (!ports) {
@@ -176,7 +186,8 @@ std::size_t record_ports(const sources::host::HostRoot& root, sim::MachineGpu& g
             sim::MachinePort{.pci = port.address,
                              .acs_control = port.acs ? std::optional(port.acs->bits) : std::nullopt,
                              .acs_unread = !port.unread.empty(),
-                             .pcie_link = recorded_link(root, port.address)});
+                             .pcie_link = recorded_link(root, port.address),
+                             .aer = recorded_aer(root, port.address)});
         unread += port.unread.empty() ? 0U : 1U;
     }
     return unread;
@@ -206,6 +217,7 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
             util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0))
                 .value_or(0);
         gpu.pcie_link = recorded_link(root, gpu.pci);
+        gpu.aer = recorded_aer(root, gpu.pci);
         unread += record_ports(root, gpu);
     }
     if (unread > 0) {

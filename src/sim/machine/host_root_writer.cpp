@@ -2,6 +2,7 @@
 #include "sim/machine/host_root_writer.hpp"
 
 #include "sim/machine/derived.hpp"
+#include "sim/machine/machine_aer.hpp"
 #include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
@@ -80,6 +81,7 @@ struct PciDevice {
     std::optional<int> iommu_group;
     std::vector<MachinePort> above;  // nearest first
     std::optional<MachinePcieLink> pcie_link;
+    std::optional<model::PciAer> aer;
 };
 
 // Where sysfs keeps a device: under its root bus, inside every port above it
@@ -133,6 +135,23 @@ util::Expected<void> write_link(const fs::path& dir, const std::optional<Machine
     return {};
 }
 
+// The AER statistics files of a function whose machine entry has "aer"; a file it leaves
+// out is not written.
+util::Expected<void> write_aer(const fs::path& dir, const std::optional<model::PciAer>& aer) {
+    if (!aer) {
+        return {};
+    }
+    for (const auto& [name, total, counters] :
+         {std::tuple{"aer_dev_correctable", "TOTAL_ERR_COR", &aer->correctable},
+          std::tuple{"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL", &aer->nonfatal},
+          std::tuple{"aer_dev_fatal", "TOTAL_ERR_FATAL", &aer->fatal}}) {
+        if (*counters) {
+            PEERGATE_TRY(write_text(dir / name, aer_file_text(**counters, total)));
+        }
+    }
+    return {};
+}
+
 // The ports above a device, each on the device's NUMA node (a PCIe tree has one root complex).
 util::Expected<void> write_ports(const fs::path& root,
                                  const std::vector<MachinePort>& above,
@@ -146,6 +165,7 @@ util::Expected<void> write_ports(const fs::path& root,
         PEERGATE_TRY(write_text(dir / "numa_node", fmt::format("{}\n", numa_node.value_or(-1))));
         PEERGATE_TRY(write_text(dir / "config", port_config(above[k])));
         PEERGATE_TRY(write_link(dir, above[k].pcie_link));
+        PEERGATE_TRY(write_aer(dir, above[k].aer));
         PEERGATE_TRY(make_link("../../../devices/" + path,
                                root / "sys/bus/pci/devices" / above[k].pci.to_sysfs()));
     }
@@ -162,6 +182,7 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     PEERGATE_TRY(write_text(dev / "vendor", "0x10de\n"));
     PEERGATE_TRY(write_text(dev / "device", fmt::format("0x{:04x}\n", d.device_id)));
     PEERGATE_TRY(write_link(dev, d.pcie_link));
+    PEERGATE_TRY(write_aer(dev, d.aer));
     if (d.iommu_group) {
         std::string back;
         for (std::size_t k = 0; k < 3 + d.above.size(); ++k) {
@@ -198,7 +219,8 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
                                        .numa_node = gpu.numa_node,
                                        .iommu_group = groups ? std::optional(group) : std::nullopt,
                                        .above = gpu.upstream_ports,
-                                       .pcie_link = gpu.pcie_link}));
+                                       .pcie_link = gpu.pcie_link,
+                                       .aer = gpu.aer}));
     }
     for (const auto& pci : nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));

@@ -2,6 +2,7 @@
 #include "sim/machine/machine_file.hpp"
 
 #include "model/topology.hpp"
+#include "sim/machine/machine_aer.hpp"
 #include "sim/machine/machine_json.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
 #include "sim/machine/machine_pcie_link.hpp"
@@ -93,6 +94,11 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
         return util::unexpected(link.error());
     }
     gpu.pcie_link = *link;
+    auto aer = parse_aer(j, where);
+    if (!aer) {
+        return util::unexpected(aer.error());
+    }
+    gpu.aer = std::move(*aer);
     return gpu;
 }
 

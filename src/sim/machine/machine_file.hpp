@@ -7,6 +7,7 @@
 #include "model/link_label.hpp"
 #include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
+#include "model/pci_aer.hpp"
 #include "util/expected.hpp"
 
 #include <array>
@@ -61,6 +62,7 @@ struct MachinePort {
     std::optional<std::uint16_t> acs_control;
     bool acs_unread = false;                   // "unknown": gather could not read it (no root)
     std::optional<MachinePcieLink> pcie_link;  // absent: sysfs shows no link attributes
+    std::optional<model::PciAer> aer;          // absent: AER off or not recorded
 
     friend bool operator==(const MachinePort&, const MachinePort&) = default;
 };
@@ -81,6 +83,7 @@ struct MachineGpu {
     std::vector<MachinePort> upstream_ports;         // nearest first; empty: on a root bus
     std::vector<MachineNvlinkErrors> nvlink_errors;  // links not listed count no errors
     std::optional<MachinePcieLink> pcie_link;        // absent: sysfs shows no link attributes
+    std::optional<model::PciAer> aer;                // absent: AER off or not recorded
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };

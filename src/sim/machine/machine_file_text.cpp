@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
+#include "sim/machine/machine_aer.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
 #include "sim/machine/machine_pcie_link.hpp"
@@ -47,6 +48,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     }
     if (gpu.pcie_link) {
         j["pcie_link"] = pcie_link_to_json(*gpu.pcie_link);
+    }
+    if (gpu.aer) {
+        j["aer"] = aer_to_json(*gpu.aer);
     }
     if (!gpu.nvlink_errors.empty()) {
         j["nvlink_errors"] = nvlink_errors_to_json(gpu.nvlink_errors);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/machine_ports.hpp"
 
+#include "sim/machine/machine_aer.hpp"
 #include "sim/machine/machine_json.hpp"
 #include "sim/machine/machine_pcie_link.hpp"
 #include "util/strings.hpp"
@@ -54,6 +55,11 @@ util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::js
             return util::unexpected(link.error());
         }
         port.pcie_link = *link;
+        auto aer = parse_aer(j, at);
+        if (!aer) {
+            return util::unexpected(aer.error());
+        }
+        port.aer = std::move(*aer);
         ports.push_back(port);
     }
     return ports;
@@ -70,6 +76,9 @@ nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& po
         }
         if (port.pcie_link) {
             j["pcie_link"] = pcie_link_to_json(*port.pcie_link);
+        }
+        if (port.aer) {
+            j["aer"] = aer_to_json(*port.aer);
         }
         out.push_back(j);
     }
@@ -95,6 +104,10 @@ util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus) {
             if (!added && first.pcie_link && port.pcie_link && first.pcie_link != port.pcie_link) {
                 return invalid(
                     fmt::format("port {} has two different pcie_link values", port.pci.to_sysfs()));
+            }
+            if (!added && first.aer && port.aer && first.aer != port.aer) {
+                return invalid(
+                    fmt::format("port {} has two different aer values", port.pci.to_sysfs()));
             }
         }
     }

@@ -65,9 +65,12 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"nvlinks", Kind::array},
                               {"upstream_ports", Kind::array},
                               {"nvlink_errors", Kind::array},
-                              {"pcie_link", Kind::object}};
-const std::vector<Field> kPort{
-    {"pci", Kind::string}, {"acs_control", Kind::string}, {"pcie_link", Kind::object}};
+                              {"pcie_link", Kind::object},
+                              {"aer", Kind::object}};
+const std::vector<Field> kPort{{"pci", Kind::string},
+                               {"acs_control", Kind::string},
+                               {"pcie_link", Kind::object},
+                               {"aer", Kind::object}};
 const std::vector<Field> kNvlink{{"link", Kind::integer},
                                  {"active", Kind::boolean},
                                  {"remote_type", Kind::string},
