@@ -145,9 +145,7 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
     }
     if (options.probe && !input.pairs.empty()) {  // two or more GPUs examined
         probe_pairs(inv, input);
-        if (!input.links.empty()) {
-            read_links_after_probe(inv, *topology, input);
-        }
+        read_counters_after_probe(inv, *topology, input);
     }
     if (!options.bandwidth.empty()) {
         PEERGATE_TRY(add_bandwidth(options.bandwidth, input));

@@ -3,6 +3,7 @@
 
 #include "cli/gather_machine.hpp"
 #include "policy/doctor_acs.hpp"
+#include "sources/host/aer_stats.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "sources/host/pci_tree.hpp"
 
@@ -102,6 +103,16 @@ util::Expected<std::vector<model::PciPort>> ports_of(const sources::host::HostRo
     return sources::host::ports_above(root, *topology.gpus[*position].pci);
 }
 
+// What sysfs says of one GPU or port: its link and, where AER is on, its error counters.
+void read_device(const sources::host::HostRoot& root,
+                 const model::PciAddress& address,
+                 policy::DoctorInput& input) {
+    input.pci[address] = sources::host::read_pci_attributes(root, address);
+    if (auto aer = sources::host::read_aer(root, address)) {
+        input.aer[address] = std::move(*aer);
+    }
+}
+
 // The PCIe ports above each GPU examined and the link attributes of the GPU and each port,
 // from sysfs under the host root; a GPU whose ports cannot be read is left out (its pairs'
 // ACS stays unread) and the first reason is noted.
@@ -121,10 +132,10 @@ void read_ports(const Invocation& inv,
             continue;
         }
         const auto& gpu = topology.gpus[*topology.position_of(index)];
-        input.pci[*gpu.pci] = sources::host::read_pci_attributes(root, *gpu.pci);
+        read_device(root, *gpu.pci, input);
         for (const auto& port : *ports) {
             first_unread = first_unread.empty() ? port.unread : first_unread;
-            input.pci[port.address] = sources::host::read_pci_attributes(root, port.address);
+            read_device(root, port.address, input);
         }
         input.ports[index] = std::move(*ports);
     }
@@ -218,9 +229,18 @@ void read_pair_layers(const Invocation& inv,
     }
 }
 
-void read_links_after_probe(const Invocation& inv,
-                            const model::Topology& topology,
-                            policy::DoctorInput& input) {
+void read_counters_after_probe(const Invocation& inv,
+                               const model::Topology& topology,
+                               policy::DoctorInput& input) {
+    const sources::host::HostRoot root(inv.seams.host_root);
+    for (const auto& [address, aer] : input.aer) {
+        if (auto again = sources::host::read_aer(root, address)) {
+            input.aer_after_probe[address] = std::move(*again);
+        }
+    }
+    if (input.links.empty()) {
+        return;  // no NVLink walked before the probe: nothing to compare with
+    }
     GatherState state;
     if (!seed_gpus(topology, state)) {
         return;  // the layers were matched through nvidia-smi's listing; so were the links

@@ -22,10 +22,11 @@ void read_pair_layers(const Invocation& inv,
                       util::Expected<nvml::NvmlRecord> nvml_record,
                       policy::DoctorInput& input);
 
-// --probe: reads every GPU's NVLinks and their error counters again, in a new NVML session,
-// into input.links_after_probe, so the doctor can tell what the probe's load added.
-void read_links_after_probe(const Invocation& inv,
-                            const model::Topology& topology,
-                            policy::DoctorInput& input);
+// --probe: reads the error counters again after the probe, so the doctor can tell what its
+// load added: every GPU's NVLinks in a new NVML session (input.links_after_probe) and the AER
+// counters of the devices read before (input.aer_after_probe).
+void read_counters_after_probe(const Invocation& inv,
+                               const model::Topology& topology,
+                               policy::DoctorInput& input);
 
 }  // namespace peergate::cli

@@ -6,6 +6,7 @@
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_nvlink_errors.hpp"
 #include "policy/doctor_pairs.hpp"
+#include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
 #include "policy/doctor_probe.hpp"
 #include "policy/doctor_vllm.hpp"
@@ -249,6 +250,8 @@ DoctorReport diagnose(const DoctorInput& input) {
         report);
     if (const auto* topology = input.discovery.described()) {
         add_findings(pcie_link_findings(pcie_links(input, *topology)), report);
+        add_findings(pcie_aer_findings(input, *topology), report);
+        add_findings(pcie_aer_under_load_findings(input, *topology), report);
     }
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));

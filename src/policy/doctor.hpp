@@ -8,6 +8,7 @@
 #include "model/kernel_event.hpp"
 #include "model/nccl_topo_file.hpp"
 #include "model/nvlink_errors.hpp"
+#include "model/pci_aer.hpp"
 #include "model/pci_attributes.hpp"
 #include "model/pci_port.hpp"
 #include "model/probe_result.hpp"
@@ -77,6 +78,8 @@ struct DoctorInput {
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
+    std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
+    std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after
     std::vector<GpuLinks> links;                  // per GPU NVML could walk, every GPU of the host
     std::vector<GpuLinks> links_after_probe;      // --probe: the same, read again after it
     std::vector<VllmP2pCache> vllm_p2p_caches;    // vLLM's cached P2P answers for this user

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_render.hpp"
 
+#include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
 #include "report/probe_json.hpp"
 #include "report/topology_json.hpp"
@@ -133,6 +134,56 @@ Json pcie_links_to_json(const policy::DoctorInput& input) {
     return out;
 }
 
+// A device's three AER totals, null for a file that could not be read.
+Json aer_totals(const model::PciAer& aer) {
+    const auto total = [](const std::optional<model::AerCounters>& file) {
+        return file ? Json(file->sum()) : Json(nullptr);
+    };
+    return Json{{"correctable", total(aer.correctable)},
+                {"nonfatal", total(aer.nonfatal)},
+                {"fatal", total(aer.fatal)}};
+}
+
+// The named AER counts above zero, by file.
+Json aer_errors(const model::PciAer& aer) {
+    Json out = Json::object();
+    for (const auto& [key, file] : {std::pair{"correctable", &aer.correctable},
+                                    std::pair{"nonfatal", &aer.nonfatal},
+                                    std::pair{"fatal", &aer.fatal}}) {
+        for (const auto& [name, count] : *file ? (*file)->counts : model::AerCounters{}.counts) {
+            if (count > 0) {
+                out[key][name] = count;
+            }
+        }
+    }
+    return out;
+}
+
+// Every device on the examined GPUs' paths whose AER counters were read.
+Json pcie_aer_to_json(const policy::DoctorInput& input) {
+    Json out = Json::array();
+    const auto* topology = input.discovery.described();
+    if (topology == nullptr) {
+        return out;
+    }
+    for (const auto& [device, gpus] : policy::gpus_through(input, *topology)) {
+        const auto aer = input.aer.find(device);
+        if (aer == input.aer.end()) {
+            continue;
+        }
+        Json entry = aer_totals(aer->second);
+        entry["device"] = device.to_sysfs();
+        entry["gpus"] = gpus;
+        entry["errors"] = aer_errors(aer->second);
+        if (const auto after = input.aer_after_probe.find(device);
+            after != input.aer_after_probe.end()) {
+            entry["after_probe"] = aer_totals(after->second);
+        }
+        out.push_back(entry);
+    }
+    return out;
+}
+
 Json pairs_to_json(const policy::DoctorInput& input) {
     Json pairs = Json::array();
     for (const auto& pair : input.pairs) {
@@ -142,6 +193,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
                 {"pairs", pairs},
                 {"nvlinks", links_to_json(input.links, input.links_after_probe)},
                 {"pcie_links", pcie_links_to_json(input)},
+                {"pcie_aer", pcie_aer_to_json(input)},
                 {"notes", input.layer_notes}};
 }
 

@@ -2,6 +2,7 @@
 #include "report/export_prometheus.hpp"
 
 #include "model/finding.hpp"
+#include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
 #include "util/strings.hpp"
 
@@ -184,6 +185,33 @@ std::string pcie_link_families(const ExportFacts& facts) {
     return width.text() + capable.text();
 }
 
+// The AER counters of every device on the examined GPUs' paths, by file.
+std::string pcie_aer_family(const ExportFacts& facts) {
+    Family errors("peergate_pcie_aer_errors_total",
+                  "counter",
+                  "PCIe AER error messages since boot of a GPU or a port above it (sysfs "
+                  "aer_dev_*: TOTAL_ERR_COR, TOTAL_ERR_NONFATAL, TOTAL_ERR_FATAL).");
+    const auto* topology = facts.doctor.discovery.described();
+    if (topology == nullptr) {
+        return "";
+    }
+    for (const auto& [device, gpus] : policy::gpus_through(facts.doctor, *topology)) {
+        const auto aer = facts.doctor.aer.find(device);
+        if (aer == facts.doctor.aer.end()) {
+            continue;
+        }
+        for (const auto& [severity, file] : {std::pair{"correctable", &aer->second.correctable},
+                                             std::pair{"nonfatal", &aer->second.nonfatal},
+                                             std::pair{"fatal", &aer->second.fatal}}) {
+            if (*file) {
+                errors.sample({{"pci_bus_id", device.to_sysfs()}, {"severity", severity}},
+                              static_cast<double>((*file)->sum()));
+            }
+        }
+    }
+    return errors.text();
+}
+
 std::string verdict_families(const ExportFacts& facts) {
     Family allowed("peergate_p2p_allowed",
                    "gauge",
@@ -338,8 +366,8 @@ std::optional<double> last_success_in(std::string_view textfile) {
 
 std::string export_prometheus(const ExportFacts& facts) {
     return identity_families(facts) + verdict_families(facts) + gpu_link_families(facts) +
-           nvlink_error_family(facts) + pcie_link_families(facts) + pair_families(facts) +
-           run_families(facts);
+           nvlink_error_family(facts) + pcie_link_families(facts) + pcie_aer_family(facts) +
+           pair_families(facts) + run_families(facts);
 }
 
 }  // namespace peergate::report
