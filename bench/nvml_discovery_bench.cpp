@@ -64,6 +64,27 @@ void BM_NvmlDiscoveryWithWatchdog(benchmark::State& state) {
 
 BENCHMARK(BM_NvmlDiscoveryWithWatchdog)->Unit(benchmark::kMillisecond);
 
+// What the doctor reads in the same session: the discovery, then every GPU's links again
+// with their four error counters each, and the P2P status of every pair for all five caps
+// indices. Against BM_NvmlDiscovery, the doctor's cost beyond the gate's.
+void BM_NvmlDiscoveryWithRecord(benchmark::State& state) {
+    auto options = nvml_options();
+    options.with_record = true;
+    std::uint64_t calls = 0;
+    for (auto _ : state) {
+        auto result = nvml::read_nvml_tier(options);
+        if (!result.record) {
+            state.SkipWithError(result.record.error().message.c_str());
+            return;
+        }
+        calls = result.calls;
+        benchmark::DoNotOptimize(result);
+    }
+    state.counters["nvml_calls"] = static_cast<double>(calls);
+}
+
+BENCHMARK(BM_NvmlDiscoveryWithRecord)->Unit(benchmark::kMillisecond);
+
 // Tier 2 on the same machine: topo -m plus the --query-gpu join, two child processes.
 void BM_SmiDiscovery(benchmark::State& state) {
     util::EnvMap env;

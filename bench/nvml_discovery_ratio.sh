@@ -1,12 +1,14 @@
 #!/bin/sh
 # One NVML discovery against one nvidia-smi discovery on the simulated 8-GPU NVSwitch
 # machine, both from the same run of bench/nvml_discovery_bench, as a ratio; plus the
-# number of NVML calls of one discovery. Usage: bench/nvml_discovery_ratio.sh BUILD_DIR
-# (BUILD_DIR holds bench/nvml_discovery_bench and lib/peergate/libpeergate_sim_nvml.so).
+# number of NVML calls of one discovery; and what the doctor's record (links with their error
+# counters, P2P status for every caps index) adds in the same session.
+# Usage: bench/nvml_discovery_ratio.sh BUILD_DIR (BUILD_DIR holds bench/nvml_discovery_bench
+# and lib/peergate/libpeergate_sim_nvml.so).
 set -eu
 build=${1:?usage: $0 BUILD_DIR}
 src=$(cd "$(dirname "$0")/.." && pwd)
-bench=$(find "$build" -name nvml_discovery_bench -type f -perm -u+x | head -n 1)
+bench=$(find "$build" -name "*nvml_discovery_bench" -type f -perm -u+x | head -n 1)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -44,4 +46,7 @@ print("NVML discovery behind the watchdog    %8.3f ms" % watch["real_time"])
 print("nvidia-smi discovery (median)         %8.3f ms" % smi["real_time"])
 print("ratio nvidia-smi / NVML               %8.1fx" % (smi["real_time"] / nvml["real_time"]))
 print("ratio nvidia-smi / NVML (watchdog)    %8.1fx" % (smi["real_time"] / watch["real_time"]))
+record = runs["BM_NvmlDiscoveryWithRecord"]
+print("NVML discovery + the doctor's record  %8.3f ms  (%d NVML calls)" % (record["real_time"], record["nvml_calls"]))
+print("ratio record / discovery              %8.1fx" % (record["real_time"] / nvml["real_time"]))
 PY
