@@ -66,13 +66,13 @@ std::string describe(const PciAer& aer, std::string_view sign) {
 // What each count gained from `before` to `after`; one that fell (a reset) gained nothing.
 AerCounters gained(const AerCounters& before, const AerCounters& after) {
     AerCounters out;
-    for (const auto& [name, count] : after.counts) {
+    for (const auto& now : after.counts) {
         const auto then = std::find_if(before.counts.begin(),
                                        before.counts.end(),
-                                       [&](const auto& entry) { return entry.first == name; });
+                                       [&](const auto& entry) { return entry.first == now.first; });
         const std::uint64_t base = then == before.counts.end() ? 0 : then->second;
-        if (count > base) {
-            out.counts.emplace_back(name, count - base);
+        if (now.second > base) {
+            out.counts.emplace_back(now.first, now.second - base);
         }
     }
     const auto a = before.sum();
