@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/gather_machine.hpp"
 
+#include "cli/gather_pci.hpp"
 #include "model/host_facts.hpp"
 #include "peergate/version.hpp"
-#include "sim/machine/machine_aer.hpp"
-#include "sources/host/aer_stats.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_name.hpp"
 #include "sources/host/host_root.hpp"
-#include "sources/host/pci_attributes.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "sources/smi/smi_runner.hpp"
 #include "sources/smi/topo_m_parser.hpp"
@@ -149,50 +147,6 @@ void gather_from_smi(const Invocation& inv, GatherState& state) {
         state.machine);
 }
 
-// A function's link as sysfs shows it; nullopt where it shows none (no PCIe capability, or no
-// sysfs at all).
-std::optional<sim::MachinePcieLink> recorded_link(const sources::host::HostRoot& root,
-                                                  const model::PciAddress& address) {
-    const auto read = sources::host::read_pci_attributes(root, address);
-    sim::MachinePcieLink link{.max_speed = read.max_link_speed,
-                              .max_width = read.max_link_width,
-                              .current_speed = read.current_link_speed,
-                              .current_width = read.current_link_width};
-    if (link == sim::MachinePcieLink{}) {
-        return std::nullopt;
-    }
-    return link;
-}
-
-// A function's AER counters, the named ones above zero only; nullopt where AER is off.
-std::optional<model::PciAer> recorded_aer(const sources::host::HostRoot& root,
-                                          const model::PciAddress& address) {
-    auto aer = sources::host::read_aer(root, address);
-    return aer ? std::optional(sim::canonical_aer(std::move(*aer))) : std::nullopt;
-}
-
-// The PCIe ports above the GPU with their ACS control words (the doctor's ACS layer), links
-// and AER counters; a port whose config space could not be read is recorded as unknown.
-// Returns how many.
-std::size_t record_ports(const sources::host::HostRoot& root, sim::MachineGpu& gpu) {
-    const auto ports = sources::host::ports_above(root, gpu.pci);
-    if (!ports) {
-        return 0;  // not in sysfs (a container without /sys): nothing to record
-    }
-    std::size_t unread = 0;
-    gpu.upstream_ports.clear();
-    for (const auto& port : *ports) {
-        gpu.upstream_ports.push_back(
-            sim::MachinePort{.pci = port.address,
-                             .acs_control = port.acs ? std::optional(port.acs->bits) : std::nullopt,
-                             .acs_unread = !port.unread.empty(),
-                             .pcie_link = recorded_link(root, port.address),
-                             .aer = recorded_aer(root, port.address)});
-        unread += port.unread.empty() ? 0U : 1U;
-    }
-    return unread;
-}
-
 void gather_from_host(const Invocation& inv, GatherState& state) {
     const sources::host::HostRoot root(inv.seams.host_root);
     const auto facts = sources::host::read_host_facts(root);
@@ -216,9 +170,7 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
         gpu.pci_device_id =
             util::parse_hex<std::uint16_t>(digits.substr(digits.starts_with("0x") ? 2 : 0))
                 .value_or(0);
-        gpu.pcie_link = recorded_link(root, gpu.pci);
-        gpu.aer = recorded_aer(root, gpu.pci);
-        unread += record_ports(root, gpu);
+        unread += record_gpu_pci(root, gpu);
     }
     if (unread > 0) {
         state.notes.push_back(fmt::format(
@@ -226,6 +178,8 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
             "past 64 bytes needs root",
             unread));
     }
+    const auto skipped = record_nics(root, state.machine.nics);
+    state.notes.insert(state.notes.end(), skipped.begin(), skipped.end());
 }
 
 util::Expected<sim::MachineFile> gather_machine(const Invocation& inv,

@@ -76,6 +76,7 @@ std::string gpu_class(const MachineGpu& gpu) {
 struct PciDevice {
     model::PciAddress pci;
     std::string pci_class;
+    std::string vendor = "0x10de";
     std::uint16_t device_id = 0;
     std::optional<int> numa_node;
     std::optional<int> iommu_group;
@@ -179,7 +180,7 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     PEERGATE_TRY(write_ports(root, d.above, d.numa_node));
     PEERGATE_TRY(write_text(dev / "numa_node", fmt::format("{}\n", d.numa_node.value_or(-1))));
     PEERGATE_TRY(write_text(dev / "class", d.pci_class + "\n"));
-    PEERGATE_TRY(write_text(dev / "vendor", "0x10de\n"));
+    PEERGATE_TRY(write_text(dev / "vendor", d.vendor + "\n"));
     PEERGATE_TRY(write_text(dev / "device", fmt::format("0x{:04x}\n", d.device_id)));
     PEERGATE_TRY(write_link(dev, d.pcie_link));
     PEERGATE_TRY(write_aer(dev, d.aer));
@@ -221,6 +222,17 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
                                        .above = gpu.upstream_ports,
                                        .pcie_link = gpu.pcie_link,
                                        .aer = gpu.aer}));
+    }
+    for (const auto& nic : m.nics) {
+        PEERGATE_TRY(write_pci_device(
+            root,
+            PciDevice{.pci = nic.pci,
+                      .pci_class = nic.pci_class,
+                      .vendor = nic.vendor,
+                      .device_id = util::parse_hex<std::uint16_t>(nic.device.substr(2)).value_or(0),
+                      .numa_node = nic.numa_node,
+                      .above = nic.upstream_ports,
+                      .pcie_link = nic.pcie_link}));
     }
     for (const auto& pci : nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));

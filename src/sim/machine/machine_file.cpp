@@ -4,6 +4,7 @@
 #include "model/topology.hpp"
 #include "sim/machine/machine_aer.hpp"
 #include "sim/machine/machine_json.hpp"
+#include "sim/machine/machine_nics.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
 #include "sim/machine/machine_pcie_link.hpp"
 #include "sim/machine/machine_ports.hpp"
@@ -216,7 +217,7 @@ util::Expected<void> parse_gpus(const Json& doc, MachineFile& m) {
         }
         m.gpus.push_back(*gpu);
     }
-    return check_shared_ports(m.gpus);
+    return {};
 }
 
 util::Expected<void> parse_nvswitches(const Json& j, MachineFile& m) {
@@ -243,6 +244,12 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
     m.nvswitch = doc.value("nvswitch", false);
     PEERGATE_TRY(parse_nvswitches(doc.value("nvswitch_pci", Json::array()), m));
     PEERGATE_TRY(parse_gpus(doc, m));
+    auto nics = parse_nics(doc);
+    if (!nics) {
+        return util::unexpected(nics.error());
+    }
+    m.nics = std::move(*nics);
+    PEERGATE_TRY(check_shared_ports(m.gpus, m.nics));
     PEERGATE_TRY(parse_matrix(doc.value("matrix", Json::array()), m));
     const Json nvml = doc.value("nvml_p2p", Json::object());
     m.nvml_p2p_nvlink = get_or<std::vector<std::vector<std::string>>>(nvml, "nvlink", {});

@@ -88,6 +88,20 @@ struct MachineGpu {
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };
 
+// A network function (PCI class 0x02: Ethernet 0x0200, InfiniBand 0x0207) and the ports
+// above it, as sysfs shows them: NCCL places NICs in its topology beside the GPUs.
+struct MachineNic {
+    model::PciAddress pci;  // function 0: NCCL merges a NIC's functions there
+    std::string pci_class = "0x020000";
+    std::string vendor = "0x15b3";  // Mellanox / NVIDIA networking
+    std::string device = "0x0000";
+    std::optional<int> numa_node;
+    std::vector<MachinePort> upstream_ports;  // nearest first, as for a GPU
+    std::optional<MachinePcieLink> pcie_link;
+
+    friend bool operator==(const MachineNic&, const MachineNic&) = default;
+};
+
 // A fault to inject. `layer` says which simulated part honours it.
 struct MachineFault {
     std::string layer;            // "nvml", "smi", "cuda", "copy"
@@ -148,7 +162,8 @@ struct MachineFile {
     MachineHost host;
     MachineBandwidth bandwidth;
     std::vector<MachineFault> faults;
-    std::string recorded_topo_m;  // gather: the real text, printed verbatim
+    std::vector<MachineNic> nics;  // the host's network functions; empty: none in sysfs
+    std::string recorded_topo_m;   // gather: the real text, printed verbatim
     std::string recorded_query_gpu;
 
     friend bool operator==(const MachineFile&, const MachineFile&) = default;

@@ -2,6 +2,7 @@
 // Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
 #include "sim/machine/machine_aer.hpp"
 #include "sim/machine/machine_file.hpp"
+#include "sim/machine/machine_nics.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
 #include "sim/machine/machine_pcie_link.hpp"
 #include "sim/machine/machine_ports.hpp"
@@ -127,6 +128,9 @@ std::string to_json_text(const MachineFile& m) {
                              {"device_gbps", m.bandwidth.device_gbps},
                              {"p2p_gbps", m.bandwidth.p2p_gbps}};
     doc["faults"] = array_of(m.faults, fault_to_json);
+    if (!m.nics.empty()) {
+        doc["nics"] = nics_to_json(m.nics);
+    }
     doc["recorded"] = OJson{{"topo_m", m.recorded_topo_m}, {"query_gpu", m.recorded_query_gpu}};
     return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }

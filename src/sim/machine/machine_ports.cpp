@@ -85,29 +85,52 @@ nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& po
     return out;
 }
 
-util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus) {
-    std::map<model::PciAddress, const MachinePort*> seen;
+namespace {
+
+// One device with the ports above it, named as the error should name it.
+struct PortOwner {
+    std::string name;
+    model::PciAddress pci;
+    const std::vector<MachinePort>* ports;
+};
+
+util::Expected<void> check_port(const MachinePort& port, const MachinePort& first) {
+    if (first.acs_control != port.acs_control && !port.acs_unread) {
+        return invalid(
+            fmt::format("port {} has two different acs_control values", port.pci.to_sysfs()));
+    }
+    if (first.pcie_link && port.pcie_link && first.pcie_link != port.pcie_link) {
+        return invalid(
+            fmt::format("port {} has two different pcie_link values", port.pci.to_sysfs()));
+    }
+    if (first.aer && port.aer && first.aer != port.aer) {
+        return invalid(fmt::format("port {} has two different aer values", port.pci.to_sysfs()));
+    }
+    return {};
+}
+
+}  // namespace
+
+util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus,
+                                        const std::vector<MachineNic>& nics) {
+    std::vector<PortOwner> owners;
     for (const auto& gpu : gpus) {
+        owners.push_back({fmt::format("gpus[index {}]", gpu.index), gpu.pci, &gpu.upstream_ports});
+    }
+    for (std::size_t k = 0; k < nics.size(); ++k) {
+        owners.push_back({fmt::format("nics[{}]", k), nics[k].pci, &nics[k].upstream_ports});
+    }
+    std::map<model::PciAddress, const MachinePort*> seen;
+    for (const auto& owner : owners) {
         std::set<model::PciAddress> own;
-        for (const auto& port : gpu.upstream_ports) {
-            if (!own.insert(port.pci).second || port.pci == gpu.pci) {
-                return invalid(fmt::format("gpus[index {}].upstream_ports: port {} listed twice",
-                                           gpu.index,
-                                           port.pci.to_sysfs()));
+        for (const auto& port : *owner.ports) {
+            if (!own.insert(port.pci).second || port.pci == owner.pci) {
+                return invalid(fmt::format(
+                    "{}.upstream_ports: port {} listed twice", owner.name, port.pci.to_sysfs()));
             }
             const auto [it, added] = seen.emplace(port.pci, &port);
-            const MachinePort& first = *it->second;
-            if (!added && first.acs_control != port.acs_control && !port.acs_unread) {
-                return invalid(fmt::format("port {} has two different acs_control values",
-                                           port.pci.to_sysfs()));
-            }
-            if (!added && first.pcie_link && port.pcie_link && first.pcie_link != port.pcie_link) {
-                return invalid(
-                    fmt::format("port {} has two different pcie_link values", port.pci.to_sysfs()));
-            }
-            if (!added && first.aer && port.aer && first.aer != port.aer) {
-                return invalid(
-                    fmt::format("port {} has two different aer values", port.pci.to_sysfs()));
+            if (!added) {
+                PEERGATE_TRY(check_port(port, *it->second));
             }
         }
     }

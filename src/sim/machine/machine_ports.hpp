@@ -19,8 +19,9 @@ util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::js
 
 nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& ports);
 
-// Every port listed by more than one GPU has one ACS control word, and no GPU lists a port
-// twice; the error names the port.
-util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus);
+// Every port listed by more than one GPU or NIC reads the same in each (ACS control word,
+// link, AER counters), and none lists a port twice; the error names the port.
+util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus,
+                                        const std::vector<MachineNic>& nics);
 
 }  // namespace peergate::sim

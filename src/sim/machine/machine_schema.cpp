@@ -50,6 +50,7 @@ const std::vector<Field> kTop{{"name", Kind::string},
                               {"host", Kind::object},
                               {"bandwidth", Kind::object},
                               {"faults", Kind::array},
+                              {"nics", Kind::array},
                               {"recorded", Kind::object}};
 const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"name", Kind::string},
@@ -86,6 +87,13 @@ const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number},
                                     {"pcie_gbps", Kind::number},
                                     {"host_gbps", Kind::number},
                                     {"device_gbps", Kind::number}};
+const std::vector<Field> kNic{{"pci_bus_id", Kind::string},
+                              {"class", Kind::string},
+                              {"vendor", Kind::string},
+                              {"device", Kind::string},
+                              {"numa_node", Kind::optional_integer},
+                              {"upstream_ports", Kind::array},
+                              {"pcie_link", Kind::object}};
 const std::vector<Field> kFault{{"layer", Kind::string},
                                 {"call", Kind::string},
                                 {"effect", Kind::string},
@@ -226,6 +234,11 @@ util::Expected<void> check_sections(const Json& doc) {
             check_each(doc["gpus"][k], "upstream_ports", kPort, fmt::format("gpus[{}].", k)));
     }
     PEERGATE_TRY(check_each(doc, "faults", kFault, ""));
+    PEERGATE_TRY(check_each(doc, "nics", kNic, ""));
+    for (std::size_t k = 0; doc.contains("nics") && k < doc["nics"].size(); ++k) {
+        PEERGATE_TRY(
+            check_each(doc["nics"][k], "upstream_ports", kPort, fmt::format("nics[{}].", k)));
+    }
     PEERGATE_TRY(check_table(doc, {"matrix", Kind::string}, ""));
     PEERGATE_TRY(check_table(doc, {"cuda_can_access_peer", Kind::integer}, ""));
     if (doc.contains("host")) {

@@ -2,7 +2,8 @@
 // PCIe links that trained narrow, end to end (tests/fixtures/machines/pcie-narrow-4x.json):
 // the simulated sysfs shows every link's width and speed, the doctor reads them through the
 // real sysfs reader and names GPU 1's x8 link and switch B's x4 uplink, not GPU 2's slot wired
-// x8 nor the idle speeds; export and gather carry the same links.
+// x8 nor the idle speeds; export and gather carry the same links, and the NIC beside GPUs 0
+// and 1.
 #include "sim/machine/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
@@ -79,6 +80,7 @@ TEST(DoctorPcieLink, GatherRecordsTheLinksForTheReplay) {
         EXPECT_EQ(recorded->gpus[g].pcie_link, original->gpus[g].pcie_link) << g;
         EXPECT_EQ(recorded->gpus[g].upstream_ports, original->gpus[g].upstream_ports) << g;
     }
+    EXPECT_EQ(recorded->nics, original->nics);  // the NIC on switch A, its ports and link
     const auto replay = run_peergate({"--simulate", out, "doctor", "--json"});
     EXPECT_EQ(narrow_gpus(stdout_json(replay)), (std::vector<std::string>{"[1]", "[2,3]"}));
     // NCCL's topology file from the replay has the link widths NCCL would read (the maxima).
@@ -86,6 +88,10 @@ TEST(DoctorPcieLink, GatherRecordsTheLinksForTheReplay) {
     EXPECT_NE(topo.process.out.find(R"(busid="0000:83:00.0" class="0x030000")"), std::string::npos)
         << topo.process.out;
     EXPECT_NE(topo.process.out.find(R"(link_speed="16.0 GT/s PCIe" link_width="8"/>)"),
+              std::string::npos)
+        << topo.process.out;
+    EXPECT_NE(topo.process.out.find(R"(<pci busid="0000:07:00.0" class="0x020700" )"
+                                    R"(vendor="0x15b3" device="0x101b")"),
               std::string::npos)
         << topo.process.out;
 }

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/gather_pci.hpp"
+
+#include "sim/machine/machine_aer.hpp"
+#include "sources/host/aer_stats.hpp"
+#include "sources/host/network_devices.hpp"
+#include "sources/host/pci_attributes.hpp"
+#include "sources/host/pci_tree.hpp"
+
+#include <fmt/format.h>
+
+namespace peergate::cli {
+
+namespace {
+
+// A function's link as sysfs shows it; nullopt where it shows none (no PCIe capability, or
+// no sysfs at all).
+std::optional<sim::MachinePcieLink> recorded_link(const model::PciAttributes& read) {
+    sim::MachinePcieLink link{.max_speed = read.max_link_speed,
+                              .max_width = read.max_link_width,
+                              .current_speed = read.current_link_speed,
+                              .current_width = read.current_link_width};
+    if (link == sim::MachinePcieLink{}) {
+        return std::nullopt;
+    }
+    return link;
+}
+
+// A function's AER counters, the named ones above zero only; nullopt where AER is off.
+std::optional<model::PciAer> recorded_aer(const sources::host::HostRoot& root,
+                                          const model::PciAddress& address) {
+    auto aer = sources::host::read_aer(root, address);
+    return aer ? std::optional(sim::canonical_aer(std::move(*aer))) : std::nullopt;
+}
+
+sim::MachinePort recorded_port(const sources::host::HostRoot& root, const model::PciPort& port) {
+    return sim::MachinePort{
+        .pci = port.address,
+        .acs_control = port.acs ? std::optional(port.acs->bits) : std::nullopt,
+        .acs_unread = !port.unread.empty(),
+        .pcie_link = recorded_link(sources::host::read_pci_attributes(root, port.address)),
+        .aer = recorded_aer(root, port.address)};
+}
+
+// "0x15b3": an id as sysfs writes it, which the machine file requires.
+bool id_text(const std::string& text) {
+    return text.size() == 6 && text.starts_with("0x");
+}
+
+}  // namespace
+
+std::size_t record_gpu_pci(const sources::host::HostRoot& root, sim::MachineGpu& gpu) {
+    gpu.pcie_link = recorded_link(sources::host::read_pci_attributes(root, gpu.pci));
+    gpu.aer = recorded_aer(root, gpu.pci);
+    const auto ports = sources::host::ports_above(root, gpu.pci);
+    if (!ports) {
+        return 0;  // not in sysfs (a container without /sys): nothing to record
+    }
+    std::size_t unread = 0;
+    gpu.upstream_ports.clear();
+    for (const auto& port : *ports) {
+        gpu.upstream_ports.push_back(recorded_port(root, port));
+        unread += port.unread.empty() ? 0U : 1U;
+    }
+    return unread;
+}
+
+std::vector<std::string> record_nics(const sources::host::HostRoot& root,
+                                     std::vector<sim::MachineNic>& nics) {
+    std::vector<std::string> notes;
+    nics.clear();
+    for (const auto& path : sources::host::network_devices(root)) {
+        const auto read = sources::host::read_pci_attributes(root, path.device);
+        if (read.pci_class.size() != 8 || !id_text(read.vendor) || !id_text(read.device)) {
+            notes.push_back(
+                fmt::format("network function {} not recorded: sysfs gave no class, "
+                            "vendor or device id",
+                            path.device.to_sysfs()));
+            continue;
+        }
+        sim::MachineNic nic{.pci = path.device,
+                            .pci_class = read.pci_class,
+                            .vendor = read.vendor,
+                            .device = read.device,
+                            .pcie_link = recorded_link(read)};
+        if (read.numa_node && *read.numa_node >= 0) {
+            nic.numa_node = read.numa_node;
+        }
+        for (const auto& port : path.ports) {
+            nic.upstream_ports.push_back(recorded_port(root, port));
+        }
+        nics.push_back(std::move(nic));
+    }
+    return notes;
+}
+
+}  // namespace peergate::cli

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sim/machine/machine_nics.hpp"
+
+#include "sim/machine/machine_json.hpp"
+#include "sim/machine/machine_pcie_link.hpp"
+#include "sim/machine/machine_ports.hpp"
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+namespace peergate::sim {
+
+namespace {
+
+using machine_json::get_or;
+using machine_json::invalid;
+using Json = nlohmann::json;
+
+// "0x020700": sysfs's class text for a network function (base class 0x02).
+bool network_class(const std::string& text) {
+    return text.size() == 8 && text.starts_with("0x02") &&
+           util::parse_hex<std::uint32_t>(std::string_view(text).substr(2)).has_value();
+}
+
+// "0x15b3": a 16-bit id as sysfs writes it.
+bool id_text(const std::string& text) {
+    return text.size() == 6 && text.starts_with("0x") &&
+           util::parse_hex<std::uint16_t>(std::string_view(text).substr(2)).has_value();
+}
+
+util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
+    auto pci = machine_json::pci_field(j.value("pci_bus_id", Json()), where + ".pci_bus_id");
+    if (!pci) {
+        return util::unexpected(pci.error());
+    }
+    MachineNic nic{.pci = *pci};
+    if (pci->function != 0) {
+        return invalid(where + ".pci_bus_id: a NIC is listed by its function 0, as NCCL merges it");
+    }
+    nic.pci_class = get_or<std::string>(j, "class", nic.pci_class);
+    nic.vendor = get_or<std::string>(j, "vendor", nic.vendor);
+    nic.device = get_or<std::string>(j, "device", nic.device);
+    if (!network_class(nic.pci_class)) {
+        return invalid(where + ".class: '" + nic.pci_class + "' is not a network class (0x02....)");
+    }
+    if (!id_text(nic.vendor) || !id_text(nic.device)) {
+        return invalid(where + ": vendor and device are 16-bit ids such as \"0x15b3\"");
+    }
+    if (j.contains("numa_node") && !j["numa_node"].is_null()) {
+        nic.numa_node = j["numa_node"].get<int>();
+    }
+    auto ports = parse_upstream_ports(j, where);
+    if (!ports) {
+        return util::unexpected(ports.error());
+    }
+    nic.upstream_ports = std::move(*ports);
+    auto link = parse_pcie_link(j, where);
+    if (!link) {
+        return util::unexpected(link.error());
+    }
+    nic.pcie_link = *link;
+    return nic;
+}
+
+}  // namespace
+
+util::Expected<std::vector<MachineNic>> parse_nics(const Json& doc) {
+    std::vector<MachineNic> nics;
+    const Json list = doc.value("nics", Json::array());
+    for (std::size_t k = 0; k < list.size(); ++k) {
+        auto nic = parse_nic(list[k], fmt::format("nics[{}]", k));
+        if (!nic) {
+            return util::unexpected(nic.error());
+        }
+        nics.push_back(std::move(*nic));
+    }
+    return nics;
+}
+
+nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& nic : nics) {
+        nlohmann::ordered_json j{
+            {"pci_bus_id", nic.pci.to_sysfs()},
+            {"class", nic.pci_class},
+            {"vendor", nic.vendor},
+            {"device", nic.device},
+            {"numa_node", nic.numa_node ? nlohmann::ordered_json(*nic.numa_node) : nullptr}};
+        if (!nic.upstream_ports.empty()) {
+            j["upstream_ports"] = upstream_ports_to_json(nic.upstream_ports);
+        }
+        if (nic.pcie_link) {
+            j["pcie_link"] = pcie_link_to_json(*nic.pcie_link);
+        }
+        out.push_back(j);
+    }
+    return out;
+}
+
+}  // namespace peergate::sim

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// A machine file's "nics": the host's network functions as sysfs shows them, each
+// {"pci_bus_id": "0000:07:00.0", "class": "0x020700", "vendor": "0x15b3", "device": "0x101b",
+//  "numa_node": 0, "upstream_ports": [...], "pcie_link": {...}}; ports as for a GPU.
+#pragma once
+
+#include "sim/machine/machine_file.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+namespace peergate::sim {
+
+util::Expected<std::vector<MachineNic>> parse_nics(const nlohmann::json& doc);
+
+nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics);
+
+}  // namespace peergate::sim
