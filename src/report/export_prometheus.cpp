@@ -106,6 +106,20 @@ std::string identity_families(const ExportFacts& facts) {
     return info.text() + gpus.text();
 }
 
+// NVML's link walk of each GPU examined; GPUs it could not walk are not listed.
+std::vector<const policy::GpuLinks*> examined_links(const ExportFacts& facts) {
+    const auto gpus = examined_gpus(facts);
+    std::vector<const policy::GpuLinks*> out;
+    for (const auto& links : facts.doctor.links) {
+        if (std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
+                return gpu.index == links.gpu;
+            })) {
+            out.push_back(&links);
+        }
+    }
+    return out;
+}
+
 // What NVML's link walk found on each GPU examined; GPUs it could not walk have no sample.
 std::string gpu_link_families(const ExportFacts& facts) {
     Family slots("peergate_gpu_nvlink_slots",
@@ -115,15 +129,9 @@ std::string gpu_link_families(const ExportFacts& facts) {
               "gauge",
               "NVLinks NVML reports active on the GPU; fewer than its model's usual is the "
               "doctor's nvlink_down.");
-    const auto gpus = examined_gpus(facts);
-    for (const auto& links : facts.doctor.links) {
-        const bool examined = std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
-            return gpu.index == links.gpu;
-        });
-        if (examined) {
-            slots.sample({{"gpu", std::to_string(links.gpu)}}, links.slots);
-            up.sample({{"gpu", std::to_string(links.gpu)}}, links.up());
-        }
+    for (const auto* links : examined_links(facts)) {
+        slots.sample({{"gpu", std::to_string(links->gpu)}}, links->slots);
+        up.sample({{"gpu", std::to_string(links->gpu)}}, links->up());
     }
     return slots.text() + up.text();
 }
@@ -136,22 +144,16 @@ std::string nvlink_error_family(const ExportFacts& facts) {
                   "NVLink errors since the driver loaded, summed over the GPU's active links: "
                   "replay (a flit resent after a CRC error), recovery (the link retrained), "
                   "crc_flit, crc_data.");
-    const auto gpus = examined_gpus(facts);
-    for (const auto& links : facts.doctor.links) {
-        if (std::none_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
-                return gpu.index == links.gpu;
-            })) {
-            continue;
-        }
+    for (const auto* links : examined_links(facts)) {
         for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
             std::optional<std::uint64_t> sum;
-            for (const auto& link : links.errors) {
+            for (const auto& link : links->errors) {
                 if (const auto& n = link.counts.value[k]) {
                     sum = sum.value_or(0) + *n;
                 }
             }
             if (sum) {
-                errors.sample({{"gpu", std::to_string(links.gpu)},
+                errors.sample({{"gpu", std::to_string(links->gpu)},
                                {"counter", std::string(model::kNvlinkCounterNames[k])}},
                               static_cast<double>(*sum));
             }
