@@ -3,6 +3,7 @@
 
 #include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
+#include "report/doctor_links_text.hpp"
 #include "report/probe_json.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
@@ -319,6 +320,7 @@ std::string doctor_to_text(const policy::DoctorInput& input,
         out += "\nTopology:\n" + topology_to_text(input.discovery, TextStyle{.color = color});
     }
     out += pairs_to_text(input);
+    out += links_to_text(input);
     out += fmt::format("\nVerdict: {}\n", policy::to_string(report.verdict));
     for (const auto& finding : report.findings) {
         out += fmt::format(

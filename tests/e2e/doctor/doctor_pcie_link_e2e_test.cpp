@@ -50,6 +50,15 @@ TEST(DoctorPcieLink, NamesTheLinksThatTrainedNarrowAndNothingElse) {
     EXPECT_TRUE(saw_uplink);
 }
 
+TEST(DoctorPcieLink, TheTextReportListsEachGpusLink) {
+    const auto run = run_peergate({"--simulate", narrow_machine(), "doctor", "--no-color"});
+    EXPECT_NE(run.process.out.find("\n  GPU1  PCIe x8 of x16, 2.5 GT/s PCIe now\n"),
+              std::string::npos)
+        << run.process.out;
+    EXPECT_NE(run.process.out.find("\n  GPU2  PCIe x8 of x8, 2.5 GT/s PCIe now\n"),
+              std::string::npos);
+}
+
 TEST(DoctorPcieLink, ASelectionKeepsOnlyItsOwnLinks) {
     const auto run =
         run_peergate({"--simulate", narrow_machine(), "doctor", "--json", "--gpus", "0,1"});

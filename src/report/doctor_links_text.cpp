@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/doctor_links_text.hpp"
+
+#include "policy/doctor_pcie_link.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+namespace peergate::report {
+
+namespace {
+
+struct GpuLine {
+    std::string pcie;
+    std::string nvlink;
+    std::vector<std::string> errors;
+};
+
+// "x8 of x16, 2.5 GT/s now" for the GPU's own PCIe link.
+std::string pcie_text(const policy::PcieLinkState& link) {
+    std::string text = link.width ? fmt::format("x{}", *link.width) : "x?";
+    if (link.capable) {
+        text += fmt::format(" of x{}", *link.capable);
+    }
+    if (!link.speed.empty()) {
+        text += ", " + link.speed + " now";
+    }
+    return "PCIe " + text;
+}
+
+std::uint64_t nvlink_errors(const policy::GpuLinks& links) {
+    std::uint64_t sum = 0;
+    for (const auto& link : links.errors) {
+        for (const auto& count : link.counts.value) {
+            sum += count.value_or(0);
+        }
+    }
+    return sum;
+}
+
+std::uint64_t aer_errors(const model::PciAer& aer) {
+    std::uint64_t sum = 0;
+    for (const auto* file : {&aer.correctable, &aer.nonfatal, &aer.fatal}) {
+        sum += *file ? (*file)->sum() : 0;
+    }
+    return sum;
+}
+
+std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
+                                 const model::Topology& topology) {
+    std::map<int, GpuLine> lines;
+    for (const auto& link : policy::pcie_links(input, topology)) {
+        if (link.lower_is_gpu && (link.width || link.capable)) {
+            lines[link.gpus.front()].pcie = pcie_text(link);
+        }
+    }
+    for (const auto& links : input.links) {
+        if (input.selection.empty() ||
+            std::count(input.selection.begin(), input.selection.end(), links.gpu) > 0) {
+            auto& line = lines[links.gpu];
+            line.nvlink = fmt::format("NVLinks {} of {} up", links.up(), links.slots);
+            if (const auto n = nvlink_errors(links); n > 0) {
+                line.errors.push_back(fmt::format("{} NVLink errors", n));
+            }
+        }
+    }
+    for (const auto& gpu : topology.gpus) {
+        const auto aer = gpu.pci ? input.aer.find(*gpu.pci) : input.aer.end();
+        if (aer != input.aer.end() && input.ports.contains(gpu.index)) {
+            const auto n = aer_errors(aer->second);
+            lines[gpu.index].errors.push_back(n > 0 ? fmt::format("{} PCIe AER errors", n)
+                                                    : std::string("no PCIe AER errors"));
+        }
+    }
+    return lines;
+}
+
+}  // namespace
+
+std::string links_to_text(const policy::DoctorInput& input) {
+    const auto* topology = input.discovery.described();
+    if (topology == nullptr) {
+        return "";
+    }
+    const auto lines = gpu_lines(input, *topology);
+    if (lines.empty()) {
+        return "";
+    }
+    std::string out =
+        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; counters):\n";
+    for (const auto& [gpu, line] : lines) {
+        std::vector<std::string> parts;
+        for (const auto* part : {&line.pcie, &line.nvlink}) {
+            if (!part->empty()) {
+                parts.push_back(*part);
+            }
+        }
+        parts.insert(parts.end(), line.errors.begin(), line.errors.end());
+        out += fmt::format("  GPU{}  {}\n", gpu, fmt::join(parts, "; "));
+    }
+    return out;
+}
+
+}  // namespace peergate::report

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// The doctor's text lines on each examined GPU's links (report/doctor_links_text.cpp): the
+// PCIe link as trained against what both ends can do, the NVLinks up, and the counters; only
+// the GPUs examined, and nothing where no layer said anything.
+#include "report/doctor_links_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::report {
+namespace {
+
+model::PciAddress pci(const std::string& text) {
+    return model::PciAddress::parse(text).value();
+}
+
+// GPU 0 on root port 00:01.0 at x8 of x16; GPU 1 on 00:02.0 at x16; both with 18 NVLinks,
+// GPU 1's link 3 counting 7 replays; AER on GPU 0 with 2 correctable errors.
+policy::DoctorInput input() {
+    policy::DoctorInput in;
+    model::Topology topology;
+    for (int g = 0; g < 2; ++g) {
+        const auto gpu = pci(g == 0 ? "0000:05:00.0" : "0000:06:00.0");
+        const auto port = pci(g == 0 ? "0000:00:01.0" : "0000:00:02.0");
+        topology.gpus.push_back(model::Gpu{.index = g, .pci = gpu});
+        in.ports[g] = {model::PciPort{.address = port}};
+        in.pci[gpu] = model::PciAttributes{.max_link_width = 16,
+                                           .current_link_speed = "2.5 GT/s PCIe",
+                                           .current_link_width = g == 0 ? 8 : 16};
+        in.pci[port] = model::PciAttributes{.max_link_width = 16};
+        policy::GpuLinks links{.gpu = g, .name = "H100", .slots = 18};
+        model::LinkErrors errors{.link = 3};
+        errors.counts.value = {g == 1 ? 7U : 0U, 0U, 0U, std::nullopt};
+        links.errors.push_back(errors);
+        in.links.push_back(links);
+    }
+    in.aer[pci("0000:05:00.0")] =
+        model::PciAer{.correctable = model::AerCounters{.counts = {{"BadTLP", 2}}}};
+    in.discovery.topology = topology;
+    return in;
+}
+
+TEST(DoctorLinksText, OneLinePerGpuWithWhatEachLayerSaid) {
+    const auto text = links_to_text(input());
+    EXPECT_NE(text.find("\n  GPU0  PCIe x8 of x16, 2.5 GT/s PCIe now; NVLinks 18 of 18 up; "
+                        "2 PCIe AER errors\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("\n  GPU1  PCIe x16 of x16, 2.5 GT/s PCIe now; NVLinks 18 of 18 up; "
+                        "7 NVLink errors\n"),
+              std::string::npos)
+        << text;
+}
+
+TEST(DoctorLinksText, OnlyTheGpusExamined) {
+    auto in = input();
+    in.selection = {1};
+    in.ports.erase(0);
+    const auto text = links_to_text(in);
+    EXPECT_EQ(text.find("GPU0"), std::string::npos) << text;
+    EXPECT_NE(text.find("GPU1"), std::string::npos);
+}
+
+TEST(DoctorLinksText, NothingToSayIsNoSection) {
+    policy::DoctorInput in;
+    EXPECT_EQ(links_to_text(in), "");
+    in.discovery.topology = model::Topology{};
+    EXPECT_EQ(links_to_text(in), "");
+}
+
+}  // namespace
+}  // namespace peergate::report
