@@ -237,12 +237,10 @@ void add_nccl_topo_findings(const DoctorInput& input,
                  report);
 }
 
-DoctorReport diagnose(const DoctorInput& input) {
-    DoctorReport report = diagnose_fabric(input);
-    auto pairs = pair_findings(input.pairs);
-    report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
+// The links themselves: NVLinks down, PCIe links trained narrow, and what the error
+// counters of both count (with --probe, what the probe added to them).
+void add_link_findings(const DoctorInput& input, DoctorReport& report) {
     add_findings(about_examined(input, nvlink_down_findings(input.links)), report);
-    // What the links' error counters count, and with --probe what the probe added to them.
     add_findings(about_examined(input, nvlink_error_findings(input.links)), report);
     add_findings(
         about_examined(input,
@@ -253,6 +251,13 @@ DoctorReport diagnose(const DoctorInput& input) {
         add_findings(pcie_aer_findings(input, *topology), report);
         add_findings(pcie_aer_under_load_findings(input, *topology), report);
     }
+}
+
+DoctorReport diagnose(const DoctorInput& input) {
+    DoctorReport report = diagnose_fabric(input);
+    auto pairs = pair_findings(input.pairs);
+    report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
+    add_link_findings(input, report);
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));
     }

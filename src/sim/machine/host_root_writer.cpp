@@ -195,6 +195,22 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     return make_link("../../../devices/" + path, root / "sys/bus/pci/devices" / bdf);
 }
 
+// The network functions, each where sysfs keeps it, below its ports.
+util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
+    for (const auto& nic : m.nics) {
+        PEERGATE_TRY(write_pci_device(
+            root,
+            PciDevice{.pci = nic.pci,
+                      .pci_class = nic.pci_class,
+                      .vendor = nic.vendor,
+                      .device_id = util::parse_hex<std::uint16_t>(nic.device.substr(2)).value_or(0),
+                      .numa_node = nic.numa_node,
+                      .above = nic.upstream_ports,
+                      .pcie_link = nic.pcie_link}));
+    }
+    return {};
+}
+
 util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) {
     const bool groups = m.host.iommu != "off";
     const std::string type =
@@ -223,17 +239,7 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
                                        .pcie_link = gpu.pcie_link,
                                        .aer = gpu.aer}));
     }
-    for (const auto& nic : m.nics) {
-        PEERGATE_TRY(write_pci_device(
-            root,
-            PciDevice{.pci = nic.pci,
-                      .pci_class = nic.pci_class,
-                      .vendor = nic.vendor,
-                      .device_id = util::parse_hex<std::uint16_t>(nic.device.substr(2)).value_or(0),
-                      .numa_node = nic.numa_node,
-                      .above = nic.upstream_ports,
-                      .pcie_link = nic.pcie_link}));
-    }
+    PEERGATE_TRY(write_nics(m, root));
     for (const auto& pci : nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));
     }

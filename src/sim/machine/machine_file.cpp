@@ -28,6 +28,7 @@ using Json = nlohmann::json;
 using machine_json::get_or;
 using machine_json::invalid;
 using machine_json::pci_field;
+using machine_json::take;
 
 util::Expected<MachineNvlink> parse_nvlink(const Json& j, const std::string& where) {
     MachineNvlink link;
@@ -80,26 +81,10 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
         }
         gpu.nvlinks.push_back(*link);
     }
-    auto ports = parse_upstream_ports(j, where);
-    if (!ports) {
-        return util::unexpected(ports.error());
-    }
-    gpu.upstream_ports = std::move(*ports);
-    auto errors = parse_nvlink_errors(j, where);
-    if (!errors) {
-        return util::unexpected(errors.error());
-    }
-    gpu.nvlink_errors = std::move(*errors);
-    auto link = parse_pcie_link(j, where);
-    if (!link) {
-        return util::unexpected(link.error());
-    }
-    gpu.pcie_link = *link;
-    auto aer = parse_aer(j, where);
-    if (!aer) {
-        return util::unexpected(aer.error());
-    }
-    gpu.aer = std::move(*aer);
+    PEERGATE_TRY(take(parse_upstream_ports(j, where), gpu.upstream_ports));
+    PEERGATE_TRY(take(parse_nvlink_errors(j, where), gpu.nvlink_errors));
+    PEERGATE_TRY(take(parse_pcie_link(j, where), gpu.pcie_link));
+    PEERGATE_TRY(take(parse_aer(j, where), gpu.aer));
     return gpu;
 }
 
@@ -231,6 +216,20 @@ util::Expected<void> parse_nvswitches(const Json& j, MachineFile& m) {
     return {};
 }
 
+// "nvml_p2p": the status matrix of each caps index, square over the GPUs where given.
+util::Expected<void> parse_nvml_status(const Json& nvml, MachineFile& m) {
+    m.nvml_p2p_nvlink = get_or<std::vector<std::vector<std::string>>>(nvml, "nvlink", {});
+    m.nvml_p2p_read = get_or<std::vector<std::vector<std::string>>>(nvml, "read", {});
+    m.nvml_p2p_write = get_or<std::vector<std::vector<std::string>>>(nvml, "write", {});
+    m.nvml_p2p_atomics = get_or<std::vector<std::vector<std::string>>>(nvml, "atomics", {});
+    m.nvml_p2p_prop = get_or<std::vector<std::vector<std::string>>>(nvml, "prop", {});
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_nvlink, m.gpus.size(), "nvml_p2p.nvlink"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_read, m.gpus.size(), "nvml_p2p.read"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_write, m.gpus.size(), "nvml_p2p.write"));
+    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_atomics, m.gpus.size(), "nvml_p2p.atomics"));
+    return check_status_matrix(m.nvml_p2p_prop, m.gpus.size(), "nvml_p2p.prop");
+}
+
 util::Expected<MachineFile> parse_document(const Json& doc) {
     if (!util::json_string_is(doc, "schema", kMachineSchema)) {
         return invalid(std::string("\"schema\" must be \"") + kMachineSchema + "\"");
@@ -244,24 +243,10 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
     m.nvswitch = doc.value("nvswitch", false);
     PEERGATE_TRY(parse_nvswitches(doc.value("nvswitch_pci", Json::array()), m));
     PEERGATE_TRY(parse_gpus(doc, m));
-    auto nics = parse_nics(doc);
-    if (!nics) {
-        return util::unexpected(nics.error());
-    }
-    m.nics = std::move(*nics);
+    PEERGATE_TRY(take(parse_nics(doc), m.nics));
     PEERGATE_TRY(check_shared_ports(m.gpus, m.nics));
     PEERGATE_TRY(parse_matrix(doc.value("matrix", Json::array()), m));
-    const Json nvml = doc.value("nvml_p2p", Json::object());
-    m.nvml_p2p_nvlink = get_or<std::vector<std::vector<std::string>>>(nvml, "nvlink", {});
-    m.nvml_p2p_read = get_or<std::vector<std::vector<std::string>>>(nvml, "read", {});
-    m.nvml_p2p_write = get_or<std::vector<std::vector<std::string>>>(nvml, "write", {});
-    m.nvml_p2p_atomics = get_or<std::vector<std::vector<std::string>>>(nvml, "atomics", {});
-    m.nvml_p2p_prop = get_or<std::vector<std::vector<std::string>>>(nvml, "prop", {});
-    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_nvlink, m.gpus.size(), "nvml_p2p.nvlink"));
-    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_read, m.gpus.size(), "nvml_p2p.read"));
-    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_write, m.gpus.size(), "nvml_p2p.write"));
-    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_atomics, m.gpus.size(), "nvml_p2p.atomics"));
-    PEERGATE_TRY(check_status_matrix(m.nvml_p2p_prop, m.gpus.size(), "nvml_p2p.prop"));
+    PEERGATE_TRY(parse_nvml_status(doc.value("nvml_p2p", Json::object()), m));
     m.cuda_can_access_peer = get_or<std::vector<std::vector<int>>>(doc, "cuda_can_access_peer", {});
     parse_host(doc.value("host", Json::object()), m.host);
     parse_bandwidth(doc.value("bandwidth", Json::object()), m.bandwidth);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
 
 namespace peergate::sim::machine_json {
 
@@ -19,6 +20,16 @@ inline util::Unexpected invalid(const std::string& message) {
 template <typename T>
 T get_or(const nlohmann::json& j, const char* key, T fallback) {
     return j.contains(key) && !j[key].is_null() ? j[key].get<T>() : fallback;
+}
+
+// Moves a parsed section into `into`, or passes its error on (for PEERGATE_TRY).
+template <typename T>
+util::Expected<void> take(util::Expected<T> parsed, T& into) {
+    if (!parsed) {
+        return util::unexpected(parsed.error());
+    }
+    into = std::move(*parsed);
+    return {};
 }
 
 inline util::Expected<model::PciAddress> pci_field(const nlohmann::json& j,

@@ -49,16 +49,8 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     if (j.contains("numa_node") && !j["numa_node"].is_null()) {
         nic.numa_node = j["numa_node"].get<int>();
     }
-    auto ports = parse_upstream_ports(j, where);
-    if (!ports) {
-        return util::unexpected(ports.error());
-    }
-    nic.upstream_ports = std::move(*ports);
-    auto link = parse_pcie_link(j, where);
-    if (!link) {
-        return util::unexpected(link.error());
-    }
-    nic.pcie_link = *link;
+    PEERGATE_TRY(machine_json::take(parse_upstream_ports(j, where), nic.upstream_ports));
+    PEERGATE_TRY(machine_json::take(parse_pcie_link(j, where), nic.pcie_link));
     return nic;
 }
 

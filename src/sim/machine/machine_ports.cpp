@@ -50,16 +50,8 @@ util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::js
             }
             port.acs_control = *word;
         }
-        auto link = parse_pcie_link(j, at);
-        if (!link) {
-            return util::unexpected(link.error());
-        }
-        port.pcie_link = *link;
-        auto aer = parse_aer(j, at);
-        if (!aer) {
-            return util::unexpected(aer.error());
-        }
-        port.aer = std::move(*aer);
+        PEERGATE_TRY(machine_json::take(parse_pcie_link(j, at), port.pcie_link));
+        PEERGATE_TRY(machine_json::take(parse_aer(j, at), port.aer));
         ports.push_back(port);
     }
     return ports;
