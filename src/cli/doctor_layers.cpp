@@ -167,9 +167,7 @@ model::LinkErrors errors_of(const sim::MachineGpu& gpu, int link) {
     if (listed != gpu.nvlink_errors.end()) {
         return model::LinkErrors{.link = link, .counts = listed->counts};
     }
-    model::LinkErrors none{.link = link};
-    none.counts.value.fill(0);
-    return none;
+    return model::LinkErrors{.link = link, .counts = model::NvlinkErrorCounts::zero()};
 }
 
 // What NVML's walk found on each GPU's links; GPUs it could not walk are left out.

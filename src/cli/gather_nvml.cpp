@@ -53,10 +53,7 @@ std::vector<sim::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
 std::vector<sim::MachineNvlinkErrors> machine_link_errors(const nvml::RecordedGpu& gpu) {
     std::vector<sim::MachineNvlinkErrors> out;
     for (const auto& link : gpu.links) {
-        const auto& counts = link.errors.value;
-        const bool all_zero = std::all_of(
-            counts.begin(), counts.end(), [](const auto& count) { return count == 0U; });
-        if (link.active && !all_zero) {
+        if (link.active && !link.errors.none_counted()) {
             out.push_back(sim::MachineNvlinkErrors{.link = link.link, .counts = link.errors});
         }
     }

@@ -2,6 +2,7 @@
 #include "cli/gather_pci.hpp"
 
 #include "sim/machine/machine_aer.hpp"
+#include "sim/machine/machine_nics.hpp"
 #include "sources/host/aer_stats.hpp"
 #include "sources/host/network_devices.hpp"
 #include "sources/host/pci_attributes.hpp"
@@ -42,11 +43,6 @@ sim::MachinePort recorded_port(const sources::host::HostRoot& root, const model:
         .aer = recorded_aer(root, port.address)};
 }
 
-// "0x15b3": an id as sysfs writes it, which the machine file requires.
-bool id_text(const std::string& text) {
-    return text.size() == 6 && text.starts_with("0x");
-}
-
 }  // namespace
 
 std::size_t record_gpu_pci(const sources::host::HostRoot& root, sim::MachineGpu& gpu) {
@@ -71,7 +67,9 @@ std::vector<std::string> record_nics(const sources::host::HostRoot& root,
     nics.clear();
     for (const auto& path : sources::host::network_devices(root)) {
         const auto read = sources::host::read_pci_attributes(root, path.device);
-        if (read.pci_class.size() != 8 || !id_text(read.vendor) || !id_text(read.device)) {
+        // The machine file's own checks: a NIC it would refuse to read back is not written.
+        if (!sim::network_class_text(read.pci_class) || !sim::pci_id_text(read.vendor) ||
+            !sim::pci_id_text(read.device)) {
             notes.push_back(
                 fmt::format("network function {} not recorded: sysfs gave no class, "
                             "vendor or device id",

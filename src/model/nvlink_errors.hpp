@@ -28,6 +28,23 @@ struct NvlinkErrorCounts {
         return value[static_cast<std::size_t>(counter)];
     }
 
+    // Every counter answered, each zero (a link that counts no errors).
+    bool none_counted() const {
+        for (const auto& count : value) {
+            if (count != 0U) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    // A link every counter of which is known to be zero.
+    static NvlinkErrorCounts zero() {
+        NvlinkErrorCounts counts;
+        counts.value.fill(0);
+        return counts;
+    }
+
     friend bool operator==(const NvlinkErrorCounts&, const NvlinkErrorCounts&) = default;
 };
 

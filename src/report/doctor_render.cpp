@@ -76,10 +76,10 @@ Json pair_to_json(const policy::PairLayers& pair) {
 Json link_errors_to_json(const std::vector<model::LinkErrors>& links) {
     Json out = Json::array();
     for (const auto& link : links) {
-        const auto& counts = link.counts.value;
-        if (std::all_of(counts.begin(), counts.end(), [](const auto& n) { return n == 0U; })) {
+        if (link.counts.none_counted()) {
             continue;
         }
+        const auto& counts = link.counts.value;
         Json entry{{"link", link.link}};
         for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
             entry[std::string(model::kNvlinkCounterNames[k])] =

@@ -16,18 +16,6 @@ using machine_json::get_or;
 using machine_json::invalid;
 using Json = nlohmann::json;
 
-// "0x020700": sysfs's class text for a network function (base class 0x02).
-bool network_class(const std::string& text) {
-    return text.size() == 8 && text.starts_with("0x02") &&
-           util::parse_hex<std::uint32_t>(std::string_view(text).substr(2)).has_value();
-}
-
-// "0x15b3": a 16-bit id as sysfs writes it.
-bool id_text(const std::string& text) {
-    return text.size() == 6 && text.starts_with("0x") &&
-           util::parse_hex<std::uint16_t>(std::string_view(text).substr(2)).has_value();
-}
-
 util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     auto pci = machine_json::pci_field(j.value("pci_bus_id", Json()), where + ".pci_bus_id");
     if (!pci) {
@@ -40,10 +28,10 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     nic.pci_class = get_or<std::string>(j, "class", nic.pci_class);
     nic.vendor = get_or<std::string>(j, "vendor", nic.vendor);
     nic.device = get_or<std::string>(j, "device", nic.device);
-    if (!network_class(nic.pci_class)) {
+    if (!network_class_text(nic.pci_class)) {
         return invalid(where + ".class: '" + nic.pci_class + "' is not a network class (0x02....)");
     }
-    if (!id_text(nic.vendor) || !id_text(nic.device)) {
+    if (!pci_id_text(nic.vendor) || !pci_id_text(nic.device)) {
         return invalid(where + ": vendor and device are 16-bit ids such as \"0x15b3\"");
     }
     if (j.contains("numa_node") && !j["numa_node"].is_null()) {
@@ -55,6 +43,16 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
 }
 
 }  // namespace
+
+bool network_class_text(const std::string& text) {
+    return text.size() == 8 && text.starts_with("0x02") &&
+           util::parse_hex<std::uint32_t>(std::string_view(text).substr(2)).has_value();
+}
+
+bool pci_id_text(const std::string& text) {
+    return text.size() == 6 && text.starts_with("0x") &&
+           util::parse_hex<std::uint16_t>(std::string_view(text).substr(2)).has_value();
+}
 
 util::Expected<std::vector<MachineNic>> parse_nics(const Json& doc) {
     std::vector<MachineNic> nics;

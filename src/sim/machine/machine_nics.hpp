@@ -8,9 +8,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <vector>
 
 namespace peergate::sim {
+
+// "0x020700": sysfs's class text of a network function (base class 0x02).
+bool network_class_text(const std::string& text);
+
+// "0x15b3": a 16-bit PCI id as sysfs writes it.
+bool pci_id_text(const std::string& text);
 
 util::Expected<std::vector<MachineNic>> parse_nics(const nlohmann::json& doc);
 
