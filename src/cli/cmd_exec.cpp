@@ -5,7 +5,9 @@
 #include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
 #include "policy/cpu_binding.hpp"
+#include "policy/memory_binding.hpp"
 #include "report/gate_render.hpp"
+#include "sources/host/memory_policy.hpp"
 #include "sources/host/sched_affinity.hpp"
 #include "util/subprocess.hpp"
 
@@ -29,6 +31,7 @@ struct ExecOptions {
     CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
     std::string profile = "llama.cpp";
     bool bind_cpus = false;
+    bool bind_memory = false;
     std::vector<std::string> command;
 };
 
@@ -60,16 +63,30 @@ int replace_process(const Invocation& inv,
     return kExitError;
 }
 
+// The GPUs the decision read, with their CPU affinity and NUMA node where known: the
+// topology's carry them, the bare listing (no topology) does not.
+const std::vector<model::Gpu>& gathered_gpus(const policy::GateInput& gathered) {
+    return gathered.topology ? gathered.topology->gpus : gathered.gpus;
+}
+
+void log_binding(const Invocation& inv,
+                 bool bound,
+                 const char* bound_words,
+                 const char* not_bound_words,
+                 const std::string& why) {
+    if (!inv.output.quiet) {
+        fmt::print(inv.output.err, "peergate: {}{}\n", bound ? bound_words : not_bound_words, why);
+    }
+}
+
 // --bind-cpus: this process, and so the command it becomes, runs on the CPUs near the GPUs
 // gated. A hint, not a safety rule: where it cannot be done the command still starts, and
 // the log line says why.
 void bind_near_gpus(const Invocation& inv,
                     const policy::GateInput& gathered,
                     const std::vector<int>& selection) {
-    // The topology's GPUs carry their CPU affinity; the bare listing (no topology) does not.
-    const auto& gpus = gathered.topology ? gathered.topology->gpus : gathered.gpus;
     auto allowed = sources::host::allowed_cpus();
-    auto binding = allowed ? policy::cpu_binding(gpus, selection, *allowed)
+    auto binding = allowed ? policy::cpu_binding(gathered_gpus(gathered), selection, *allowed)
                            : policy::CpuBinding{.why = allowed.error().message};
     if (!binding.cpus.empty()) {
         if (auto bound = sources::host::bind_to_cpus(binding.cpus); !bound) {
@@ -77,12 +94,24 @@ void bind_near_gpus(const Invocation& inv,
             binding.cpus.clear();
         }
     }
-    if (!inv.output.quiet) {
-        fmt::print(inv.output.err,
-                   "peergate: {}{}\n",
-                   binding.cpus.empty() ? "CPUs not bound: " : "bound to ",
-                   binding.why);
+    log_binding(inv, !binding.cpus.empty(), "bound to ", "CPUs not bound: ", binding.why);
+}
+
+// --bind-memory: the command's allocations come from its GPUs' NUMA nodes. A hint as
+// --bind-cpus is: where it cannot be done the command still starts, and the log says why.
+void bind_memory_near_gpus(const Invocation& inv,
+                           const policy::GateInput& gathered,
+                           const std::vector<int>& selection) {
+    auto allowed = sources::host::allowed_memory_nodes();
+    auto binding = allowed ? policy::memory_binding(gathered_gpus(gathered), selection, *allowed)
+                           : policy::MemoryBinding{.why = allowed.error().message};
+    if (!binding.nodes.empty()) {
+        if (auto bound = sources::host::bind_memory_to_nodes(binding.nodes); !bound) {
+            binding.why = bound.error().message;
+            binding.nodes.clear();
+        }
     }
+    log_binding(inv, !binding.nodes.empty(), "memory bound to ", "memory not bound: ", binding.why);
 }
 
 int run_exec(const Invocation& inv, const ExecOptions& options) {
@@ -106,6 +135,9 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
     if (options.bind_cpus) {
         bind_near_gpus(inv, gathered, decision.selection);
     }
+    if (options.bind_memory) {
+        bind_memory_near_gpus(inv, gathered, decision.selection);
+    }
     return replace_process(inv, options.command, child_environment(inv, decision));
 }
 
@@ -125,6 +157,11 @@ Command add_exec_command(CLI::App& app) {
                   options->bind_cpus,
                   "run CMD on the CPUs near the gated GPUs (their CPU affinity, as this process "
                   "is allowed); where that cannot be done CMD still starts, and the log says why");
+    sub->add_flag("--bind-memory",
+                  options->bind_memory,
+                  "CMD allocates host memory only from the gated GPUs' NUMA nodes (as numactl "
+                  "--membind; those this process may use); where that cannot be done CMD still "
+                  "starts, and the log says why");
     sub->add_option(
         "command", options->command, "-- CMD ARGS...: the program to run and its arguments");
     sub->footer(

@@ -62,15 +62,17 @@ CpuBinding cpu_binding(const std::vector<model::Gpu>& gpus,
     const std::string near_text = util::format_cpu_ranges(*near);
     if (binding.cpus.empty()) {
         binding.why = fmt::format(
-            "none of the CPUs near GPUs {} ({}) is allowed to this process (allowed: {})",
+            "none of the CPUs near GPU{} {} ({}) is allowed to this process (allowed: {})",
+            selection.size() == 1 ? "" : "s",
             fmt::join(selection, ","),
             near_text,
             util::format_cpu_list(allowed));
         return binding;
     }
     const std::string bound_text = util::format_cpu_list(binding.cpus);
-    binding.why = fmt::format("CPUs {}, near GPUs {}{}",
+    binding.why = fmt::format("CPUs {}, near GPU{} {}{}",
                               bound_text,
+                              selection.size() == 1 ? "" : "s",
                               fmt::join(selection, ","),
                               bound_text != near_text
                                   ? fmt::format(" (of {}; the others are not allowed to this "

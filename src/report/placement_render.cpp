@@ -108,11 +108,14 @@ GroupLaunch launch_for(const model::Topology& topology,
         affinities.push_back(position ? topology.gpus[*position].cpu_affinity : std::string());
     }
     launch.cpu_affinity = merge_cpu_lists(affinities).value_or("");
-    // exec binds the CPUs itself where the GPUs' affinity is known, as the cpu line would.
-    launch.exec = fmt::format("peergate exec --gpus {} --for {}{} -- ...",
+    // exec binds the CPUs and memory itself where the GPUs' affinity and NUMA nodes are
+    // known, as the numactl line would.
+    const bool nodes_known = !group.numa_nodes.empty() && !group.numa_unknown;
+    launch.exec = fmt::format("peergate exec --gpus {} --for {}{}{} -- ...",
                               list,
                               profile,
-                              launch.cpu_affinity.empty() ? "" : " --bind-cpus");
+                              launch.cpu_affinity.empty() ? "" : " --bind-cpus",
+                              nodes_known ? " --bind-memory" : "");
     if (group.numa_nodes.size() == 1 && !group.numa_unknown) {
         launch.cpu =
             fmt::format("numactl --cpunodebind={0} --membind={0}", group.numa_nodes.front());

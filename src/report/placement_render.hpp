@@ -14,9 +14,10 @@ namespace peergate::report {
 
 // The launch lines for one group.
 struct GroupLaunch {
-    std::string env;           // CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1
-    std::string cpu;           // numactl ... (one NUMA node) or taskset -c ...; empty when unknown
-    std::string exec;          // peergate exec --gpus 0,1 --for PROFILE [--bind-cpus] -- ...
+    std::string env;  // CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1
+    std::string cpu;  // numactl ... (one NUMA node) or taskset -c ...; empty when unknown
+    std::string
+        exec;  // peergate exec --gpus 0,1 --for PROFILE [--bind-cpus] [--bind-memory] -- ...
     std::string cpu_affinity;  // union of the members' CPU lists; empty when one is unknown
 };
 

@@ -2,12 +2,15 @@
 // gate and exec against stand-in nvidia-smi scripts and host-root fixtures: argv, exit
 // status, the IOMMU wording, usage errors, and a decision that fails without blocking.
 #include "gate_e2e_support.hpp"
+#include "sources/host/memory_policy.hpp"
 #include "sources/host/sched_affinity.hpp"
 #include "util/cpu_list.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace peergate::e2e {
 namespace {
@@ -188,6 +191,41 @@ TEST(ExecE2e, BindCpusRunsTheCommandNearItsGpus) {
         EXPECT_NE(r.err.find(near.empty() ? "peergate: CPUs not bound: none of the CPUs near"
                                           : "peergate: bound to CPUs " + near),
                   std::string::npos)
+            << r.err;
+    }
+}
+
+// --bind-memory: the command allocates from its GPUs' NUMA node where this process may (the
+// simulated HGX puts GPUs 0-3 on node 0 and 4-7 on node 1). The kernel shows the command's
+// policy in /proc/self/numa_maps ("bind:0"; "default" where it was left alone).
+TEST(ExecE2e, BindMemoryGivesTheCommandItsGpusNode) {
+    const auto allowed = sources::host::allowed_memory_nodes();
+    if (!allowed) {
+        GTEST_SKIP() << "this kernel has no NUMA support: " << allowed.error().message;
+    }
+    for (const auto& [gpus, node] : {std::pair("0,1", 0), std::pair("4,5", 1)}) {
+        const auto r = peergate({"--simulate",
+                                 "hgx-b200-8x",
+                                 "exec",
+                                 "--gpus",
+                                 gpus,
+                                 "--bind-memory",
+                                 "--",
+                                 "grep",
+                                 "-m1",
+                                 "-o",
+                                 "-E",
+                                 " (default|bind:[0-9,-]+) ",
+                                 "/proc/self/numa_maps"});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const bool may = std::find(allowed->begin(), allowed->end(), node) != allowed->end();
+        const std::string n = std::to_string(node);
+        EXPECT_EQ(r.out, may ? " bind:" + n + " \n" : std::string(" default \n")) << r.err;
+        EXPECT_NE(
+            r.err.find(may ? "peergate: memory bound to NUMA node " + n + ", near GPUs " + gpus
+                           : "peergate: memory not bound: NUMA node " + n + " of GPUs " + gpus +
+                                 " is not allowed to this process"),
+            std::string::npos)
             << r.err;
     }
 }

@@ -64,7 +64,7 @@ TEST(PlaceCli, BridgedPairsAndTextLaunchLines) {
     EXPECT_NE(run.out.find("CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=2,3"),
               std::string::npos);
     EXPECT_NE(run.out.find("numactl --cpunodebind=1 --membind=1"), std::string::npos);
-    EXPECT_NE(run.out.find("peergate exec --gpus 0,1 --for vllm --bind-cpus -- "),
+    EXPECT_NE(run.out.find("peergate exec --gpus 0,1 --for vllm --bind-cpus --bind-memory -- "),
               std::string::npos);
     EXPECT_NE(run.out.find("NV12 between GPU0 and GPU1"), std::string::npos);
 }

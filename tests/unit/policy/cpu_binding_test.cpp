@@ -43,6 +43,10 @@ TEST(CpuBinding, OnlyTheCpusThisProcessMayUse) {
         << binding.why;
 }
 
+TEST(CpuBinding, OneGpuIsNamedInTheSingular) {
+    EXPECT_EQ(cpu_binding(hgx(), {2}, cpus(0, 191)).why, "CPUs 0-47,96-143, near GPU 2");
+}
+
 TEST(CpuBinding, GpusOnBothSocketsGetBoth) {
     const auto binding = cpu_binding(hgx(), {3, 4}, cpus(0, 191));
     EXPECT_EQ(binding.cpus.size(), 192U);
