@@ -157,8 +157,8 @@ std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
     return std::string(policy::to_string(policy::acs_path(a->second, b->second).state));
 }
 
-// An active link's error counters: as the file lists them, else all zero (gather lists only
-// the links that count errors or that NVML would not answer for).
+// An active link's error counters: as the file lists them, else a clean link of the GPU's
+// counter set (gather lists only the links that answer otherwise).
 model::LinkErrors errors_of(const sim::MachineGpu& gpu, int link) {
     const auto listed =
         std::find_if(gpu.nvlink_errors.begin(),
@@ -167,7 +167,8 @@ model::LinkErrors errors_of(const sim::MachineGpu& gpu, int link) {
     if (listed != gpu.nvlink_errors.end()) {
         return model::LinkErrors{.link = link, .counts = listed->counts};
     }
-    return model::LinkErrors{.link = link, .counts = model::NvlinkErrorCounts::zero()};
+    return model::LinkErrors{.link = link,
+                             .counts = model::NvlinkErrorCounts::clean(gpu.nvlink_counters)};
 }
 
 // What NVML's walk found on each GPU's links; GPUs it could not walk are left out.

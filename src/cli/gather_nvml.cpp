@@ -48,12 +48,23 @@ std::vector<sim::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
     return links;
 }
 
-// The active links whose counters are not all zero, or not all known: a link the file does
-// not list replays as counting no errors.
-std::vector<sim::MachineNvlinkErrors> machine_link_errors(const nvml::RecordedGpu& gpu) {
+// The counters the GPU keeps: NVLink5's where any active link answered them alone.
+model::NvlinkCounterSet counter_set(const nvml::RecordedGpu& gpu) {
+    const bool nvlink5 =
+        std::any_of(gpu.links.begin(), gpu.links.end(), [](const nvml::RecordedNvlink& link) {
+            return link.active && link.errors.answered_set() == model::NvlinkCounterSet::nvlink5;
+        });
+    return nvlink5 ? model::NvlinkCounterSet::nvlink5 : model::NvlinkCounterSet::dl;
+}
+
+// The active links that answer other than a clean link of the GPU's counter set: a link the
+// file does not list replays as one.
+std::vector<sim::MachineNvlinkErrors> machine_link_errors(const nvml::RecordedGpu& gpu,
+                                                          model::NvlinkCounterSet set) {
+    const auto clean = model::NvlinkErrorCounts::clean(set);
     std::vector<sim::MachineNvlinkErrors> out;
     for (const auto& link : gpu.links) {
-        if (link.active && !link.errors.none_counted()) {
+        if (link.active && link.errors != clean) {
             out.push_back(sim::MachineNvlinkErrors{.link = link.link, .counts = link.errors});
         }
     }
@@ -80,7 +91,8 @@ void add_links(const NvmlRecord& record, const std::vector<std::size_t>& pos, Ga
         auto& gpu = state.machine.gpus[p];
         gpu.nvlink_slots = *recorded.nvlink_slots;
         gpu.nvlinks = machine_links(recorded);
-        gpu.nvlink_errors = machine_link_errors(recorded);
+        gpu.nvlink_counters = counter_set(recorded);
+        gpu.nvlink_errors = machine_link_errors(recorded, gpu.nvlink_counters);
         any_switch = any_switch || std::any_of(recorded.links.begin(),
                                                recorded.links.end(),
                                                [](const nvml::RecordedNvlink& l) {

@@ -25,11 +25,18 @@ struct LinkCounts {
     Counts counts{};
 };
 
-constexpr std::array<std::string_view, kNvlinkCounters> kOne{
-    "replay", "recovery", "CRC flit error", "CRC data error"};
-constexpr std::array<std::string_view, kNvlinkCounters> kMany{
-    "replays", "recoveries", "CRC flit errors", "CRC data errors"};
-constexpr auto kRecovery = static_cast<std::size_t>(model::NvlinkCounter::recovery);
+constexpr std::array<std::string_view, kNvlinkCounters> kOne{"replay",
+                                                             "recovery",
+                                                             "CRC flit error",
+                                                             "CRC data error",
+                                                             "link recovery event",
+                                                             "effective error"};
+constexpr std::array<std::string_view, kNvlinkCounters> kMany{"replays",
+                                                              "recoveries",
+                                                              "CRC flit errors",
+                                                              "CRC data errors",
+                                                              "link recovery events",
+                                                              "effective errors"};
 
 bool any(const Counts& counts) {
     return std::any_of(counts.begin(), counts.end(), [](std::uint64_t n) { return n > 0; });
@@ -37,7 +44,13 @@ bool any(const Counts& counts) {
 
 bool retrained(const std::vector<LinkCounts>& links) {
     return std::any_of(links.begin(), links.end(), [](const LinkCounts& link) {
-        return link.counts[kRecovery] > 0;
+        for (std::size_t k = 0; k < kNvlinkCounters; ++k) {
+            if (link.counts[k] > 0 &&
+                model::counts_retraining(static_cast<model::NvlinkCounter>(k))) {
+                return true;
+            }
+        }
+        return false;
     });
 }
 
@@ -109,8 +122,8 @@ Finding standing_finding(const GpuLinks& gpu, const std::vector<LinkCounts>& lin
             gpu.name,
             describe(links, ""),
             recovered ? "A recovery is the link retraining; traffic on it stalls meanwhile."
-                      : "A replay resends what failed a CRC check: the data arrives intact, "
-                        "later."),
+                      : "What failed a CRC check, or that forward error correction could not "
+                        "repair, is sent again: the data arrives intact, later."),
         .remedy = fmt::format(
             "Tell whether they grow under load: 'peergate doctor --probe' reads them before "
             "and after moving data ('nvidia-smi nvlink -e -i {}' prints them). Counts that "

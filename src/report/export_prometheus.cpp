@@ -143,7 +143,8 @@ std::string nvlink_error_family(const ExportFacts& facts) {
                   "counter",
                   "NVLink errors since the driver loaded, summed over the GPU's active links: "
                   "replay (a flit resent after a CRC error), recovery (the link retrained), "
-                  "crc_flit, crc_data.");
+                  "crc_flit, crc_data; on NVLink5 link_recovery_events (the link retrained), "
+                  "effective_errors (left after forward error correction).");
     for (const auto* links : examined_links(facts)) {
         for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
             std::optional<std::uint64_t> sum;

@@ -83,6 +83,7 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     }
     PEERGATE_TRY(take(parse_upstream_ports(j, where), gpu.upstream_ports));
     PEERGATE_TRY(take(parse_nvlink_errors(j, where), gpu.nvlink_errors));
+    PEERGATE_TRY(take(parse_nvlink_counter_set(j, where), gpu.nvlink_counters));
     PEERGATE_TRY(take(parse_pcie_link(j, where), gpu.pcie_link));
     PEERGATE_TRY(take(parse_aer(j, where), gpu.aer));
     return gpu;

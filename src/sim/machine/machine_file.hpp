@@ -31,8 +31,9 @@ struct MachineNvlink {
     friend bool operator==(const MachineNvlink&, const MachineNvlink&) = default;
 };
 
-// The error counters of one NVLink (nvmlDeviceGetNvLinkErrorCounter). An absent count is
-// one NVML does not answer (NOT_SUPPORTED); a link not listed has every count 0. `growth`
+// The error counters of one NVLink (nvmlDeviceGetNvLinkErrorCounter; NVLink5's as field
+// values). An absent count is one NVML does not answer (NOT_SUPPORTED); a link not listed
+// answers 0 on the GPU's `nvlink_counters` and nothing on the others. `growth`
 // is added at each NVML session after the first: the errors a load between two reads (the
 // doctor's, before and after --probe) leaves on a marginal link.
 struct MachineNvlinkErrors {
@@ -82,8 +83,9 @@ struct MachineGpu {
     std::vector<MachineNvlink> nvlinks;              // explicit links (gather); empty = derive
     std::vector<MachinePort> upstream_ports;         // nearest first; empty: on a root bus
     std::vector<MachineNvlinkErrors> nvlink_errors;  // links not listed count no errors
-    std::optional<MachinePcieLink> pcie_link;        // absent: sysfs shows no link attributes
-    std::optional<model::PciAer> aer;                // absent: AER off or not recorded
+    model::NvlinkCounterSet nvlink_counters = model::NvlinkCounterSet::dl;  // those it keeps
+    std::optional<MachinePcieLink> pcie_link;  // absent: sysfs shows no link attributes
+    std::optional<model::PciAer> aer;          // absent: AER off or not recorded
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };

@@ -53,6 +53,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     if (gpu.aer) {
         j["aer"] = aer_to_json(*gpu.aer);
     }
+    if (gpu.nvlink_counters != model::NvlinkCounterSet::dl) {
+        j["nvlink_counters"] = to_string(gpu.nvlink_counters);
+    }
     if (!gpu.nvlink_errors.empty()) {
         j["nvlink_errors"] = nvlink_errors_to_json(gpu.nvlink_errors);
     }

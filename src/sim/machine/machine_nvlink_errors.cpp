@@ -77,6 +77,22 @@ util::Expected<std::vector<MachineNvlinkErrors>> parse_nvlink_errors(const Json&
     return links;
 }
 
+util::Expected<model::NvlinkCounterSet> parse_nvlink_counter_set(const Json& gpu,
+                                                                 const std::string& where) {
+    const Json set = gpu.value("nvlink_counters", Json("dl"));
+    if (set == "dl") {
+        return model::NvlinkCounterSet::dl;
+    }
+    if (set == "nvlink5") {
+        return model::NvlinkCounterSet::nvlink5;
+    }
+    return invalid(where + ".nvlink_counters: expected \"dl\" or \"nvlink5\", got " + set.dump());
+}
+
+const char* to_string(model::NvlinkCounterSet set) {
+    return set == model::NvlinkCounterSet::nvlink5 ? "nvlink5" : "dl";
+}
+
 nlohmann::ordered_json nvlink_errors_to_json(const std::vector<MachineNvlinkErrors>& links) {
     auto out = nlohmann::ordered_json::array();
     for (const auto& entry : links) {

@@ -66,6 +66,7 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"nvlinks", Kind::array},
                               {"upstream_ports", Kind::array},
                               {"nvlink_errors", Kind::array},
+                              {"nvlink_counters", Kind::string},
                               {"pcie_link", Kind::object},
                               {"aer", Kind::object}};
 const std::vector<Field> kPort{{"pci", Kind::string},

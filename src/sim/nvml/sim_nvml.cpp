@@ -246,12 +246,35 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkErrorCounter(
         return rc;
     }
     const auto& gpu = sim::machine().gpus[static_cast<std::size_t>(sim::position_of(device))];
+    // DL_ECC_DATA (4) and later counters are not simulated.
     const auto count =
-        sim::nvlink_error_count(gpu, link, static_cast<int>(counter), sim::sessions_opened());
+        counter >= NVML_NVLINK_ERROR_DL_REPLAY && counter <= NVML_NVLINK_ERROR_DL_CRC_DATA
+            ? sim::nvlink_error_count(gpu,
+                                      link,
+                                      static_cast<peergate::model::NvlinkCounter>(counter),
+                                      sim::sessions_opened())
+            : std::nullopt;
     if (!count) {
         return NVML_ERROR_NOT_SUPPORTED;
     }
     *value = *count;
+    return NVML_SUCCESS;
+}
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device,
+                                                          int count,
+                                                          nvmlFieldValue_t* values) {
+    const sim::Entry entry = sim::on_device("nvmlDeviceGetFieldValues", device);
+    if (entry.rc != NVML_SUCCESS) {
+        return entry.rc;
+    }
+    if (count < 0 || (count > 0 && values == nullptr)) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    const auto& gpu = sim::machine().gpus[entry.position];
+    for (int i = 0; i < count; ++i) {
+        sim::fill_field_value(gpu, sim::sessions_opened(), &values[i]);
+    }
     return NVML_SUCCESS;
 }
 

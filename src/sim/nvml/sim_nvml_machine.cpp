@@ -79,11 +79,8 @@ int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q) {
 
 std::optional<std::uint64_t> nvlink_error_count(const SimGpu& gpu,
                                                 unsigned link,
-                                                int counter,
+                                                model::NvlinkCounter counter,
                                                 int session) {
-    if (counter < 0 || counter >= static_cast<int>(model::kNvlinkCounters)) {
-        return std::nullopt;  // DL_ECC_DATA and later counters: not simulated
-    }
     const auto k = static_cast<std::size_t>(counter);
     for (const auto& entry : gpu.gpu.nvlink_errors) {
         if (entry.link == static_cast<int>(link)) {
@@ -94,7 +91,30 @@ std::optional<std::uint64_t> nvlink_error_count(const SimGpu& gpu,
             return *entry.counts.value[k] + entry.growth[k] * later;
         }
     }
-    return 0;
+    // An unlisted link counts no errors on the counters its GPU keeps.
+    return model::in_set(counter, gpu.gpu.nvlink_counters) ? std::optional<std::uint64_t>(0)
+                                                           : std::nullopt;
+}
+
+void fill_field_value(const SimGpu& gpu, int session, nvmlFieldValue_t* value) {
+    std::optional<model::NvlinkCounter> counter;
+    if (value->fieldId == NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS) {
+        counter = model::NvlinkCounter::link_recovery_events;
+    } else if (value->fieldId == NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS) {
+        counter = model::NvlinkCounter::effective_errors;
+    }
+    if (!counter) {
+        value->nvmlReturn = NVML_ERROR_NOT_SUPPORTED;
+        return;
+    }
+    if (value->scopeId >= gpu.links.size() || !gpu.links[value->scopeId].active) {
+        value->nvmlReturn = NVML_ERROR_INVALID_ARGUMENT;
+        return;
+    }
+    const auto count = nvlink_error_count(gpu, value->scopeId, *counter, session);
+    value->nvmlReturn = count ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED;
+    value->valueType = NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+    value->value.ullVal = count.value_or(0);
 }
 
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words) {

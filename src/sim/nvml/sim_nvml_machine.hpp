@@ -5,6 +5,7 @@
 #pragma once
 
 #include "sim/machine/machine_file.hpp"
+#include "sources/nvml/nvml_abi.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -42,13 +43,18 @@ int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q
 // PCIe label there: NODE when both GPUs sit on one known NUMA node, else SYSTEM).
 int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q);
 
-// Counter `counter` (nvmlNvLinkErrorCounter_t) of link `link` in the `session`th NVML
-// session (1 = the first): the file's count plus its growth per later session; 0 for a
-// link the file does not list; nullopt (NOT_SUPPORTED) for a count it lists without.
+// Counter `counter` of link `link` in the `session`th NVML session (1 = the first): the
+// file's count plus its growth per later session; for a link the file does not list, 0 on
+// the counters the GPU keeps (its nvlink_counters) and nullopt on the others; nullopt
+// (NOT_SUPPORTED) for a count it lists without.
 std::optional<std::uint64_t> nvlink_error_count(const SimGpu& gpu,
                                                 unsigned link,
-                                                int counter,
+                                                model::NvlinkCounter counter,
                                                 int session);
+
+// One field value of nvmlDeviceGetFieldValues for the GPU: the NVLink5 counters of the link
+// `value->scopeId` names; any other field is NOT_SUPPORTED.
+void fill_field_value(const SimGpu& gpu, int session, nvmlFieldValue_t* value);
 
 // "0-47,96-143" as 64-bit words; `words` long; bits past it are dropped, as NVML does.
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words);

@@ -20,6 +20,14 @@
 // - nvmlDeviceGetNvLinkErrorCounter(device, link, nvmlNvLinkErrorCounter_t, unsigned long
 //   long*); counters DL_REPLAY 0, DL_RECOVERY 1, DL_CRC_FLIT 2, DL_CRC_DATA 3 (nvml.h;
 //   cuda.bindings.nvml.NvLinkErrorCounter adds DL_ECC_DATA 4). Pascal and newer.
+// - nvmlDeviceGetFieldValues(device, int valuesCount, nvmlFieldValue_t*); nvmlFieldValue_t
+//   is fieldId, scopeId (unsigned int each; scopeId names the link for per-link NVLink
+//   fields), timestamp, latencyUsec (long long each), valueType, nvmlReturn, value (a union
+//   of 8 bytes): 40 bytes. nvmlValueType_t DOUBLE 0, UNSIGNED_INT 1, UNSIGNED_LONG 2,
+//   UNSIGNED_LONG_LONG 3, SIGNED_LONG_LONG 4, SIGNED_INT 5, UNSIGNED_SHORT 6 (nvml.h).
+//   NVLink5 counters NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS 215, _EFFECTIVE_ERRORS
+//   219 (nvml.h; pynvml and nvml-wrapper-sys list the same ids; DCGM reads them per link
+//   and sums them; open-gpu-kernel-modules' GB100 counter list has no DL replay/CRC ones).
 // - NVML_AFFINITY_SCOPE_NODE 0, SOCKET 1 (NVML reference, "CPU and Memory Affinity").
 // - Buffer sizes: NVML_DEVICE_NAME_V2_BUFFER_SIZE 96, NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 //   (NVML reference, "Constants").
@@ -116,6 +124,44 @@ enum nvmlNvLinkErrorCounter_t : int {
     NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
 };
 
+enum nvmlValueType_t : int {
+    NVML_VALUE_TYPE_DOUBLE = 0,
+    NVML_VALUE_TYPE_UNSIGNED_INT = 1,
+    NVML_VALUE_TYPE_UNSIGNED_LONG = 2,
+    NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3,
+    NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4,
+    NVML_VALUE_TYPE_SIGNED_INT = 5,
+    NVML_VALUE_TYPE_UNSIGNED_SHORT = 6,
+};
+
+// NOLINTBEGIN(google-runtime-int): the ABI's types
+union nvmlValue_t {
+    double dVal;
+    int siVal;
+    unsigned int uiVal;
+    unsigned long ulVal;
+    unsigned long long ullVal;
+    long long sllVal;
+    unsigned short usVal;
+};
+
+struct nvmlFieldValue_t {
+    unsigned int fieldId;
+    unsigned int scopeId;
+    long long timestamp;
+    long long latencyUsec;
+    nvmlValueType_t valueType;
+    nvmlReturn_t nvmlReturn;
+    nvmlValue_t value;
+};
+
+// NOLINTEND(google-runtime-int)
+
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes in nvml.h");
+
+constexpr unsigned NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS = 215;
+constexpr unsigned NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS = 219;
+
 using nvmlAffinityScope_t = unsigned int;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_NODE = 0;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_SOCKET = 1;
@@ -142,6 +188,9 @@ using nvmlDeviceGetNvLinkErrorCounter_fn =
                  unsigned int link,
                  nvmlNvLinkErrorCounter_t counter,
                  unsigned long long* counterValue);  // NOLINT(google-runtime-int)
+using nvmlDeviceGetFieldValues_fn = nvmlReturn_t(nvmlDevice_t device,
+                                                 int valuesCount,
+                                                 nvmlFieldValue_t* values);
 using nvmlDeviceGetP2PStatus_fn = nvmlReturn_t(nvmlDevice_t device1,
                                                nvmlDevice_t device2,
                                                nvmlGpuP2PCapsIndex_t p2pIndex,

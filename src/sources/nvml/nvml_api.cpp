@@ -33,6 +33,7 @@ util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library) {
     bind.optional(api.nvmlDeviceGetMemoryAffinity, "nvmlDeviceGetMemoryAffinity");
     bind.optional(api.nvmlDeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity");
     bind.optional(api.nvmlDeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
+    bind.optional(api.nvmlDeviceGetFieldValues, "nvmlDeviceGetFieldValues");
     if (!bind.missing().empty()) {
         return util::unexpected(util::ErrorCode::not_found,
                                 fmt::format("{} lacks required NVML entry points: {}",

@@ -33,6 +33,7 @@ struct NvmlApi {
     nvmlDeviceGetMemoryAffinity_fn* nvmlDeviceGetMemoryAffinity = nullptr;
     nvmlDeviceGetCpuAffinity_fn* nvmlDeviceGetCpuAffinity = nullptr;
     nvmlDeviceGetNvLinkErrorCounter_fn* nvmlDeviceGetNvLinkErrorCounter = nullptr;
+    nvmlDeviceGetFieldValues_fn* nvmlDeviceGetFieldValues = nullptr;
 };
 
 // NOLINTEND(readability-identifier-naming)

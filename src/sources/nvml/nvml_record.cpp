@@ -3,6 +3,7 @@
 
 #include "sources/nvml/nvml_api.hpp"
 #include "sources/nvml/nvml_census.hpp"
+#include "sources/nvml/nvml_field_values.hpp"
 #include "sources/nvml/nvml_session.hpp"
 #include "sources/nvml/nvml_topology.hpp"
 #include "sources/nvml/nvml_worker.hpp"
@@ -18,6 +19,9 @@ namespace {
 // The census's bound: no GPU has this many links; it only stops a library that never
 // answers INVALID_ARGUMENT.
 constexpr unsigned kLinkIndexLimit = 64;
+// nvmlNvLinkErrorCounter_t's DL_REPLAY .. DL_CRC_DATA: the model's first four counters.
+constexpr std::size_t kDlCounters = 4;
+static_assert(static_cast<std::size_t>(model::NvlinkCounter::crc_data) == kDlCounters - 1);
 constexpr std::array<const char*, kRecordedCaps> kCapsNames{
     "READ", "WRITE", "NVLINK", "ATOMICS", "PROP"};
 
@@ -36,14 +40,15 @@ util::Expected<std::vector<nvmlDevice_t>> handles_of(NvmlCalls& nvml) {
     return handles;
 }
 
-// The link's error counters; one NVML does not answer (an older library, NOT_SUPPORTED on
-// a GPU that keeps none) stays unknown.
+// The link's error counters, the DL ones then NVLink5's; one NVML does not answer (an older
+// library, NOT_SUPPORTED on a GPU that keeps none) stays unknown.
 model::NvlinkErrorCounts error_counts(NvmlCalls& nvml, nvmlDevice_t device, unsigned link) {
     model::NvlinkErrorCounts counts;
+    read_field_counters(nvml, device, link, counts);
     if (nvml.api().nvmlDeviceGetNvLinkErrorCounter == nullptr) {
         return counts;
     }
-    for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
+    for (std::size_t k = 0; k < kDlCounters; ++k) {
         unsigned long long value = 0;  // NOLINT(google-runtime-int): the ABI's type
         const auto rc = nvml(nvml.api().nvmlDeviceGetNvLinkErrorCounter,
                              device,

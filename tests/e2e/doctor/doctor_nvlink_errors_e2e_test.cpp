@@ -43,8 +43,10 @@ TEST(DoctorNvlinkErrors, NamesTheLinksThatCountErrors) {
     }
     EXPECT_EQ(seen, 2) << doc["findings"].dump(2);
     const auto& links = doc["layers"]["peer_access"]["nvlinks"];
+    // A link NVML answers no counter for is listed, every count unknown.
     EXPECT_EQ(links[1]["errors"].dump(),
-              R"([{"link":7,"replay":0,"recovery":0,"crc_flit":0,"crc_data":null}])");
+              R"([{"link":7,"replay":null,"recovery":null,"crc_flit":null,"crc_data":null,)"
+              R"("link_recovery_events":null,"effective_errors":null}])");
     EXPECT_EQ(links[0]["errors"].dump(), "[]");
     EXPECT_FALSE(links[0].contains("errors_after_probe"));  // no probe, no second read
 }
@@ -95,7 +97,8 @@ TEST(DoctorNvlinkErrors, GatherRecordsThemForTheReplay) {
     EXPECT_EQ(recorded->gpus[2].nvlink_errors[0].link, 5);
     EXPECT_EQ(recorded->gpus[2].nvlink_errors[0].counts[model::NvlinkCounter::crc_flit], 310U);
     EXPECT_TRUE(recorded->gpus[0].nvlink_errors.empty());   // counts nothing: left out
-    ASSERT_EQ(recorded->gpus[1].nvlink_errors.size(), 1U);  // one counter not answered
+    ASSERT_EQ(recorded->gpus[1].nvlink_errors.size(), 1U);  // no counter answered
+    EXPECT_FALSE(recorded->gpus[1].nvlink_errors[0].counts[model::NvlinkCounter::replay]);
     EXPECT_FALSE(recorded->gpus[1].nvlink_errors[0].counts[model::NvlinkCounter::crc_data]);
     const auto replay = run_peergate({"--simulate", out, "doctor", "--json"});
     const auto doc = stdout_json(replay);

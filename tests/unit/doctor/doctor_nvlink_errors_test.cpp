@@ -23,6 +23,16 @@ model::LinkErrors link(int index, Count replay, Count recovery, Count crc_flit, 
     return out;
 }
 
+// An NVLink5 link (Blackwell): the DL counters unanswered, its own two read.
+model::LinkErrors nvlink5(int index, Count link_recovery_events, Count effective_errors) {
+    model::LinkErrors out{.link = index};
+    out.counts.value[static_cast<std::size_t>(model::NvlinkCounter::link_recovery_events)] =
+        link_recovery_events;
+    out.counts.value[static_cast<std::size_t>(model::NvlinkCounter::effective_errors)] =
+        effective_errors;
+    return out;
+}
+
 model::LinkErrors clean(int index) {
     return link(index, 0, 0, 0, 0);
 }
@@ -70,6 +80,28 @@ TEST(NvlinkErrors, UnansweredCountsCountAsNone) {
         nvlink_error_findings({gpu(1, {link(7, std::nullopt, std::nullopt, 3, std::nullopt)})});
     ASSERT_EQ(findings.size(), 1U);
     EXPECT_TRUE(says(findings[0], "link 7: 3 CRC flit errors")) << findings[0].message;
+}
+
+TEST(NvlinkErrors, Nvlink5EffectiveErrorsAreANoteAndALinkRecoveryAWarning) {
+    auto findings = nvlink_error_findings({gpu(2, {nvlink5(0, 0, 0), nvlink5(5, 0, 12)})});
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].severity, Severity::info);
+    EXPECT_TRUE(says(findings[0], "link 5: 12 effective errors.")) << findings[0].message;
+    EXPECT_TRUE(says(findings[0], "forward error correction")) << findings[0].message;
+    findings = nvlink_error_findings({gpu(5, {nvlink5(9, 1, 3)})});
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].severity, Severity::warning);
+    EXPECT_TRUE(says(findings[0], "link 9: 1 link recovery event, 3 effective errors"))
+        << findings[0].message;
+}
+
+TEST(NvlinkErrorsUnderLoad, AnNvlink5LinkRecoveryDuringTheProbeIsAnError) {
+    const auto findings = nvlink_errors_under_load_findings({gpu(6, {nvlink5(3, 0, 0)})},
+                                                            {gpu(6, {nvlink5(3, 1, 25)})});
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].severity, Severity::error);
+    EXPECT_TRUE(says(findings[0], "link 3: +1 link recovery event, +25 effective errors"))
+        << findings[0].message;
 }
 
 TEST(NvlinkErrors, FindingsComeInGpuOrder) {

@@ -41,6 +41,30 @@ TEST(MachineNvlinkErrors, AreReadAndWrittenBackUnchanged) {
     EXPECT_EQ(*again, *m);
 }
 
+TEST(MachineNvlinkErrors, Nvlink5CountersAndTheGpusCounterSetRoundTrip) {
+    const std::string text = machine_json(
+        R"([{"link": 2, "link_recovery_events": 1, "effective_errors": 7,
+             "growth": {"effective_errors": 25}}], "nvlink_counters": "nvlink5")");
+    const auto m = parse_machine(text);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    EXPECT_EQ(m->gpus[0].nvlink_counters, model::NvlinkCounterSet::nvlink5);
+    EXPECT_EQ(m->gpus[1].nvlink_counters, model::NvlinkCounterSet::dl);  // the default
+    const auto& counts = m->gpus[0].nvlink_errors[0].counts;
+    EXPECT_EQ(counts[model::NvlinkCounter::link_recovery_events], 1U);
+    EXPECT_EQ(counts[model::NvlinkCounter::effective_errors], 7U);
+    EXPECT_FALSE(counts[model::NvlinkCounter::replay].has_value());
+    const auto written = to_json_text(*m);
+    EXPECT_NE(written.find(R"("nvlink_counters": "nvlink5")"), std::string::npos) << written;
+    const auto again = parse_machine(written);
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    EXPECT_EQ(*again, *m);
+    const auto bad = parse_machine(machine_json(R"([], "nvlink_counters": "nvlink4")"));
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message.find("gpus[0].nvlink_counters: expected \"dl\" or"),
+              std::string::npos)
+        << bad.error().message;
+}
+
 TEST(MachineNvlinkErrors, BadEntriesAreErrorsNamingTheField) {
     const std::pair<std::string, std::string> cases[] = {
         {R"([{"replay": 1}])", "gpus[0].nvlink_errors[0].link"},
