@@ -2,11 +2,10 @@
 #include "policy/placement_bounds.hpp"
 
 #include "policy/placement_numa_bounds.hpp"
+#include "policy/placement_truss.hpp"
 #include "util/cpu_clones.hpp"
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <functional>
 #include <numeric>
 
@@ -145,67 +144,6 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
     }
     add_level_masks(p, nb);
     return nb;
-}
-
-PEERGATE_WITH_POPCNT int truss_groups(const std::vector<std::uint64_t>& pairs,
-                                      std::uint64_t within,
-                                      int k,
-                                      std::uint64_t* steps) {
-    std::array<std::uint64_t, 64>
-        adjacency{};  // within's rows, on the stack: no allocation per call
-    for (std::size_t v = 0; v < pairs.size() && v < adjacency.size(); ++v) {
-        adjacency[v] = pairs[v] & within;
-    }
-    // Dropping pairs only lowers degrees and common partners, so the order of the drops
-    // does not change what is left: each pass checks a member's degree once and each pair
-    // once, from its lower end.
-    std::uint64_t looked = 0;
-    for (bool changed = true; changed;) {
-        changed = false;
-        for (std::uint64_t rest = within; rest != 0; rest &= rest - 1) {
-            const int a = std::countr_zero(rest);
-            if (at(adjacency, a) == 0) {
-                continue;
-            }
-            ++looked;
-            if (std::popcount(at(adjacency, a)) < k - 1) {
-                for (std::uint64_t partners = at(adjacency, a); partners != 0;
-                     partners &= partners - 1) {
-                    at(adjacency, std::countr_zero(partners)) &= ~(std::uint64_t{1} << a);
-                }
-                at(adjacency, a) = 0;
-                changed = true;
-                continue;
-            }
-            for (std::uint64_t partners = at(adjacency, a) & ~((std::uint64_t{2} << a) - 1);
-                 partners != 0;
-                 partners &= partners - 1) {
-                ++looked;
-                const int b = std::countr_zero(partners);
-                if (std::popcount(at(adjacency, a) & at(adjacency, b)) < k - 2) {
-                    at(adjacency, a) &= ~(std::uint64_t{1} << b);
-                    at(adjacency, b) &= ~(std::uint64_t{1} << a);
-                    changed = true;
-                }
-            }
-        }
-    }
-    int groups = 0;
-    for (std::uint64_t unseen = within; unseen != 0;) {
-        std::uint64_t component = unseen & (~unseen + 1);
-        for (std::uint64_t grown = 0; grown != component;) {
-            grown = component;
-            for (std::uint64_t m = grown; m != 0; m &= m - 1) {
-                component |= at(adjacency, std::countr_zero(m));
-            }
-        }
-        unseen &= ~component;
-        groups += std::popcount(component) / k;
-    }
-    if (steps != nullptr) {
-        *steps += looked;
-    }
-    return groups;
 }
 
 namespace {

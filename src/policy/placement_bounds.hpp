@@ -135,15 +135,6 @@ struct BoundScratch {
     std::uint64_t steps = 0;  // partner-scan steps, which the search charges to its budget
 };
 
-// At most how many disjoint groups of K fit among `within` (n <= 64) using only the pairs
-// in `adjacency`: drop pairs with fewer than K-2 common partners and members with fewer
-// than K-1 partners until none is left to drop, then floor(size / K) per component.
-// `steps`, when given, gets the pairs looked at added (a search charges them).
-int truss_groups(const std::vector<std::uint64_t>& adjacency,
-                 std::uint64_t within,
-                 int k,
-                 std::uint64_t* steps = nullptr);
-
 RestBound rest_bound(const Problem& problem,
                      const Neighbours& neighbours,
                      const std::vector<Weight>& ceilings,

@@ -3,6 +3,7 @@
 
 #include "policy/placement_bits.hpp"
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_truss.hpp"
 #include "util/cpu_clones.hpp"
 
 #include <bit>

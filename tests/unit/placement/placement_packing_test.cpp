@@ -5,6 +5,7 @@
 #include "policy/placement_packing.hpp"
 
 #include "policy/placement_bounds.hpp"
+#include "policy/placement_truss.hpp"
 
 #include <gtest/gtest.h>
 
