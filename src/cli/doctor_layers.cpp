@@ -4,6 +4,7 @@
 #include "cli/gather_machine.hpp"
 #include "policy/doctor_acs.hpp"
 #include "sources/host/aer_stats.hpp"
+#include "sources/host/network_devices.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "sources/host/pci_tree.hpp"
 
@@ -139,6 +140,7 @@ void read_ports(const Invocation& inv,
         }
         input.ports[index] = std::move(*ports);
     }
+    input.nics = sources::host::network_devices(root);  // GPUDirect RDMA's other ends
     if (!first_failure.empty()) {
         input.layer_notes.push_back("PCIe ports (ACS) not read: " + first_failure);
     }

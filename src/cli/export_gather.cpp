@@ -7,7 +7,6 @@
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/device_minor.hpp"
 #include "sources/host/host_name.hpp"
-#include "sources/host/network_devices.hpp"
 #include "sources/host/numa_cpumap.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "util/atomic_file.hpp"
@@ -45,7 +44,7 @@ report::ExportGate gate_verdict(const Invocation& inv,
 // attributes of every examined GPU, every NIC and the ports above them, and the cpumap of
 // each NUMA node they name.
 void add_pci_tree(const sources::host::HostRoot& root, report::ExportFacts& facts) {
-    facts.nics = sources::host::network_devices(root);
+    facts.nics = facts.doctor.nics;  // the doctor's layers read them
     std::vector<model::PciAddress> read;
     for (const auto& gpu : report::examined_gpus(facts)) {
         if (gpu.pci) {

@@ -2,6 +2,7 @@
 #include "policy/doctor.hpp"
 
 #include "policy/doctor_acs.hpp"
+#include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_nccl_topo.hpp"
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_nvlink_errors.hpp"
@@ -259,6 +260,9 @@ DoctorReport diagnose(const DoctorInput& input) {
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
     add_link_findings(input, report);
     if (auto acs = acs_redirect_finding(input)) {
+        report.findings.push_back(std::move(*acs));
+    }
+    if (auto acs = acs_redirect_nic_finding(gpu_nic_paths(input))) {
         report.findings.push_back(std::move(*acs));
     }
     if (input.probe) {

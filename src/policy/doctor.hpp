@@ -77,6 +77,7 @@ struct DoctorInput {
     std::vector<std::string> layer_notes;              // why a capability layer could not be read
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
+    std::vector<model::PciPath> nics;  // the host's network functions and the ports above them
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
     std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after

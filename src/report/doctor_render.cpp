@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_render.hpp"
 
+#include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
 #include "report/doctor_links_text.hpp"
@@ -185,6 +186,19 @@ Json pcie_aer_to_json(const policy::DoctorInput& input) {
     return out;
 }
 
+// Each examined GPU with each network function below the same PCIe port, and where ACS
+// sends their GPUDirect RDMA.
+Json gpu_nics_to_json(const policy::DoctorInput& input) {
+    Json out = Json::array();
+    for (const auto& path : policy::gpu_nic_paths(input)) {
+        out.push_back(Json{{"gpu", path.gpu},
+                           {"nic", path.nic.to_sysfs()},
+                           {"shared_port", path.path.shared->to_sysfs()},
+                           {"acs", std::string(policy::to_string(path.path.state))}});
+    }
+    return out;
+}
+
 Json pairs_to_json(const policy::DoctorInput& input) {
     Json pairs = Json::array();
     for (const auto& pair : input.pairs) {
@@ -195,6 +209,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
                 {"nvlinks", links_to_json(input.links, input.links_after_probe)},
                 {"pcie_links", pcie_links_to_json(input)},
                 {"pcie_aer", pcie_aer_to_json(input)},
+                {"gpu_nics", gpu_nics_to_json(input)},
                 {"notes", input.layer_notes}};
 }
 

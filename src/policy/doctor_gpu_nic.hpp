@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPUs and network functions below one PCIe switch: GPUDirect RDMA between them (NCCL's
+// GDR, the NIC reading and writing GPU memory) stays inside the switch, unless ACS redirect
+// on a port between them sends it up to the root complex and its IOMMU, where NCCL's
+// troubleshooting guide sees it slow down or hang. The same rule as two GPUs (doctor_acs).
+// Pure.
+#pragma once
+
+#include "model/finding.hpp"
+#include "model/pci_port.hpp"
+#include "policy/doctor.hpp"
+#include "policy/doctor_acs.hpp"
+
+#include <optional>
+#include <vector>
+
+namespace peergate::policy {
+
+struct GpuNicPath {
+    int gpu = 0;
+    model::PciAddress nic;
+    AcsPath path;  // never not_shared: GPU and NIC meet below a switch port
+};
+
+// Each examined GPU with each NIC it shares a PCIe port with, by GPU then NIC.
+std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input);
+
+// acs_redirect_nic (warning): the first GPU and NIC whose GPUDirect RDMA ACS sends up to the
+// root complex, with the port and its control bits, and how many more.
+std::optional<model::Finding> acs_redirect_nic_finding(const std::vector<GpuNicPath>& paths);
+
+}  // namespace peergate::policy

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPUDirect RDMA paths end to end (tests/fixtures/machines/gdr-acs-4x.json): the doctor reads
+// the host's network functions from the simulated sysfs, pairs each examined GPU with the
+// NICs below its PCIe switch, and warns where ACS sends their traffic to the root complex.
+#include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+std::string gdr_machine() {
+    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/gdr-acs-4x.json";
+}
+
+TEST(DoctorGpuNic, RedirectBetweenAGpuAndItsNicIsAWarning) {
+    const auto run = run_peergate({"--simulate", gdr_machine(), "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;  // a warning: still healthy
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"].dump(),
+              R"([{"gpu":0,"nic":"0000:07:00.0","shared_port":"0000:03:00.0","acs":"redirect"},)"
+              R"({"gpu":1,"nic":"0000:07:00.0","shared_port":"0000:03:00.0","acs":"redirect"},)"
+              R"({"gpu":2,"nic":"0000:85:00.0","shared_port":"0000:81:00.0","acs":"off"},)"
+              R"({"gpu":3,"nic":"0000:85:00.0","shared_port":"0000:81:00.0","acs":"off"}])");
+    const auto* finding = find_finding(doc, "acs_redirect_nic");
+    ASSERT_NE(finding, nullptr) << doc["findings"].dump(2);
+    EXPECT_EQ((*finding)["severity"], "warning");
+    EXPECT_EQ((*finding)["gpus"].dump(), "[0,1]");
+    EXPECT_NE((*finding)["message"].get<std::string>().find(
+                  "GPU 0 and network device 0000:07:00.0 sit below the same PCIe port"),
+              std::string::npos);
+}
+
+TEST(DoctorGpuNic, GpusWhoseSwitchLetsRdmaThroughSayNothing) {
+    const auto run =
+        run_peergate({"--simulate", gdr_machine(), "doctor", "--gpus", "2,3", "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(find_finding(doc, "acs_redirect_nic"), nullptr) << doc["findings"].dump(2);
+    EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"].size(), 2U);
+}
+
+TEST(DoctorGpuNic, AMachineWithoutNicsListsNone) {
+    const auto run = run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"});
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"].dump(), "[]");
+    EXPECT_EQ(find_finding(doc, "acs_redirect_nic"), nullptr);
+}
+
+}  // namespace
+}  // namespace peergate::test

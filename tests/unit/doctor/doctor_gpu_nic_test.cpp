@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPUs and network functions below one PCIe switch, and where ACS sends GPUDirect RDMA
+// between them (policy/doctor_gpu_nic.cpp).
+#include "policy/doctor_gpu_nic.hpp"
+
+#include <gtest/gtest.h>
+
+namespace peergate::policy {
+namespace {
+
+model::PciPort port(const char* address, std::optional<std::uint16_t> acs) {
+    model::PciPort p{.address = model::PciAddress::parse(address).value()};
+    if (acs) {
+        p.acs = model::AcsControl{*acs};
+    }
+    return p;
+}
+
+// Switch A (03:00.0, downstream ports 04:xx with `a_acs`) holds GPUs 0 and 1 and NIC 07:00.0;
+// switch B (81:00.0, downstream ports 82:xx, ACS off) holds GPU 2 and NIC 85:00.0; a third
+// NIC sits on a root port of its own.
+DoctorInput two_switches(std::uint16_t a_acs) {
+    DoctorInput input;
+    const auto below_a = [&](const char* downstream) {
+        return std::vector<model::PciPort>{
+            port(downstream, a_acs), port("0000:03:00.0", {}), port("0000:00:01.0", 0x1d)};
+    };
+    const auto below_b = [&](const char* downstream) {
+        return std::vector<model::PciPort>{
+            port(downstream, 0x0000), port("0000:81:00.0", {}), port("0000:80:01.0", 0x1d)};
+    };
+    input.ports[0] = below_a("0000:04:08.0");
+    input.ports[1] = below_a("0000:04:10.0");
+    input.ports[2] = below_b("0000:82:08.0");
+    input.nics = {
+        model::PciPath{.device = model::PciAddress::parse("0000:07:00.0").value(),
+                       .ports = below_a("0000:04:18.0")},
+        model::PciPath{.device = model::PciAddress::parse("0000:85:00.0").value(),
+                       .ports = below_b("0000:82:18.0")},
+        model::PciPath{.device = model::PciAddress::parse("0000:c1:00.0").value(),
+                       .ports = {port("0000:c0:01.0", 0x1d)}},
+    };
+    return input;
+}
+
+TEST(GpuNicPaths, OnlyGpusAndNicsBelowOneSwitch) {
+    const auto paths = gpu_nic_paths(two_switches(0x0000));
+    ASSERT_EQ(paths.size(), 3U);
+    EXPECT_EQ(paths[0].gpu, 0);
+    EXPECT_EQ(paths[0].nic.to_sysfs(), "0000:07:00.0");
+    EXPECT_EQ(paths[0].path.shared->to_sysfs(), "0000:03:00.0");
+    EXPECT_EQ(paths[1].gpu, 1);
+    EXPECT_EQ(paths[2].gpu, 2);
+    EXPECT_EQ(paths[2].nic.to_sysfs(), "0000:85:00.0");
+    for (const auto& path : paths) {
+        EXPECT_EQ(path.path.state, AcsPath::State::off);
+    }
+    EXPECT_FALSE(acs_redirect_nic_finding(paths).has_value());
+}
+
+TEST(GpuNicPaths, RedirectBetweenAGpuAndItsNicIsAWarning) {
+    const auto finding = acs_redirect_nic_finding(gpu_nic_paths(two_switches(0x001d)));
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_EQ(finding->code, "acs_redirect_nic");
+    EXPECT_EQ(finding->severity, model::Severity::warning);
+    EXPECT_EQ(finding->gpus, (std::vector<int>{0, 1}));
+    EXPECT_NE(finding->message.find("GPU 0 and network device 0000:07:00.0 sit below the same "
+                                    "PCIe port (0000:03:00.0), but ACS redirect is on at "
+                                    "0000:04:08.0"),
+              std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->message.find("; 1 more GPU-NIC pair likewise"), std::string::npos);
+    EXPECT_NE(finding->remedy.find("NCCL_NET_GDR_LEVEL=LOC"), std::string::npos);
+    EXPECT_NE(finding->remedy.find("pci=disable_acs_redir=0000:04:08.0"), std::string::npos);
+}
+
+TEST(GpuNicPaths, NoNicsOrNoPortsSayNothing) {
+    auto input = two_switches(0x001d);
+    input.nics.clear();
+    EXPECT_TRUE(gpu_nic_paths(input).empty());
+    input = two_switches(0x001d);
+    input.ports.clear();
+    EXPECT_TRUE(gpu_nic_paths(input).empty());
+}
+
+}  // namespace
+}  // namespace peergate::policy
