@@ -79,6 +79,18 @@ inline const nlohmann::ordered_json* find_finding(const nlohmann::ordered_json& 
     return nullptr;
 }
 
+// The finding with `code` about exactly `gpus` (its "gpus" array as JSON text, "[2]"), or null.
+inline const nlohmann::ordered_json* find_finding(const nlohmann::ordered_json& doc,
+                                                  const std::string& code,
+                                                  const std::string& gpus) {
+    for (const auto& finding : doc["findings"]) {
+        if (finding["code"] == code && finding["gpus"].dump() == gpus) {
+            return &finding;
+        }
+    }
+    return nullptr;
+}
+
 // A machine file among the test fixtures, by name without ".json".
 inline std::string fixture_machine(const std::string& name) {
     return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name + ".json";

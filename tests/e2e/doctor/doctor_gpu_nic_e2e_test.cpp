@@ -13,7 +13,7 @@ namespace peergate::test {
 namespace {
 
 std::string gdr_machine() {
-    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/gdr-acs-4x.json";
+    return fixture_machine("gdr-acs-4x");
 }
 
 TEST(DoctorGpuNic, RedirectBetweenAGpuAndItsNicIsAWarning) {

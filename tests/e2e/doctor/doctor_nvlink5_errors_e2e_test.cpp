@@ -16,31 +16,20 @@ namespace peergate::test {
 namespace {
 
 std::string nvlink5_machine() {
-    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/nvlink5-errors-8x.json";
-}
-
-const nlohmann::ordered_json* finding_for(const nlohmann::ordered_json& doc,
-                                          const std::string& code,
-                                          const std::string& gpus) {
-    for (const auto& finding : doc["findings"]) {
-        if (finding["code"] == code && finding["gpus"].dump() == gpus) {
-            return &finding;
-        }
-    }
-    return nullptr;
+    return fixture_machine("nvlink5-errors-8x");
 }
 
 TEST(DoctorNvlink5Errors, ARetrainWarnsAndEffectiveErrorsInform) {
     const auto run = run_peergate({"--simulate", nvlink5_machine(), "doctor", "--json"});
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     const auto doc = stdout_json(run);
-    const auto* gpu2 = finding_for(doc, "nvlink_errors", "[2]");
+    const auto* gpu2 = find_finding(doc, "nvlink_errors", "[2]");
     ASSERT_NE(gpu2, nullptr) << doc["findings"].dump(2);
     EXPECT_EQ((*gpu2)["severity"], "info");
     EXPECT_NE((*gpu2)["message"].get<std::string>().find("link 5: 12 effective errors."),
               std::string::npos)
         << (*gpu2)["message"];
-    const auto* gpu5 = finding_for(doc, "nvlink_errors", "[5]");
+    const auto* gpu5 = find_finding(doc, "nvlink_errors", "[5]");
     ASSERT_NE(gpu5, nullptr);
     EXPECT_EQ((*gpu5)["severity"], "warning");
     EXPECT_NE((*gpu5)["message"].get<std::string>().find(
@@ -58,7 +47,7 @@ TEST(DoctorNvlink5Errors, TheProbeShowsEffectiveErrorsGrowingUnderLoad) {
         {"--simulate", nvlink5_machine(), "doctor", "--probe", "--gpus", "5,6", "--json"});
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     const auto doc = stdout_json(run);
-    const auto* grown = finding_for(doc, "nvlink_errors_under_load", "[6]");
+    const auto* grown = find_finding(doc, "nvlink_errors_under_load", "[6]");
     ASSERT_NE(grown, nullptr) << doc["findings"].dump(2);
     EXPECT_EQ((*grown)["severity"], "warning");
     EXPECT_NE((*grown)["message"].get<std::string>().find("link 3: +25 effective errors."),
