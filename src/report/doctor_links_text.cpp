@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_links_text.hpp"
 
+#include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_pcie_link.hpp"
 
 #include <fmt/format.h>
@@ -17,7 +18,18 @@ struct GpuLine {
     std::string pcie;
     std::string nvlink;
     std::vector<std::string> errors;
+    std::vector<std::string> nics;  // below the GPU's PCIe switch: GPUDirect RDMA's path
 };
+
+// "NIC 0000:07:00.0 on its switch (ACS redirect)".
+std::string nic_text(const policy::GpuNicPath& path) {
+    const auto state = path.path.state;
+    return fmt::format("NIC {} on its switch{}",
+                       path.nic.to_sysfs(),
+                       state == policy::AcsPath::State::off
+                           ? ""
+                           : fmt::format(" (ACS {})", policy::to_string(state)));
+}
 
 // "x8 of x16, 2.5 GT/s now" for the GPU's own PCIe link.
 std::string pcie_text(const policy::PcieLinkState& link) {
@@ -67,6 +79,9 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
             }
         }
     }
+    for (const auto& path : policy::gpu_nic_paths(input)) {
+        lines[path.gpu].nics.push_back(nic_text(path));
+    }
     for (const auto& gpu : topology.gpus) {
         const auto aer = gpu.pci ? input.aer.find(*gpu.pci) : input.aer.end();
         if (aer != input.aer.end() && input.ports.contains(gpu.index)) {
@@ -90,7 +105,7 @@ std::string links_to_text(const policy::DoctorInput& input) {
         return "";
     }
     std::string out =
-        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; counters):\n";
+        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; counters; NICs):\n";
     for (const auto& [gpu, line] : lines) {
         std::vector<std::string> parts;
         for (const auto* part : {&line.pcie, &line.nvlink}) {
@@ -99,6 +114,7 @@ std::string links_to_text(const policy::DoctorInput& input) {
             }
         }
         parts.insert(parts.end(), line.errors.begin(), line.errors.end());
+        parts.insert(parts.end(), line.nics.begin(), line.nics.end());
         out += fmt::format("  GPU{}  {}\n", gpu, fmt::join(parts, "; "));
     }
     return out;

@@ -52,7 +52,9 @@ TEST(DoctorPcieLink, NamesTheLinksThatTrainedNarrowAndNothingElse) {
 
 TEST(DoctorPcieLink, TheTextReportListsEachGpusLink) {
     const auto run = run_peergate({"--simulate", narrow_machine(), "doctor", "--no-color"});
-    EXPECT_NE(run.process.out.find("\n  GPU1  PCIe x8 of x16, 2.5 GT/s PCIe now\n"),
+    // The ConnectX-6 below GPUs 0 and 1's switch shows on their lines.
+    EXPECT_NE(run.process.out.find("\n  GPU1  PCIe x8 of x16, 2.5 GT/s PCIe now; NIC "
+                                   "0000:07:00.0 on its switch (ACS redirect)\n"),
               std::string::npos)
         << run.process.out;
     EXPECT_NE(run.process.out.find("\n  GPU2  PCIe x8 of x8, 2.5 GT/s PCIe now\n"),
