@@ -40,7 +40,7 @@ util::Expected<std::vector<nvmlDevice_t>> handles_of(NvmlCalls& nvml) {
     return handles;
 }
 
-// The link's error counters, the DL ones then NVLink5's; one NVML does not answer (an older
+// The link's error counters, NVLink5's and the DL ones; one NVML does not answer (an older
 // library, NOT_SUPPORTED on a GPU that keeps none) stays unknown.
 model::NvlinkErrorCounts error_counts(NvmlCalls& nvml, nvmlDevice_t device, unsigned link) {
     model::NvlinkErrorCounts counts;

@@ -22,7 +22,13 @@ TEST(ExportAlerts, EveryMetricTheRulesNameIsOneTheTextfileHas) {
     const auto nvlinked = run_peergate({"--simulate", "hgx-b200-8x", "export", "prometheus"});
     const auto probed =
         run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "export", "prometheus", "--probe"});
-    const std::string textfiles = nvlinked.process.out + probed.process.out;
+    // The link-health families are written where sysfs shows the links and their counters.
+    const auto narrow =
+        run_peergate({"--simulate", fixture_machine("pcie-narrow-4x"), "export", "prometheus"});
+    const auto aer =
+        run_peergate({"--simulate", fixture_machine("pcie-aer-4x"), "export", "prometheus"});
+    const std::string textfiles =
+        nvlinked.process.out + probed.process.out + narrow.process.out + aer.process.out;
     const std::regex name("peergate_[a-z0-9_]+");
     std::set<std::string> named;
     for (auto it = std::sregex_iterator(rules->begin(), rules->end(), name);
@@ -30,7 +36,7 @@ TEST(ExportAlerts, EveryMetricTheRulesNameIsOneTheTextfileHas) {
          ++it) {
         named.insert(it->str());
     }
-    EXPECT_GE(named.size(), 4U);
+    EXPECT_GE(named.size(), 9U);
     for (const auto& metric : named) {
         EXPECT_NE(textfiles.find("# TYPE " + metric + " "), std::string::npos) << metric;
     }
