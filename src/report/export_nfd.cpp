@@ -2,6 +2,7 @@
 #include "report/export_nfd.hpp"
 
 #include "model/host_facts.hpp"
+#include "policy/doctor_gpu_nic.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -81,6 +82,26 @@ void add_topology_labels(const ExportFacts& facts, Labels& labels) {
     labels.emplace_back("nvlink.min-links", std::to_string(nvlinks.min_links));
 }
 
+// Where GPUDirect RDMA between the examined GPUs and the NICs below their PCIe switches goes:
+// "redirect" (ACS sends some pair's traffic to the root complex), "unknown" (a port's ACS
+// could not be read), "switch" (it stays in the switch), "none" (no GPU shares a switch
+// with a NIC).
+std::string gdr_path(const ExportFacts& facts) {
+    const auto paths = policy::gpu_nic_paths(facts.doctor);
+    const auto any = [&](policy::AcsPath::State state) {
+        return std::any_of(paths.begin(), paths.end(), [&](const policy::GpuNicPath& path) {
+            return path.path.state == state;
+        });
+    };
+    if (any(policy::AcsPath::State::redirect)) {
+        return "redirect";
+    }
+    if (any(policy::AcsPath::State::unknown)) {
+        return "unknown";
+    }
+    return paths.empty() ? "none" : "switch";
+}
+
 void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
     labels.emplace_back("p2p.status", facts.gate.p2p ? "ok" : "vetoed");
     labels.emplace_back("p2p.rule", label_value(facts.gate.rule));
@@ -95,6 +116,7 @@ void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
         labels.emplace_back("p2p.min-bw-gbps", fmt::format("{:.1f}", *slowest));
     }
     labels.emplace_back("iommu", std::string(model::to_string(facts.doctor.host.iommu)));
+    labels.emplace_back("gdr.path", gdr_path(facts));
 }
 
 void add_doctor_labels(const ExportFacts& facts, Labels& labels) {

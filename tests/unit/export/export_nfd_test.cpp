@@ -105,6 +105,25 @@ TEST(ExportNfd, ExpiryDirectiveIsExactAndOptional) {
                                     "atomically\n# +expiry-time=2026-11-30T09:00:00Z\n"));
 }
 
+// GPUDirect RDMA's path: GPU 0 below switch 03:00.0 (downstream port 04:08.0, ACS `gpu_acs`)
+// beside NIC 07:00.0 (port 04:18.0, ACS off); with no NIC, "none".
+TEST(ExportNfd, GdrPathSaysWhereRdmaBetweenAGpuAndItsNicGoes) {
+    const auto port = [](const char* address, std::uint16_t acs) {
+        return model::PciPort{.address = model::PciAddress::parse(address).value(),
+                              .acs = model::AcsControl{acs}};
+    };
+    auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.path"), "none");
+    facts.doctor.nics = {
+        model::PciPath{.device = model::PciAddress::parse("0000:07:00.0").value(),
+                       .ports = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", 0)}}};
+    for (const auto& [gpu_acs, expected] :
+         {std::pair<std::uint16_t, const char*>{0x0000, "switch"}, {0x001d, "redirect"}}) {
+        facts.doctor.ports[0] = {port("0000:04:08.0", gpu_acs), port("0000:03:00.0", 0)};
+        EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.path"), expected);
+    }
+}
+
 TEST(ExportNfd, LabelValuesAreSanitisedAsGfdDoes) {
     EXPECT_EQ(label_value("NVIDIA H100 80GB HBM3"), "NVIDIA-H100-80GB-HBM3");
     EXPECT_EQ(label_value("389.2GB/s"), "389.2GBs");
