@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -255,6 +256,55 @@ void init_rule(const model::NcclLog& log, std::vector<Finding>& out) {
             "P2P setup on PCIe hosts is the broken-P2P signature (`peergate probe`)"});
 }
 
+// Network receive lines over an RDMA transport (any but NET/Socket) that lack "/GDRDMA":
+// NCCL marks a connection that uses GPUDirect RDMA so, and received these into host memory.
+// Send lines are left out: NCCL reads GPU memory for a send only where NCCL_NET_GDR_READ
+// allows, which by default it does on NVLink platforms alone.
+void gdr_rule(const model::NcclLog& log,
+              const std::map<int, NcclRankPlace>& places,
+              std::vector<Finding>& out) {
+    std::uint64_t lines = 0;
+    std::set<int> ranks;
+    std::set<std::string> transports;
+    for (const auto& line : log.connections) {
+        if (line.transport != NcclTransport::net ||
+            line.direction != model::NcclDirection::receive || !line.dst_rank ||
+            line.detail.starts_with("Socket") || line.detail.find("GDRDMA") != std::string::npos) {
+            continue;
+        }
+        lines += line.count;
+        ranks.insert(*line.dst_rank);
+        transports.insert("NET/" + line.detail.substr(0, line.detail.find('/')));
+    }
+    if (lines == 0) {
+        return;
+    }
+    std::vector<int> gpus;
+    for (int rank : ranks) {
+        const auto found = smi_indices(places, {rank});
+        gpus.insert(gpus.end(), found.begin(), found.end());
+    }
+    std::sort(gpus.begin(), gpus.end());
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    out.push_back(Finding{
+        .code = kNcclNetWithoutGdr,
+        .severity = Severity::warning,
+        .gpus = gpus,
+        .message = fmt::format(
+            "{} network receive line{} over {} lack /GDRDMA (rank{} {}): NCCL received that "
+            "data into host memory and copied it to the GPU, not by GPUDirect RDMA",
+            lines,
+            lines == 1 ? "" : "s",
+            fmt::join(transports, ", "),
+            ranks.size() == 1 ? "" : "s",
+            fmt::join(ranks, ", ")),
+        .remedy = "with NCCL_DEBUG_SUBSYS=INIT,NET look for 'GPU Direct RDMA Disabled for HCA': "
+                  "load nvidia-peermem (or use DMA-BUF: Linux 5.12+, the open GPU kernel "
+                  "modules); a NIC farther from the GPU than NCCL_NET_GDR_LEVEL allows is "
+                  "another cause, and `peergate doctor` shows GPU-NIC paths and ACS "
+                  "(acs_redirect_nic)"});
+}
+
 void coverage_rules(const model::NcclLog& log, std::vector<Finding>& out) {
     if (log.connections.empty()) {
         out.push_back(Finding{
@@ -286,6 +336,7 @@ std::vector<Finding> nccl_findings(const model::NcclLog& log,
     init_rule(log, out);
     environment_rules(log, out);
     graph_rule(log, analysis, places, topology, out);
+    gdr_rule(log, places, out);
     coverage_rules(log, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);

@@ -19,6 +19,7 @@ inline constexpr const char* kNcclP2pDisabled = "nccl_p2p_disabled_by_environmen
 inline constexpr const char* kNcclP2pLevel = "nccl_p2p_level_set_by_environment";
 inline constexpr const char* kNcclSettingDiffers = "nccl_setting_differs_between_ranks";
 inline constexpr const char* kNcclGraphWorse = "nccl_graph_worse_than_topology";
+inline constexpr const char* kNcclNetWithoutGdr = "nccl_net_without_gdr";
 inline constexpr const char* kNcclInitIncomplete = "nccl_init_incomplete";
 inline constexpr const char* kNcclNoConnections = "nccl_no_connection_lines";
 inline constexpr const char* kNcclLinesSkipped = "nccl_lines_skipped";

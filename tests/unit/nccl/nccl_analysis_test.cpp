@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -73,6 +74,19 @@ TEST(NcclAnalysis, FindingRules) {
          "b:2:2 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9 - Init COMPLETE\n"
          "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/0/GDRDMA\n",
          "topo-m-4x-nv12.txt", {}},
+        {"net receive without gdrdma: staged through host memory",
+         "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9 - Init COMPLETE\n"
+         "b:2:2 [0] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9 - Init COMPLETE\n"
+         "b:2:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/3\n",
+         nullptr, {kNcclNetWithoutGdr}},
+        {"net send without gdrdma is gdr read off: no finding",
+         "a:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 nvmlDev 0 busId 1b000 commId 0x9 - Init COMPLETE\n"
+         "a:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/IB/3\n"
+         "b:2:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/IB/3/GDRDMA\n",
+         nullptr, {}},
+        {"net over sockets never uses gdr: no finding",
+         "b:2:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [receive] via NET/Socket/0\n",
+         nullptr, {}},
         {"net inside one nvlinked host",
          kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] [send] via NET/Socket/0\n", "topo-m-4x-nv12.txt",
          {kNcclNvlinkUnused}},
@@ -117,6 +131,22 @@ TEST(NcclAnalysis, FindingRules) {
         const auto analysis = analyze_nccl_log(log, topology ? &*topology : nullptr);
         EXPECT_EQ(codes(analysis), c.expected);
     }
+}
+
+TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
+    const auto analysis =
+        analyze_nccl_log(parse(fixture("nccl-2.2x-nvls-ibext-cumem.log")), nullptr);
+    const auto finding = std::find_if(
+        analysis.findings.begin(), analysis.findings.end(), [](const model::Finding& f) {
+            return f.code == kNcclNetWithoutGdr;
+        });
+    ASSERT_NE(finding, analysis.findings.end());
+    EXPECT_EQ(finding->severity, model::Severity::warning);
+    EXPECT_NE(finding->message.find("3 network receive lines over NET/IBext_v8 lack /GDRDMA "
+                                    "(ranks 38, 39)"),
+              std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remedy.find("nvidia-peermem"), std::string::npos);
 }
 
 TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
