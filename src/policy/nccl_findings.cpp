@@ -259,7 +259,7 @@ void init_rule(const model::NcclLog& log, std::vector<Finding>& out) {
 // Network receive lines over an RDMA transport (any but NET/Socket) that lack "/GDRDMA":
 // NCCL marks a connection that uses GPUDirect RDMA so, and received these into host memory.
 // Send lines are left out: NCCL reads GPU memory for a send only where NCCL_NET_GDR_READ
-// allows, which by default it does on NVLink platforms alone.
+// allows, which NCCL's documentation gives as on by default only on NVLink-based platforms.
 void gdr_rule(const model::NcclLog& log,
               const std::map<int, NcclRankPlace>& places,
               std::vector<Finding>& out) {
