@@ -160,6 +160,7 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
     }
     host.kernel_cmdline = facts.kernel_cmdline;
     host.boot_id = facts.boot_id;
+    host.peer_memory_module = facts.peer_memory_module.value_or("");
     for (const auto& place : sources::host::cpu_places(root)) {
         host.cpus.push_back({place.cpu, place.package, place.core});
     }

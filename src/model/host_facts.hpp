@@ -20,6 +20,9 @@ struct HostFacts {
     std::optional<bool> hypervisor;  // the cpuinfo "hypervisor" flag; nullopt when unreadable
     std::string kernel_cmdline;      // /proc/cmdline, trimmed; empty when unreadable
     std::string boot_id;             // /proc/sys/kernel/random/boot_id
+    // The GPUDirect RDMA peer-memory module loaded: "nvidia_peermem", "nv_peer_mem", or ""
+    // for none; nullopt when /sys/module cannot be read.
+    std::optional<std::string> peer_memory_module;
 };
 
 }  // namespace peergate::model

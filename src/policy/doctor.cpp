@@ -238,6 +238,18 @@ void add_nccl_topo_findings(const DoctorInput& input,
                  report);
 }
 
+// GPUDirect RDMA between the examined GPUs and the NICs below their switches: ACS on the
+// path, and whether the host can map GPU memory for the NIC at all.
+void add_gpu_nic_findings(const std::vector<GpuNicPath>& paths,
+                          const model::HostFacts& host,
+                          DoctorReport& report) {
+    for (auto finding : {acs_redirect_nic_finding(paths), peer_memory_finding(paths, host)}) {
+        if (finding) {
+            report.findings.push_back(std::move(*finding));
+        }
+    }
+}
+
 // The links themselves: NVLinks down, PCIe links trained narrow, and what the error
 // counters of both count (with --probe, what the probe added to them).
 void add_link_findings(const DoctorInput& input, DoctorReport& report) {
@@ -262,9 +274,7 @@ DoctorReport diagnose(const DoctorInput& input) {
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));
     }
-    if (auto acs = acs_redirect_nic_finding(gpu_nic_paths(input))) {
-        report.findings.push_back(std::move(*acs));
-    }
+    add_gpu_nic_findings(gpu_nic_paths(input), input.host, report);
     if (input.probe) {
         report.findings.push_back(probe_finding(*input.probe));
         if (report.findings.back().severity == Severity::error) {

@@ -2,6 +2,7 @@
 #include "policy/doctor_gpu_nic.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -36,6 +37,36 @@ model::Finding redirect_finding(const GpuNicPath& first) {
 }
 
 }  // namespace
+
+std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>& paths,
+                                                  const model::HostFacts& host) {
+    if (paths.empty() || !host.peer_memory_module || !host.peer_memory_module->empty()) {
+        return std::nullopt;
+    }
+    std::vector<int> gpus;
+    for (const auto& path : paths) {
+        gpus.push_back(path.gpu);
+    }
+    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());  // paths come by GPU
+    return model::Finding{
+        .code = "gdr_no_peer_memory",
+        .severity = model::Severity::info,
+        .gpus = gpus,
+        .message = fmt::format(
+            "GPU{} {} share{} a PCIe switch with a network device, but no GPUDirect RDMA "
+            "peer-memory module is loaded (neither nvidia_peermem nor nv_peer_mem): NCCL's IB "
+            "transport can then reach GPU memory only through DMA-BUF, and otherwise stages "
+            "network traffic through host memory",
+            gpus.size() == 1 ? "" : "s",
+            fmt::join(gpus, ","),
+            gpus.size() == 1 ? "s" : ""),
+        .remedy =
+            "'modprobe nvidia-peermem' (it ships with the driver; list it in "
+            "/etc/modules-load.d to load it at boot), or use DMA-BUF (Linux 5.12+ with the "
+            "open GPU kernel modules). NCCL_DEBUG=INFO then prints 'GPU Direct RDMA ... "
+            "enabled for HCA'; `peergate nccl-log` flags receives without it "
+            "(nccl_net_without_gdr)."};
+}
 
 std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input) {
     std::vector<GpuNicPath> out;

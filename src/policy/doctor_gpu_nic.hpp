@@ -29,4 +29,9 @@ std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input);
 // root complex, with the port and its control bits, and how many more.
 std::optional<model::Finding> acs_redirect_nic_finding(const std::vector<GpuNicPath>& paths);
 
+// gdr_no_peer_memory (info): GPUs share a PCIe switch with a NIC, but the host has no
+// GPUDirect RDMA peer-memory module loaded (`host`'s read said none, not "unknown").
+std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>& paths,
+                                                  const model::HostFacts& host);
+
 }  // namespace peergate::policy

@@ -32,7 +32,9 @@ Json host_to_json(const model::HostFacts& host) {
     return Json{{"iommu", std::string(model::to_string(host.iommu))},
                 {"iommu_detail", host.iommu_detail},
                 {"hypervisor", host.hypervisor ? Json(*host.hypervisor) : Json(nullptr)},
-                {"kernel_cmdline", host.kernel_cmdline}};
+                {"kernel_cmdline", host.kernel_cmdline},
+                {"peer_memory_module",
+                 host.peer_memory_module ? Json(*host.peer_memory_module) : Json(nullptr)}};
 }
 
 Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {

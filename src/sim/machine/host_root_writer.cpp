@@ -344,6 +344,19 @@ util::Expected<void> write_numa_nodes(const MachineFile& m, const fs::path& root
     return {};
 }
 
+// /sys/module with the GPU driver's own module, and the peer-memory module where the file
+// names one, where NCCL looks for it.
+util::Expected<void> write_modules(const MachineHost& host, const fs::path& root) {
+    PEERGATE_TRY(write_text(root / "sys/module/nvidia/refcnt", "1\n"));
+    if (host.peer_memory_module == "nvidia_peermem") {
+        return write_text(root / "sys/module/nvidia_peermem/refcnt", "0\n");
+    }
+    if (host.peer_memory_module == "nv_peer_mem") {
+        return write_text(root / "sys/kernel/mm/memory_peers/nv_mem/version", "1.3-0\n");
+    }
+    return {};
+}
+
 }  // namespace
 
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir) {
@@ -355,6 +368,7 @@ util::Expected<void> write_host_root(const MachineFile& machine, const std::stri
     PEERGATE_TRY(write_cpu_topology(machine, root));
     PEERGATE_TRY(write_numa_nodes(machine, root));
     PEERGATE_TRY(write_text(root / "proc/sys/kernel/random/boot_id", machine.host.boot_id + "\n"));
+    PEERGATE_TRY(write_modules(machine.host, root));
     return write_text(root / std::string(kSimKernelLogPath).substr(1), machine.host.kernel_log);
 }
 

@@ -169,7 +169,7 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
     return fault;
 }
 
-void parse_host(const Json& j, MachineHost& host) {
+util::Expected<void> parse_host(const Json& j, MachineHost& host) {
     host.iommu = get_or<std::string>(j, "iommu", "off");
     host.iommu_group_type =
         get_or<std::string>(j, "iommu_group_type", host.iommu == "translating" ? "DMA-FQ" : "");
@@ -177,7 +177,16 @@ void parse_host(const Json& j, MachineHost& host) {
     host.kernel_cmdline = get_or<std::string>(j, "kernel_cmdline", "");
     host.boot_id = get_or<std::string>(j, "boot_id", "00000000-0000-4000-8000-000000000000");
     host.kernel_log = get_or<std::string>(j, "kernel_log", "");
+    host.peer_memory_module = get_or<std::string>(j, "peer_memory_module", "");
     host.cpus = get_or<std::vector<std::vector<int>>>(j, "cpus", {});
+    const auto& module = host.peer_memory_module;
+    if (!module.empty() && module != "nvidia_peermem" && module != "nv_peer_mem") {
+        return invalid(
+            "host.peer_memory_module: expected \"nvidia_peermem\", \"nv_peer_mem\" "
+            "or nothing, got \"" +
+            module + "\"");
+    }
+    return {};
 }
 
 void parse_bandwidth(const Json& j, MachineBandwidth& bw) {
@@ -249,7 +258,7 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
     PEERGATE_TRY(parse_matrix(doc.value("matrix", Json::array()), m));
     PEERGATE_TRY(parse_nvml_status(doc.value("nvml_p2p", Json::object()), m));
     m.cuda_can_access_peer = get_or<std::vector<std::vector<int>>>(doc, "cuda_can_access_peer", {});
-    parse_host(doc.value("host", Json::object()), m.host);
+    PEERGATE_TRY(parse_host(doc.value("host", Json::object()), m.host));
     parse_bandwidth(doc.value("bandwidth", Json::object()), m.bandwidth);
     const Json faults = doc.value("faults", Json::array());
     for (std::size_t k = 0; k < faults.size(); ++k) {

@@ -127,6 +127,8 @@ struct MachineHost {
     std::string kernel_cmdline;
     std::string boot_id;
     std::string kernel_log;  // dmesg text
+    // The GPUDirect RDMA peer-memory module loaded: "", "nvidia_peermem" or "nv_peer_mem".
+    std::string peer_memory_module;
     // The CPUs' topology as sysfs gives it, each {cpu, physical_package_id, core_id}: gres.conf's
     // Cores= needs it. Empty: not recorded (then the simulated sysfs has none).
     std::vector<std::vector<int>> cpus;

@@ -87,13 +87,17 @@ OJson matrix_to_json(const std::vector<std::vector<model::LinkLabel>>& matrix) {
 }
 
 OJson host_to_json(const MachineHost& host) {
-    return OJson{{"iommu", host.iommu},
-                 {"iommu_group_type", host.iommu_group_type},
-                 {"hypervisor", host.hypervisor},
-                 {"kernel_cmdline", host.kernel_cmdline},
-                 {"boot_id", host.boot_id},
-                 {"kernel_log", host.kernel_log},
-                 {"cpus", host.cpus}};
+    OJson j{{"iommu", host.iommu},
+            {"iommu_group_type", host.iommu_group_type},
+            {"hypervisor", host.hypervisor},
+            {"kernel_cmdline", host.kernel_cmdline},
+            {"boot_id", host.boot_id},
+            {"kernel_log", host.kernel_log},
+            {"cpus", host.cpus}};
+    if (!host.peer_memory_module.empty()) {
+        j["peer_memory_module"] = host.peer_memory_module;
+    }
+    return j;
 }
 
 template <typename T, typename ToJson>

@@ -82,6 +82,7 @@ const std::vector<Field> kHost{{"iommu", Kind::string},
                                {"hypervisor", Kind::boolean},
                                {"kernel_cmdline", Kind::string},
                                {"boot_id", Kind::string},
+                               {"peer_memory_module", Kind::string},
                                {"kernel_log", Kind::string},
                                {"cpus", Kind::array}};
 const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number},

@@ -62,6 +62,16 @@ std::optional<bool> read_hypervisor_flag(const HostRoot& root) {
     return std::nullopt;
 }
 
+std::optional<std::string> read_peer_memory_module(const HostRoot& root) {
+    if (root.exists("/sys/module/nvidia_peermem")) {
+        return "nvidia_peermem";
+    }
+    if (root.exists("/sys/kernel/mm/memory_peers/nv_mem/version")) {
+        return "nv_peer_mem";
+    }
+    return root.exists("/sys/module") ? std::optional<std::string>("") : std::nullopt;
+}
+
 model::HostFacts read_host_facts(const HostRoot& root) {
     model::HostFacts facts;
     facts.iommu = read_iommu_mode(root, &facts.iommu_detail);
@@ -72,6 +82,7 @@ model::HostFacts read_host_facts(const HostRoot& root) {
     if (auto boot_id = root.read_text("/proc/sys/kernel/random/boot_id")) {
         facts.boot_id = std::string(util::trim(*boot_id));
     }
+    facts.peer_memory_module = read_peer_memory_module(root);
     return facts;
 }
 

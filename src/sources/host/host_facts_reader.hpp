@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reads HostFacts under a host root: IOMMU groups, cpuinfo's hypervisor flag, cmdline, boot id.
+// Reads HostFacts under a host root: IOMMU groups, cpuinfo's hypervisor flag, cmdline, boot id,
+// the GPUDirect RDMA peer-memory module.
 #pragma once
 
 #include "model/host_facts.hpp"
@@ -12,6 +13,11 @@ model::IommuMode read_iommu_mode(const HostRoot& root, std::string* detail = nul
 
 // True when /proc/cpuinfo's flags carry "hypervisor"; nullopt when unreadable.
 std::optional<bool> read_hypervisor_flag(const HostRoot& root);
+
+// The peer-memory module loaded, where NCCL looks for it: /sys/module/nvidia_peermem (the
+// driver's nvidia-peermem), /sys/kernel/mm/memory_peers/nv_mem/version (MLNX_OFED's
+// nv_peer_mem); "" for neither; nullopt when /sys/module is not there to say.
+std::optional<std::string> read_peer_memory_module(const HostRoot& root);
 
 model::HostFacts read_host_facts(const HostRoot& root);
 

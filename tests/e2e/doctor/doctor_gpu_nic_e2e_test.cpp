@@ -2,6 +2,7 @@
 // GPUDirect RDMA paths end to end (tests/fixtures/machines/gdr-acs-4x.json): the doctor reads
 // the host's network functions from the simulated sysfs, pairs each examined GPU with the
 // NICs below its PCIe switch, and warns where ACS sends their traffic to the root complex.
+#include "sim/machine/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -43,11 +44,31 @@ TEST(DoctorGpuNic, GpusWhoseSwitchLetsRdmaThroughSayNothing) {
     EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"].size(), 2U);
 }
 
+TEST(DoctorGpuNic, APeerMemoryModuleIsLookedFor) {
+    const auto run = run_peergate({"--simulate", gdr_machine(), "doctor", "--json"});
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["layers"]["host"]["peer_memory_module"], "");
+    const auto* none = find_finding(doc, "gdr_no_peer_memory");
+    ASSERT_NE(none, nullptr) << doc["findings"].dump(2);
+    EXPECT_EQ((*none)["severity"], "info");
+    EXPECT_EQ((*none)["gpus"].dump(), "[0,1,2,3]");
+    // The same machine with nvidia-peermem loaded: the host says so and the note goes.
+    auto machine = sim::load_machine(gdr_machine());
+    ASSERT_TRUE(machine.has_value());
+    machine->host.peer_memory_module = "nvidia_peermem";
+    const testing::ScratchDir scratch;
+    const auto path = scratch.write("peermem.json", sim::to_json_text(*machine));
+    const auto loaded = stdout_json(run_peergate({"--simulate", path, "doctor", "--json"}));
+    EXPECT_EQ(loaded["layers"]["host"]["peer_memory_module"], "nvidia_peermem");
+    EXPECT_EQ(find_finding(loaded, "gdr_no_peer_memory"), nullptr);
+}
+
 TEST(DoctorGpuNic, AMachineWithoutNicsListsNone) {
     const auto run = run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"});
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"].dump(), "[]");
     EXPECT_EQ(find_finding(doc, "acs_redirect_nic"), nullptr);
+    EXPECT_EQ(find_finding(doc, "gdr_no_peer_memory"), nullptr);  // no NIC beside a GPU
 }
 
 }  // namespace

@@ -74,6 +74,28 @@ TEST(GpuNicPaths, RedirectBetweenAGpuAndItsNicIsAWarning) {
     EXPECT_NE(finding->remedy.find("pci=disable_acs_redir=0000:04:08.0"), std::string::npos);
 }
 
+TEST(GpuNicPaths, NoPeerMemoryModuleIsANoteWhereAGpuHasANicBesideIt) {
+    const auto paths = gpu_nic_paths(two_switches(0x0000));
+    model::HostFacts host{.peer_memory_module = ""};
+    const auto finding = peer_memory_finding(paths, host);
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_EQ(finding->code, "gdr_no_peer_memory");
+    EXPECT_EQ(finding->severity, model::Severity::info);
+    EXPECT_EQ(finding->gpus, (std::vector<int>{0, 1, 2}));
+    EXPECT_NE(finding->message.find("GPUs 0,1,2 share a PCIe switch with a network device"),
+              std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remedy.find("modprobe nvidia-peermem"), std::string::npos);
+    for (const auto& loaded : {std::optional<std::string>("nvidia_peermem"),
+                               std::optional<std::string>("nv_peer_mem"),
+                               std::optional<std::string>()}) {  // unknown: no claim
+        host.peer_memory_module = loaded;
+        EXPECT_FALSE(peer_memory_finding(paths, host).has_value());
+    }
+    host.peer_memory_module = "";
+    EXPECT_FALSE(peer_memory_finding({}, host).has_value());  // no NIC beside any GPU
+}
+
 TEST(GpuNicPaths, NoNicsOrNoPortsSayNothing) {
     auto input = two_switches(0x001d);
     input.nics.clear();

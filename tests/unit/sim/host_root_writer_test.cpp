@@ -41,6 +41,22 @@ TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
     }
 }
 
+// The peer-memory module where NCCL looks for it; none loaded reads as "", a root without
+// /sys/module as unknown.
+TEST(HostRootWriter, PeerMemoryModuleReadsBack) {
+    for (const std::string module : {"", "nvidia_peermem", "nv_peer_mem"}) {
+        SCOPED_TRACE(module);
+        const ScratchDir scratch;
+        auto machine = testing::load_builtin_machine("bridged-a100-4x");
+        machine.host.peer_memory_module = module;
+        ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+        const sources::host::HostRoot root(scratch.file("root"));
+        EXPECT_EQ(sources::host::read_peer_memory_module(root), std::optional<std::string>(module));
+    }
+    const ScratchDir empty;
+    EXPECT_FALSE(sources::host::read_peer_memory_module(sources::host::HostRoot(empty.path())));
+}
+
 TEST(HostRootWriter, CpuTopologyIsLaidOutAsSysfsHasIt) {
     const ScratchDir scratch;
     const auto machine = testing::load_builtin_machine("dgx1-v100");

@@ -168,6 +168,11 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
         {"index past int",
          R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "index": 4294967296}]})",
          "gpus[0].index: expected a 32-bit integer, got 4294967296"},
+        {"unknown peer-memory module",
+         R"({"schema": "peergate.machine/v1", "host": {"peer_memory_module": "gdrcopy"}, "gpus": )" +
+             two + R"(, "matrix": )" + ok_matrix + "}",
+         "host.peer_memory_module: expected \"nvidia_peermem\", \"nv_peer_mem\" or nothing, got "
+         "\"gdrcopy\""},
         {"bad nvswitch",
          R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
              R"(, "matrix": )" + ok_matrix + "}",
