@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/host_facts_reader.hpp"
 
+#include "sources/host/nvidia_version.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -83,6 +84,8 @@ model::HostFacts read_host_facts(const HostRoot& root) {
         facts.boot_id = std::string(util::trim(*boot_id));
     }
     facts.peer_memory_module = read_peer_memory_module(root);
+    facts.nvidia_module = read_nvidia_module(root);
+    facts.kernel_release = read_kernel_release(root);
     return facts;
 }
 

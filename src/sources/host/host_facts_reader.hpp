@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads HostFacts under a host root: IOMMU groups, cpuinfo's hypervisor flag, cmdline, boot id,
-// the GPUDirect RDMA peer-memory module.
+// the GPUDirect RDMA peer-memory module, the NVIDIA kernel module and the kernel's release.
 #pragma once
 
 #include "model/host_facts.hpp"
