@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// gather's CUDA step: the driver's version and what cuDeviceCanAccessPeer says per ordered
-// pair, so a replayed machine's CUDA driver answers as the real one did (a field report's
-// "CUDA says OK" is half of the silent-drop signature).
+// gather's CUDA step: the driver's version, what cuDeviceCanAccessPeer says per ordered pair
+// and whether each GPU supports DMA-BUF, so a replayed machine's CUDA driver answers as the
+// real one did (a field report's "CUDA says OK" is half of the silent-drop signature).
 #include "cli/cuda_setup.hpp"
 #include "cli/gather_machine.hpp"
 #include "sources/cuda/cuda_devices.hpp"
@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 namespace peergate::cli {
 
@@ -33,26 +34,36 @@ std::vector<int> ordinals_by_bus_id(const sim::MachineFile& machine,
     return ordinals;
 }
 
-// cuDeviceCanAccessPeer in machine order, 0 on the diagonal; empty past the watchdog.
-std::vector<std::vector<int>> peer_matrix(const DriverAndDevices& opened,
+// What the driver says of the GPUs in machine order: cuDeviceCanAccessPeer per ordered pair
+// (0 on the diagonal) and DMA-BUF support per GPU.
+struct CudaAnswers {
+    std::vector<std::vector<int>> peers;
+    std::vector<std::optional<bool>> dma_buf;
+};
+
+CudaAnswers ask_driver(const sources::cuda::CudaApi& api, const std::vector<int>& ordinals) {
+    const std::size_t n = ordinals.size();
+    CudaAnswers out{.peers = std::vector<std::vector<int>>(n, std::vector<int>(n, 0)),
+                    .dma_buf = {}};
+    for (std::size_t p = 0; p < n; ++p) {
+        for (std::size_t q = 0; q < n; ++q) {
+            out.peers[p][q] =
+                p != q && sources::cuda::can_access_peer(api, ordinals[p], ordinals[q]);
+        }
+        out.dma_buf.push_back(sources::cuda::dma_buf_supported(api, ordinals[p]));
+    }
+    return out;
+}
+
+// ask_driver under the watchdog; nullopt when the driver did not answer in time.
+std::optional<CudaAnswers> answers_within(const DriverAndDevices& opened,
                                           const std::vector<int>& ordinals,
                                           std::chrono::milliseconds timeout) {
-    auto matrix = std::make_shared<std::vector<std::vector<int>>>();
+    auto answers = std::make_shared<CudaAnswers>();
     const auto driver = opened.first;
     const bool finished = sources::cuda::run_within(
-        [matrix, driver, ordinals] {
-            const std::size_t n = ordinals.size();
-            std::vector<std::vector<int>> out(n, std::vector<int>(n, 0));
-            for (std::size_t p = 0; p < n; ++p) {
-                for (std::size_t q = 0; q < n; ++q) {
-                    out[p][q] = p != q && sources::cuda::can_access_peer(
-                                              driver->api, ordinals[p], ordinals[q]);
-                }
-            }
-            *matrix = std::move(out);
-        },
-        timeout);
-    return finished ? *matrix : std::vector<std::vector<int>>{};
+        [answers, driver, ordinals] { *answers = ask_driver(driver->api, ordinals); }, timeout);
+    return finished ? std::optional<CudaAnswers>(*answers) : std::nullopt;
 }
 
 }  // namespace
@@ -73,13 +84,16 @@ void gather_from_cuda(const Invocation& inv, GatherState& state) {
                         opened->second.size()));
         return;
     }
-    auto matrix = peer_matrix(*opened, ordinals, state.driver_watchdog);
-    if (matrix.empty() && !ordinals.empty()) {
+    auto answers = answers_within(*opened, ordinals, state.driver_watchdog);
+    if (!answers) {
         state.notes.push_back(
             "cuDeviceCanAccessPeer did not answer within the watchdog: not recorded");
         return;
     }
-    m.cuda_can_access_peer = std::move(matrix);
+    m.cuda_can_access_peer = std::move(answers->peers);
+    for (std::size_t p = 0; p < m.gpus.size() && p < answers->dma_buf.size(); ++p) {
+        m.gpus[p].cuda_dma_buf = answers->dma_buf[p];
+    }
 }
 
 }  // namespace peergate::cli

@@ -161,6 +161,9 @@ void gather_from_host(const Invocation& inv, GatherState& state) {
     host.kernel_cmdline = facts.kernel_cmdline;
     host.boot_id = facts.boot_id;
     host.peer_memory_module = facts.peer_memory_module.value_or("");
+    host.kernel_module =
+        facts.nvidia_module ? std::string(model::to_string(facts.nvidia_module->flavour)) : "";
+    host.kernel_release = facts.kernel_release;
     for (const auto& place : sources::host::cpu_places(root)) {
         host.cpus.push_back({place.cpu, place.package, place.core});
     }

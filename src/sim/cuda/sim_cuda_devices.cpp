@@ -108,6 +108,26 @@ PEERGATE_SIM_EXPORT CUresult cuDeviceCanAccessPeer(int* can, CUdevice dev, CUdev
     return CUDA_SUCCESS;
 }
 
+// Only the attribute peergate asks, as the driver would: the GPU's recorded answer, else the
+// kernel module's flavour (only the open one exports DMA-BUF); any other attribute, or none
+// recorded, is CUDA_ERROR_INVALID_VALUE, a driver that does not know it.
+PEERGATE_SIM_EXPORT CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice dev) {
+    if (const CUresult r = faulted("cuDeviceGetAttribute", dev); r != CUDA_SUCCESS) {
+        return r;
+    }
+    const State& s = state();
+    if (value == nullptr || !valid_device(s, dev)) {
+        return CUDA_ERROR_INVALID_DEVICE;
+    }
+    const auto& recorded = s.machine.gpus[static_cast<std::size_t>(dev)].cuda_dma_buf;
+    const std::string& module = s.machine.host.kernel_module;
+    if (attribute != CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED || (!recorded && module.empty())) {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    *value = recorded ? (*recorded ? 1 : 0) : (module == "open" ? 1 : 0);
+    return CUDA_SUCCESS;
+}
+
 PEERGATE_SIM_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext* context, CUdevice dev) {
     if (const CUresult r = faulted("cuDevicePrimaryCtxRetain", dev); r != CUDA_SUCCESS) {
         return r;

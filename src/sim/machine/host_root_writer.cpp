@@ -357,6 +357,23 @@ util::Expected<void> write_modules(const MachineHost& host, const fs::path& root
     return {};
 }
 
+// The running module's version file as the driver prints it, and the kernel's release.
+util::Expected<void> write_kernel_identity(const MachineFile& m, const fs::path& root) {
+    if (!m.host.kernel_module.empty()) {
+        const bool open = m.host.kernel_module == "open";
+        PEERGATE_TRY(write_text(
+            root / "proc/driver/nvidia/version",
+            fmt::format("NVRM version: NVIDIA UNIX {}  {}  {}Mon Nov 30 00:00:00 UTC 2026\n",
+                        open ? "Open Kernel Module for x86_64" : "x86_64 Kernel Module",
+                        m.driver_version,
+                        open ? "Release Build  (peergate-sim)  " : "")));
+    }
+    if (m.host.kernel_release.empty()) {
+        return {};
+    }
+    return write_text(root / "proc/sys/kernel/osrelease", m.host.kernel_release + "\n");
+}
+
 }  // namespace
 
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir) {
@@ -369,6 +386,7 @@ util::Expected<void> write_host_root(const MachineFile& machine, const std::stri
     PEERGATE_TRY(write_numa_nodes(machine, root));
     PEERGATE_TRY(write_text(root / "proc/sys/kernel/random/boot_id", machine.host.boot_id + "\n"));
     PEERGATE_TRY(write_modules(machine.host, root));
+    PEERGATE_TRY(write_kernel_identity(machine, root));
     return write_text(root / std::string(kSimKernelLogPath).substr(1), machine.host.kernel_log);
 }
 

@@ -12,7 +12,7 @@
 namespace peergate::sim {
 
 // Bump when the tree's layout changes: it is part of the cache key of materialised roots.
-inline constexpr const char* kHostRootLayout = "host-root/7";
+inline constexpr const char* kHostRootLayout = "host-root/8";
 
 // Writes under `dir` (created; it should not exist yet):
 //   sys/kernel/iommu_groups/<n>/type            one group per GPU, none when iommu is "off";
@@ -29,6 +29,8 @@ inline constexpr const char* kHostRootLayout = "host-root/7";
 //   proc/sys/kernel/random/boot_id, var/log/peergate-sim-dmesg.txt (host.kernel_log)
 //   sys/module/nvidia, and sys/module/nvidia_peermem or
 //   sys/kernel/mm/memory_peers/nv_mem/version as host.peer_memory_module says
+//   proc/driver/nvidia/version (the first line of host.kernel_module's flavour, with
+//   driver_version) and proc/sys/kernel/osrelease, where the file records them
 util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir);
 
 // Where the simulated kernel log lies under a host root.

@@ -86,6 +86,9 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     PEERGATE_TRY(take(parse_nvlink_counter_set(j, where), gpu.nvlink_counters));
     PEERGATE_TRY(take(parse_pcie_link(j, where), gpu.pcie_link));
     PEERGATE_TRY(take(parse_aer(j, where), gpu.aer));
+    if (j.contains("cuda_dma_buf")) {
+        gpu.cuda_dma_buf = j["cuda_dma_buf"].get<bool>();  // the schema checked its kind
+    }
     return gpu;
 }
 
@@ -179,12 +182,19 @@ util::Expected<void> parse_host(const Json& j, MachineHost& host) {
     host.kernel_log = get_or<std::string>(j, "kernel_log", "");
     host.peer_memory_module = get_or<std::string>(j, "peer_memory_module", "");
     host.cpus = get_or<std::vector<std::vector<int>>>(j, "cpus", {});
+    host.kernel_module = get_or<std::string>(j, "kernel_module", "");
+    host.kernel_release = get_or<std::string>(j, "kernel_release", "");
     const auto& module = host.peer_memory_module;
     if (!module.empty() && module != "nvidia_peermem" && module != "nv_peer_mem") {
         return invalid(
             "host.peer_memory_module: expected \"nvidia_peermem\", \"nv_peer_mem\" "
             "or nothing, got \"" +
             module + "\"");
+    }
+    if (!host.kernel_module.empty() && host.kernel_module != "open" &&
+        host.kernel_module != "proprietary") {
+        return invalid("host.kernel_module: expected \"open\", \"proprietary\" or nothing, got \"" +
+                       host.kernel_module + "\"");
     }
     return {};
 }

@@ -86,6 +86,9 @@ struct MachineGpu {
     model::NvlinkCounterSet nvlink_counters = model::NvlinkCounterSet::dl;  // those it keeps
     std::optional<MachinePcieLink> pcie_link;  // absent: sysfs shows no link attributes
     std::optional<model::PciAer> aer;          // absent: AER off or not recorded
+    // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED as the driver answered it; absent: the simulated
+    // driver answers from host.kernel_module (open 1, proprietary 0, unrecorded: no answer).
+    std::optional<bool> cuda_dma_buf;
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };
@@ -129,6 +132,10 @@ struct MachineHost {
     std::string kernel_log;  // dmesg text
     // The GPUDirect RDMA peer-memory module loaded: "", "nvidia_peermem" or "nv_peer_mem".
     std::string peer_memory_module;
+    // The running NVIDIA kernel module's flavour: "open", "proprietary", or "" unrecorded (then
+    // the simulated /proc/driver/nvidia/version is absent). Its version is driver_version.
+    std::string kernel_module;
+    std::string kernel_release;  // /proc/sys/kernel/osrelease; "": unrecorded, absent
     // The CPUs' topology as sysfs gives it, each {cpu, physical_package_id, core_id}: gres.conf's
     // Cores= needs it. Empty: not recorded (then the simulated sysfs has none).
     std::vector<std::vector<int>> cpus;

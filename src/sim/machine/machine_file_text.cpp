@@ -59,6 +59,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     if (!gpu.nvlink_errors.empty()) {
         j["nvlink_errors"] = nvlink_errors_to_json(gpu.nvlink_errors);
     }
+    if (gpu.cuda_dma_buf) {
+        j["cuda_dma_buf"] = *gpu.cuda_dma_buf;
+    }
     return j;
 }
 
@@ -96,6 +99,12 @@ OJson host_to_json(const MachineHost& host) {
             {"cpus", host.cpus}};
     if (!host.peer_memory_module.empty()) {
         j["peer_memory_module"] = host.peer_memory_module;
+    }
+    if (!host.kernel_module.empty()) {
+        j["kernel_module"] = host.kernel_module;
+    }
+    if (!host.kernel_release.empty()) {
+        j["kernel_release"] = host.kernel_release;
     }
     return j;
 }

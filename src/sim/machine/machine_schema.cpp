@@ -68,7 +68,8 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"nvlink_errors", Kind::array},
                               {"nvlink_counters", Kind::string},
                               {"pcie_link", Kind::object},
-                              {"aer", Kind::object}};
+                              {"aer", Kind::object},
+                              {"cuda_dma_buf", Kind::boolean}};
 const std::vector<Field> kPort{{"pci", Kind::string},
                                {"acs_control", Kind::string},
                                {"pcie_link", Kind::object},
@@ -83,6 +84,8 @@ const std::vector<Field> kHost{{"iommu", Kind::string},
                                {"kernel_cmdline", Kind::string},
                                {"boot_id", Kind::string},
                                {"peer_memory_module", Kind::string},
+                               {"kernel_module", Kind::string},
+                               {"kernel_release", Kind::string},
                                {"kernel_log", Kind::string},
                                {"cpus", Kind::array}};
 const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number},

@@ -46,6 +46,10 @@ inline constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
 inline constexpr unsigned int CU_EVENT_DEFAULT = 0x0;
 inline constexpr unsigned int CU_EVENT_DISABLE_TIMING = 0x2;
 
+// CUdevice_attribute: "Device supports buffer sharing with dma_buf mechanism" (CUDA 11.7+;
+// an older driver answers CUDA_ERROR_INVALID_VALUE). NCCL asks it before using DMA-BUF.
+inline constexpr int CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124;
+
 }  // namespace peergate::sources::cuda
 
 // NOLINTEND(readability-identifier-naming)

@@ -11,7 +11,8 @@
 // cuEventRecord 15989, cuEventQuery 16071, cuEventSynchronize 16102, cuEventDestroy(_v2)
 // 16131, cuEventElapsedTime(_v2) 16179 + define 172, cuLaunchKernel 17537,
 // cuDeviceCanAccessPeer 23842, cuCtxEnablePeerAccess 23895, cuGetErrorString 5149,
-// cuGetErrorName 5170.
+// cuGetErrorName 5170. cuDeviceGetAttribute(int*, CUdevice_attribute, CUdevice): every driver
+// since CUDA 2.0 exports it unversioned.
 #include "sources/cuda/cuda_api.hpp"
 
 #include "util/strings.hpp"
@@ -35,6 +36,7 @@ void bind_devices_and_memory(Binder& b, CudaApi& api) {
     b.required(api.cuDeviceGetName, "cuDeviceGetName");
     b.required(api.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId");
     b.required(api.cuDeviceCanAccessPeer, "cuDeviceCanAccessPeer");
+    b.required(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
     b.required(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
     b.required(api.cuDevicePrimaryCtxRelease_v2, "cuDevicePrimaryCtxRelease_v2");
     b.required(api.cuCtxSetCurrent, "cuCtxSetCurrent");

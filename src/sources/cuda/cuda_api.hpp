@@ -26,6 +26,8 @@ struct CudaApi {
     CUresult (*cuDeviceGetName)(char* name, int len, CUdevice dev) = nullptr;
     CUresult (*cuDeviceGetPCIBusId)(char* bus_id, int len, CUdevice dev) = nullptr;
     CUresult (*cuDeviceCanAccessPeer)(int* can, CUdevice dev, CUdevice peer) = nullptr;
+    // The attribute is the CUdevice_attribute enum, an int in the C ABI.
+    CUresult (*cuDeviceGetAttribute)(int* value, int attribute, CUdevice dev) = nullptr;
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* ctx, CUdevice dev) = nullptr;
     CUresult (*cuDevicePrimaryCtxRelease_v2)(CUdevice dev) = nullptr;
     CUresult (*cuCtxSetCurrent)(CUcontext ctx) = nullptr;

@@ -42,4 +42,15 @@ bool can_access_peer(const CudaApi& api, int ordinal, int peer_ordinal) {
            api.cuDeviceCanAccessPeer(&can, device, peer) == CUDA_SUCCESS && can == 1;
 }
 
+std::optional<bool> dma_buf_supported(const CudaApi& api, int ordinal) {
+    CUdevice device = 0;
+    int value = 0;
+    if (api.cuDeviceGet(&device, ordinal) != CUDA_SUCCESS ||
+        api.cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, device) !=
+            CUDA_SUCCESS) {
+        return std::nullopt;
+    }
+    return value != 0;
+}
+
 }  // namespace peergate::sources::cuda

@@ -62,6 +62,8 @@ TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
     EXPECT_EQ(recorded->host.iommu_group_type, "DMA-FQ");
     EXPECT_EQ(recorded->host.kernel_cmdline, original.host.kernel_cmdline);
     EXPECT_EQ(recorded->host.boot_id, original.host.boot_id);
+    EXPECT_EQ(recorded->host.kernel_module, "open");
+    EXPECT_EQ(recorded->host.kernel_release, "6.8.0-48-generic");
     EXPECT_EQ(recorded->driver_version, original.driver_version);
     ASSERT_EQ(recorded->gpus.size(), 2U);
     EXPECT_EQ(recorded->gpus[1].pci_device_id, 0x26b1);
@@ -83,6 +85,25 @@ TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
     ASSERT_TRUE(recorded && original);
     EXPECT_EQ(recorded->cuda_driver_version, original->cuda_driver_version);
     EXPECT_EQ(recorded->cuda_can_access_peer, original->cuda_can_access_peer);
+    for (const auto& gpu : recorded->gpus) {
+        EXPECT_EQ(gpu.cuda_dma_buf, std::nullopt) << "no kernel module recorded: no answer";
+    }
+}
+
+// DMA-BUF support as the driver answered it per GPU: the replay answers the same even where
+// it differs from what the module's flavour would give (a GeForce answers 0 on the open one).
+TEST(Gather, RecordsEachGpusDmaBufAnswer) {
+    const ScratchDir scratch;
+    auto machine = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    machine.gpus[1].cuda_dma_buf = false;
+    const std::string file = scratch.write("dmabuf.json", sim::to_json_text(machine));
+    const std::string out = scratch.file("g.json");
+    ASSERT_EQ(peergate(scratch, {"--simulate", file, "gather", "-o", out}).exit_code, 0);
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value());
+    ASSERT_EQ(recorded->gpus.size(), 2U);
+    EXPECT_EQ(recorded->gpus[0].cuda_dma_buf, true);
+    EXPECT_EQ(recorded->gpus[1].cuda_dma_buf, false);
 }
 
 TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {

@@ -5,6 +5,7 @@
 #include "cli/simulate.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
+#include "sources/host/nvidia_version.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
@@ -55,6 +56,32 @@ TEST(HostRootWriter, PeerMemoryModuleReadsBack) {
     }
     const ScratchDir empty;
     EXPECT_FALSE(sources::host::read_peer_memory_module(sources::host::HostRoot(empty.path())));
+}
+
+// The running module as /proc/driver/nvidia/version prints it for each flavour, with the
+// file's driver version, and the kernel's release; neither where the file records none.
+TEST(HostRootWriter, KernelModuleAndReleaseReadBack) {
+    for (const std::string flavour : {"open", "proprietary"}) {
+        SCOPED_TRACE(flavour);
+        const ScratchDir scratch;
+        auto machine = testing::load_builtin_machine("bridged-a100-4x");
+        machine.host.kernel_module = flavour;
+        ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+        const sources::host::HostRoot root(scratch.file("root"));
+        const auto module = sources::host::read_nvidia_module(root);
+        ASSERT_TRUE(module.has_value());
+        EXPECT_EQ(model::to_string(module->flavour), flavour);
+        EXPECT_EQ(module->version, "550.127.05");
+        EXPECT_EQ(sources::host::read_kernel_release(root), "5.15.0-125-generic");
+    }
+    const ScratchDir scratch;
+    auto machine = testing::load_builtin_machine("bridged-a100-4x");
+    machine.host.kernel_module = "";
+    machine.host.kernel_release = "";
+    ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+    const sources::host::HostRoot root(scratch.file("root"));
+    EXPECT_EQ(sources::host::read_nvidia_module(root), std::nullopt);
+    EXPECT_EQ(sources::host::read_kernel_release(root), "");
 }
 
 TEST(HostRootWriter, CpuTopologyIsLaidOutAsSysfsHasIt) {

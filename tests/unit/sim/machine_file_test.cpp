@@ -173,6 +173,14 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
              two + R"(, "matrix": )" + ok_matrix + "}",
          "host.peer_memory_module: expected \"nvidia_peermem\", \"nv_peer_mem\" or nothing, got "
          "\"gdrcopy\""},
+        {"unknown kernel module flavour",
+         R"({"schema": "peergate.machine/v1", "host": {"kernel_module": "nouveau"}, "gpus": )" +
+             two + R"(, "matrix": )" + ok_matrix + "}",
+         "host.kernel_module: expected \"open\", \"proprietary\" or nothing, got \"nouveau\""},
+        {"dma_buf not a boolean",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", )"
+         R"("cuda_dma_buf": 1}]})",
+         "gpus[0].cuda_dma_buf"},
         {"bad nvswitch",
          R"({"schema": "peergate.machine/v1", "nvswitch_pci": ["x"], "gpus": )" + two +
              R"(, "matrix": )" + ok_matrix + "}",
