@@ -220,6 +220,11 @@ void read_pair_layers(const Invocation& inv,
     }
     input.layer_notes.insert(input.layer_notes.begin(), state.notes.begin(), state.notes.end());
     input.links = links_of(state.machine);
+    for (const auto& gpu : state.machine.gpus) {
+        if (gpu.cuda_dma_buf) {
+            input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;
+        }
+    }
     for (int src : gpus) {
         for (int dst : gpus) {
             if (src != dst) {

@@ -241,9 +241,10 @@ void add_nccl_topo_findings(const DoctorInput& input,
 // GPUDirect RDMA between the examined GPUs and the NICs below their switches: ACS on the
 // path, and whether the host can map GPU memory for the NIC at all.
 void add_gpu_nic_findings(const std::vector<GpuNicPath>& paths,
-                          const model::HostFacts& host,
+                          const DoctorInput& input,
                           DoctorReport& report) {
-    for (auto finding : {acs_redirect_nic_finding(paths), peer_memory_finding(paths, host)}) {
+    for (auto finding :
+         {acs_redirect_nic_finding(paths), peer_memory_finding(paths, input.host, input.dma_buf)}) {
         if (finding) {
             report.findings.push_back(std::move(*finding));
         }
@@ -274,7 +275,7 @@ DoctorReport diagnose(const DoctorInput& input) {
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));
     }
-    add_gpu_nic_findings(gpu_nic_paths(input), input.host, report);
+    add_gpu_nic_findings(gpu_nic_paths(input), input, report);
     if (input.probe) {
         report.findings.push_back(probe_finding(*input.probe));
         if (report.findings.back().severity == Severity::error) {

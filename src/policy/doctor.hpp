@@ -78,6 +78,7 @@ struct DoctorInput {
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
     std::vector<model::PciPath> nics;  // the host's network functions and the ports above them
+    std::map<int, bool> dma_buf;       // per GPU: CUDA's DMA-BUF answer; absent: not read
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
     std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after

@@ -5,6 +5,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace peergate::policy {
 
@@ -36,36 +38,110 @@ model::Finding redirect_finding(const GpuNicPath& first) {
             port)};
 }
 
+// Whether DMA-BUF can stand in for a peer-memory module on the GPUs beside a NIC: the CUDA
+// driver's answer per GPU (only the open kernel module says yes) and Linux 5.12, the first
+// whose RDMA stack registers DMA-BUF memory.
+struct DmaBufRoute {
+    std::vector<int> gpus;     // those beside a NIC, ascending
+    std::vector<int> without;  // the driver said no
+    std::vector<int> unread;   // the driver did not answer
+    std::optional<bool> kernel_new_enough;
+
+    bool carries() const { return without.empty() && unread.empty() && kernel_new_enough != false; }
+
+    std::string describe(const model::HostFacts& host) const {
+        const std::string staged =
+            "NCCL's IB transport then stages network traffic through host "
+            "memory";
+        if (kernel_new_enough == false) {
+            return fmt::format(
+                "and Linux {} predates 5.12, so the NIC cannot use DMA-BUF "
+                "either: {}",
+                host.kernel_release,
+                staged);
+        }
+        if (!without.empty()) {
+            const bool proprietary =
+                host.nvidia_module &&
+                host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary;
+            return fmt::format("and the CUDA driver reports no DMA-BUF support on GPU{} {}{}: {}",
+                               without.size() == 1 ? "" : "s",
+                               fmt::join(without, ","),
+                               proprietary ? fmt::format(" (the proprietary kernel module {}: only "
+                                                         "the open one exports DMA-BUF)",
+                                                         host.nvidia_module->version)
+                                           : "",
+                               staged);
+        }
+        return "and whether DMA-BUF can stand in was not read (the CUDA driver did not answer "
+               "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED): without it " +
+               staged;
+    }
+};
+
+DmaBufRoute dma_buf_route(const std::vector<GpuNicPath>& paths,
+                          const model::HostFacts& host,
+                          const std::map<int, bool>& dma_buf) {
+    DmaBufRoute route;
+    for (const auto& path : paths) {
+        route.gpus.push_back(path.gpu);
+    }
+    route.gpus.erase(std::unique(route.gpus.begin(), route.gpus.end()), route.gpus.end());
+    for (int gpu : route.gpus) {
+        const auto answer = dma_buf.find(gpu);
+        if (answer == dma_buf.end()) {
+            route.unread.push_back(gpu);
+        } else if (!answer->second) {
+            route.without.push_back(gpu);
+        }
+    }
+    route.kernel_new_enough = model::kernel_at_least(host.kernel_release, 5, 12);
+    return route;
+}
+
+std::string peer_memory_remedy(const DmaBufRoute& route, const model::HostFacts& host) {
+    std::string remedy =
+        "'modprobe nvidia-peermem' (it ships with the driver; list it in /etc/modules-load.d to "
+        "load it at boot)";
+    if (host.nvidia_module &&
+        host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary) {
+        remedy +=
+            ", or install the open GPU kernel modules (the driver's -open packages), "
+            "which export GPU memory as DMA-BUF";
+    } else {
+        remedy += ", or DMA-BUF (the open GPU kernel modules)";
+    }
+    remedy += route.kernel_new_enough == false ? " on Linux 5.12 or later" : "";
+    return remedy +
+           ". NCCL_DEBUG=INFO then prints 'GPU Direct RDMA Enabled for HCA' (or 'DMA-BUF is "
+           "available on GPU device'); `peergate nccl-log` flags receives without GPUDirect RDMA "
+           "(nccl_net_without_gdr).";
+}
 }  // namespace
 
 std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>& paths,
-                                                  const model::HostFacts& host) {
+                                                  const model::HostFacts& host,
+                                                  const std::map<int, bool>& dma_buf) {
     if (paths.empty() || !host.peer_memory_module || !host.peer_memory_module->empty()) {
         return std::nullopt;
     }
-    std::vector<int> gpus;
-    for (const auto& path : paths) {
-        gpus.push_back(path.gpu);
+    const auto route = dma_buf_route(paths, host, dma_buf);
+    if (route.carries()) {
+        return std::nullopt;  // NCCL maps GPU memory for the NIC through DMA-BUF instead
     }
-    gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());  // paths come by GPU
+    const auto& gpus = route.gpus;
     return model::Finding{
         .code = "gdr_no_peer_memory",
         .severity = model::Severity::info,
         .gpus = gpus,
         .message = fmt::format(
             "GPU{} {} share{} a PCIe switch with a network device, but no GPUDirect RDMA "
-            "peer-memory module is loaded (neither nvidia_peermem nor nv_peer_mem): NCCL's IB "
-            "transport can then reach GPU memory only through DMA-BUF, and otherwise stages "
-            "network traffic through host memory",
+            "peer-memory module is loaded (neither nvidia_peermem nor nv_peer_mem), {}",
             gpus.size() == 1 ? "" : "s",
             fmt::join(gpus, ","),
-            gpus.size() == 1 ? "s" : ""),
-        .remedy =
-            "'modprobe nvidia-peermem' (it ships with the driver; list it in "
-            "/etc/modules-load.d to load it at boot), or use DMA-BUF (Linux 5.12+ with the "
-            "open GPU kernel modules). NCCL_DEBUG=INFO then prints 'GPU Direct RDMA ... "
-            "enabled for HCA'; `peergate nccl-log` flags receives without it "
-            "(nccl_net_without_gdr)."};
+            gpus.size() == 1 ? "s" : "",
+            route.describe(host)),
+        .remedy = peer_memory_remedy(route, host)};
 }
 
 std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input) {

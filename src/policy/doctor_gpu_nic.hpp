@@ -11,6 +11,7 @@
 #include "policy/doctor.hpp"
 #include "policy/doctor_acs.hpp"
 
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -30,8 +31,11 @@ std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input);
 std::optional<model::Finding> acs_redirect_nic_finding(const std::vector<GpuNicPath>& paths);
 
 // gdr_no_peer_memory (info): GPUs share a PCIe switch with a NIC, but the host has no
-// GPUDirect RDMA peer-memory module loaded (`host`'s read said none, not "unknown").
+// GPUDirect RDMA peer-memory module loaded (`host`'s read said none, not "unknown") and
+// DMA-BUF cannot stand in: `dma_buf` (per GPU, CUDA's answer) says no or is missing for one
+// of them, or the kernel predates 5.12. Nothing when DMA-BUF carries GPUDirect RDMA.
 std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>& paths,
-                                                  const model::HostFacts& host);
+                                                  const model::HostFacts& host,
+                                                  const std::map<int, bool>& dma_buf);
 
 }  // namespace peergate::policy

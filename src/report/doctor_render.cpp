@@ -34,7 +34,14 @@ Json host_to_json(const model::HostFacts& host) {
                 {"hypervisor", host.hypervisor ? Json(*host.hypervisor) : Json(nullptr)},
                 {"kernel_cmdline", host.kernel_cmdline},
                 {"peer_memory_module",
-                 host.peer_memory_module ? Json(*host.peer_memory_module) : Json(nullptr)}};
+                 host.peer_memory_module ? Json(*host.peer_memory_module) : Json(nullptr)},
+                {"nvidia_kernel_module",
+                 host.nvidia_module
+                     ? Json{{"flavour", std::string(model::to_string(host.nvidia_module->flavour))},
+                            {"version", host.nvidia_module->version}}
+                     : Json(nullptr)},
+                {"kernel_release",
+                 host.kernel_release.empty() ? Json(nullptr) : Json(host.kernel_release)}};
 }
 
 Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
@@ -188,6 +195,11 @@ Json pcie_aer_to_json(const policy::DoctorInput& input) {
     return out;
 }
 
+Json dma_buf_of(const policy::DoctorInput& input, int gpu) {
+    const auto answer = input.dma_buf.find(gpu);
+    return answer == input.dma_buf.end() ? Json(nullptr) : Json(answer->second);
+}
+
 // Each examined GPU with each network function below the same PCIe port, and where ACS
 // sends their GPUDirect RDMA.
 Json gpu_nics_to_json(const policy::DoctorInput& input) {
@@ -196,7 +208,8 @@ Json gpu_nics_to_json(const policy::DoctorInput& input) {
         out.push_back(Json{{"gpu", path.gpu},
                            {"nic", path.nic.to_sysfs()},
                            {"shared_port", path.path.shared->to_sysfs()},
-                           {"acs", std::string(policy::to_string(path.path.state))}});
+                           {"acs", std::string(policy::to_string(path.path.state))},
+                           {"dma_buf", dma_buf_of(input, path.gpu)}});
     }
     return out;
 }
@@ -280,6 +293,17 @@ std::string pairs_to_text(const policy::DoctorInput& input) {
     return out;
 }
 
+// ", NVIDIA open kernel module 580.95.05, Linux 6.8.0-49-generic", where they were read.
+std::string kernel_identity(const model::HostFacts& host) {
+    std::string out;
+    if (host.nvidia_module) {
+        out += fmt::format(", NVIDIA {} kernel module {}",
+                           model::to_string(host.nvidia_module->flavour),
+                           host.nvidia_module->version);
+    }
+    return host.kernel_release.empty() ? out : out + ", Linux " + host.kernel_release;
+}
+
 }  // namespace
 
 Json finding_to_json(const model::Finding& finding) {
@@ -325,12 +349,13 @@ std::string doctor_to_text(const policy::DoctorInput& input,
         out += fmt::format(
             "  {:<22} {}  {}\n", part.what, part.found ? "found  " : "missing", part.detail);
     }
-    out += fmt::format("\nHost: IOMMU {} ({}), {}\n",
+    out += fmt::format("\nHost: IOMMU {} ({}), {}{}\n",
                        model::to_string(input.host.iommu),
                        input.host.iommu_detail,
                        !input.host.hypervisor   ? "hypervisor unknown"
                        : *input.host.hypervisor ? "virtual machine"
-                                                : "bare metal");
+                                                : "bare metal",
+                       kernel_identity(input.host));
     out += fmt::format(
         "Kernel log: {} ({} event groups)\n", input.kernel_log_source, input.kernel_events.size());
     if (input.discovery.topology || !input.discovery.attempts.empty()) {

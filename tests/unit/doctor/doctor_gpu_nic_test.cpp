@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace peergate::policy {
 namespace {
 
@@ -77,7 +79,7 @@ TEST(GpuNicPaths, RedirectBetweenAGpuAndItsNicIsAWarning) {
 TEST(GpuNicPaths, NoPeerMemoryModuleIsANoteWhereAGpuHasANicBesideIt) {
     const auto paths = gpu_nic_paths(two_switches(0x0000));
     model::HostFacts host{.peer_memory_module = ""};
-    const auto finding = peer_memory_finding(paths, host);
+    const auto finding = peer_memory_finding(paths, host, {});
     ASSERT_TRUE(finding.has_value());
     EXPECT_EQ(finding->code, "gdr_no_peer_memory");
     EXPECT_EQ(finding->severity, model::Severity::info);
@@ -85,15 +87,58 @@ TEST(GpuNicPaths, NoPeerMemoryModuleIsANoteWhereAGpuHasANicBesideIt) {
     EXPECT_NE(finding->message.find("GPUs 0,1,2 share a PCIe switch with a network device"),
               std::string::npos)
         << finding->message;
+    EXPECT_NE(finding->message.find("whether DMA-BUF can stand in was not read"),
+              std::string::npos);
     EXPECT_NE(finding->remedy.find("modprobe nvidia-peermem"), std::string::npos);
     for (const auto& loaded : {std::optional<std::string>("nvidia_peermem"),
                                std::optional<std::string>("nv_peer_mem"),
                                std::optional<std::string>()}) {  // unknown: no claim
         host.peer_memory_module = loaded;
-        EXPECT_FALSE(peer_memory_finding(paths, host).has_value());
+        EXPECT_FALSE(peer_memory_finding(paths, host, {}).has_value());
     }
     host.peer_memory_module = "";
-    EXPECT_FALSE(peer_memory_finding({}, host).has_value());  // no NIC beside any GPU
+    EXPECT_FALSE(peer_memory_finding({}, host, {}).has_value());  // no NIC beside any GPU
+}
+
+TEST(GpuNicPaths, DmaBufOnEveryGpuBesideANicStandsInForThePeerMemoryModule) {
+    const auto paths = gpu_nic_paths(two_switches(0x0000));
+    model::HostFacts host{.peer_memory_module = "", .kernel_release = "6.8.0-49-generic"};
+    const std::map<int, bool> all{{0, true}, {1, true}, {2, true}, {3, false}};  // 3: no NIC
+    EXPECT_FALSE(peer_memory_finding(paths, host, all).has_value());
+    host.kernel_release = "";  // unread: CUDA's word is taken
+    EXPECT_FALSE(peer_memory_finding(paths, host, all).has_value());
+}
+
+TEST(GpuNicPaths, AKernelBefore512KeepsDmaBufFromTheNic) {
+    const auto paths = gpu_nic_paths(two_switches(0x0000));
+    const model::HostFacts host{
+        .peer_memory_module = "",
+        .nvidia_module = model::NvidiaKernelModule{.flavour = model::KernelModuleFlavour::open,
+                                                   .version = "555.58.02"},
+        .kernel_release = "5.4.0-150-generic"};
+    const auto finding = peer_memory_finding(paths, host, {{0, true}, {1, true}, {2, true}});
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_NE(finding->message.find("Linux 5.4.0-150-generic predates 5.12"), std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remedy.find("on Linux 5.12 or later"), std::string::npos);
+}
+
+TEST(GpuNicPaths, TheProprietaryModuleIsNamedWhereCudaSaysNoDmaBuf) {
+    const auto paths = gpu_nic_paths(two_switches(0x0000));
+    const model::HostFacts host{
+        .peer_memory_module = "",
+        .nvidia_module =
+            model::NvidiaKernelModule{.flavour = model::KernelModuleFlavour::proprietary,
+                                      .version = "515.76"},
+        .kernel_release = "6.8.0-49-generic"};
+    const auto finding = peer_memory_finding(paths, host, {{0, true}, {1, false}, {2, false}});
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_NE(finding->message.find("the CUDA driver reports no DMA-BUF support on GPUs 1,2 "
+                                    "(the proprietary kernel module 515.76: only the open one "
+                                    "exports DMA-BUF)"),
+              std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remedy.find("install the open GPU kernel modules"), std::string::npos);
 }
 
 TEST(GpuNicPaths, NoNicsOrNoPortsSayNothing) {
