@@ -57,4 +57,18 @@ std::optional<int> nccl_path_rank(std::string_view type) {
     return std::nullopt;
 }
 
+std::string to_text(const NcclGdrLine& line) {
+    std::string out = line.net.empty() ? "" : "NET/" + line.net + " : ";
+    out += "GPU Direct RDMA ";
+    out += line.via.empty() ? "" : "(" + line.via + ") ";
+    out += line.enabled ? "Enabled for " : "Disabled for ";
+    out += line.gpu.empty() ? "" : "GPU " + line.gpu + " / ";
+    out += "HCA " + line.hca;
+    if (line.distance && line.limit) {
+        out += " (distance " + std::to_string(*line.distance) + " " + line.comparison + " " +
+               std::to_string(*line.limit) + ")";
+    }
+    return line.reason.empty() ? out : out + " (" + line.reason + ")";
+}
+
 }  // namespace peergate::model

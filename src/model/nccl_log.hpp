@@ -105,6 +105,30 @@ struct NcclHostTopology {
     friend bool operator==(const NcclHostTopology&, const NcclHostTopology&) = default;
 };
 
+// A "GPU Direct RDMA ..." line: a network device's capability, as the net plugin states it at
+// init ("NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0' (no module)", "NET/IB : GPU
+// Direct RDMA (DMABUF) enabled for HCA 0 'mlx5_0'"), or NCCL's decision for one GPU and NIC
+// from the topology search ("GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 8 > 5)").
+struct NcclGdrLine {
+    std::string host;
+    std::string net;  // "IB", "Socket", "NCCL RDMA Plugin v10"; "" when the line names none
+    bool enabled = false;
+    std::string via;  // "nvidia-peermem", "DMABUF"; "" when the line names none
+    std::string gpu;  // a decision's GPU as printed (a rank, or a bus id in older NCCL); ""
+    std::string hca;  // as printed: "0 'mlx5_0'", "0..3", "1"
+    std::optional<int> distance;  // a decision's GPU-NIC path type (NCCL's PATH_* number)
+    std::string comparison;       // ">", ">=", "<=": how it met the limit
+    std::optional<int> limit;     // NCCL_NET_GDR_LEVEL as a path type number
+    std::string reason;           // a capability's parenthesis: "no module"
+    std::uint64_t count = 1;
+
+    friend bool operator==(const NcclGdrLine&, const NcclGdrLine&) = default;
+};
+
+// The line in NCCL's words, less the host prefix ("Enabled"/"Disabled" capitalised as
+// the older form has it, a missing closing quote restored).
+std::string to_text(const NcclGdrLine& line);
+
 // Line statistics, so a reader can tell "no connections" from "nothing read".
 struct NcclLineCounts {
     std::uint64_t lines = 0;    // physical lines fed
@@ -124,7 +148,10 @@ struct NcclLog {
     std::vector<NcclRing> rings;
     std::vector<NcclTree> trees;
     std::map<std::string, NcclHostTopology> topology;  // by host ("" when unknown)
-    std::string nccl_version;                          // "2.18.3+cuda12.2"; empty if not seen
+    std::vector<NcclGdrLine> gdr;                      // distinct lines, in first-seen order
+    // "DMA-BUF is available on GPU device N": the CUDA devices per host ("" when unknown).
+    std::map<std::string, std::set<int>> dma_buf_devices;
+    std::string nccl_version;  // "2.18.3+cuda12.2"; empty if not seen
     NcclLineCounts counts;
 
     friend bool operator==(const NcclLog&, const NcclLog&) = default;

@@ -256,6 +256,34 @@ void init_rule(const model::NcclLog& log, std::vector<Finding>& out) {
             "P2P setup on PCIe hosts is the broken-P2P signature (`peergate probe`)"});
 }
 
+// Why NCCL went without GPUDirect RDMA, where it said so: its first "GPU Direct RDMA
+// Disabled" line (socket devices left out: they never do RDMA), quoted, and the remedy that
+// cause calls for. Empty message when the log has no such line.
+std::pair<std::string, std::string> gdr_cause(const model::NcclLog& log) {
+    const auto disabled = [](const model::NcclGdrLine& line) {
+        return !line.enabled && line.net != "Socket";
+    };
+    const auto first = std::find_if(log.gdr.begin(), log.gdr.end(), disabled);
+    if (first == log.gdr.end()) {
+        return {"", ""};
+    }
+    const auto others = std::count_if(first + 1, log.gdr.end(), disabled);
+    std::string message = fmt::format("; NCCL said \"{}\"{}{}",
+                                      model::to_text(*first),
+                                      first->host.empty() ? "" : " on " + first->host,
+                                      others == 0 ? "" : fmt::format(" (and {} more)", others));
+    if (first->distance) {
+        return {message,
+                "the NIC is farther from the GPU than NCCL_NET_GDR_LEVEL allows (NCCL path type "
+                "numbers): run on GPUs below the NIC's PCIe switch, or raise NCCL_NET_GDR_LEVEL "
+                "(PHB, SYS) where that path carries RDMA well; `peergate doctor` shows GPU-NIC "
+                "paths and ACS (acs_redirect_nic)"};
+    }
+    return {message,
+            "no peer-memory path: load nvidia-peermem (or use DMA-BUF: Linux 5.12+, the open GPU "
+            "kernel modules); `peergate doctor` says which the host has (gdr_no_peer_memory)"};
+}
+
 // Network receive lines over an RDMA transport (any but NET/Socket) that lack "/GDRDMA":
 // NCCL marks a connection that uses GPUDirect RDMA so, and received these into host memory.
 // Send lines are left out: NCCL reads GPU memory for a send only where NCCL_NET_GDR_READ
@@ -286,23 +314,27 @@ void gdr_rule(const model::NcclLog& log,
     }
     std::sort(gpus.begin(), gpus.end());
     gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+    const auto [cause, cause_remedy] = gdr_cause(log);
     out.push_back(Finding{
         .code = kNcclNetWithoutGdr,
         .severity = Severity::warning,
         .gpus = gpus,
         .message = fmt::format(
             "{} network receive line{} over {} lack /GDRDMA (rank{} {}): NCCL received that "
-            "data into host memory and copied it to the GPU, not by GPUDirect RDMA",
+            "data into host memory and copied it to the GPU, not by GPUDirect RDMA{}",
             lines,
             lines == 1 ? "" : "s",
             fmt::join(transports, ", "),
             ranks.size() == 1 ? "" : "s",
-            fmt::join(ranks, ", ")),
-        .remedy = "with NCCL_DEBUG_SUBSYS=INIT,NET look for 'GPU Direct RDMA Disabled for HCA': "
-                  "load nvidia-peermem (or use DMA-BUF: Linux 5.12+, the open GPU kernel "
-                  "modules); a NIC farther from the GPU than NCCL_NET_GDR_LEVEL allows is "
-                  "another cause, and `peergate doctor` shows GPU-NIC paths and ACS "
-                  "(acs_redirect_nic)"});
+            fmt::join(ranks, ", "),
+            cause),
+        .remedy = !cause_remedy.empty()
+                      ? cause_remedy
+                      : "with NCCL_DEBUG_SUBSYS=INIT,NET NCCL says why ('GPU Direct RDMA "
+                        "Disabled for HCA'): load nvidia-peermem (or use DMA-BUF: Linux 5.12+, "
+                        "the open GPU kernel modules); a NIC farther from the GPU than "
+                        "NCCL_NET_GDR_LEVEL allows is another cause, and `peergate doctor` "
+                        "shows GPU-NIC paths and ACS (acs_redirect_nic)"});
 }
 
 void coverage_rules(const model::NcclLog& log, std::vector<Finding>& out) {

@@ -127,6 +127,28 @@ Json extras_to_json(const model::NcclLog& log) {
     return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
 }
 
+Json gdr_line_to_json(const model::NcclGdrLine& g) {
+    return Json{{"host", text_or_null(g.host)},
+                {"net", text_or_null(g.net)},
+                {"enabled", g.enabled},
+                {"via", text_or_null(g.via)},
+                {"gpu", text_or_null(g.gpu)},
+                {"hca", g.hca},
+                {"distance", or_null(g.distance)},
+                {"limit", or_null(g.limit)},
+                {"reason", text_or_null(g.reason)},
+                {"text", model::to_text(g)},
+                {"count", g.count}};
+}
+
+Json dma_buf_to_json(const std::map<std::string, std::set<int>>& devices) {
+    Json out = Json::array();
+    for (const auto& [host, set] : devices) {
+        out.push_back(Json{{"host", text_or_null(host)}, {"devices", set}});
+    }
+    return out;
+}
+
 template <typename Items, typename ToJson>
 Json each_to_json(const Items& items, ToJson to_json) {
     Json out = Json::array();
@@ -164,6 +186,8 @@ Json nccl_log_document(const NcclLogReport& report, const std::string& placehold
     for (const auto& [key, value] : extras.items()) {
         doc[key] = value;
     }
+    doc["gdr"] = each_to_json(log.gdr, gdr_line_to_json);
+    doc["dma_buf_devices"] = dma_buf_to_json(log.dma_buf_devices);
     doc["topology"] = topology_to_json(log.topology);
     doc["lines"] = Json{{"read", log.counts.lines},
                         {"records", log.counts.records},

@@ -75,6 +75,31 @@ std::string header(const NcclLogReport& report) {
     return out;
 }
 
+// NCCL's own GPU Direct RDMA lines, each distinct one once with its host, then the CUDA
+// devices it found DMA-BUF on.
+std::string gdr_lines(const model::NcclLog& log, std::size_t max_lines) {
+    std::string out;
+    std::size_t shown = 0;
+    for (const auto& line : log.gdr) {
+        if (shown++ == max_lines) {
+            out += fmt::format("  ... {} more (use --json, or -v for all)\n",
+                               log.gdr.size() - max_lines);
+            break;
+        }
+        out += fmt::format("  {}{}{}\n",
+                           line.host.empty() ? "" : line.host + ": ",
+                           model::to_text(line),
+                           line.count > 1 ? fmt::format(" (x{})", line.count) : "");
+    }
+    for (const auto& [host, devices] : log.dma_buf_devices) {
+        out += fmt::format("  {}DMA-BUF available on CUDA device{} {}\n",
+                           host.empty() ? "" : host + ": ",
+                           devices.size() == 1 ? "" : "s",
+                           fmt::join(devices, ","));
+    }
+    return out.empty() ? out : "\nGPUDirect RDMA, as NCCL reported it:\n" + out;
+}
+
 std::string pair_table(const policy::NcclAnalysis& analysis, std::size_t max_pairs) {
     if (analysis.pairs.empty()) {
         return {};
@@ -121,6 +146,7 @@ std::string pair_table(const policy::NcclAnalysis& analysis, std::size_t max_pai
 std::string nccl_log_to_text(const NcclLogReport& report, bool color, std::size_t max_pairs) {
     std::string out = header(report);
     out += pair_table(*report.analysis, max_pairs);
+    out += gdr_lines(*report.log, max_pairs);
     if (!report.log->settings.empty()) {
         std::vector<std::string> settings;
         for (const auto& [name, value] : report.log->settings) {

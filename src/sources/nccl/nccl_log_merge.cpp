@@ -21,6 +21,7 @@ void NcclLogParser::merge_from(NcclLogParser&& later) {
         add_tree(std::move(tree));
     }
     merge_topology(later);
+    gdr_.merge_from(std::move(later.gdr_));
     if (version_.empty()) {
         version_ = std::move(later.version_);
     }

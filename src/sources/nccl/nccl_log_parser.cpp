@@ -13,11 +13,7 @@
 
 namespace peergate::sources::nccl {
 
-namespace {
-
 constexpr std::size_t kMaxSettingValues = 16;
-
-}  // namespace
 
 void NcclLogParser::feed(std::string_view chunk) {
     feed_lines(chunk);
@@ -121,6 +117,12 @@ void NcclLogParser::read_record(const NcclRecord& record) {
         case 'N':
             if (auto setting = parse_setting(body)) {
                 add_setting(*setting);
+                return;
+            }
+            [[fallthrough]];  // "NET/IB : GPU Direct RDMA ..."
+        case 'D':
+        case 'G':
+            if (gdr_.read(record.host, body)) {
                 return;
             }
             break;
@@ -387,6 +389,7 @@ model::NcclLog NcclLogParser::result() const {
     log.trees = trees_;
     log.topology = topology_;
     log.nccl_version = version_;
+    gdr_.into(log);
     log.counts = counts_;
     return log;
 }

@@ -8,6 +8,7 @@
 #include "model/nccl_log.hpp"
 #include "sources/nccl/flat_index.hpp"
 #include "sources/nccl/nccl_body.hpp"
+#include "sources/nccl/nccl_gdr.hpp"
 #include "sources/nccl/nccl_record.hpp"
 #include "sources/nccl/nccl_topo_dump.hpp"
 #include "sources/nccl/recent_texts.hpp"
@@ -177,6 +178,7 @@ private:
     std::map<std::string, model::NcclHostTopology> topology_;
     std::size_t active_dumps_ = 0;
     std::string version_;
+    GdrRecords gdr_;
     model::NcclLineCounts counts_;
     std::string carry_;
     std::string key_;

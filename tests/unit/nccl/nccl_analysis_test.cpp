@@ -149,6 +149,31 @@ TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
     EXPECT_NE(finding->remedy.find("nvidia-peermem"), std::string::npos);
 }
 
+// NCCL's own reason, quoted: "(no module)" calls for the peer-memory remedy, a path distance
+// for NCCL_NET_GDR_LEVEL's.
+TEST(NcclAnalysis, NetWithoutGdrQuotesWhyNcclDisabledIt) {
+    const auto analysis =
+        analyze_nccl_log(parse(fixture("nccl-2.1x-gdr-no-module-899.log")), nullptr);
+    const auto finding = std::find_if(
+        analysis.findings.begin(), analysis.findings.end(), [](const model::Finding& f) {
+            return f.code == kNcclNetWithoutGdr;
+        });
+    ASSERT_NE(finding, analysis.findings.end());
+    EXPECT_NE(finding->message.find("; NCCL said \"NET/IB : GPU Direct RDMA Disabled for HCA 1 "
+                                    "'mlx5_1' (no module)\" on 21346d5cefce (and 2 more)"),
+              std::string::npos)
+        << finding->message;
+    EXPECT_NE(finding->remedy.find("no peer-memory path: load nvidia-peermem"), std::string::npos);
+    const auto far = analyze_nccl_log(
+        parse("h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 8 > 5)\n"
+              "h:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0\n"),
+        nullptr);
+    ASSERT_FALSE(far.findings.empty());
+    EXPECT_NE(far.findings.front().remedy.find("farther from the GPU than NCCL_NET_GDR_LEVEL"),
+              std::string::npos)
+        << far.findings.front().remedy;
+}
+
 TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
     const auto log = parse(fixture("handwritten-nvlink-unused.log"));
     const auto analysis = analyze_nccl_log(log, nullptr);
