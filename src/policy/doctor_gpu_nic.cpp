@@ -183,4 +183,37 @@ std::optional<model::Finding> acs_redirect_nic_finding(const std::vector<GpuNicP
     return finding;
 }
 
+std::string_view to_string(GdrMemory memory) {
+    switch (memory) {
+        case GdrMemory::peermem:
+            return "peermem";
+        case GdrMemory::dmabuf:
+            return "dmabuf";
+        case GdrMemory::none:
+            return "none";
+        case GdrMemory::unknown:
+            break;
+    }
+    return "unknown";
+}
+
+GdrMemory gdr_memory(const model::HostFacts& host, const std::map<int, bool>& dma_buf) {
+    if (host.peer_memory_module && !host.peer_memory_module->empty()) {
+        return GdrMemory::peermem;
+    }
+    const bool every_yes = std::all_of(
+        dma_buf.begin(), dma_buf.end(), [](const auto& answer) { return answer.second; });
+    const auto kernel_new_enough = model::kernel_at_least(host.kernel_release, 5, 12);
+    if (!dma_buf.empty() && every_yes && kernel_new_enough != false) {
+        return GdrMemory::dmabuf;
+    }
+    if (!host.peer_memory_module) {
+        return GdrMemory::unknown;
+    }
+    const bool proprietary = host.nvidia_module &&
+                             host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary;
+    const bool ruled_out = !every_yes || proprietary || kernel_new_enough == false;
+    return ruled_out ? GdrMemory::none : GdrMemory::unknown;
+}
+
 }  // namespace peergate::policy

@@ -13,6 +13,7 @@
 
 #include <map>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace peergate::policy {
@@ -37,5 +38,16 @@ std::optional<model::Finding> acs_redirect_nic_finding(const std::vector<GpuNicP
 std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>& paths,
                                                   const model::HostFacts& host,
                                                   const std::map<int, bool>& dma_buf);
+
+// How a NIC can reach GPU memory on this host for GPUDirect RDMA: a peer-memory module is
+// loaded; else DMA-BUF (every GPU whose CUDA driver answered says yes, on a kernel not known
+// to predate 5.12); else none (no module, and the proprietary kernel module, an older
+// kernel or a GPU's "no" rules DMA-BUF out); unknown when neither can be told.
+enum class GdrMemory { peermem, dmabuf, none, unknown };
+
+// "peermem", "dmabuf", "none", "unknown".
+std::string_view to_string(GdrMemory memory);
+
+GdrMemory gdr_memory(const model::HostFacts& host, const std::map<int, bool>& dma_buf);
 
 }  // namespace peergate::policy

@@ -117,6 +117,9 @@ void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
     }
     labels.emplace_back("iommu", std::string(model::to_string(facts.doctor.host.iommu)));
     labels.emplace_back("gdr.path", gdr_path(facts));
+    labels.emplace_back("gdr.memory",
+                        std::string(policy::to_string(
+                            policy::gdr_memory(facts.doctor.host, facts.doctor.dma_buf))));
 }
 
 void add_doctor_labels(const ExportFacts& facts, Labels& labels) {

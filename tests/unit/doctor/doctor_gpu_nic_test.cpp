@@ -141,6 +141,46 @@ TEST(GpuNicPaths, TheProprietaryModuleIsNamedWhereCudaSaysNoDmaBuf) {
     EXPECT_NE(finding->remedy.find("install the open GPU kernel modules"), std::string::npos);
 }
 
+TEST(GdrMemory, APeerMemoryModuleThenDmaBufThenWhatRulesItOut) {
+    const auto open = model::NvidiaKernelModule{.flavour = model::KernelModuleFlavour::open,
+                                                .version = "580.95.05"};
+    const auto proprietary = model::NvidiaKernelModule{
+        .flavour = model::KernelModuleFlavour::proprietary, .version = "515.76"};
+    const std::map<int, bool> yes{{0, true}, {1, true}};
+    const std::map<int, bool> mixed{{0, true}, {1, false}};
+
+    struct Case {
+        const char* name;
+        model::HostFacts host;
+        std::map<int, bool> dma_buf;
+        GdrMemory expected;
+    };
+
+    const Case cases[] = {
+        {"peermem loaded", {.peer_memory_module = "nvidia_peermem"}, mixed, GdrMemory::peermem},
+        {"dma-buf everywhere",
+         {.peer_memory_module = "", .nvidia_module = open, .kernel_release = "6.8.0"},
+         yes,
+         GdrMemory::dmabuf},
+        {"dma-buf, /sys/module unread", {.kernel_release = "6.8.0"}, yes, GdrMemory::dmabuf},
+        {"one GPU says no", {.peer_memory_module = ""}, mixed, GdrMemory::none},
+        {"old kernel", {.peer_memory_module = "", .kernel_release = "5.4.0"}, yes, GdrMemory::none},
+        {"proprietary, CUDA unread",
+         {.peer_memory_module = "", .nvidia_module = proprietary},
+         {},
+         GdrMemory::none},
+        {"open, CUDA unread",
+         {.peer_memory_module = "", .nvidia_module = open},
+         {},
+         GdrMemory::unknown},
+        {"nothing read", {}, {}, GdrMemory::unknown},
+    };
+    for (const auto& c : cases) {
+        EXPECT_EQ(gdr_memory(c.host, c.dma_buf), c.expected) << c.name;
+    }
+    EXPECT_EQ(to_string(GdrMemory::dmabuf), "dmabuf");
+}
+
 TEST(GpuNicPaths, NoNicsOrNoPortsSayNothing) {
     auto input = two_switches(0x001d);
     input.nics.clear();

@@ -124,6 +124,20 @@ TEST(ExportNfd, GdrPathSaysWhereRdmaBetweenAGpuAndItsNicGoes) {
     }
 }
 
+// How a NIC can reach GPU memory: the doctor's reads of the host and of CUDA's DMA-BUF answer.
+TEST(ExportNfd, GdrMemorySaysWhetherANicCanReachGpuMemory) {
+    auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "unknown");
+    facts.doctor.host.peer_memory_module = "";
+    facts.doctor.host.kernel_release = "6.8.0-51-generic";
+    facts.doctor.dma_buf = {{0, true}, {1, true}};
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "dmabuf");
+    facts.doctor.dma_buf[1] = false;
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "none");
+    facts.doctor.host.peer_memory_module = "nvidia_peermem";
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "peermem");
+}
+
 TEST(ExportNfd, LabelValuesAreSanitisedAsGfdDoes) {
     EXPECT_EQ(label_value("NVIDIA H100 80GB HBM3"), "NVIDIA-H100-80GB-HBM3");
     EXPECT_EQ(label_value("389.2GB/s"), "389.2GBs");
