@@ -117,6 +117,9 @@ CUresult load(std::optional<peergate::sim::MachineFile>& out) {
     if (!machine) {
         return CUDA_ERROR_NO_DEVICE;
     }
+    if (peergate::sim::driver_mismatch(*machine)) {
+        return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;  // as after an upgrade without a reboot
+    }
     for (const auto& fault : machine->faults) {
         if (fault.layer == "cuda" && fault.call == "cuInit") {
             return fail_or_hang(fault);

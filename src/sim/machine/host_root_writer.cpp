@@ -365,7 +365,7 @@ util::Expected<void> write_kernel_identity(const MachineFile& m, const fs::path&
             root / "proc/driver/nvidia/version",
             fmt::format("NVRM version: NVIDIA UNIX {}  {}  {}Mon Nov 30 00:00:00 UTC 2026\n",
                         open ? "Open Kernel Module for x86_64" : "x86_64 Kernel Module",
-                        m.driver_version,
+                        running_module_version(m),
                         open ? "Release Build  (peergate-sim)  " : "")));
     }
     if (m.host.kernel_release.empty()) {

@@ -184,6 +184,10 @@ util::Expected<void> parse_host(const Json& j, MachineHost& host) {
     host.cpus = get_or<std::vector<std::vector<int>>>(j, "cpus", {});
     host.kernel_module = get_or<std::string>(j, "kernel_module", "");
     host.kernel_release = get_or<std::string>(j, "kernel_release", "");
+    host.kernel_module_version = get_or<std::string>(j, "kernel_module_version", "");
+    if (!host.kernel_module_version.empty() && host.kernel_module.empty()) {
+        return invalid("host.kernel_module_version needs host.kernel_module (its flavour)");
+    }
     const auto& module = host.peer_memory_module;
     if (!module.empty() && module != "nvidia_peermem" && module != "nv_peer_mem") {
         return invalid(
@@ -285,6 +289,15 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
 }
 
 }  // namespace
+
+bool driver_mismatch(const MachineFile& machine) {
+    return running_module_version(machine) != machine.driver_version;
+}
+
+const std::string& running_module_version(const MachineFile& machine) {
+    const auto& running = machine.host.kernel_module_version;
+    return running.empty() ? machine.driver_version : running;
+}
 
 util::Expected<MachineFile> parse_machine(std::string_view json_text) {
     // nlohmann throws on malformed JSON and on type mismatches; this is its one entry point.

@@ -136,6 +136,9 @@ struct MachineHost {
     // the simulated /proc/driver/nvidia/version is absent). Its version is driver_version.
     std::string kernel_module;
     std::string kernel_release;  // /proc/sys/kernel/osrelease; "": unrecorded, absent
+    // The running module's version where it is not driver_version: the driver was upgraded
+    // and the host not rebooted. Then NVML, nvidia-smi and CUDA refuse to start, as they do.
+    std::string kernel_module_version;
     // The CPUs' topology as sysfs gives it, each {cpu, physical_package_id, core_id}: gres.conf's
     // Cores= needs it. Empty: not recorded (then the simulated sysfs has none).
     std::vector<std::vector<int>> cpus;
@@ -181,6 +184,13 @@ struct MachineFile {
 };
 
 // Parses and validates a machine file; the error names the field and what is wrong.
+// Whether the machine's user-space driver and running kernel module differ (host.
+// kernel_module_version set to another version than driver_version).
+bool driver_mismatch(const MachineFile& machine);
+
+// The version the running kernel module reports: kernel_module_version, else driver_version.
+const std::string& running_module_version(const MachineFile& machine);
+
 util::Expected<MachineFile> parse_machine(std::string_view json_text);
 
 // Reads and parses a file.

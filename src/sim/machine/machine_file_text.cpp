@@ -106,6 +106,9 @@ OJson host_to_json(const MachineHost& host) {
     if (!host.kernel_release.empty()) {
         j["kernel_release"] = host.kernel_release;
     }
+    if (!host.kernel_module_version.empty()) {
+        j["kernel_module_version"] = host.kernel_module_version;
+    }
     return j;
 }
 

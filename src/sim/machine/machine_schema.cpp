@@ -86,6 +86,7 @@ const std::vector<Field> kHost{{"iommu", Kind::string},
                                {"peer_memory_module", Kind::string},
                                {"kernel_module", Kind::string},
                                {"kernel_release", Kind::string},
+                               {"kernel_module_version", Kind::string},
                                {"kernel_log", Kind::string},
                                {"cpus", Kind::array}};
 const std::vector<Field> kBandwidth{{"nvlink_gbps_per_link", Kind::number},

@@ -90,6 +90,8 @@ const char* error_text(nvmlReturn_t result) {
             return "Driver Not Loaded";
         case NVML_ERROR_GPU_IS_LOST:
             return "GPU is lost";
+        case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+            return "RM has detected an NVML/RM version mismatch";
         default:
             return "Unknown Error";
     }

@@ -109,6 +109,9 @@ nvmlReturn_t sim_init(const char* entry_point) {
         }
     }
     static const ExitFence fence;
+    if (driver_mismatch(current_machine().file)) {
+        return NVML_ERROR_LIB_RM_VERSION_MISMATCH;  // the running module is another version
+    }
     const auto answer = fault_answer(current_machine(), entry_point);  // may hang: no lock held
     if (answer.fail) {
         return answer.code;

@@ -163,6 +163,17 @@ int answer(const MachineFile& machine, const Request& request, std::size_t rows)
     return print_query(machine, request, rows);
 }
 
+// What nvidia-smi prints, on stdout, when its NVML and the running kernel module differ: the
+// library's version as major.minor, and exit status 18 (NVML_ERROR_LIB_RM_VERSION_MISMATCH).
+int mismatch(const peergate::sim::MachineFile& machine) {
+    const auto& version = machine.driver_version;
+    fmt::print(
+        "Failed to initialize NVML: Driver/library version mismatch\n"
+        "NVML library version: {}\n",
+        version.substr(0, version.find('.', version.find('.') + 1)));
+    return 18;
+}
+
 int run(const std::vector<std::string>& args) {
     const auto request = parse_args(args);
     if (!request) {
@@ -177,6 +188,9 @@ int run(const std::vector<std::string>& args) {
     auto machine = peergate::sim::load_machine(path);
     if (!machine) {
         return fail(machine.error().message);
+    }
+    if (peergate::sim::driver_mismatch(*machine)) {
+        return mismatch(*machine);
     }
     std::size_t rows = SIZE_MAX;
     if (const auto fault = fault_for(*machine, request->key)) {

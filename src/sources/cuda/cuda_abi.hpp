@@ -39,6 +39,7 @@ inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;  // cuStreamQuery/cuEventQ
 inline constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 inline constexpr CUresult CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;  // success for us
 inline constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
+inline constexpr CUresult CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803;
 inline constexpr CUresult CUDA_ERROR_UNKNOWN = 999;
 
 inline constexpr unsigned int CU_STREAM_DEFAULT = 0x0;

@@ -55,6 +55,7 @@ enum nvmlReturn_t : int {
     NVML_ERROR_LIBRARY_NOT_FOUND = 12,
     NVML_ERROR_FUNCTION_NOT_FOUND = 13,
     NVML_ERROR_GPU_IS_LOST = 15,
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,  // the driver library and kernel module differ
     NVML_ERROR_UNKNOWN = 999,
 };
 

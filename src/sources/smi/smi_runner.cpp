@@ -11,14 +11,21 @@ namespace peergate::sources::smi {
 
 namespace {
 
-std::string first_line(const std::string& text) {
-    const auto lines = util::split_lines(text);
-    for (auto line : lines) {
-        if (!util::trim(line).empty()) {
-            return std::string(util::trim(line)).substr(0, 200);
+// The first line nvidia-smi printed, and the "NVML library version: 580.159" line it adds
+// after "Driver/library version mismatch" (the user-space version; the running module's is
+// in /proc/driver/nvidia/version).
+std::string what_it_said(const std::string& text) {
+    std::string first;
+    std::string library;
+    for (auto line : util::split_lines(text)) {
+        line = util::trim(line);
+        if (first.empty() && !line.empty()) {
+            first = std::string(line.substr(0, 200));
+        } else if (line.starts_with("NVML library version:")) {
+            library = std::string(line.substr(0, 80));
         }
     }
-    return "";
+    return library.empty() ? first : first + "; " + library;
 }
 
 }  // namespace
@@ -38,7 +45,7 @@ util::Expected<std::string> run_smi(const std::string& nvidia_smi,
         return util::unexpected(result.error().code, result.error().message);
     }
     if (!result->succeeded()) {
-        const std::string said = first_line(result->out.empty() ? result->err : result->out);
+        const std::string said = what_it_said(result->out.empty() ? result->err : result->out);
         return util::unexpected(
             result->timed_out ? util::ErrorCode::timeout : util::ErrorCode::unavailable,
             fmt::format("'{}' {}{}",

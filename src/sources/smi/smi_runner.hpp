@@ -16,7 +16,8 @@ inline constexpr std::chrono::seconds kSmiTimeout{10};
 
 // Runs `nvidia_smi args...` and returns its stdout when it exited 0 within `timeout`.
 // The error says which binary, what it was asked, and how it failed (with its first
-// output line: nvidia-smi prints "No devices were found" and driver mismatches on stdout).
+// output line: nvidia-smi prints "No devices were found" and driver mismatches on stdout,
+// and after a mismatch its "NVML library version:" line).
 util::Expected<std::string> run_smi(const std::string& nvidia_smi,
                                     const std::vector<std::string>& args,
                                     const util::EnvMap& env,
