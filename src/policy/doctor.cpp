@@ -2,6 +2,7 @@
 #include "policy/doctor.hpp"
 
 #include "policy/doctor_acs.hpp"
+#include "policy/doctor_driver_mismatch.hpp"
 #include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_nccl_topo.hpp"
 #include "policy/doctor_nvlink.hpp"
@@ -133,6 +134,11 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
         return report;  // inconclusive: nothing could be asked
     }
     const model::Topology* topology = input.discovery.described();
+    if (auto mismatch = driver_mismatch_finding(input)) {
+        report.findings.push_back(std::move(*mismatch));
+        report.verdict = Verdict::problems;
+        return report;  // nothing the driver said can be trusted until it matches
+    }
     if (topology == nullptr) {
         report.findings.push_back(Finding{
             .code = "topology_unreadable",
