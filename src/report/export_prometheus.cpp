@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -215,6 +216,24 @@ std::string pcie_aer_family(const ExportFacts& facts) {
     return errors.text();
 }
 
+// Each finding code the doctor gave, with how many times: an alert can name one code
+// (driver_version_mismatch), and a dashboard can list the nodes with it. The codes are a
+// fixed set (docs/doctor.md), so the series stay few.
+std::string finding_codes(const policy::DoctorReport& report) {
+    std::map<std::pair<std::string, model::Severity>, int> counts;
+    for (const auto& finding : report.findings) {
+        ++counts[{finding.code, finding.severity}];
+    }
+    Family codes("peergate_doctor_finding",
+                 "gauge",
+                 "The doctor's findings by code: how many it gave of each (docs/doctor.md).");
+    for (const auto& [key, count] : counts) {
+        codes.sample({{"code", key.first}, {"severity", std::string(model::to_string(key.second))}},
+                     count);
+    }
+    return codes.text();
+}
+
 std::string verdict_families(const ExportFacts& facts) {
     Family allowed("peergate_p2p_allowed",
                    "gauge",
@@ -237,7 +256,7 @@ std::string verdict_families(const ExportFacts& facts) {
         }
         findings.sample({{"severity", std::string(model::to_string(severity))}}, count);
     }
-    return allowed.text() + verdict.text() + findings.text();
+    return allowed.text() + verdict.text() + findings.text() + finding_codes(facts.report);
 }
 
 // Each ordered pair: its NVLinks, NVML's and CUDA's answers, and what was measured.
