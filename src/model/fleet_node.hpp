@@ -14,14 +14,16 @@ struct FleetFinding {
 };
 
 struct FleetNode {
-    std::string node;                              // SLURMD_NODENAME, else the host name
-    std::string hostname;                          // gethostname()
-    std::string source;                            // where the line was read: "all.jsonl:3"
-    std::string version;                           // peergate's
-    std::string verdict;                           // the doctor's: healthy, problems, inconclusive
-    bool p2p = false;                              // the gate's answer for every GPU of the node
-    std::string rule;                              // the rule that decided
-    std::string iommu;                             // translating, identity, off, unknown
+    std::string node;      // SLURMD_NODENAME, else the host name
+    std::string hostname;  // gethostname()
+    std::string source;    // where the line was read: "all.jsonl:3"
+    std::string version;   // peergate's
+    std::string verdict;   // the doctor's: healthy, problems, inconclusive
+    bool p2p = false;      // the gate's answer for every GPU of the node
+    std::string rule;      // the rule that decided
+    std::string iommu;     // translating, identity, off, unknown
+    std::string driver;    // the running NVIDIA kernel module's version; "" when unread
+    std::string kernel;    // the kernel release; "" when unread
     std::vector<std::string> gpu_names;            // by nvidia-smi index
     std::vector<std::vector<std::string>> matrix;  // topo -m tokens; empty: unreadable
     std::vector<FleetFinding> findings;            // the doctor's

@@ -17,16 +17,20 @@ namespace {
 struct Property {
     const char* name;
     const char* severity;  // of a node that differs from the majority
+    bool may_be_unread;    // "" is "not read" (older records): such nodes are not judged
 };
 
 // A different topology, GPU count or P2P answer means a node lost hardware or a setting; a
-// different IOMMU mode, model or version may be intended, so it is a warning.
-constexpr std::array<Property, 6> kProperties{{{"gpus", "error"},
-                                               {"topology", "error"},
-                                               {"p2p", "error"},
-                                               {"gpu_model", "warning"},
-                                               {"iommu", "warning"},
-                                               {"version", "warning"}}};
+// different IOMMU mode, model, version, NVIDIA driver or kernel may be intended (a rolling
+// upgrade), so it is a warning.
+constexpr std::array<Property, 8> kProperties{{{"gpus", "error", false},
+                                               {"topology", "error", false},
+                                               {"p2p", "error", false},
+                                               {"gpu_model", "warning", false},
+                                               {"iommu", "warning", false},
+                                               {"version", "warning", false},
+                                               {"driver", "warning", true},
+                                               {"kernel", "warning", true}}};
 
 std::string matrix_text(const std::vector<std::vector<std::string>>& matrix) {
     std::vector<std::string> rows;
@@ -57,13 +61,22 @@ std::string matrix_differences(const model::FleetNode& node, const FleetMajority
     return util::join(pairs, ", ") + (count > 4 ? fmt::format(" and {} more", count - 4) : "");
 }
 
-std::string majority_of(const std::vector<FleetNodeView>& nodes, const std::string& property) {
+// The value more than half of the nodes report; with `skip_unread`, of the nodes that read
+// it ("" when none did, or none has a majority).
+std::string majority_of(const std::vector<FleetNodeView>& nodes,
+                        const std::string& property,
+                        bool skip_unread = false) {
     std::map<std::string, std::size_t> counts;
+    std::size_t voters = 0;
     for (const auto& view : nodes) {
-        ++counts[fleet_property(view.node, property)];
+        const auto value = fleet_property(view.node, property);
+        if (!skip_unread || !value.empty()) {
+            ++counts[value];
+            ++voters;
+        }
     }
     for (const auto& [value, count] : counts) {
-        if (2 * count > nodes.size()) {
+        if (2 * count > voters) {
             return value;
         }
     }
@@ -127,7 +140,14 @@ void judge_health(FleetReport& report) {
 }
 
 void judge_property(FleetReport& report, const Property& property) {
-    const std::string majority = majority_of(report.nodes, property.name);
+    const std::string majority = majority_of(report.nodes, property.name, property.may_be_unread);
+    const bool any_read =
+        std::any_of(report.nodes.begin(), report.nodes.end(), [&](const FleetNodeView& view) {
+            return !fleet_property(view.node, property.name).empty();
+        });
+    if (property.may_be_unread && !any_read) {
+        return;  // no node read it: nothing to compare
+    }
     if (majority.empty()) {
         std::set<std::string> values;
         for (const auto& view : report.nodes) {
@@ -145,7 +165,7 @@ void judge_property(FleetReport& report, const Property& property) {
     }
     for (auto& view : report.nodes) {
         const std::string mine = fleet_property(view.node, property.name);
-        if (mine == majority) {
+        if (mine == majority || (property.may_be_unread && mine.empty())) {
             continue;
         }
         view.differs.push_back(property.name);
@@ -176,6 +196,12 @@ std::string fleet_property(const model::FleetNode& node, const std::string& prop
     }
     if (property == "p2p") {
         return node.p2p ? "allowed" : "vetoed";
+    }
+    if (property == "driver") {
+        return node.driver;
+    }
+    if (property == "kernel") {
+        return node.kernel;
     }
     return property == "iommu" ? node.iommu : node.version;
 }
@@ -208,6 +234,8 @@ FleetReport judge_fleet(std::vector<model::FleetNode> nodes,
     majority.p2p = majority_of(report.nodes, "p2p");
     majority.iommu = majority_of(report.nodes, "iommu");
     majority.version = majority_of(report.nodes, "version");
+    majority.driver = majority_of(report.nodes, "driver", true);
+    majority.kernel = majority_of(report.nodes, "kernel", true);
     for (const auto& view : report.nodes) {
         if (!majority.topology.empty() && matrix_text(view.node.matrix) == majority.topology) {
             majority.matrix = view.node.matrix;

@@ -30,6 +30,8 @@ struct FleetMajority {
     std::string p2p;       // "allowed", "vetoed"
     std::string iommu;
     std::string version;
+    std::string driver;  // the running NVIDIA kernel module's version
+    std::string kernel;  // the kernel release
 };
 
 struct FleetNodeView {
@@ -50,7 +52,7 @@ FleetReport judge_fleet(std::vector<model::FleetNode> nodes,
                         std::optional<int> expected);
 
 // A node's property as judge_fleet compares it ("gpus", "gpu_model", "topology", "p2p",
-// "iommu", "version").
+// "iommu", "version", "driver", "kernel").
 std::string fleet_property(const model::FleetNode& node, const std::string& property);
 
 }  // namespace peergate::policy

@@ -96,6 +96,8 @@ model::FleetNode node_from(const nlohmann::json& doc) {
     node.p2p = doc.at("p2p").get<bool>();
     node.rule = field<std::string>(doc, "rule", "");
     node.iommu = field<std::string>(doc, "iommu", "unknown");
+    node.driver = field<std::string>(doc, "driver", "");
+    node.kernel = field<std::string>(doc, "kernel", "");
     for (const auto& gpu : doc.at("gpus")) {
         node.gpu_names.push_back(gpu.at("name").get<std::string>());
     }
@@ -169,6 +171,12 @@ void assemble(const std::string& node, const Parts& record, FleetLines& out) {
     }
 }
 
+// The running module's version: what the node's GPUs run under, whatever is installed.
+nlohmann::ordered_json driver_json(const model::HostFacts& host) {
+    return host.nvidia_module ? nlohmann::ordered_json(host.nvidia_module->version)
+                              : nlohmann::ordered_json(nullptr);
+}
+
 }  // namespace
 
 std::string fleet_node_line(const ExportFacts& facts, const std::string& hostname) {
@@ -181,6 +189,11 @@ std::string fleet_node_line(const ExportFacts& facts, const std::string& hostnam
         {"p2p", facts.gate.p2p},
         {"rule", facts.gate.rule},
         {"iommu", std::string(model::to_string(facts.doctor.host.iommu))},
+        {"driver", driver_json(facts.doctor.host)},
+        {"kernel",
+         facts.doctor.host.kernel_release.empty()
+             ? nlohmann::ordered_json(nullptr)
+             : nlohmann::ordered_json(facts.doctor.host.kernel_release)},
         {"gpus", gpus_json(facts)},
         {"matrix", matrix_json(facts)},
         {"findings", findings_json(facts)}};

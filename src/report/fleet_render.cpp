@@ -27,6 +27,8 @@ nlohmann::ordered_json node_json(const policy::FleetNodeView& view) {
             {"rule", node.rule},
             {"iommu", node.iommu},
             {"version", node.version},
+            {"driver", null_if_empty(node.driver)},
+            {"kernel", null_if_empty(node.kernel)},
             {"matrix", node.matrix},
             {"differs", view.differs}};
 }
@@ -81,7 +83,9 @@ nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
            m.topology.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.matrix)},
           {"p2p", null_if_empty(m.p2p)},
           {"iommu", null_if_empty(m.iommu)},
-          {"version", null_if_empty(m.version)}}},
+          {"version", null_if_empty(m.version)},
+          {"driver", null_if_empty(m.driver)},
+          {"kernel", null_if_empty(m.kernel)}}},
         {"findings", issues}};
 }
 
@@ -111,12 +115,13 @@ std::string fleet_to_text(const policy::FleetReport& report) {
     }
     const auto& m = report.majority;
     if (!m.gpus.empty()) {
-        out += fmt::format("\nMost nodes: {} GPUs ({}), links {}, P2P {}, IOMMU {}\n",
+        out += fmt::format("\nMost nodes: {} GPUs ({}), links {}, P2P {}, IOMMU {}{}\n",
                            m.gpus,
                            m.gpu_model.empty() ? "models differ" : m.gpu_model,
                            topology_summary(m.matrix),
                            m.p2p.empty() ? "split" : m.p2p,
-                           m.iommu.empty() ? "split" : m.iommu);
+                           m.iommu.empty() ? "split" : m.iommu,
+                           m.driver.empty() ? "" : ", NVIDIA driver " + m.driver);
     }
     if (!report.issues.empty()) {
         out += "\n";

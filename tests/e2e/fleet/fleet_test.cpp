@@ -49,6 +49,8 @@ TEST(FleetCli, NodePrintsOneJsonLineNamingItself) {
     EXPECT_EQ(doc["gpus"].size(), 4U);
     EXPECT_EQ(doc["matrix"][0][1], "NV12");
     EXPECT_EQ(doc["verdict"], "healthy");
+    EXPECT_EQ(doc["driver"], "550.127.05");  // the running module's, from /proc
+    EXPECT_EQ(doc["kernel"], "5.15.0-125-generic");
 }
 
 TEST(FleetCli, ALongRecordComesInPartsThatSrunCannotCut) {

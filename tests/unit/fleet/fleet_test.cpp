@@ -102,6 +102,31 @@ TEST(FleetVerdict, NoMajorityIsASplitNotAnOutlier) {
     EXPECT_EQ(report.majority.iommu, "");
 }
 
+// Driver skew after a rolling upgrade: a warning on the node that differs; a node whose
+// record has no driver (an older peergate, or no driver loaded) is not judged on it.
+TEST(FleetVerdict, ANodeOnAnotherDriverOrKernelIsWarnedAbout) {
+    auto a = like("a");
+    auto b = like("b");
+    auto c = like("c");
+    auto d = like("d");
+    a.driver = b.driver = d.driver = "570.86.15";
+    c.driver = "560.35.03";
+    a.kernel = b.kernel = c.kernel = "6.8.0-51-generic";
+    const auto report = policy::judge_fleet({a, b, c, d}, {}, std::nullopt);
+    EXPECT_FALSE(report.failed);
+    EXPECT_EQ(report.majority.driver, "570.86.15");
+    EXPECT_EQ(report.majority.kernel, "6.8.0-51-generic");
+    const auto* outlier = issue(report, "fleet_outlier");
+    ASSERT_NE(outlier, nullptr);
+    EXPECT_EQ(outlier->severity, "warning");
+    EXPECT_EQ(outlier->message, "c: driver differs from most nodes: 560.35.03 (fleet: 570.86.15)");
+    EXPECT_EQ(report.nodes[2].differs, std::vector<std::string>{"driver"});
+    EXPECT_TRUE(report.nodes[3].differs.empty()) << "d's kernel was not read: not judged";
+    // No node read them: nothing to say, not a split.
+    const auto unread = policy::judge_fleet({like("a"), like("b")}, {}, std::nullopt);
+    EXPECT_TRUE(unread.issues.empty());
+}
+
 TEST(FleetVerdict, NobodyAnswered) {
     const auto report = policy::judge_fleet({}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
@@ -128,6 +153,7 @@ TEST(FleetLines, ReadsLabelledAndPlainLinesAndSkipsChatter) {
     EXPECT_EQ(lines.nodes[0].gpu_names, std::vector<std::string>{"G"});
     EXPECT_EQ(lines.nodes[0].findings[0].code, "c");
     EXPECT_EQ(lines.nodes[1].source, "all:4");
+    EXPECT_EQ(lines.nodes[0].driver, "") << "records before the field read as unread";
 }
 
 TEST(FleetLines, BadRecordsAreNamedByLine) {
