@@ -52,6 +52,14 @@ std::string runtime_html(const policy::DoctorInput& input) {
                 : *host.hypervisor ? "yes"
                                    : "no (bare metal)") +
            cell(host.kernel_cmdline) + "</tr>\n";
+    out +=
+        "<tr>" + cell("NVIDIA kernel module") +
+        cell(host.nvidia_module ? host.nvidia_module->version : "not loaded or unread") +
+        cell(host.nvidia_module ? std::string(model::to_string(host.nvidia_module->flavour)) : "") +
+        "</tr>\n";
+    out += "<tr>" + cell("kernel") +
+           cell(host.kernel_release.empty() ? "unread" : host.kernel_release) + cell("") +
+           "</tr>\n";
     out += "<tr>" + cell("kernel log") + cell(std::to_string(input.kernel_events.size())) +
            cell(input.kernel_log_source) + "</tr>\n";
     return out + "</table>\n";

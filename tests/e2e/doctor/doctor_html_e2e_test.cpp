@@ -36,6 +36,9 @@ TEST(DoctorHtmlCli, WritesThePageBesideTheUsualOutput) {
     EXPECT_NE(text->find("<title>peergate doctor: problems</title>"), std::string::npos);
     EXPECT_NE(text->find("pcie_p2p_under_translating_iommu"), std::string::npos);
     EXPECT_NE(text->find("<td>GPU0 -&gt; GPU1</td><td>NODE</td>"), std::string::npos) << *text;
+    EXPECT_NE(text->find("<td>NVIDIA kernel module</td><td>570.86.15</td><td>open</td>"),
+              std::string::npos);
+    EXPECT_NE(text->find("<td>kernel</td><td>6.8.0-48-generic</td>"), std::string::npos);
     fs::remove_all(dir);
 }
 
