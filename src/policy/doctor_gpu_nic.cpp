@@ -38,6 +38,17 @@ model::Finding redirect_finding(const GpuNicPath& first) {
             port)};
 }
 
+// Only the open kernel module exports GPU memory as DMA-BUF.
+bool proprietary_module(const model::HostFacts& host) {
+    return host.nvidia_module &&
+           host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary;
+}
+
+// Linux 5.12 is the first whose RDMA stack registers DMA-BUF memory; nullopt: release unread.
+std::optional<bool> kernel_takes_dma_buf(const model::HostFacts& host) {
+    return model::kernel_at_least(host.kernel_release, 5, 12);
+}
+
 // Whether DMA-BUF can stand in for a peer-memory module on the GPUs beside a NIC: the CUDA
 // driver's answer per GPU (only the open kernel module says yes) and Linux 5.12, the first
 // whose RDMA stack registers DMA-BUF memory.
@@ -61,9 +72,7 @@ struct DmaBufRoute {
                 staged);
         }
         if (!without.empty()) {
-            const bool proprietary =
-                host.nvidia_module &&
-                host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary;
+            const bool proprietary = proprietary_module(host);
             return fmt::format("and the CUDA driver reports no DMA-BUF support on GPU{} {}{}: {}",
                                without.size() == 1 ? "" : "s",
                                fmt::join(without, ","),
@@ -95,7 +104,7 @@ DmaBufRoute dma_buf_route(const std::vector<GpuNicPath>& paths,
             route.without.push_back(gpu);
         }
     }
-    route.kernel_new_enough = model::kernel_at_least(host.kernel_release, 5, 12);
+    route.kernel_new_enough = kernel_takes_dma_buf(host);
     return route;
 }
 
@@ -103,8 +112,7 @@ std::string peer_memory_remedy(const DmaBufRoute& route, const model::HostFacts&
     std::string remedy =
         "'modprobe nvidia-peermem' (it ships with the driver; list it in /etc/modules-load.d to "
         "load it at boot)";
-    if (host.nvidia_module &&
-        host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary) {
+    if (proprietary_module(host)) {
         remedy +=
             ", or install the open GPU kernel modules (the driver's -open packages), "
             "which export GPU memory as DMA-BUF";
@@ -203,16 +211,14 @@ GdrMemory gdr_memory(const model::HostFacts& host, const std::map<int, bool>& dm
     }
     const bool every_yes = std::all_of(
         dma_buf.begin(), dma_buf.end(), [](const auto& answer) { return answer.second; });
-    const auto kernel_new_enough = model::kernel_at_least(host.kernel_release, 5, 12);
+    const auto kernel_new_enough = kernel_takes_dma_buf(host);
     if (!dma_buf.empty() && every_yes && kernel_new_enough != false) {
         return GdrMemory::dmabuf;
     }
     if (!host.peer_memory_module) {
         return GdrMemory::unknown;
     }
-    const bool proprietary = host.nvidia_module &&
-                             host.nvidia_module->flavour == model::KernelModuleFlavour::proprietary;
-    const bool ruled_out = !every_yes || proprietary || kernel_new_enough == false;
+    const bool ruled_out = !every_yes || proprietary_module(host) || kernel_new_enough == false;
     return ruled_out ? GdrMemory::none : GdrMemory::unknown;
 }
 

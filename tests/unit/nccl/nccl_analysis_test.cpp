@@ -133,14 +133,19 @@ TEST(NcclAnalysis, FindingRules) {
     }
 }
 
-TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
-    const auto analysis =
-        analyze_nccl_log(parse(fixture("nccl-2.2x-nvls-ibext-cumem.log")), nullptr);
+const model::Finding* net_without_gdr(const NcclAnalysis& analysis) {
     const auto finding = std::find_if(
         analysis.findings.begin(), analysis.findings.end(), [](const model::Finding& f) {
             return f.code == kNcclNetWithoutGdr;
         });
-    ASSERT_NE(finding, analysis.findings.end());
+    return finding == analysis.findings.end() ? nullptr : &*finding;
+}
+
+TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
+    const auto analysis =
+        analyze_nccl_log(parse(fixture("nccl-2.2x-nvls-ibext-cumem.log")), nullptr);
+    const auto* finding = net_without_gdr(analysis);
+    ASSERT_NE(finding, nullptr);
     EXPECT_EQ(finding->severity, model::Severity::warning);
     EXPECT_NE(finding->message.find("3 network receive lines over NET/IBext_v8 lack /GDRDMA "
                                     "(ranks 38, 39)"),
@@ -154,11 +159,8 @@ TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
 TEST(NcclAnalysis, NetWithoutGdrQuotesWhyNcclDisabledIt) {
     const auto analysis =
         analyze_nccl_log(parse(fixture("nccl-2.1x-gdr-no-module-899.log")), nullptr);
-    const auto finding = std::find_if(
-        analysis.findings.begin(), analysis.findings.end(), [](const model::Finding& f) {
-            return f.code == kNcclNetWithoutGdr;
-        });
-    ASSERT_NE(finding, analysis.findings.end());
+    const auto* finding = net_without_gdr(analysis);
+    ASSERT_NE(finding, nullptr);
     EXPECT_NE(finding->message.find("; NCCL said \"NET/IB : GPU Direct RDMA Disabled for HCA 1 "
                                     "'mlx5_1' (no module)\" on 21346d5cefce (and 2 more)"),
               std::string::npos)

@@ -42,16 +42,23 @@ TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
     }
 }
 
+// bridged-a100-4x as `change` leaves it, written under the scratch directory.
+template <typename Change>
+sources::host::HostRoot bridged_root(const ScratchDir& scratch, Change change) {
+    auto machine = testing::load_builtin_machine("bridged-a100-4x");
+    change(machine);
+    EXPECT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
+    return sources::host::HostRoot(scratch.file("root"));
+}
+
 // The peer-memory module where NCCL looks for it; none loaded reads as "", a root without
 // /sys/module as unknown.
 TEST(HostRootWriter, PeerMemoryModuleReadsBack) {
     for (const std::string module : {"", "nvidia_peermem", "nv_peer_mem"}) {
         SCOPED_TRACE(module);
         const ScratchDir scratch;
-        auto machine = testing::load_builtin_machine("bridged-a100-4x");
-        machine.host.peer_memory_module = module;
-        ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
-        const sources::host::HostRoot root(scratch.file("root"));
+        const auto root =
+            bridged_root(scratch, [&](MachineFile& m) { m.host.peer_memory_module = module; });
         EXPECT_EQ(sources::host::read_peer_memory_module(root), std::optional<std::string>(module));
     }
     const ScratchDir empty;
@@ -64,10 +71,8 @@ TEST(HostRootWriter, KernelModuleAndReleaseReadBack) {
     for (const std::string flavour : {"open", "proprietary"}) {
         SCOPED_TRACE(flavour);
         const ScratchDir scratch;
-        auto machine = testing::load_builtin_machine("bridged-a100-4x");
-        machine.host.kernel_module = flavour;
-        ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
-        const sources::host::HostRoot root(scratch.file("root"));
+        const auto root =
+            bridged_root(scratch, [&](MachineFile& m) { m.host.kernel_module = flavour; });
         const auto module = sources::host::read_nvidia_module(root);
         ASSERT_TRUE(module.has_value());
         EXPECT_EQ(model::to_string(module->flavour), flavour);
@@ -75,11 +80,10 @@ TEST(HostRootWriter, KernelModuleAndReleaseReadBack) {
         EXPECT_EQ(sources::host::read_kernel_release(root), "5.15.0-125-generic");
     }
     const ScratchDir scratch;
-    auto machine = testing::load_builtin_machine("bridged-a100-4x");
-    machine.host.kernel_module = "";
-    machine.host.kernel_release = "";
-    ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
-    const sources::host::HostRoot root(scratch.file("root"));
+    const auto root = bridged_root(scratch, [](MachineFile& m) {
+        m.host.kernel_module = "";
+        m.host.kernel_release = "";
+    });
     EXPECT_EQ(sources::host::read_nvidia_module(root), std::nullopt);
     EXPECT_EQ(sources::host::read_kernel_release(root), "");
 }
