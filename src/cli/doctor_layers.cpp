@@ -216,7 +216,9 @@ void read_pair_layers(const Invocation& inv,
     }
     gather_from_nvml_record(std::move(nvml_record), state);
     if (state.have_gpus) {
+        state.machine.cuda_driver_version = 0;  // set only where the driver answers
         gather_from_cuda(inv, state);
+        input.cuda_driver_version = state.machine.cuda_driver_version;
     }
     input.layer_notes.insert(input.layer_notes.begin(), state.notes.begin(), state.notes.end());
     input.links = links_of(state.machine);

@@ -79,6 +79,7 @@ struct DoctorInput {
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
     std::vector<model::PciPath> nics;  // the host's network functions and the ports above them
     std::map<int, bool> dma_buf;       // per GPU: CUDA's DMA-BUF answer; absent: not read
+    int cuda_driver_version = 0;       // cuDriverGetVersion (12080 is CUDA 12.8); 0: not read
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
     std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after

@@ -94,7 +94,13 @@ const StatusWord* status_word(std::string_view token) {
 
 std::string identity_families(const ExportFacts& facts) {
     Family info("peergate_info", "gauge", "Build information for peergate.");
-    info.sample({{"version", facts.run.version}}, 1);
+    const auto& module = facts.doctor.host.nvidia_module;
+    const int cuda = facts.doctor.cuda_driver_version;
+    info.sample(
+        {{"version", facts.run.version},
+         {"driver_version", module ? module->version : ""},
+         {"cuda_version", cuda > 0 ? fmt::format("{}.{}", cuda / 1000, cuda % 1000 / 10) : ""}},
+        1);
     Family gpus("peergate_gpu_info", "gauge", "Static GPU identity as seen by peergate.");
     for (const auto& gpu : examined_gpus(facts)) {
         gpus.sample({{"gpu", std::to_string(gpu.index)},
@@ -216,9 +222,8 @@ std::string pcie_aer_family(const ExportFacts& facts) {
     return errors.text();
 }
 
-// Each finding code the doctor gave, with how many times: an alert can name one code
-// (driver_version_mismatch), and a dashboard can list the nodes with it. The codes are a
-// fixed set (docs/doctor.md), so the series stay few.
+// Each finding code the doctor gave, and how many times, so an alert can name one code; the
+// codes are a fixed set (docs/doctor.md), so the series stay few.
 std::string finding_codes(const policy::DoctorReport& report) {
     std::map<std::pair<std::string, model::Severity>, int> counts;
     for (const auto& finding : report.findings) {

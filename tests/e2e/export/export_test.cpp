@@ -111,6 +111,12 @@ TEST(ExportCli, TheSilentDropHostShowsItsLostCopies) {
     EXPECT_THAT(run.process.out, testing::HasSubstr("peergate_p2p_allowed 0\n"));
     EXPECT_THAT(run.process.out,
                 testing::HasSubstr("peergate_doctor_verdict{verdict=\"problems\"} 1\n"));
+    EXPECT_THAT(run.process.out,
+                testing::ContainsRegex("peergate_info\\{version=\"[^\"]+\",driver_version="
+                                       "\"570.86.15\",cuda_version=\"12.8\"\\} 1\n"));
+    EXPECT_THAT(run.process.out,
+                testing::HasSubstr("peergate_doctor_finding{code=\"dmar_fault_gpu\",severity="
+                                   "\"error\"} 1\n"));
     EXPECT_THAT(
         run.process.out,
         testing::HasSubstr(
