@@ -50,8 +50,7 @@ std::optional<bool> kernel_takes_dma_buf(const model::HostFacts& host) {
 }
 
 // Whether DMA-BUF can stand in for a peer-memory module on the GPUs beside a NIC: the CUDA
-// driver's answer per GPU (only the open kernel module says yes) and Linux 5.12, the first
-// whose RDMA stack registers DMA-BUF memory.
+// driver's answer per GPU, and the kernel.
 struct DmaBufRoute {
     std::vector<int> gpus;     // those beside a NIC, ascending
     std::vector<int> without;  // the driver said no
@@ -62,12 +61,10 @@ struct DmaBufRoute {
 
     std::string describe(const model::HostFacts& host) const {
         const std::string staged =
-            "NCCL's IB transport then stages network traffic through host "
-            "memory";
+            "NCCL's IB transport then stages network traffic through host memory";
         if (kernel_new_enough == false) {
             return fmt::format(
-                "and Linux {} predates 5.12, so the NIC cannot use DMA-BUF "
-                "either: {}",
+                "and Linux {} predates 5.12, so the NIC cannot use DMA-BUF either: {}",
                 host.kernel_release,
                 staged);
         }
@@ -114,8 +111,8 @@ std::string peer_memory_remedy(const DmaBufRoute& route, const model::HostFacts&
         "load it at boot)";
     if (proprietary_module(host)) {
         remedy +=
-            ", or install the open GPU kernel modules (the driver's -open packages), "
-            "which export GPU memory as DMA-BUF";
+            ", or install the open GPU kernel modules (the driver's -open packages), which "
+            "export GPU memory as DMA-BUF";
     } else {
         remedy += ", or DMA-BUF (the open GPU kernel modules)";
     }
@@ -125,6 +122,7 @@ std::string peer_memory_remedy(const DmaBufRoute& route, const model::HostFacts&
            "available on GPU device'); `peergate nccl-log` flags receives without GPUDirect RDMA "
            "(nccl_net_without_gdr).";
 }
+
 }  // namespace
 
 std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>& paths,
