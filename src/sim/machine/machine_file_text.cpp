@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
 namespace peergate::sim {
 
 namespace {
@@ -97,17 +99,15 @@ OJson host_to_json(const MachineHost& host) {
             {"boot_id", host.boot_id},
             {"kernel_log", host.kernel_log},
             {"cpus", host.cpus}};
-    if (!host.peer_memory_module.empty()) {
-        j["peer_memory_module"] = host.peer_memory_module;
-    }
-    if (!host.kernel_module.empty()) {
-        j["kernel_module"] = host.kernel_module;
-    }
-    if (!host.kernel_release.empty()) {
-        j["kernel_release"] = host.kernel_release;
-    }
-    if (!host.kernel_module_version.empty()) {
-        j["kernel_module_version"] = host.kernel_module_version;
+    // Fields whose "" means "not recorded" are left out, so older files read back alike.
+    for (const auto& [name, value] :
+         {std::pair{"peer_memory_module", &host.peer_memory_module},
+          std::pair{"kernel_module", &host.kernel_module},
+          std::pair{"kernel_release", &host.kernel_release},
+          std::pair{"kernel_module_version", &host.kernel_module_version}}) {
+        if (!value->empty()) {
+            j[name] = *value;
+        }
     }
     return j;
 }
