@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::testing {
+namespace peergate::test {
 
 inline const std::vector<std::string>& builtin_machine_names() {
     static const std::vector<std::string> kNames{"bridged-a100-4x",
@@ -82,4 +82,16 @@ inline util::ProcessResult run_program(
     return result ? *result : util::ProcessResult{};
 }
 
-}  // namespace peergate::testing
+// The built peergate with a private TMPDIR, so the host roots a simulated run materialises
+// stay in `scratch`.
+inline util::ProcessResult peergate_in(
+    const ScratchDir& scratch,
+    std::vector<std::string> args,
+    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+    args.insert(args.begin(), PEERGATE_BINARY);
+    util::EnvMap env;
+    env.set("TMPDIR", scratch.path());
+    return run_program(std::move(args), env, timeout);
+}
+
+}  // namespace peergate::test

@@ -12,7 +12,7 @@ namespace peergate::test {
 namespace {
 
 using Json = nlohmann::ordered_json;
-using testing::ScratchDir;
+using test::ScratchDir;
 
 const Json& pair(const Json& doc, int src, int dst) {
     for (const auto& p : doc["layers"]["peer_access"]["pairs"]) {

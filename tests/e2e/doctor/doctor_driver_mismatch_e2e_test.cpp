@@ -14,14 +14,14 @@
 namespace peergate::test {
 namespace {
 
-std::string upgraded_without_reboot(const testing::ScratchDir& scratch) {
-    auto machine = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+std::string upgraded_without_reboot(const test::ScratchDir& scratch) {
+    auto machine = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     machine.host.kernel_module_version = "560.35.03";  // driver_version is 570.86.15
     return scratch.write("mismatch.json", sim::to_json_text(machine));
 }
 
 TEST(DoctorDriverMismatch, NamesBothVersionsAndTheRemedy) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const auto run =
         run_peergate({"--simulate", upgraded_without_reboot(scratch), "doctor", "--json"});
     EXPECT_EQ(run.process.exit_code, 1) << run.process.err;  // a known problem
@@ -42,7 +42,7 @@ TEST(DoctorDriverMismatch, NamesBothVersionsAndTheRemedy) {
 }
 
 TEST(DoctorDriverMismatch, TheGateFailsClosed) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const auto run =
         run_peergate({"--simulate", upgraded_without_reboot(scratch), "gate", "--json"});
     const auto doc = stdout_json(run);

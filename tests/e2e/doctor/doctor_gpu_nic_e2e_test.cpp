@@ -60,7 +60,7 @@ TEST(DoctorGpuNic, APeerMemoryModuleIsLookedFor) {
     auto machine = sim::load_machine(gdr_machine());
     ASSERT_TRUE(machine.has_value());
     machine->host.peer_memory_module = "nvidia_peermem";
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const auto path = scratch.write("peermem.json", sim::to_json_text(*machine));
     const auto loaded = stdout_json(run_peergate({"--simulate", path, "doctor", "--json"}));
     EXPECT_EQ(loaded["layers"]["host"]["peer_memory_module"], "nvidia_peermem");
@@ -68,7 +68,7 @@ TEST(DoctorGpuNic, APeerMemoryModuleIsLookedFor) {
 }
 
 // gdr-acs-4x as the file gives it, with its host changed.
-std::string with_host(const testing::ScratchDir& scratch,
+std::string with_host(const test::ScratchDir& scratch,
                       const std::string& kernel_module,
                       const std::string& kernel_release) {
     auto machine = sim::load_machine(gdr_machine());
@@ -97,7 +97,7 @@ TEST(DoctorGpuNic, TheProprietaryModuleLeavesNoDmaBuf) {
 }
 
 TEST(DoctorGpuNic, TheOpenModuleOnANewKernelCarriesGdrWithoutPeerMemory) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const auto open = stdout_json(run_peergate(
         {"--simulate", with_host(scratch, "open", "6.8.0-51-generic"), "doctor", "--json"}));
     EXPECT_EQ(open["layers"]["peer_access"]["gpu_nics"][0]["dma_buf"], true);

@@ -65,7 +65,7 @@ TEST(DoctorNvlink5Errors, PrometheusAndGatherCarryThem) {
                                         "\"link_recovery_events\"} 2\n"),
               std::string::npos)
         << exported.process.out;
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string out = scratch.path() + "/gathered.json";
     const auto gathered =
         run_peergate({"--simulate", nvlink5_machine(), "gather", "--output", out});

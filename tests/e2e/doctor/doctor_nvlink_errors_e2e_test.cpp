@@ -87,7 +87,7 @@ TEST(DoctorNvlinkErrors, PrometheusGetsEachGpusCountsByCounter) {
 }
 
 TEST(DoctorNvlinkErrors, GatherRecordsThemForTheReplay) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string out = scratch.path() + "/gathered.json";
     const auto run = run_peergate({"--simulate", errors_machine(), "gather", "--output", out});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;

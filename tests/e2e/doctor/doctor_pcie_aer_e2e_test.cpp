@@ -77,7 +77,7 @@ TEST(DoctorPcieAer, PrometheusGetsEachDevicesTotals) {
 }
 
 TEST(DoctorPcieAer, GatherRecordsTheCountsAboveZero) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string out = scratch.file("gathered.json");
     const auto run = run_peergate({"--simulate", aer_machine(), "gather", "--output", out});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;

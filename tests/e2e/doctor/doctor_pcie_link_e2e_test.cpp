@@ -79,7 +79,7 @@ TEST(DoctorPcieLink, PrometheusGetsEachGpusWidthAndWhatItCouldBe) {
 }
 
 TEST(DoctorPcieLink, GatherRecordsTheLinksForTheReplay) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string out = scratch.file("gathered.json");
     const auto run = run_peergate({"--simulate", narrow_machine(), "gather", "--output", out});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;

@@ -95,7 +95,7 @@ TEST(DoctorPeerAccess, AnAbsentNvmlLeavesItsAnswersUnreadAndSaysWhy) {
 }
 
 TEST(DoctorPeerAccess, ABenchResultAddsEachPairsRatesAndFlagsSlowP2p) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string machine = fixture_machine("bench-p2p-slow-2x");
     const auto bench = run_peergate({"--simulate", machine, "bench", "--json"});
     const std::string result = scratch.file("bench.json");
@@ -114,8 +114,8 @@ TEST(DoctorPeerAccess, ABenchResultAddsEachPairsRatesAndFlagsSlowP2p) {
 // The HGX with one NVLink pair slowed to 100 GB/s where its NV18 pairs move 450: bench measures
 // it through the simulated driver, and the doctor names the pair against its kind.
 TEST(DoctorPeerAccess, ABenchResultNamesAPairFarSlowerThanItsKind) {
-    const testing::ScratchDir scratch;
-    auto hgx = testing::load_builtin_machine("hgx-b200-8x");
+    const test::ScratchDir scratch;
+    auto hgx = test::load_builtin_machine("hgx-b200-8x");
     hgx.bandwidth.p2p_gbps.assign(8, std::vector<double>(8, 450.0));
     hgx.bandwidth.p2p_gbps[0][3] = hgx.bandwidth.p2p_gbps[3][0] = 100.0;
     const std::string machine = scratch.write("slow-pair-8x.json", sim::to_json_text(hgx));
@@ -133,7 +133,7 @@ TEST(DoctorPeerAccess, ABenchResultNamesAPairFarSlowerThanItsKind) {
 }
 
 TEST(DoctorPeerAccess, ABandwidthFileThatIsNotABenchResultIsAUsageError) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string file = scratch.file("probe.json");
     ASSERT_TRUE(util::write_file_atomically(file, R"({"schema": "peergate.probe/v1"})"));
     const auto run = run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--bandwidth", file});

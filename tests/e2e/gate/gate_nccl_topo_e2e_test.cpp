@@ -31,7 +31,7 @@ class GateNcclTopoFile : public ::testing::Test {
 protected:
     void SetUp() override {
         auto machine =
-            Json::parse(util::read_file(testing::builtin_machine_path("bridged-a100-4x")).value());
+            Json::parse(util::read_file(test::builtin_machine_path("bridged-a100-4x")).value());
         machine["matrix"][0][1] = "SYS";  // the 0-1 bridge is down
         machine["matrix"][1][0] = "SYS";
         machine_ = scratch_.write("bridge-down.json", machine.dump());
@@ -50,7 +50,7 @@ protected:
             {"--simulate", machine, "gate", "--gpus", gpus, "--for", "nccl", "--json"}, env);
     }
 
-    testing::ScratchDir scratch_;
+    test::ScratchDir scratch_;
     std::string machine_;
     std::string topo_;
 };

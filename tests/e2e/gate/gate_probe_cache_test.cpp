@@ -62,12 +62,8 @@ protected:
     fs::path root_;
 };
 
-std::string fixture_machine(const std::string& name) {
-    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name;
-}
-
 TEST_F(GateProbeCache, APassedProbeIsReportedButNotTrustedWithoutOptIn) {
-    const auto machine = fixture_machine("probe-intact-2x.json");
+    const auto machine = fixture_machine("probe-intact-2x");
     ASSERT_EQ(probe(machine), 0);
     const auto run = gate(machine, false);
     EXPECT_EQ(run.process.exit_code, 1);
@@ -78,7 +74,7 @@ TEST_F(GateProbeCache, APassedProbeIsReportedButNotTrustedWithoutOptIn) {
 }
 
 TEST_F(GateProbeCache, WithOptInAPassedConcurrentProbeAllowsPciePeerToPeer) {
-    const auto machine = fixture_machine("probe-intact-2x.json");
+    const auto machine = fixture_machine("probe-intact-2x");
     ASSERT_EQ(probe(machine), 0);
     const auto run = gate(machine, true);
     EXPECT_EQ(run.process.exit_code, 0) << run.process.out;
@@ -97,7 +93,7 @@ TEST_F(GateProbeCache, WithOptInADataLosingProbeStillVetoes) {
 }
 
 TEST_F(GateProbeCache, AnotherBootInvalidatesTheEntry) {
-    const auto machine = fixture_machine("probe-intact-2x.json");
+    const auto machine = fixture_machine("probe-intact-2x");
     ASSERT_EQ(probe(machine), 0);
     // The same machine after a reboot: only the boot id differs.
     auto text = util::read_file(machine);
@@ -123,7 +119,7 @@ TEST_F(GateProbeCache, AProbeReplacesOnlyItsOwnMachinesResult) {
         root_ / "peergate" / ("probe-" + sources::host::host_name() + ".json");
     ASSERT_TRUE(
         util::write_file_atomically(host_file.string(), "the host's own result").has_value());
-    const auto intact = fixture_machine("probe-intact-2x.json");
+    const auto intact = fixture_machine("probe-intact-2x");
     ASSERT_EQ(probe(intact), 0);
     ASSERT_EQ(probe("pcie-rtx6000ada-2x-iommu"), 1);
     EXPECT_EQ(util::read_file(host_file.string()).value_or(""), "the host's own result");
@@ -138,7 +134,7 @@ TEST_F(GateProbeCache, AProbeReplacesOnlyItsOwnMachinesResult) {
 
 // Probes of different GPUs on one boot add up: probing 2,3 keeps what probing 0,1 found.
 TEST_F(GateProbeCache, ProbesOfOtherGpusAddUp) {
-    const auto machine = fixture_machine("acs-redirect-4x.json");
+    const auto machine = fixture_machine("acs-redirect-4x");
     for (const char* gpus : {"0,1", "2,3"}) {
         ASSERT_EQ(probe(machine, {"--gpus", gpus}), 0);
     }

@@ -4,6 +4,7 @@
 // hung NVML never hangs gather.
 #include "sim/machine/derived.hpp"
 #include "sim/machine/machine_file.hpp"
+#include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
@@ -15,23 +16,14 @@ namespace peergate {
 namespace {
 
 using nlohmann::json;
-using testing::ScratchDir;
-
-util::ProcessResult peergate(const ScratchDir& scratch, std::vector<std::string> args) {
-    args.insert(args.begin(), PEERGATE_BINARY);
-    util::EnvMap env;
-    env.set("TMPDIR", scratch.path());
-    return testing::run_program(std::move(args), env, std::chrono::seconds(30));
-}
-
-std::string fixture_machine(const std::string& name) {
-    return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name + ".json";
-}
+using test::fixture_machine;
+using test::peergate_in;
+using test::ScratchDir;
 
 std::vector<std::string> machines_under_test() {
     std::vector<std::string> paths;
-    for (const auto& name : testing::builtin_machine_names()) {
-        paths.push_back(testing::builtin_machine_path(name));
+    for (const auto& name : test::builtin_machine_names()) {
+        paths.push_back(test::builtin_machine_path(name));
     }
     for (const char* name : {"nvml-dgx1-v100", "nvml-nvswitch-8x", "nvml-pcie-2x", "nvml-single"}) {
         paths.push_back(fixture_machine(name));
@@ -42,7 +34,7 @@ std::vector<std::string> machines_under_test() {
 sim::MachineFile gather(const ScratchDir& scratch,
                         const std::string& machine,
                         const std::string& out) {
-    const auto result = peergate(scratch, {"--simulate", machine, "gather", "--output", out});
+    const auto result = peergate_in(scratch, {"--simulate", machine, "gather", "--output", out});
     EXPECT_EQ(result.exit_code, 0) << result.err;
     auto recorded = sim::load_machine(out);
     EXPECT_TRUE(recorded.has_value()) << (recorded ? "" : recorded.error().message);
@@ -81,8 +73,9 @@ std::vector<sim::MachineNvlink> active_links(const std::vector<sim::MachineNvlin
 void expect_same_nvml_topology(const ScratchDir& scratch,
                                const std::string& a,
                                const std::string& b) {
-    const auto left = peergate(scratch, {"--simulate", a, "topo", "--source", "nvml", "--json"});
-    const auto right = peergate(scratch, {"--simulate", b, "topo", "--source", "nvml", "--json"});
+    const auto left = peergate_in(scratch, {"--simulate", a, "topo", "--source", "nvml", "--json"});
+    const auto right =
+        peergate_in(scratch, {"--simulate", b, "topo", "--source", "nvml", "--json"});
     EXPECT_EQ(left.exit_code, right.exit_code) << left.err << right.err;
     const auto l = json::parse(left.out, nullptr, false);
     const auto r = json::parse(right.out, nullptr, false);
@@ -169,8 +162,7 @@ TEST(GatherNvml, ExplicitStatusThatDisagreesWithTheMatrixSurvivesReplay) {
     expect_same_nvml_topology(scratch, original, scratch.file("g1.json"));
     // The builtin GeForce machine: read/write GNS while topo -m shows PIX pairs.
     const auto geforce = gather(scratch, "rtx4090-8x-pcie", scratch.file("geforce.json"));
-    EXPECT_EQ(geforce.nvml_p2p_read,
-              testing::load_builtin_machine("rtx4090-8x-pcie").nvml_p2p_read);
+    EXPECT_EQ(geforce.nvml_p2p_read, test::load_builtin_machine("rtx4090-8x-pcie").nvml_p2p_read);
 }
 
 TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
@@ -199,7 +191,7 @@ TEST(GatherNvml, HungNvmlIsAbandonedAndTheRestIsRecorded) {
     const std::string out = scratch.file("g.json");
     const auto start = std::chrono::steady_clock::now();
     const auto result =
-        peergate(scratch, {"--simulate", hung, "gather", "--nvml-timeout", "0.5", "-o", out});
+        peergate_in(scratch, {"--simulate", hung, "gather", "--nvml-timeout", "0.5", "-o", out});
     const auto elapsed = std::chrono::steady_clock::now() - start;
     EXPECT_FALSE(result.timed_out);
     ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -234,7 +226,7 @@ TEST(GatherNvml, WithoutNvidiaSmiTheGpusAndMatrixComeFromNvml) {
         machine.faults.push_back(sim::MachineFault{.layer = "smi", .effect = "missing"});
         const std::string no_smi = scratch.write("no-smi.json", sim::to_json_text(machine));
         const std::string out = scratch.file("g.json");
-        const auto result = peergate(scratch, {"--simulate", no_smi, "gather", "-o", out});
+        const auto result = peergate_in(scratch, {"--simulate", no_smi, "gather", "-o", out});
         ASSERT_EQ(result.exit_code, 0) << result.err;
         EXPECT_NE(result.err.find("GPUs and matrix recorded from NVML"), std::string::npos)
             << result.err;

@@ -12,18 +12,12 @@ namespace peergate {
 namespace {
 
 using nlohmann::json;
-using testing::ScratchDir;
-
-util::ProcessResult peergate(const ScratchDir& scratch, std::vector<std::string> args) {
-    args.insert(args.begin(), PEERGATE_BINARY);
-    util::EnvMap env;
-    env.set("TMPDIR", scratch.path());
-    return testing::run_program(std::move(args), env);
-}
+using test::peergate_in;
+using test::ScratchDir;
 
 json topo_json(const ScratchDir& scratch, const std::string& machine) {
     return json::parse(
-        peergate(scratch, {"--simulate", machine, "topo", "--source", "smi", "--json"}).out,
+        peergate_in(scratch, {"--simulate", machine, "topo", "--source", "smi", "--json"}).out,
         nullptr,
         false);
 }
@@ -33,7 +27,7 @@ TEST(Gather, ReplayingTheRecordGivesTheSameTopology) {
         SCOPED_TRACE(name);
         const ScratchDir scratch;
         const std::string out = scratch.file("gathered.json");
-        const auto gathered = peergate(scratch, {"--simulate", name, "gather", "--output", out});
+        const auto gathered = peergate_in(scratch, {"--simulate", name, "gather", "--output", out});
         ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
         const auto original = topo_json(scratch, name);
         const auto replayed = topo_json(scratch, out);
@@ -47,14 +41,14 @@ TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
     ASSERT_EQ(
-        peergate(
+        peergate_in(
             scratch,
             {"--simulate", "pcie-rtx6000ada-2x-iommu", "gather", "-o", out, "--name", "bug-42"})
             .exit_code,
         0);
     const auto recorded = sim::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
-    const auto original = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    const auto original = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     EXPECT_EQ(recorded->name, "bug-42");
     EXPECT_NE(recorded->recorded_topo_m.find("GPU0\t X \tNODE"), std::string::npos);
     EXPECT_FALSE(recorded->recorded_query_gpu.empty());
@@ -78,7 +72,7 @@ TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
     const std::string out = scratch.file("g.json");
     const std::string machine =
         std::string(PEERGATE_TEST_FIXTURES) + "/machines/probe-no-peer-2x.json";
-    const auto gathered = peergate(scratch, {"--simulate", machine, "gather", "-o", out});
+    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
     ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
     const auto recorded = sim::load_machine(out);
     const auto original = sim::load_machine(machine);
@@ -94,11 +88,11 @@ TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
 // it differs from what the module's flavour would give (a GeForce answers 0 on the open one).
 TEST(Gather, RecordsEachGpusDmaBufAnswer) {
     const ScratchDir scratch;
-    auto machine = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    auto machine = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     machine.gpus[1].cuda_dma_buf = false;
     const std::string file = scratch.write("dmabuf.json", sim::to_json_text(machine));
     const std::string out = scratch.file("g.json");
-    ASSERT_EQ(peergate(scratch, {"--simulate", file, "gather", "-o", out}).exit_code, 0);
+    ASSERT_EQ(peergate_in(scratch, {"--simulate", file, "gather", "-o", out}).exit_code, 0);
     const auto recorded = sim::load_machine(out);
     ASSERT_TRUE(recorded.has_value());
     ASSERT_EQ(recorded->gpus.size(), 2U);
@@ -111,7 +105,7 @@ TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {
     const std::string out = scratch.file("g.json");
     const std::string machine =
         std::string(PEERGATE_TEST_FIXTURES) + "/machines/acs-redirect-4x.json";
-    const auto gathered = peergate(scratch, {"--simulate", machine, "gather", "-o", out});
+    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
     ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
     const auto recorded = sim::load_machine(out);
     const auto original = sim::load_machine(machine);
@@ -124,11 +118,11 @@ TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {
 TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
-    ASSERT_EQ(peergate(scratch, {"--simulate", "dgx1-v100", "gather", "-o", out}).exit_code, 0);
+    ASSERT_EQ(peergate_in(scratch, {"--simulate", "dgx1-v100", "gather", "-o", out}).exit_code, 0);
     const auto recorded = sim::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
-    EXPECT_EQ(recorded->host.cpus, testing::load_builtin_machine("dgx1-v100").host.cpus);
-    const auto gres = peergate(scratch, {"--simulate", out, "export", "gres"});
+    EXPECT_EQ(recorded->host.cpus, test::load_builtin_machine("dgx1-v100").host.cpus);
+    const auto gres = peergate_in(scratch, {"--simulate", out, "export", "gres"});
     EXPECT_NE(gres.out.find(" Cores=20-39 Links=0,0,0,1,2,1,2,-1\n"), std::string::npos)
         << gres.out;
 }
@@ -138,11 +132,11 @@ TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
 TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
-    const auto gathered = peergate(scratch, {"--simulate", "single-h200", "gather", "-o", out});
+    const auto gathered = peergate_in(scratch, {"--simulate", "single-h200", "gather", "-o", out});
     ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
     const auto recorded = sim::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
-    const auto original = testing::load_builtin_machine("single-h200");
+    const auto original = test::load_builtin_machine("single-h200");
     ASSERT_EQ(recorded->gpus.size(), 1U);
     EXPECT_EQ(recorded->gpus[0].numa_node, original.gpus[0].numa_node);
     EXPECT_EQ(recorded->gpus[0].cpu_affinity, original.gpus[0].cpu_affinity);
@@ -154,14 +148,14 @@ TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {
 TEST(Gather, WithoutAnyNvidiaToolFailsAndWritesNothing) {
     const ScratchDir scratch;
     const std::string out = scratch.file("none.json");
-    const auto result = peergate(scratch,
-                                 {"--nvidia-smi",
-                                  "/nonexistent/nvidia-smi",
-                                  "--nvml-lib",
-                                  "/nonexistent/libnvidia-ml.so.1",
-                                  "gather",
-                                  "--output",
-                                  out});
+    const auto result = peergate_in(scratch,
+                                    {"--nvidia-smi",
+                                     "/nonexistent/nvidia-smi",
+                                     "--nvml-lib",
+                                     "/nonexistent/libnvidia-ml.so.1",
+                                     "gather",
+                                     "--output",
+                                     out});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("no NVIDIA tool listed the GPUs"), std::string::npos) << result.err;
     EXPECT_FALSE(std::filesystem::exists(out));
@@ -169,7 +163,7 @@ TEST(Gather, WithoutAnyNvidiaToolFailsAndWritesNothing) {
 
 TEST(Gather, OutputIsRequired) {
     const ScratchDir scratch;
-    const auto result = peergate(scratch, {"gather"});
+    const auto result = peergate_in(scratch, {"gather"});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("--output"), std::string::npos) << result.err;
 }

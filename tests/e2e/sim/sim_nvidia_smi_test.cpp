@@ -10,8 +10,8 @@
 namespace peergate {
 namespace {
 
-using testing::builtin_machine_path;
-using testing::run_program;
+using test::builtin_machine_path;
+using test::run_program;
 
 util::EnvMap machine_env(const std::string& machine_path) {
     util::EnvMap env;
@@ -20,9 +20,9 @@ util::EnvMap machine_env(const std::string& machine_path) {
 }
 
 TEST(SimNvidiaSmiBinary, TopoMReadsBackToEveryBuiltinsMatrix) {
-    for (const auto& name : testing::builtin_machine_names()) {
+    for (const auto& name : test::builtin_machine_names()) {
         SCOPED_TRACE(name);
-        const auto machine = testing::load_builtin_machine(name);
+        const auto machine = test::load_builtin_machine(name);
         const auto result = run_program({PEERGATE_SIM_NVIDIA_SMI, "topo", "-m"},
                                         machine_env(builtin_machine_path(name)));
         ASSERT_EQ(result.exit_code, 0) << result.err;

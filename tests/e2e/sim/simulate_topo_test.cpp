@@ -14,34 +14,25 @@ namespace peergate {
 namespace {
 
 using nlohmann::json;
-using testing::run_program;
-using testing::ScratchDir;
-
-// peergate with a private TMPDIR, so materialised host roots stay in the scratch dir.
-util::ProcessResult peergate(const ScratchDir& scratch,
-                             std::vector<std::string> args,
-                             std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
-    args.insert(args.begin(), PEERGATE_BINARY);
-    util::EnvMap env;
-    env.set("TMPDIR", scratch.path());
-    return run_program(std::move(args), env, timeout);
-}
+using test::peergate_in;
+using test::run_program;
+using test::ScratchDir;
 
 json parse_json(const util::ProcessResult& result) {
     return json::parse(result.out, nullptr, false);
 }
 
 TEST(SimulateTopo, NvidiaSmiTierEqualsTheSavedTextReadWithFromForEveryBuiltin) {
-    for (const auto& name : testing::builtin_machine_names()) {
+    for (const auto& name : test::builtin_machine_names()) {
         SCOPED_TRACE(name);
         const ScratchDir scratch;
         util::EnvMap env;
-        env.set("PEERGATE_SIM_MACHINE", testing::builtin_machine_path(name));
+        env.set("PEERGATE_SIM_MACHINE", test::builtin_machine_path(name));
         const auto text = run_program({PEERGATE_SIM_NVIDIA_SMI, "topo", "-m"}, env);
         const std::string saved = scratch.write("topo.txt", text.out);
         const auto simulated =
-            peergate(scratch, {"--simulate", name, "topo", "--source", "smi", "--json"});
-        const auto from_file = peergate(scratch, {"topo", "--from", saved, "--json"});
+            peergate_in(scratch, {"--simulate", name, "topo", "--source", "smi", "--json"});
+        const auto from_file = peergate_in(scratch, {"topo", "--from", saved, "--json"});
         const auto a = parse_json(simulated);
         const auto b = parse_json(from_file);
         ASSERT_FALSE(a.is_discarded()) << simulated.out << simulated.err;
@@ -50,11 +41,11 @@ TEST(SimulateTopo, NvidiaSmiTierEqualsTheSavedTextReadWithFromForEveryBuiltin) {
         EXPECT_EQ(a["matrix"], b["matrix"]);
         EXPECT_EQ(a["nvlink_islands"], b["nvlink_islands"]);
         EXPECT_EQ(simulated.exit_code, from_file.exit_code);
-        const bool pair = testing::load_builtin_machine(name).gpus.size() >= 2;
+        const bool pair = test::load_builtin_machine(name).gpus.size() >= 2;
         EXPECT_EQ(simulated.exit_code, pair ? 0 : 2);
         if (pair) {
             EXPECT_EQ(a["source"], "nvidia-smi");
-            EXPECT_EQ(a["gpus"][0]["uuid"], testing::load_builtin_machine(name).gpus[0].uuid);
+            EXPECT_EQ(a["gpus"][0]["uuid"], test::load_builtin_machine(name).gpus[0].uuid);
         }
     }
 }
@@ -62,9 +53,9 @@ TEST(SimulateTopo, NvidiaSmiTierEqualsTheSavedTextReadWithFromForEveryBuiltin) {
 TEST(SimulateTopo, FromAMachineFileGivesTheSameMatrix) {
     const ScratchDir scratch;
     const auto simulated = parse_json(
-        peergate(scratch, {"--simulate", "dgx1-v100", "topo", "--source", "smi", "--json"}));
-    const auto from_machine = parse_json(peergate(
-        scratch, {"topo", "--from", testing::builtin_machine_path("dgx1-v100"), "--json"}));
+        peergate_in(scratch, {"--simulate", "dgx1-v100", "topo", "--source", "smi", "--json"}));
+    const auto from_machine = parse_json(peergate_in(
+        scratch, {"topo", "--from", test::builtin_machine_path("dgx1-v100"), "--json"}));
     EXPECT_EQ(from_machine["source"], "file");
     EXPECT_EQ(simulated["matrix"], from_machine["matrix"]);
     EXPECT_EQ(simulated["gpus"], from_machine["gpus"]);
@@ -82,7 +73,7 @@ std::string tier_reasons(const json& doc) {
 std::string machine_with_smi_fault(const ScratchDir& scratch,
                                    const std::string& effect,
                                    int code = 0) {
-    auto machine = testing::load_builtin_machine("hgx-b200-8x");
+    auto machine = test::load_builtin_machine("hgx-b200-8x");
     machine.faults.push_back(sim::MachineFault{.layer = "smi", .effect = effect, .code = code});
     return scratch.write("faulty-" + effect + ".json", sim::to_json_text(machine));
 }
@@ -101,13 +92,13 @@ TEST(SimulateTopo, NvidiaSmiFaultsAreUnreadableWithTheReason) {
     for (const auto& c : cases) {
         SCOPED_TRACE(c.effect);
         const ScratchDir scratch;
-        const auto result = peergate(scratch,
-                                     {"--simulate",
-                                      machine_with_smi_fault(scratch, c.effect),
-                                      "topo",
-                                      "--source",
-                                      "smi",
-                                      "--json"});
+        const auto result = peergate_in(scratch,
+                                        {"--simulate",
+                                         machine_with_smi_fault(scratch, c.effect),
+                                         "topo",
+                                         "--source",
+                                         "smi",
+                                         "--json"});
         EXPECT_EQ(result.exit_code, 2);
         const auto doc = parse_json(result);
         EXPECT_EQ(doc["readable"], false);
@@ -117,13 +108,13 @@ TEST(SimulateTopo, NvidiaSmiFaultsAreUnreadableWithTheReason) {
 
 TEST(SimulateTopo, ExitFaultCarriesItsStatus) {
     const ScratchDir scratch;
-    const auto result = peergate(scratch,
-                                 {"--simulate",
-                                  machine_with_smi_fault(scratch, "exit", 12),
-                                  "topo",
-                                  "--source",
-                                  "smi",
-                                  "--json"});
+    const auto result = peergate_in(scratch,
+                                    {"--simulate",
+                                     machine_with_smi_fault(scratch, "exit", 12),
+                                     "topo",
+                                     "--source",
+                                     "smi",
+                                     "--json"});
     EXPECT_EQ(result.exit_code, 2);
     const auto doc = parse_json(result);
     EXPECT_EQ(doc["readable"], false);
@@ -133,14 +124,14 @@ TEST(SimulateTopo, ExitFaultCarriesItsStatus) {
 TEST(SimulateTopo, HangingNvidiaSmiIsKilledAfterTheTimeout) {
     const ScratchDir scratch;
     const auto started = std::chrono::steady_clock::now();
-    const auto result = peergate(scratch,
-                                 {"--simulate",
-                                  machine_with_smi_fault(scratch, "hang"),
-                                  "topo",
-                                  "--source",
-                                  "smi",
-                                  "--json"},
-                                 std::chrono::seconds(20));
+    const auto result = peergate_in(scratch,
+                                    {"--simulate",
+                                     machine_with_smi_fault(scratch, "hang"),
+                                     "topo",
+                                     "--source",
+                                     "smi",
+                                     "--json"},
+                                    std::chrono::seconds(20));
     const auto took = std::chrono::steady_clock::now() - started;
     EXPECT_FALSE(result.timed_out) << "peergate itself must not hang";
     EXPECT_EQ(result.exit_code, 2);
@@ -152,9 +143,9 @@ TEST(SimulateTopo, HangingNvidiaSmiIsKilledAfterTheTimeout) {
 
 TEST(SimulateTopo, UnknownMachineListsTheBuiltins) {
     const ScratchDir scratch;
-    const auto result = peergate(scratch, {"--simulate", "nosuch", "topo"});
+    const auto result = peergate_in(scratch, {"--simulate", "nosuch", "topo"});
     EXPECT_EQ(result.exit_code, 2);
-    for (const auto& name : testing::builtin_machine_names()) {
+    for (const auto& name : test::builtin_machine_names()) {
         EXPECT_NE(result.err.find(name), std::string::npos) << result.err;
     }
 }
@@ -163,7 +154,7 @@ TEST(SimulateTopo, BrokenMachineFileIsRefusedNamingTheField) {
     const ScratchDir scratch;
     const std::string bad =
         scratch.write("bad.json", R"({"schema": "peergate.machine/v1", "gpus": []})");
-    const auto result = peergate(scratch, {"--simulate", bad, "topo"});
+    const auto result = peergate_in(scratch, {"--simulate", bad, "topo"});
     EXPECT_EQ(result.exit_code, 2);
     EXPECT_NE(result.err.find("gpus"), std::string::npos) << result.err;
 }

@@ -93,7 +93,7 @@ TEST(OneGpu, TheRealH200ReplaysAsHealthyWithItsOwnIdentity) {
 
 // Gathering the replay of a real host gives the host's answers back.
 TEST(OneGpu, GatheringTheReplayedH200IsAFixedPoint) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string again = scratch.file("again.json");
     const auto run = run_peergate({"--simulate", kGatheredH200, "gather", "-o", again});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;

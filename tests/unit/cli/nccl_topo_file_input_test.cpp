@@ -35,7 +35,7 @@ TEST(NcclConf, ReadsLinesAsNcclDoes) {
 }
 
 TEST(NcclTopoFileInput, EtcNcclConfNamesTheImagesFileUnderTheHostRoot) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string root = scratch.file("root");
     put(root + "/etc/nccl.conf", test::read_fixture("nccl_topo", "azure-ncv4-nccl.conf"));
     put(root + "/opt/microsoft/ncv4/topo.xml",
@@ -49,7 +49,7 @@ TEST(NcclTopoFileInput, EtcNcclConfNamesTheImagesFileUnderTheHostRoot) {
 }
 
 TEST(NcclTopoFileInput, TheEnvironmentAndTheUsersFileComeFirst) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string root = scratch.file("root");
     put(root + "/etc/nccl.conf", "NCCL_TOPO_FILE=/nowhere.xml\n");
     put(scratch.file("home/.nccl.conf"), "NCCL_TOPO_FILE=" + scratch.file("mine.xml") + "\n");
@@ -76,7 +76,7 @@ TEST(NcclTopoFileInput, TheEnvironmentAndTheUsersFileComeFirst) {
 }
 
 TEST(NcclTopoFileInput, NcclsDefaultPathWhenNothingNamesAFile) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string root = scratch.file("root");
     EXPECT_FALSE(read_nccl_topo_file(util::EnvMap{}, root).has_value());
     put(root + "/var/run/nvidia-topologyd/virtualTopology.xml",

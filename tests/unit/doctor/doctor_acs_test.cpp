@@ -2,23 +2,16 @@
 // Where ACS sends a pair's traffic, and the doctor's finding (policy/doctor_acs.cpp).
 #include "policy/doctor_acs.hpp"
 
+#include "support/pci_builders.hpp"
+
 #include <gtest/gtest.h>
 
 namespace peergate::policy {
 namespace {
 
-using State = AcsPath::State;
+using test::port;
 
-model::PciPort port(const char* address, std::optional<std::uint16_t> acs, bool unread = false) {
-    model::PciPort p{.address = model::PciAddress::parse(address).value()};
-    if (acs) {
-        p.acs = model::AcsControl{*acs};
-    }
-    if (unread) {
-        p.unread = "config: Permission denied";
-    }
-    return p;
-}
+using State = AcsPath::State;
 
 // Two GPUs behind one switch (upstream port 03:00.0) under root port 00:01.0, with the given
 // ACS control on their downstream ports.

@@ -3,6 +3,8 @@
 // between them (policy/doctor_gpu_nic.cpp).
 #include "policy/doctor_gpu_nic.hpp"
 
+#include "support/pci_builders.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -10,13 +12,7 @@
 namespace peergate::policy {
 namespace {
 
-model::PciPort port(const char* address, std::optional<std::uint16_t> acs) {
-    model::PciPort p{.address = model::PciAddress::parse(address).value()};
-    if (acs) {
-        p.acs = model::AcsControl{*acs};
-    }
-    return p;
-}
+using test::port;
 
 // Switch A (03:00.0, downstream ports 04:xx with `a_acs`) holds GPUs 0 and 1 and NIC 07:00.0;
 // switch B (81:00.0, downstream ports 82:xx, ACS off) holds GPU 2 and NIC 85:00.0; a third

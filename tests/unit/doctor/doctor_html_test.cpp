@@ -22,7 +22,7 @@ TEST(DoctorHtml, EscapesEveryCharacterThatCouldOpenMarkup) {
 TEST(DoctorHtml, PageHoldsTheVerdictFindingsMatrixAndPairs) {
     policy::DoctorInput input;
     input.parts.push_back(policy::PartStatus{.what = "NVML library", .found = true});
-    input.discovery.topology = testing::bridged_a100_4x();
+    input.discovery.topology = test::bridged_a100_4x();
     input.pairs.push_back(policy::PairLayers{.src = 0,
                                              .dst = 1,
                                              .label = "NV12",

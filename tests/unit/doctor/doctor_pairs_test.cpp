@@ -148,7 +148,7 @@ DoctorInput translating_host(model::Topology topology) {
 }
 
 TEST(DoctorDiagnose, PciePairsTheCudaDriverRefusesAreSafeUnderATranslatingIommu) {
-    auto input = translating_host(testing::pcie_box(2, "NVIDIA GeForce RTX 4090", "PIX"));
+    auto input = translating_host(test::pcie_box(2, "NVIDIA GeForce RTX 4090", "PIX"));
     input.pairs = both_ways(0, 1, "PIX", "GNS", "NS", false);
     const auto report = diagnose(input);
     EXPECT_EQ(report.verdict, Verdict::healthy);
@@ -167,7 +167,7 @@ TEST(DoctorDiagnose, PciePairsTheCudaDriverRefusesAreSafeUnderATranslatingIommu)
 }
 
 TEST(DoctorDiagnose, SelectionKeepsTheVerdictToTheGpusExamined) {
-    auto input = translating_host(testing::bridged_a100_4x());
+    auto input = translating_host(test::bridged_a100_4x());
     EXPECT_EQ(diagnose(input).verdict, Verdict::problems);  // 0 to 2 is SYS
     input.selection = {0, 1};
     EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);  // NV12 only
@@ -185,7 +185,7 @@ TEST(DoctorDiagnose, SelectionKeepsTheVerdictToTheGpusExamined) {
 }
 
 TEST(DoctorDiagnose, KernelFindingsAboutGpusOutsideTheSelectionAreLeftOut) {
-    auto topology = testing::uniform_nvlink(2);
+    auto topology = test::uniform_nvlink(2);
     topology.gpus[0].pci = model::PciAddress::parse("00000000:17:00.0").value();
     topology.gpus[1].pci = model::PciAddress::parse("00000000:41:00.0").value();
     auto input = translating_host(std::move(topology));

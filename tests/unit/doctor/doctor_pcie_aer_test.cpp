@@ -5,6 +5,8 @@
 // where it was uncorrectable; a count that fell (a reset) or was read once says nothing.
 #include "policy/doctor_pcie_aer.hpp"
 
+#include "support/pci_builders.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,14 +15,12 @@
 namespace peergate::policy {
 namespace {
 
+using test::pci;
+
 using model::AerCounters;
 using model::PciAddress;
 using model::PciAer;
 using model::Severity;
-
-PciAddress pci(const std::string& text) {
-    return PciAddress::parse(text).value();
-}
 
 AerCounters counts(std::vector<std::pair<std::string, std::uint64_t>> named) {
     return AerCounters{.counts = std::move(named)};
@@ -33,11 +33,11 @@ PciAer clean() {
 }
 
 // GPUs 0 and 1 behind one switch (04:08.0, 04:10.0 below 03:00.0, root port 00:01.0).
-struct Host {
+struct AerHost {
     model::Topology topology;
     DoctorInput input;
 
-    Host() {
+    AerHost() {
         const std::vector<std::pair<std::string, std::string>> gpus{
             {"0000:05:00.0", "0000:04:08.0"}, {"0000:06:00.0", "0000:04:10.0"}};
         for (std::size_t g = 0; g < gpus.size(); ++g) {
@@ -54,7 +54,7 @@ struct Host {
 };
 
 TEST(PcieAer, EveryDeviceOnThePathsKnowsItsGpus) {
-    const Host host;
+    const AerHost host;
     const auto through = gpus_through(host.input, host.topology);
     ASSERT_EQ(through.size(), 6U);
     EXPECT_EQ(through.at(pci("0000:00:01.0")), (std::vector<int>{0, 1}));
@@ -64,7 +64,7 @@ TEST(PcieAer, EveryDeviceOnThePathsKnowsItsGpus) {
 }
 
 TEST(PcieAer, CorrectableCountsAreANoteNamingTheGpu) {
-    Host host;
+    AerHost host;
     host.input.aer[pci("0000:06:00.0")].correctable =
         counts({{"RxErr", 0}, {"BadTLP", 37}, {"BadDLLP", 5}});
     const auto findings = pcie_aer_findings(host.input, host.topology);
@@ -79,7 +79,7 @@ TEST(PcieAer, CorrectableCountsAreANoteNamingTheGpu) {
 }
 
 TEST(PcieAer, AnUncorrectableCountAtASharedPortIsAWarningForEveryGpuBelow) {
-    Host host;
+    AerHost host;
     host.input.aer[pci("0000:00:01.0")].nonfatal = counts({{"UnsupReq", 1}, {"ACSViol", 2}});
     const auto findings = pcie_aer_findings(host.input, host.topology);
     ASSERT_EQ(findings.size(), 1U);
@@ -92,7 +92,7 @@ TEST(PcieAer, AnUncorrectableCountAtASharedPortIsAWarningForEveryGpuBelow) {
 }
 
 TEST(PcieAer, AFileWithOnlyATotalIsNamedByItsTotal) {
-    Host host;
+    AerHost host;
     host.input.aer[pci("0000:03:00.0")].fatal = AerCounters{.total = 3};
     const auto findings = pcie_aer_findings(host.input, host.topology);
     ASSERT_EQ(findings.size(), 1U);
@@ -101,7 +101,7 @@ TEST(PcieAer, AFileWithOnlyATotalIsNamedByItsTotal) {
 }
 
 TEST(PcieAerUnderLoad, CorrectableGrowthIsAWarningWithWhatItGained) {
-    Host host;
+    AerHost host;
     host.input.aer[pci("0000:06:00.0")].correctable = counts({{"BadTLP", 37}});
     host.input.aer_after_probe = host.input.aer;
     host.input.aer_after_probe[pci("0000:06:00.0")].correctable =
@@ -115,7 +115,7 @@ TEST(PcieAerUnderLoad, CorrectableGrowthIsAWarningWithWhatItGained) {
 }
 
 TEST(PcieAerUnderLoad, UncorrectableGrowthIsAnErrorThatKeepsPeerAccessOff) {
-    Host host;
+    AerHost host;
     host.input.aer_after_probe = host.input.aer;
     host.input.aer_after_probe[pci("0000:00:01.0")].nonfatal = counts({{"UnsupReq", 4}});
     const auto findings = pcie_aer_under_load_findings(host.input, host.topology);
@@ -126,7 +126,7 @@ TEST(PcieAerUnderLoad, UncorrectableGrowthIsAnErrorThatKeepsPeerAccessOff) {
 }
 
 TEST(PcieAerUnderLoad, ResetsAndSingleReadsSayNothing) {
-    Host host;
+    AerHost host;
     host.input.aer[pci("0000:06:00.0")].correctable = counts({{"BadTLP", 90}});
     host.input.aer_after_probe = host.input.aer;
     host.input.aer_after_probe[pci("0000:06:00.0")].correctable = counts({{"BadTLP", 2}});

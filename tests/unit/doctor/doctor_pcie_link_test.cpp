@@ -5,6 +5,8 @@
 // not an idle speed, not a link whose ends sysfs does not describe.
 #include "policy/doctor_pcie_link.hpp"
 
+#include "support/pci_builders.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -13,12 +15,10 @@
 namespace peergate::policy {
 namespace {
 
+using test::pci;
+
 using model::PciAddress;
 using model::Severity;
-
-PciAddress pci(const std::string& text) {
-    return PciAddress::parse(text).value();
-}
 
 model::PciAttributes link(int max_width, std::optional<int> width, std::string speed = "") {
     return model::PciAttributes{.max_link_speed = "16.0 GT/s PCIe",
@@ -29,11 +29,11 @@ model::PciAttributes link(int max_width, std::optional<int> width, std::string s
 
 // GPUs 0 and 1 behind one switch (downstream ports 04:08.0 and 04:10.0, upstream 03:00.0,
 // root port 00:01.0); GPU 2 straight on root port 80:01.0. Every link x16, GPUs idle.
-struct Host {
+struct LinkHost {
     model::Topology topology;
     DoctorInput input;
 
-    Host() {
+    LinkHost() {
         const std::vector<std::pair<std::string, std::vector<std::string>>> gpus{
             {"0000:05:00.0", {"0000:04:08.0", "0000:03:00.0", "0000:00:01.0"}},
             {"0000:06:00.0", {"0000:04:10.0", "0000:03:00.0", "0000:00:01.0"}},
@@ -55,7 +55,7 @@ struct Host {
 };
 
 TEST(PcieLinks, ArePairedAsNcclPairsThePathAndSharedOnce) {
-    const Host host;
+    const LinkHost host;
     const auto links = pcie_links(host.input, host.topology);
     ASSERT_EQ(links.size(), 4U);  // two GPU links behind the switch, its uplink, GPU 2's link
     const auto uplink = std::find_if(links.begin(), links.end(), [](const PcieLinkState& l) {
@@ -78,7 +78,7 @@ TEST(PcieLinks, ArePairedAsNcclPairsThePathAndSharedOnce) {
 }
 
 TEST(PcieLinks, AGpuTrainedNarrowIsAWarningNamingItsLink) {
-    Host host;
+    LinkHost host;
     host.input.pci[pci("0000:06:00.0")].current_link_width = 8;
     const auto findings = host.findings();
     ASSERT_EQ(findings.size(), 1U);
@@ -93,7 +93,7 @@ TEST(PcieLinks, AGpuTrainedNarrowIsAWarningNamingItsLink) {
 }
 
 TEST(PcieLinks, ANarrowUplinkIsOneFindingForEveryGpuBelowIt) {
-    Host host;
+    LinkHost host;
     host.input.pci[pci("0000:03:00.0")].current_link_width = 4;
     host.input.pci[pci("0000:00:01.0")].current_link_width = 4;
     const auto findings = host.findings();
@@ -107,14 +107,14 @@ TEST(PcieLinks, ANarrowUplinkIsOneFindingForEveryGpuBelowIt) {
 }
 
 TEST(PcieLinks, ASlotWiredNarrowIsByDesign) {
-    Host host;
+    LinkHost host;
     host.input.pci[pci("0000:80:01.0")] = link(8, 8);  // an x16 slot with eight lanes
     host.input.pci[pci("0000:81:00.0")].current_link_width = 8;
     EXPECT_TRUE(host.findings().empty());
 }
 
 TEST(PcieLinks, TheUpperEndsWidthServesWhenTheLowerDoesNotSay) {
-    Host host;
+    LinkHost host;
     host.input.pci[pci("0000:81:00.0")].current_link_width.reset();
     host.input.pci[pci("0000:80:01.0")].current_link_width = 4;
     const auto findings = host.findings();
@@ -123,7 +123,7 @@ TEST(PcieLinks, TheUpperEndsWidthServesWhenTheLowerDoesNotSay) {
 }
 
 TEST(PcieLinks, WhatSysfsDoesNotDescribeSaysNothing) {
-    Host host;
+    LinkHost host;
     host.input.pci[pci("0000:06:00.0")].current_link_width = 8;
     host.input.pci.erase(pci("0000:04:10.0"));                   // the port's maximum is unknown
     host.input.pci[pci("0000:81:00.0")].current_link_width = 0;  // a link reading 0 lanes
@@ -133,7 +133,7 @@ TEST(PcieLinks, WhatSysfsDoesNotDescribeSaysNothing) {
 }
 
 TEST(PcieLinks, AnOddPortAtTheTopEndsTheClimb) {
-    Host host;
+    LinkHost host;
     host.input.ports[2].push_back(model::PciPort{.address = pci("0000:80:00.0")});
     const auto links = pcie_links(host.input, host.topology);
     EXPECT_EQ(links.size(), 4U);  // 80:00.0 has no partner above it: no link is made up

@@ -45,7 +45,7 @@ TEST(AerStats, TheTotalLineIsTheTotalEvenWhereTheCountsDiffer) {
 }
 
 TEST(AerStats, ADeviceWithoutTheFilesHasNoAer) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const std::string dir = scratch.file("sys/bus/pci/devices/0000:06:00.0");
     std::filesystem::create_directories(dir);
     const HostRoot root(scratch.path());

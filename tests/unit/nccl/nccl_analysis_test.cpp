@@ -2,6 +2,7 @@
 #include "policy/nccl_analysis.hpp"
 
 #include "cli/nccl_log_input.hpp"
+#include "nccl_log_support.hpp"
 #include "policy/nccl_findings.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
@@ -22,13 +23,6 @@ std::string fixture(const std::string& name) {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-model::NcclLog parse(std::string_view text) {
-    sources::nccl::NcclLogParser parser;
-    parser.feed(text);
-    parser.end_input();
-    return parser.result();
 }
 
 std::multiset<std::string> codes(const NcclAnalysis& analysis) {
@@ -123,7 +117,7 @@ TEST(NcclAnalysis, FindingRules) {
     // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
-        const auto log = parse(c.log);
+        const auto log = test::parse_nccl_log(c.log);
         std::optional<model::Topology> topology;
         if (c.topology != nullptr) {
             topology = topo_m(c.topology);
@@ -143,7 +137,7 @@ const model::Finding* net_without_gdr(const NcclAnalysis& analysis) {
 
 TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
     const auto analysis =
-        analyze_nccl_log(parse(fixture("nccl-2.2x-nvls-ibext-cumem.log")), nullptr);
+        analyze_nccl_log(test::parse_nccl_log(fixture("nccl-2.2x-nvls-ibext-cumem.log")), nullptr);
     const auto* finding = net_without_gdr(analysis);
     ASSERT_NE(finding, nullptr);
     EXPECT_EQ(finding->severity, model::Severity::warning);
@@ -158,7 +152,7 @@ TEST(NcclAnalysis, NetWithoutGdrNamesTheRanksTransportsAndLines) {
 // for NCCL_NET_GDR_LEVEL's.
 TEST(NcclAnalysis, NetWithoutGdrQuotesWhyNcclDisabledIt) {
     const auto analysis =
-        analyze_nccl_log(parse(fixture("nccl-2.1x-gdr-no-module-899.log")), nullptr);
+        analyze_nccl_log(test::parse_nccl_log(fixture("nccl-2.1x-gdr-no-module-899.log")), nullptr);
     const auto* finding = net_without_gdr(analysis);
     ASSERT_NE(finding, nullptr);
     EXPECT_NE(finding->message.find("; NCCL said \"NET/IB : GPU Direct RDMA Disabled for HCA 1 "
@@ -167,8 +161,9 @@ TEST(NcclAnalysis, NetWithoutGdrQuotesWhyNcclDisabledIt) {
         << finding->message;
     EXPECT_NE(finding->remedy.find("no peer-memory path: load nvidia-peermem"), std::string::npos);
     const auto far = analyze_nccl_log(
-        parse("h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 8 > 5)\n"
-              "h:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0\n"),
+        test::parse_nccl_log(
+            "h:1:1 [0] NCCL INFO GPU Direct RDMA Disabled for GPU 0 / HCA 0 (distance 8 > 5)\n"
+            "h:1:1 [0] NCCL INFO Channel 00/0 : 1[0] -> 0[0] [receive] via NET/IB/0\n"),
         nullptr);
     ASSERT_FALSE(far.findings.empty());
     EXPECT_NE(far.findings.front().remedy.find("farther from the GPU than NCCL_NET_GDR_LEVEL"),
@@ -177,7 +172,7 @@ TEST(NcclAnalysis, NetWithoutGdrQuotesWhyNcclDisabledIt) {
 }
 
 TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
-    const auto log = parse(fixture("handwritten-nvlink-unused.log"));
+    const auto log = test::parse_nccl_log(fixture("handwritten-nvlink-unused.log"));
     const auto analysis = analyze_nccl_log(log, nullptr);
     EXPECT_EQ(codes(analysis),
               (std::multiset<std::string>{kNcclNvlinkUnused,
@@ -205,7 +200,7 @@ TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
 }
 
 TEST(NcclAnalysis, RanksPlacedByTheDumpAloneAreJudged) {
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         fixture("nccl-2.2x-topology-nvl-mesh.log") +
         "testpc115159:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 4 cudaDev 0 nvmlDev 0 busId 1000 "
         "commId 0xd - Init COMPLETE\n"
@@ -225,7 +220,7 @@ TEST(NcclAnalysis, RealTopoMFixturesFromTheSharedSet) {
         EXPECT_TRUE(topology.has_value()) << name;
         return *topology;
     };
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
     const auto nvlink = read("unsloth_TOPO_NVLINK_8X.txt");
     EXPECT_EQ(codes(analyze_nccl_log(log, &nvlink)),
@@ -249,7 +244,7 @@ TEST(NcclTopologyJson, ReadsTopoJsonAndRejectsOthers) {
     EXPECT_EQ(topology->size(), 2u);
     EXPECT_TRUE(topology->label(0, 1)->is_nvlink());
     // A rank known only by bus id maps through pci_bus_id.
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         "h:1:1 [0] NCCL INFO comm 0x1 rank 0 nranks 2 cudaDev 0 busId 1b000 - Init COMPLETE\n"
         "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE\n"
         "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n");

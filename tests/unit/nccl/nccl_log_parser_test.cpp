@@ -4,6 +4,8 @@
 // detail, malformed lines skipped, memory bounded by distinct connections.
 #include "sources/nccl/nccl_log_parser.hpp"
 
+#include "nccl_log_support.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -23,13 +25,6 @@ std::string fixture(const std::string& name) {
     std::stringstream text;
     text << in.rdbuf();
     return text.str();
-}
-
-model::NcclLog parse(std::string_view text) {
-    NcclLogParser parser;
-    parser.feed(text);
-    parser.end_input();
-    return parser.result();
 }
 
 // Lines per transport: P2P, SHM, NET, COLLNET, NVLS.
@@ -96,7 +91,7 @@ TEST(NcclLogParser, CountsEveryConnectionLineOfEveryFixture) {
     // clang-format on
     for (const auto& c : cases) {
         SCOPED_TRACE(c.file);
-        const auto log = parse(fixture(c.file));
+        const auto log = test::parse_nccl_log(fixture(c.file));
         EXPECT_EQ(transport_lines(log), c.lines);
         EXPECT_EQ(via_texts(log), c.via);
         EXPECT_EQ(log.counts.skipped, 0u);
@@ -109,7 +104,7 @@ TEST(NcclLogParser, CountsEveryConnectionLineOfEveryFixture) {
 }
 
 TEST(NcclLogParser, KeepsHostsRanksDevicesAndBusIds) {
-    auto log = parse(fixture("nccl-2.9.9-ec2-p2p-ipc-read.log"));
+    auto log = test::parse_nccl_log(fixture("nccl-2.9.9-ec2-p2p-ipc-read.log"));
     ASSERT_FALSE(log.connections.empty());
     const auto& first = log.connections.front();
     EXPECT_EQ(first.host, "ip-10-216-178-255");
@@ -121,7 +116,7 @@ TEST(NcclLogParser, KeepsHostsRanksDevicesAndBusIds) {
     EXPECT_EQ(first.src_bus_id, "a01c0");
     EXPECT_EQ(first.dst_bus_id, "901d0");
 
-    log = parse(fixture("nccl-2.2x-nvls-ibext-cumem.log"));
+    log = test::parse_nccl_log(fixture("nccl-2.2x-nvls-ibext-cumem.log"));
     ASSERT_EQ(log.ranks.size(), 4u);
     EXPECT_EQ(log.ranks[0].rank, 36);
     EXPECT_EQ(log.ranks[0].host, "hostname-test");
@@ -141,10 +136,10 @@ TEST(NcclLogParser, KeepsHostsRanksDevicesAndBusIds) {
 }
 
 TEST(NcclLogParser, ReadsVersionRanksGraphsRingsAndSettings) {
-    auto log = parse(fixture("nccl-2.5.6-mpirun-prefix.log"));
+    auto log = test::parse_nccl_log(fixture("nccl-2.5.6-mpirun-prefix.log"));
     EXPECT_EQ(log.nccl_version, "2.5.6+cuda10.2");
 
-    log = parse(fixture("nccl-2.8-init-complete-no-nvmldev.log"));
+    log = test::parse_nccl_log(fixture("nccl-2.8-init-complete-no-nvmldev.log"));
     ASSERT_EQ(log.ranks.size(), 8u);
     for (const auto& rank : log.ranks) {
         EXPECT_TRUE(rank.init_complete);
@@ -152,7 +147,7 @@ TEST(NcclLogParser, ReadsVersionRanksGraphsRingsAndSettings) {
         EXPECT_EQ(rank.nranks, 16);
     }
 
-    log = parse(fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
+    log = test::parse_nccl_log(fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
     ASSERT_EQ(log.graphs.size(), 1u);
     EXPECT_EQ(log.graphs[0].intra_type, "NVL");
     EXPECT_EQ(log.graphs[0].inter_type, "PIX");
@@ -160,25 +155,25 @@ TEST(NcclLogParser, ReadsVersionRanksGraphsRingsAndSettings) {
     EXPECT_EQ(log.topology.at("H20-GPU-05").nvswitches.at("NVS/0"),
               (std::set<std::string>{"18000"}));
 
-    log = parse(fixture("nccl-2.2x-python-logging-prefix.log"));
+    log = test::parse_nccl_log(fixture("nccl-2.2x-python-logging-prefix.log"));
     ASSERT_EQ(log.rings.size(), 1u);
     EXPECT_EQ(log.rings[0].channel, 23);
     EXPECT_EQ(log.rings[0].host, "g340-cd51-4900-b72a-d104-a9bf-df48");
 
-    log = parse(fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
+    log = test::parse_nccl_log(fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log"));
     ASSERT_EQ(log.trees.size(), 4u);  // rank 1, channels 0..3
     EXPECT_EQ(log.trees[1].rank, 1);
     EXPECT_EQ(log.trees[1].children, (std::vector<int>{0, 3}));
     EXPECT_EQ(log.trees[1].parent, std::nullopt);
 
-    log = parse(fixture("rccl-p2p-level-xgmi.log"));
+    log = test::parse_nccl_log(fixture("rccl-p2p-level-xgmi.log"));
     EXPECT_EQ(log.settings,
               (std::vector<std::pair<std::string, std::string>>{{"NCCL_P2P_LEVEL", "XGMI"}}));
     EXPECT_TRUE(log.conflicting_settings.empty());
 }
 
 TEST(NcclLogParser, SkipsMalformedAndTruncatedLinesWithoutStopping) {
-    const auto log = parse(fixture("handwritten-malformed.log"));
+    const auto log = test::parse_nccl_log(fixture("handwritten-malformed.log"));
     // Readable: channel 0 (IPC/read), 7 and 8 (one flattened line), 9 (CRLF); the rest
     // are malformed connection lines (8), a truncated one without "via", and noise.
     EXPECT_EQ(transport_lines(log), (Counts{3, 1, 0, 0, 0}));
@@ -212,7 +207,7 @@ TEST(NcclLogParser, ChunkBoundariesDoNotChangeTheResult) {
     const std::string text = fixture("handwritten-all-shapes.log") +
                              fixture("nccl-2.2x-h20-cumem-gdrdma-nvswitch.log") +
                              fixture("handwritten-nvlink-unused.log");
-    const auto whole = parse(text);
+    const auto whole = test::parse_nccl_log(text);
     std::mt19937 rng(7);
     for (int round = 0; round < 20; ++round) {
         NcclLogParser parser;
@@ -239,7 +234,8 @@ TEST(NcclLogParser, OverlongLineIsDroppedAndCounted) {
 }
 
 TEST(NcclLogParser, LastLineWithoutNewlineIsRead) {
-    const auto log = parse("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC");
+    const auto log =
+        test::parse_nccl_log("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC");
     ASSERT_EQ(log.connections.size(), 1u);
 }
 

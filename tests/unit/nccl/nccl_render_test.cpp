@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "nccl_log_support.hpp"
 #include "policy/nccl_analysis.hpp"
 #include "report/nccl_log_render.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
@@ -18,20 +19,13 @@ std::string fixture(const std::string& name) {
     return text.str();
 }
 
-model::NcclLog parse(std::string_view text) {
-    sources::nccl::NcclLogParser parser;
-    parser.feed(text);
-    parser.end_input();
-    return parser.result();
-}
-
 TEST(NcclLogRender, FastJsonTextEqualsTheDocument) {
     for (const char* name : {"handwritten-all-shapes.log",
                              "nccl-2.9.9-ec2-p2p-ipc-read.log",
                              "handwritten-nvlink-unused.log",
                              "nccl-2.21.5-vllm-topology-nvswitch.log"}) {
         SCOPED_TRACE(name);
-        const auto log = parse(fixture(name));
+        const auto log = test::parse_nccl_log(fixture(name));
         const auto analysis = policy::analyze_nccl_log(log, nullptr);
         const NcclLogReport report{{name}, "", &log, &analysis};
         const std::string text = nccl_log_to_json_text(report);
@@ -43,7 +37,7 @@ TEST(NcclLogRender, FastJsonTextEqualsTheDocument) {
 }
 
 TEST(NcclLogRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         "h\xff\xfe:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\"\x01\xc3\n"
         "h:1:2 [0] NCCL INFO NCCL_X set by environment to \xff\n");
     ASSERT_EQ(log.connections.size(), 1u);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/nccl/nccl_topo_dump.hpp"
 
+#include "nccl_log_support.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 
 #include <gtest/gtest.h>
@@ -17,15 +18,8 @@ TEST(NcclBusId, NormalisesEveryForm) {
     EXPECT_EQ(normalize_bus_id(""), "");
 }
 
-model::NcclLog parse(std::string_view text) {
-    NcclLogParser parser;
-    parser.feed(text);
-    parser.end_input();
-    return parser.result();
-}
-
 TEST(NcclTopologyDump, NvlinkMeshBetweenGpus) {
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         "h:1:2 [3] NCCL INFO === System : maxBw 80.0 totalBw 240.0 ===\n"
         "h:1:2 [3] NCCL INFO CPU/1 (1/2/-1)\n"
         "h:1:2 [3] NCCL INFO + PCI[24.0] - GPU/1000 (0)\n"
@@ -52,7 +46,7 @@ TEST(NcclTopologyDump, NvlinkMeshBetweenGpus) {
 
 TEST(NcclTopologyDump, NvswitchMembershipAndPlainPaste) {
     // A dump pasted without prefixes (issue reports do this) still reads, for host "".
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         "=== System : maxBw 24.0 totalBw 360.0 ===\n"
         "CPU/0 (1/1/2)\n"
         "+ PCI[24.0] - PCI/2000 (10b5879610b58796)\n"
@@ -79,7 +73,7 @@ TEST(NcclTopologyDump, NvswitchMembershipAndPlainPaste) {
 }
 
 TEST(NcclTopologyDump, InterleavedThreadsKeepTheirOwnTree) {
-    const auto log = parse(
+    const auto log = test::parse_nccl_log(
         "h:1:1 [0] NCCL INFO === System : maxBw 1 totalBw 1 ===\n"
         "h:2:2 [1] NCCL INFO === System : maxBw 1 totalBw 1 ===\n"
         "h:1:1 [0] NCCL INFO CPU/0 (1/1/2)\n"

@@ -8,7 +8,7 @@
 namespace peergate::policy {
 namespace {
 
-using namespace peergate::testing;  // NOLINT(google-build-using-namespace)
+using namespace peergate::test;  // NOLINT(google-build-using-namespace)
 
 std::vector<std::string> set_names(const GateDecision& d) {
     std::vector<std::string> names;
@@ -16,15 +16,6 @@ std::vector<std::string> set_names(const GateDecision& d) {
         names.push_back(s.name);
     }
     return names;
-}
-
-bool warns_about(const GateDecision& d, const std::string& text) {
-    for (const auto& w : d.warnings) {
-        if (w.find(text) != std::string::npos) {
-            return true;
-        }
-    }
-    return false;
 }
 
 TEST(GateEnv, OffValuesAreStrippedOnEveryPath) {

@@ -16,7 +16,7 @@
 namespace peergate::policy {
 namespace {
 
-using namespace peergate::testing;  // NOLINT(google-build-using-namespace)
+using namespace peergate::test;  // NOLINT(google-build-using-namespace)
 
 model::NcclTopoFile azure_ncv4_file() {
     auto gpus =
@@ -40,12 +40,6 @@ GateInput ncv4(bool bridge01, std::vector<int> selected, util::EnvMap vars = {})
     in.profile = Profile::nccl;
     in.nccl_topo_file = azure_ncv4_file();
     return in;
-}
-
-bool warns_about(const GateDecision& d, const std::string& text) {
-    return std::any_of(d.warnings.begin(), d.warnings.end(), [&](const std::string& w) {
-        return w.find(text) != std::string::npos;
-    });
 }
 
 TEST(GateNcclTopo, AFileThatMatchesTheHostChangesNothing) {

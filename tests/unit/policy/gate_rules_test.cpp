@@ -11,7 +11,7 @@
 namespace peergate::policy {
 namespace {
 
-using namespace peergate::testing;  // NOLINT(google-build-using-namespace)
+using namespace peergate::test;  // NOLINT(google-build-using-namespace)
 using model::IommuMode;
 
 struct VerdictCase {

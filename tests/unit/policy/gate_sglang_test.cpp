@@ -14,18 +14,12 @@
 namespace peergate::policy {
 namespace {
 
-using namespace peergate::testing;  // NOLINT(google-build-using-namespace)
+using namespace peergate::test;  // NOLINT(google-build-using-namespace)
 
 GateInput sglang_tp2_on_pcie(util::EnvMap e = {}) {
     auto in = input(pcie_box(2, "NVIDIA RTX 6000 Ada Generation"), gpus({0, 1}), std::move(e));
     in.profile = Profile::sglang;
     return in;
-}
-
-bool warns_about(const GateDecision& d, const std::string& text) {
-    return std::any_of(d.warnings.begin(), d.warnings.end(), [&](const std::string& w) {
-        return w.find(text) != std::string::npos;
-    });
 }
 
 TEST(GateSglang, AVetoKeepsSglangTestingAndAsksForTheFlag) {

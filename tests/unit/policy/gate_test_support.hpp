@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// Builders for gate tests: a topology from legend tokens, an input from a few facts.
+// Builders for gate tests: a topology from legend tokens, an input from a few facts, and the
+// checks the gate's tests share.
 #pragma once
 
 #include "model/topology.hpp"
 #include "policy/gate.hpp"
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace peergate::testing {
+namespace peergate::test {
 
 // Topology from rows of legend tokens ("X", "NV12", "SYS"...) and one name per GPU.
 inline model::Topology topology(const std::vector<std::vector<std::string>>& rows,
@@ -99,4 +101,23 @@ inline policy::Selection gpus(std::vector<int> ids) {
     return policy::Selection::list(std::move(ids));
 }
 
-}  // namespace peergate::testing
+// Two sockets as on an HGX B200: GPUs 0-3 on node 0 near CPUs 0-47,96-143, GPUs 4-7 on node 1
+// near the rest.
+inline std::vector<model::Gpu> two_socket_gpus() {
+    std::vector<model::Gpu> out;
+    for (int g = 0; g < 8; ++g) {
+        out.push_back(model::Gpu{.index = g,
+                                 .numa_node = g / 4,
+                                 .cpu_affinity = g < 4 ? "0-47,96-143" : "48-95,144-191"});
+    }
+    return out;
+}
+
+// Whether any of the decision's warnings contains `text`.
+inline bool warns_about(const policy::GateDecision& d, const std::string& text) {
+    return std::any_of(d.warnings.begin(), d.warnings.end(), [&](const std::string& w) {
+        return w.find(text) != std::string::npos;
+    });
+}
+
+}  // namespace peergate::test

@@ -10,7 +10,7 @@
 namespace peergate::policy {
 namespace {
 
-using namespace peergate::testing;  // NOLINT(google-build-using-namespace)
+using namespace peergate::test;  // NOLINT(google-build-using-namespace)
 
 constexpr const char* kCacheWarning = "which says peer access works";
 constexpr const char* kFlagWarning = "also pass --disable-custom-all-reduce";
@@ -25,12 +25,6 @@ GateInput vllm_on_pcie(Selection selection, util::EnvMap e = {}) {
     auto in = input(pcie_box(2, "NVIDIA L40S"), std::move(selection), std::move(e));
     in.profile = Profile::vllm;
     return in;
-}
-
-bool warns_about(const GateDecision& d, const std::string& text) {
-    return std::any_of(d.warnings.begin(), d.warnings.end(), [&](const std::string& w) {
-        return w.find(text) != std::string::npos;
-    });
 }
 
 TEST(GateVllm, ACacheThatSaysPeerAccessWorksIsNamedWithItsPairs) {

@@ -2,12 +2,15 @@
 #include "engine/bandwidth.hpp"
 
 #include "engine/device_map.hpp"
+#include "support/pci_builders.hpp"
 #include "unit/probe/fake_copy_engine.hpp"
 
 #include <gtest/gtest.h>
 
 namespace peergate {
 namespace {
+
+using test::pci;
 
 TEST(SampleStats, MedianMinMaxOfOddAndEvenCounts) {
     const auto odd = engine::summarize({3.0, 1.0, 2.0});
@@ -36,7 +39,7 @@ engine::BenchPlan bench_plan(std::vector<int> gpus, bool latency = false) {
 }
 
 TEST(Bench, FlagsPairsWhoseP2pIsSlowerThanStaged) {
-    testing::FakeCopyEngine e(2);
+    test::FakeCopyEngine e(2);
     e.rate_gbps = [](const engine::CopyJob& job) {
         return job.kind == engine::CopyKind::staged ? 12.0 : 1.6;
     };
@@ -54,7 +57,7 @@ TEST(Bench, FlagsPairsWhoseP2pIsSlowerThanStaged) {
 }
 
 TEST(Bench, FastP2pIsFine) {
-    testing::FakeCopyEngine e(2);
+    test::FakeCopyEngine e(2);
     e.rate_gbps = [](const engine::CopyJob& job) {
         return job.kind == engine::CopyKind::staged ? 12.0 : 90.0;
     };
@@ -62,7 +65,7 @@ TEST(Bench, FastP2pIsFine) {
 }
 
 TEST(Bench, OneGpuMeasuresDeviceLocalAndHostCopies) {
-    testing::FakeCopyEngine e(1);
+    test::FakeCopyEngine e(1);
     const auto r = engine::run_bench(e, bench_plan({4}));
     EXPECT_TRUE(r.pairs.empty());
     ASSERT_EQ(r.devices.size(), 1U);
@@ -73,15 +76,11 @@ TEST(Bench, OneGpuMeasuresDeviceLocalAndHostCopies) {
 }
 
 TEST(Bench, NothingMeasuredIsExitTwo) {
-    testing::FakeCopyEngine e(2);
+    test::FakeCopyEngine e(2);
     e.fail_alloc_on = 0;
     const auto r = engine::run_bench(e, bench_plan({0, 1}));
     EXPECT_FALSE(r.pairs[0].error.empty());
     EXPECT_EQ(engine::bench_exit_status(r), 2);
-}
-
-model::PciAddress pci(const char* text) {
-    return *model::PciAddress::parse(text);
 }
 
 TEST(DeviceMap, JoinsCudaDevicesToTopologyIndicesByBusId) {

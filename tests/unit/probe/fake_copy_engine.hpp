@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-namespace peergate::testing {
+namespace peergate::test {
 
 struct FakeCopyFault {
     int src = -1;  // engine positions, -1 any
@@ -175,4 +175,4 @@ private:
     int syncs_ = 0;
 };
 
-}  // namespace peergate::testing
+}  // namespace peergate::test

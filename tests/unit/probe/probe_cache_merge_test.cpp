@@ -34,14 +34,15 @@ model::ProbeResult probe_of(int a, int b, PairVerdict verdict) {
     return r;
 }
 
-model::MachineIdentity identity() {
+model::MachineIdentity boot_identity() {
     return model::MachineIdentity{
         .driver_version = "cuda 12080", .iommu = "translating", .boot_id = "boot-1"};
 }
 
 std::vector<std::pair<int, int>> passing(const model::ProbeResult& result) {
-    return report::judge_cache(report::ProbeCacheEntry{.identity = identity(), .result = result},
-                               identity())
+    return report::judge_cache(
+               report::ProbeCacheEntry{.identity = boot_identity(), .result = result},
+               boot_identity())
         .concurrent_pass_pairs;
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 using model::ProbeMode;
 
-model::MachineIdentity identity() {
+model::MachineIdentity recorded_identity() {
     return model::MachineIdentity{.driver_version = "cuda 12080",
                                   .gpu_uuids = {"GPU-a", "GPU-b"},
                                   .pci_bus_ids = {"00000000:1B:00.0", "00000000:3B:00.0"},
@@ -59,7 +59,7 @@ report::ProbeCacheEntry entry() {
     r.verify = model::VerifySite::device;
     r.remedy = "do not";
     return report::ProbeCacheEntry{
-        .identity = identity(), .result = r, .written_at = "2026-01-01T00:00:00Z"};
+        .identity = recorded_identity(), .result = r, .written_at = "2026-01-01T00:00:00Z"};
 }
 
 TEST(ProbeCache, RoundTripsThroughText) {
@@ -73,7 +73,7 @@ TEST(ProbeCache, RoundTripsThroughText) {
 }
 
 TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
-    const auto verdict = report::judge_cache(entry(), identity());
+    const auto verdict = report::judge_cache(entry(), recorded_identity());
     EXPECT_TRUE(verdict.valid);
     EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
 }
@@ -89,7 +89,7 @@ TEST(ProbeCache, APairThatLostDataInAnotherModeIsNotTrusted) {
     pair.verdict = model::PairVerdict::data_lost;
     pair.modes.push_back({ProbeMode::bidirectional, model::PairVerdict::data_lost});
 
-    const auto verdict = report::judge_cache(e, identity());
+    const auto verdict = report::judge_cache(e, recorded_identity());
     EXPECT_TRUE(verdict.valid);
     EXPECT_TRUE(verdict.concurrent_pass_pairs.empty());
 }
@@ -106,7 +106,7 @@ TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
     };
     for (const auto& [field, change] : changes) {
         SCOPED_TRACE(field);
-        auto now = identity();
+        auto now = recorded_identity();
         change(now);
         const auto verdict = report::judge_cache(entry(), now);
         EXPECT_FALSE(verdict.valid);
@@ -116,8 +116,8 @@ TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
 }
 
 TEST(ProbeCache, NoEntryOrUnknownBootIsNotTrusted) {
-    EXPECT_FALSE(report::judge_cache(std::nullopt, identity()).valid);
-    auto now = identity();
+    EXPECT_FALSE(report::judge_cache(std::nullopt, recorded_identity()).valid);
+    auto now = recorded_identity();
     now.boot_id.clear();
     auto e = entry();
     e.identity.boot_id.clear();

@@ -14,8 +14,8 @@ namespace {
 using model::CellStatus;
 using model::PairVerdict;
 using model::ProbeMode;
-using testing::FakeCopyEngine;
-using testing::FakeCopyFault;
+using test::FakeCopyEngine;
+using test::FakeCopyFault;
 
 engine::ProbePlan plan_for(int gpus,
                            std::vector<std::int64_t> sizes,

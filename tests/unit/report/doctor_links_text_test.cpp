@@ -4,6 +4,8 @@
 // the GPUs examined, and nothing where no layer said anything.
 #include "report/doctor_links_text.hpp"
 
+#include "support/pci_builders.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -11,9 +13,7 @@
 namespace peergate::report {
 namespace {
 
-model::PciAddress pci(const std::string& text) {
-    return model::PciAddress::parse(text).value();
-}
+using test::pci;
 
 // GPU 0 on root port 00:01.0 at x8 of x16; GPU 1 on 00:02.0 at x16; both with 18 NVLinks,
 // GPU 1's link 3 counting 7 replays; AER on GPU 0 with 2 correctable errors.

@@ -18,7 +18,7 @@ namespace peergate::sim {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::ScratchDir;
+using test::ScratchDir;
 
 model::IommuMode expected_mode(const std::string& iommu) {
     if (iommu == "translating") {
@@ -28,10 +28,10 @@ model::IommuMode expected_mode(const std::string& iommu) {
 }
 
 TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
-    for (const auto& name : testing::builtin_machine_names()) {
+    for (const auto& name : test::builtin_machine_names()) {
         SCOPED_TRACE(name);
         const ScratchDir scratch;
-        const auto machine = testing::load_builtin_machine(name);
+        const auto machine = test::load_builtin_machine(name);
         ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
         const auto facts =
             sources::host::read_host_facts(sources::host::HostRoot(scratch.file("root")));
@@ -45,7 +45,7 @@ TEST(HostRootWriter, TheHostReaderReadsEveryBuiltinBack) {
 // bridged-a100-4x as `change` leaves it, written under the scratch directory.
 template <typename Change>
 sources::host::HostRoot bridged_root(const ScratchDir& scratch, Change change) {
-    auto machine = testing::load_builtin_machine("bridged-a100-4x");
+    auto machine = test::load_builtin_machine("bridged-a100-4x");
     change(machine);
     EXPECT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
     return sources::host::HostRoot(scratch.file("root"));
@@ -90,7 +90,7 @@ TEST(HostRootWriter, KernelModuleAndReleaseReadBack) {
 
 TEST(HostRootWriter, CpuTopologyIsLaidOutAsSysfsHasIt) {
     const ScratchDir scratch;
-    const auto machine = testing::load_builtin_machine("dgx1-v100");
+    const auto machine = test::load_builtin_machine("dgx1-v100");
     ASSERT_EQ(machine.host.cpus.size(), 80U);
     ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
     const sources::host::HostRoot root(scratch.file("root"));
@@ -101,14 +101,14 @@ TEST(HostRootWriter, CpuTopologyIsLaidOutAsSysfsHasIt) {
     EXPECT_EQ(cores.at(45), 5);  // the sibling of CPU 5
     EXPECT_EQ(cores.at(79), 39);
     const ScratchDir bare;  // a machine without host.cpus has no CPU topology
-    ASSERT_TRUE(write_host_root(testing::load_builtin_machine("hgx-b200-8x"), bare.file("root"))
-                    .has_value());
+    ASSERT_TRUE(
+        write_host_root(test::load_builtin_machine("hgx-b200-8x"), bare.file("root")).has_value());
     EXPECT_TRUE(sources::host::cpu_places(sources::host::HostRoot(bare.file("root"))).empty());
 }
 
 TEST(HostRootWriter, HypervisorFlagAndTranslatingGroupType) {
     const ScratchDir scratch;
-    auto machine = testing::load_builtin_machine("bridged-a100-4x");
+    auto machine = test::load_builtin_machine("bridged-a100-4x");
     machine.host.hypervisor = true;
     machine.host.iommu = "translating";
     machine.host.iommu_group_type = "DMA";
@@ -122,7 +122,7 @@ TEST(HostRootWriter, HypervisorFlagAndTranslatingGroupType) {
 
 TEST(HostRootWriter, PciDevicesAreSymlinksAndIommuGroupsResolveInsideTheRoot) {
     const ScratchDir scratch;
-    const auto machine = testing::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
+    const auto machine = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     const std::string root = scratch.file("root");
     ASSERT_TRUE(write_host_root(machine, root).has_value());
     const std::string dev = root + "/sys/bus/pci/devices/0000:41:00.0";
@@ -143,7 +143,7 @@ TEST(HostRootWriter, PciDevicesAreSymlinksAndIommuGroupsResolveInsideTheRoot) {
 
 TEST(HostRootWriter, NoIommuMeansNoGroupsAndNvswitchesAreBridges) {
     const ScratchDir scratch;
-    auto machine = testing::load_builtin_machine("hgx-b200-8x");
+    auto machine = test::load_builtin_machine("hgx-b200-8x");
     machine.host.iommu = "off";
     ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
     EXPECT_FALSE(fs::exists(scratch.file("root/sys/kernel/iommu_groups")));
@@ -161,7 +161,7 @@ TEST(HostRootWriter, NoIommuMeansNoGroupsAndNvswitchesAreBridges) {
 
 TEST(HostRootWriter, NumaNodesGetTheirGpusCpusAsTheKernelsMask) {
     const ScratchDir scratch;
-    auto machine = testing::load_builtin_machine("dgx1-v100");  // 0-19,40-59 and 20-39,60-79
+    auto machine = test::load_builtin_machine("dgx1-v100");  // 0-19,40-59 and 20-39,60-79
     ASSERT_TRUE(write_host_root(machine, scratch.file("root")).has_value());
     const std::string node = scratch.file("root/sys/devices/system/node/node");
     EXPECT_EQ(util::read_file(node + "0/cpumap").value_or(""), "0fffff00,000fffff\n");
@@ -177,7 +177,7 @@ TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
     const ScratchDir scratch;
     util::EnvMap env;
     env.set("TMPDIR", scratch.path());
-    const std::string path = testing::builtin_machine_path("pcie-rtx6000ada-2x-iommu");
+    const std::string path = test::builtin_machine_path("pcie-rtx6000ada-2x-iommu");
     const auto text = *util::read_file(path);
     const auto machine = *parse_machine(text);
     std::vector<std::string> roots(8);

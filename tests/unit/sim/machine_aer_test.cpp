@@ -15,7 +15,7 @@
 namespace peergate::sim {
 namespace {
 
-std::string machine_json(const std::string& gpu_aer, const std::string& port_aer) {
+std::string machine_with_aer(const std::string& gpu_aer, const std::string& port_aer) {
     return R"({"schema": "peergate.machine/v1", "name": "aer",
       "gpus": [{"index": 0, "pci_bus_id": "00000000:05:00.0", "aer": )" +
            gpu_aer + R"(,
@@ -31,7 +31,7 @@ const std::string kGpuAer =
 const std::string kPortAer = R"({"correctable": {"RxErr": 12}})";
 
 TEST(MachineAer, IsReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_json(kGpuAer, kPortAer));
+    const auto m = parse_machine(machine_with_aer(kGpuAer, kPortAer));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_TRUE(m->gpus[0].aer.has_value());
     const auto& aer = *m->gpus[0].aer;
@@ -52,7 +52,7 @@ TEST(MachineAer, BadCountersAreErrorsNamingTheField) {
         {R"(5)", "gpus[0].aer"},
     };
     for (const auto& [aer, named] : cases) {
-        const auto m = parse_machine(machine_json(aer, kPortAer));
+        const auto m = parse_machine(machine_with_aer(aer, kPortAer));
         ASSERT_FALSE(m.has_value()) << aer;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << aer << ": " << m.error().message;
@@ -70,9 +70,9 @@ TEST(MachineAer, CanonicalFormKeepsNamedCountsAboveZeroByName) {
 }
 
 TEST(MachineAer, TheSimulatedSysfsShowsItToTheRealReader) {
-    const auto m = parse_machine(machine_json(kGpuAer, kPortAer));
+    const auto m = parse_machine(machine_with_aer(kGpuAer, kPortAer));
     ASSERT_TRUE(m.has_value()) << m.error().message;
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
     const sources::host::HostRoot root(scratch.file("root"));
     const auto gpu = sources::host::read_aer(root, m->gpus[0].pci);

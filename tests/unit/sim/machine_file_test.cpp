@@ -15,8 +15,8 @@
 namespace peergate::sim {
 namespace {
 
-using testing::builtin_machine_names;
-using testing::load_builtin_machine;
+using test::builtin_machine_names;
+using test::load_builtin_machine;
 
 TEST(BuiltinMachines, TheDirectoryHoldsExactlyTheDocumentedSix) {
     std::vector<std::string> found;

@@ -16,7 +16,7 @@
 namespace peergate::sim {
 namespace {
 
-std::string machine_json(const std::string& nic) {
+std::string machine_with_nics(const std::string& nic) {
     return R"({"schema": "peergate.machine/v1", "name": "nics",
       "gpus": [{"index": 0, "pci_bus_id": "00000000:05:00.0",
                 "upstream_ports": [{"pci": "0000:04:08.0"}, {"pci": "0000:03:00.0"}]},
@@ -32,7 +32,7 @@ const std::string kNic = R"({"pci_bus_id": "0000:07:00.0", "class": "0x020700",
     "pcie_link": {"max_speed": "16.0 GT/s PCIe", "max_width": 16}})";
 
 TEST(MachineNics, AreReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_json(kNic));
+    const auto m = parse_machine(machine_with_nics(kNic));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_EQ(m->nics.size(), 1U);
     EXPECT_EQ(m->nics[0].pci_class, "0x020700");
@@ -56,7 +56,7 @@ TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
          "port 0000:03:00.0 has two different acs_control values"},
     };
     for (const auto& [nic, named] : cases) {
-        const auto m = parse_machine(machine_json(nic));
+        const auto m = parse_machine(machine_with_nics(nic));
         ASSERT_FALSE(m.has_value()) << nic;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << nic << ": " << m.error().message;
@@ -64,9 +64,9 @@ TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
 }
 
 TEST(MachineNics, TheSimulatedSysfsShowsThemToTheRealReader) {
-    const auto m = parse_machine(machine_json(kNic));
+    const auto m = parse_machine(machine_with_nics(kNic));
     ASSERT_TRUE(m.has_value()) << m.error().message;
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
     const sources::host::HostRoot root(scratch.file("root"));
     const auto nics = sources::host::network_devices(root);

@@ -10,7 +10,7 @@
 namespace peergate::sim {
 namespace {
 
-std::string machine_json(const std::string& errors) {
+std::string machine_with_nvlink_errors(const std::string& errors) {
     return R"({"schema": "peergate.machine/v1", "name": "errors",
       "gpus": [{"index": 0, "pci_bus_id": "00000000:05:00.0", "nvlink_slots": 4,
                 "nvlink_errors": )" +
@@ -25,7 +25,7 @@ const std::string kErrors =
          "growth": {"replay": 40, "recovery": 1}}])";
 
 TEST(MachineNvlinkErrors, AreReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_json(kErrors));
+    const auto m = parse_machine(machine_with_nvlink_errors(kErrors));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     const auto& errors = m->gpus[0].nvlink_errors;
     ASSERT_EQ(errors.size(), 2U);
@@ -42,7 +42,7 @@ TEST(MachineNvlinkErrors, AreReadAndWrittenBackUnchanged) {
 }
 
 TEST(MachineNvlinkErrors, Nvlink5CountersAndTheGpusCounterSetRoundTrip) {
-    const std::string text = machine_json(
+    const std::string text = machine_with_nvlink_errors(
         R"([{"link": 2, "link_recovery_events": 1, "effective_errors": 7,
              "growth": {"effective_errors": 25}}], "nvlink_counters": "nvlink5")");
     const auto m = parse_machine(text);
@@ -58,7 +58,8 @@ TEST(MachineNvlinkErrors, Nvlink5CountersAndTheGpusCounterSetRoundTrip) {
     const auto again = parse_machine(written);
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
-    const auto bad = parse_machine(machine_json(R"([], "nvlink_counters": "nvlink4")"));
+    const auto bad =
+        parse_machine(machine_with_nvlink_errors(R"([], "nvlink_counters": "nvlink4")"));
     ASSERT_FALSE(bad.has_value());
     EXPECT_NE(bad.error().message.find("gpus[0].nvlink_counters: expected \"dl\" or"),
               std::string::npos)
@@ -78,7 +79,7 @@ TEST(MachineNvlinkErrors, BadEntriesAreErrorsNamingTheField) {
         {R"({"link": 1})", "nvlink_errors"},
     };
     for (const auto& [errors, named] : cases) {
-        const auto m = parse_machine(machine_json(errors));
+        const auto m = parse_machine(machine_with_nvlink_errors(errors));
         ASSERT_FALSE(m.has_value()) << errors;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << errors << ": " << m.error().message;

@@ -13,7 +13,7 @@
 namespace peergate::sim {
 namespace {
 
-std::string machine_json(const std::string& gpu_link, const std::string& port_link) {
+std::string machine_with_pcie_link(const std::string& gpu_link, const std::string& port_link) {
     return R"({"schema": "peergate.machine/v1", "name": "links",
       "gpus": [{"index": 0, "pci_bus_id": "00000000:05:00.0", "pcie_link": )" +
            gpu_link + R"(,
@@ -29,7 +29,7 @@ const std::string kGpuLink =
 const std::string kPortLink = R"({"max_speed": "16.0 GT/s PCIe", "max_width": 16})";
 
 TEST(MachinePcieLink, IsReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_json(kGpuLink, kPortLink));
+    const auto m = parse_machine(machine_with_pcie_link(kGpuLink, kPortLink));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_TRUE(m->gpus[0].pcie_link.has_value());
     EXPECT_EQ(m->gpus[0].pcie_link->current_width, 8);
@@ -51,12 +51,12 @@ TEST(MachinePcieLink, BadLinksAreErrorsNamingTheField) {
         {R"([16])", "gpus[0].pcie_link"},
     };
     for (const auto& [link, named] : cases) {
-        const auto m = parse_machine(machine_json(link, kPortLink));
+        const auto m = parse_machine(machine_with_pcie_link(link, kPortLink));
         ASSERT_FALSE(m.has_value()) << link;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << link << ": " << m.error().message;
     }
-    const auto port = parse_machine(machine_json(kGpuLink, R"({"max_width": 40})"));
+    const auto port = parse_machine(machine_with_pcie_link(kGpuLink, R"({"max_width": 40})"));
     ASSERT_FALSE(port.has_value());
     EXPECT_NE(port.error().message.find("gpus[0].upstream_ports[0].pcie_link.max_width"),
               std::string::npos)
@@ -78,9 +78,9 @@ TEST(MachinePcieLink, ASharedPortHasOneLink) {
 }
 
 TEST(MachinePcieLink, TheSimulatedSysfsShowsItToTheRealReader) {
-    const auto m = parse_machine(machine_json(kGpuLink, kPortLink));
+    const auto m = parse_machine(machine_with_pcie_link(kGpuLink, kPortLink));
     ASSERT_TRUE(m.has_value()) << m.error().message;
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
     const sources::host::HostRoot root(scratch.file("root"));
     const auto gpu = sources::host::read_pci_attributes(root, m->gpus[0].pci);

@@ -14,9 +14,9 @@
 namespace peergate::sim {
 namespace {
 
-using testing::ScratchDir;
+using test::ScratchDir;
 
-std::string machine_json(const std::string& ports0, const std::string& ports1) {
+std::string machine_with_ports(const std::string& ports0, const std::string& ports1) {
     return R"({"schema": "peergate.machine/v1", "name": "ports",
       "gpus": [{"index": 0, "pci_bus_id": "00000000:05:00.0", "upstream_ports": )" +
            ports0 + R"(},
@@ -31,7 +31,7 @@ const std::string kPorts1 =
     R"([{"pci": "0000:04:10.0", "acs_control": "0x0000"}, {"pci": "0000:03:00.0"}])";
 
 TEST(MachinePorts, AreReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_json(kPorts0, kPorts1));
+    const auto m = parse_machine(machine_with_ports(kPorts0, kPorts1));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_EQ(m->gpus[0].upstream_ports.size(), 2U);
     EXPECT_EQ(m->gpus[0].upstream_ports[0].acs_control, std::optional<std::uint16_t>(0x001d));
@@ -42,29 +42,29 @@ TEST(MachinePorts, AreReadAndWrittenBackUnchanged) {
 }
 
 TEST(MachinePorts, BadPortsAreErrorsNamingTheField) {
-    const auto bad_word =
-        parse_machine(machine_json(R"([{"pci": "0000:04:08.0", "acs_control": "0xfffff"}])", "[]"));
+    const auto bad_word = parse_machine(
+        machine_with_ports(R"([{"pci": "0000:04:08.0", "acs_control": "0xfffff"}])", "[]"));
     ASSERT_FALSE(bad_word.has_value());
     EXPECT_NE(bad_word.error().message.find("gpus[0].upstream_ports[0].acs_control"),
               std::string::npos)
         << bad_word.error().message;
-    const auto bad_pci = parse_machine(machine_json(R"([{"pci": "04:08"}])", "[]"));
+    const auto bad_pci = parse_machine(machine_with_ports(R"([{"pci": "04:08"}])", "[]"));
     ASSERT_FALSE(bad_pci.has_value());
     EXPECT_NE(bad_pci.error().message.find("upstream_ports[0].pci"), std::string::npos);
     const auto conflict = parse_machine(
-        machine_json(R"([{"pci": "0000:03:00.0", "acs_control": "0x0001"}])", kPorts1));
+        machine_with_ports(R"([{"pci": "0000:03:00.0", "acs_control": "0x0001"}])", kPorts1));
     ASSERT_FALSE(conflict.has_value());
     EXPECT_NE(conflict.error().message.find("0000:03:00.0 has two different acs_control"),
               std::string::npos)
         << conflict.error().message;
-    const auto twice =
-        parse_machine(machine_json(R"([{"pci": "0000:03:00.0"}, {"pci": "0000:03:00.0"}])", "[]"));
+    const auto twice = parse_machine(
+        machine_with_ports(R"([{"pci": "0000:03:00.0"}, {"pci": "0000:03:00.0"}])", "[]"));
     ASSERT_FALSE(twice.has_value());
     EXPECT_NE(twice.error().message.find("listed twice"), std::string::npos);
 }
 
 TEST(MachinePorts, TheSimulatedSysfsGivesThemBackToTheRealReader) {
-    const auto m = parse_machine(machine_json(kPorts0, kPorts1));
+    const auto m = parse_machine(machine_with_ports(kPorts0, kPorts1));
     ASSERT_TRUE(m.has_value());
     const ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
@@ -85,8 +85,8 @@ TEST(MachinePorts, TheSimulatedSysfsGivesThemBackToTheRealReader) {
 }
 
 TEST(MachinePorts, AnUnknownControlWordReplaysAsUnreadable) {
-    const auto m =
-        parse_machine(machine_json(R"([{"pci": "0000:04:08.0", "acs_control": "unknown"}])", "[]"));
+    const auto m = parse_machine(
+        machine_with_ports(R"([{"pci": "0000:04:08.0", "acs_control": "unknown"}])", "[]"));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     EXPECT_TRUE(m->gpus[0].upstream_ports[0].acs_unread);
     EXPECT_EQ(*parse_machine(to_json_text(*m)), *m);

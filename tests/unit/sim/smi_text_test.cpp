@@ -12,8 +12,8 @@
 namespace peergate::sim {
 namespace {
 
-using testing::builtin_machine_names;
-using testing::load_builtin_machine;
+using test::builtin_machine_names;
+using test::load_builtin_machine;
 
 // Tabs expanded to 8-column stops, as a terminal (and the fixture's author) shows them.
 std::string expand_tabs(std::string_view text) {

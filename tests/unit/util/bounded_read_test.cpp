@@ -13,7 +13,7 @@ namespace peergate::util {
 namespace {
 
 TEST(BoundedRead, ARegularFileWithinTheLimitIsReadWhole) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const auto path = scratch.write("t.xml", "<system version=\"1\"/>\n");
     EXPECT_EQ(read_regular_file(path, 64).value_or(""), "<system version=\"1\"/>\n");
     const auto big = read_regular_file(path, 8);
@@ -22,7 +22,7 @@ TEST(BoundedRead, ARegularFileWithinTheLimitIsReadWhole) {
 }
 
 TEST(BoundedRead, FifosDevicesAndMissingFilesAreRefusedWithoutBlocking) {
-    const testing::ScratchDir scratch;
+    const test::ScratchDir scratch;
     const auto fifo = scratch.file("fifo");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
     for (const std::string& path : {fifo, std::string("/dev/zero"), scratch.path()}) {
