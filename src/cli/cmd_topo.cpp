@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate topo: the interconnect matrix, NVLink islands, NUMA/CPU affinity.
 #include "cli/commands.hpp"
+#include "cli/nic_input.hpp"
 #include "cli/topology_input.hpp"
 #include "report/json_text.hpp"
 #include "report/topology_json.hpp"
@@ -21,14 +22,23 @@ struct TopoOptions {
 int run_topo(const Invocation& inv, const TopoOptions& options) {
     auto discovery = options.from.empty() ? discover(inv, options.source, options.crosscheck)
                                           : read_topology_file(options.from);
-    if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::json_text(report::topology_to_json(discovery)));
-    } else {
-        const auto text = report::topology_to_text(
-            discovery, report::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});
-        fmt::print(discovery.described() ? inv.output.out : inv.output.err, "{}", text);
+    const model::Topology* described = discovery.described();
+    // The NICs sysfs shows, on this host or the simulated one; a saved file has no sysfs.
+    std::optional<policy::NicAffinity> nics;
+    if (options.from.empty() && described != nullptr) {
+        nics = read_nic_affinity(inv, *described);
     }
-    return discovery.described() ? kExitOk : kExitError;
+    if (inv.output.json) {
+        auto doc = report::topology_to_json(discovery);
+        report::add_nics(doc, nics, described);
+        fmt::print(inv.output.out, "{}\n", report::json_text(doc));
+    } else {
+        const report::TextStyle style{.color = inv.output.color, .verbose = inv.output.verbose};
+        auto text = report::topology_to_text(discovery, style);
+        text += nics ? report::nics_to_text(*nics, *described, style) : "";
+        fmt::print(described != nullptr ? inv.output.out : inv.output.err, "{}", text);
+    }
+    return described != nullptr ? kExitOk : kExitError;
 }
 
 }  // namespace

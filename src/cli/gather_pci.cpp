@@ -65,7 +65,8 @@ std::vector<std::string> record_nics(const sources::host::HostRoot& root,
                                      std::vector<sim::MachineNic>& nics) {
     std::vector<std::string> notes;
     nics.clear();
-    for (const auto& path : sources::host::network_devices(root)) {
+    for (const auto& found : sources::host::read_nics(root)) {
+        const auto& path = found.path;
         const auto read = sources::host::read_pci_attributes(root, path.device);
         // The machine file's own checks: a NIC it would refuse to read back is not written.
         if (!sim::network_class_text(read.pci_class) || !sim::pci_id_text(read.vendor) ||
@@ -80,10 +81,10 @@ std::vector<std::string> record_nics(const sources::host::HostRoot& root,
                             .pci_class = read.pci_class,
                             .vendor = read.vendor,
                             .device = read.device,
-                            .pcie_link = recorded_link(read)};
-        if (read.numa_node && *read.numa_node >= 0) {
-            nic.numa_node = read.numa_node;
-        }
+                            .numa_node = found.numa_node,
+                            .pcie_link = recorded_link(read),
+                            .rdma_devices = found.rdma_devices,
+                            .interfaces = found.interfaces};
         for (const auto& port : path.ports) {
             nic.upstream_ports.push_back(recorded_port(root, port));
         }

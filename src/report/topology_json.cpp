@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/topology_json.hpp"
 
+#include <fmt/format.h>
+
 namespace peergate::report {
 
 namespace {
@@ -34,7 +36,55 @@ Json attempts_to_json(const model::Discovery& discovery) {
     return out;
 }
 
+Json nic_to_json(const policy::NicAffinity& affinity, std::size_t n) {
+    const auto& nic = affinity.nics[n];
+    Json paths = Json::array();
+    for (const auto& label : affinity.labels[n]) {
+        paths.push_back(label.to_token());
+    }
+    return Json{{"nic", fmt::format("NIC{}", n)},
+                {"pci_bus_id", nic.path.device.to_sysfs()},
+                {"numa_node", optional_or_null(nic.numa_node)},
+                {"rdma_devices", nic.rdma_devices},
+                {"interfaces", nic.interfaces},
+                {"paths", paths}};
+}
+
+Json nearest_to_json(const policy::NicAffinity& affinity, const model::Topology& topology) {
+    Json out = Json::array();
+    for (std::size_t p = 0; p < topology.size(); ++p) {
+        const auto nearest = policy::nearest_nics(affinity, p);
+        Json nics = Json::array();
+        for (const auto n : nearest) {
+            nics.push_back(fmt::format("NIC{}", n));
+        }
+        out.push_back(
+            Json{{"gpu", topology.gpus[p].index},
+                 {"nics", nics},
+                 {"path",
+                  nearest.empty() ? Json(nullptr)
+                                  : Json(affinity.labels[nearest.front()][p].to_token())}});
+    }
+    return out;
+}
+
 }  // namespace
+
+void add_nics(Json& doc,
+              const std::optional<policy::NicAffinity>& affinity,
+              const model::Topology* topology) {
+    if (!affinity || topology == nullptr) {
+        doc["nics"] = nullptr;
+        doc["nearest_nics"] = nullptr;
+        return;
+    }
+    doc["nics"] = Json::array();
+    for (std::size_t n = 0; n < affinity->nics.size(); ++n) {
+        doc["nics"].push_back(nic_to_json(*affinity, n));
+    }
+    doc["nearest_nics"] =
+        affinity->nics.empty() ? Json::array() : nearest_to_json(*affinity, *topology);
+}
 
 std::string unreadable_reason(const model::Discovery& discovery) {
     if (discovery.topology) {

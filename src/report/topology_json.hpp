@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/discovery.hpp"
+#include "policy/nic_affinity.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +23,12 @@ std::string unreadable_reason(const model::Discovery& discovery);
 // The GPU list and matrix part alone, for documents that embed a topology.
 nlohmann::ordered_json gpus_to_json(const model::Topology& topology);
 nlohmann::ordered_json matrix_to_json(const model::Topology& topology);
+
+// The document's "nics" (each NIC with its class of path to each GPU, in "gpus" order, its
+// NUMA node and names) and "nearest_nics" (each GPU's closest NICs) into `doc`; both null
+// where sysfs was not read (a saved file).
+void add_nics(nlohmann::ordered_json& doc,
+              const std::optional<policy::NicAffinity>& affinity,
+              const model::Topology* topology);
 
 }  // namespace peergate::report

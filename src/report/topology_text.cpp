@@ -58,6 +58,29 @@ void append_gpus(std::string& out, const model::Topology& t) {
     }
 }
 
+std::string nic_names(const model::Nic& nic) {
+    std::vector<std::string> names = nic.rdma_devices;
+    names.insert(names.end(), nic.interfaces.begin(), nic.interfaces.end());
+    names.push_back(nic.path.device.to_sysfs());
+    return util::join(names, " ");
+}
+
+// "GPU0 mlx5_0 (PIX)": the NICs nearest one GPU, ties joined by commas.
+std::string nearest_text(const policy::NicAffinity& affinity, std::size_t p, int index) {
+    const auto nearest = policy::nearest_nics(affinity, p);
+    if (nearest.empty()) {
+        return fmt::format("GPU{} ?", index);
+    }
+    std::vector<std::string> names;
+    for (const auto n : nearest) {
+        names.push_back(nic_short_name(affinity, n));
+    }
+    return fmt::format("GPU{} {} ({})",
+                       index,
+                       util::join(names, ","),
+                       affinity.labels[nearest.front()][p].to_token());
+}
+
 std::string islands_text(const model::Topology& t) {
     std::vector<std::string> parts;
     for (const auto& island : t.nvlink_islands()) {
@@ -100,6 +123,40 @@ std::string topology_to_text(const model::Discovery& discovery, const TextStyle&
                                    check.smi_only.size());
     }
     return out;
+}
+
+std::string nic_short_name(const policy::NicAffinity& affinity, std::size_t n) {
+    const auto& nic = affinity.nics[n];
+    return !nic.rdma_devices.empty() ? nic.rdma_devices.front()
+           : !nic.interfaces.empty() ? nic.interfaces.front()
+                                     : fmt::format("NIC{}", n);
+}
+
+std::string nics_to_text(const policy::NicAffinity& affinity,
+                         const model::Topology& t,
+                         const TextStyle& style) {
+    if (affinity.nics.empty()) {
+        return "";
+    }
+    std::string out = fmt::format("{:<6}", "");
+    for (const auto& gpu : t.gpus) {
+        out += fmt::format("{:<6}", fmt::format("GPU{}", gpu.index));
+    }
+    out += "NUMA  Names\n";
+    for (std::size_t n = 0; n < affinity.nics.size(); ++n) {
+        const auto& nic = affinity.nics[n];
+        out += fmt::format("{:<6}", fmt::format("NIC{}", n));
+        for (const auto& label : affinity.labels[n]) {
+            out += paint(label, style.color);
+        }
+        out += fmt::format(
+            "{:<6}{}\n", nic.numa_node ? std::to_string(*nic.numa_node) : "N/A", nic_names(nic));
+    }
+    std::vector<std::string> nearest;
+    for (std::size_t p = 0; p < t.size(); ++p) {
+        nearest.push_back(nearest_text(affinity, p, t.gpus[p].index));
+    }
+    return out + "Nearest NIC: " + util::join(nearest, ", ") + "\n";
 }
 
 }  // namespace peergate::report

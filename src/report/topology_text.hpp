@@ -4,6 +4,7 @@
 #pragma once
 
 #include "model/discovery.hpp"
+#include "policy/nic_affinity.hpp"
 
 #include <string>
 
@@ -15,5 +16,14 @@ struct TextStyle {
 };
 
 std::string topology_to_text(const model::Discovery& discovery, const TextStyle& style);
+
+// The NIC rows nvidia-smi topo -m adds, as a table of their own: each NIC's class of path to
+// each GPU of `t`, its NUMA node and names, then each GPU's nearest NIC. Empty without NICs.
+std::string nics_to_text(const policy::NicAffinity& affinity,
+                         const model::Topology& t,
+                         const TextStyle& style);
+
+// What NCCL_IB_HCA calls a NIC: its RDMA device, else its interface, else "NIC<n>".
+std::string nic_short_name(const policy::NicAffinity& affinity, std::size_t n);
 
 }  // namespace peergate::report

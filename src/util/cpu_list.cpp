@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace peergate::util {
 
@@ -58,6 +59,33 @@ std::string format_cpu_list(const std::vector<int>& numbers) {
         ranges.emplace_back(n, n);
     }
     return format_cpu_ranges(std::move(ranges));
+}
+
+std::optional<std::string> cpu_mask_text(std::string_view list) {
+    // Far above any kernel's NR_CPUS (8192): a larger number is a typo, not a CPU.
+    constexpr int kHighestCpu = 65535;
+    const auto ranges = parse_cpu_ranges(list);
+    if (!ranges) {
+        return std::nullopt;
+    }
+    int highest = 0;
+    for (const auto& [lo, hi] : *ranges) {
+        highest = std::max(highest, hi);
+    }
+    if (highest > kHighestCpu) {
+        return std::nullopt;
+    }
+    std::vector<std::uint32_t> words(static_cast<std::size_t>(highest / 32 + 1), 0);
+    for (const auto& [lo, hi] : *ranges) {
+        for (int cpu = lo; cpu <= hi; ++cpu) {
+            words[static_cast<std::size_t>(cpu / 32)] |= 1U << static_cast<unsigned>(cpu % 32);
+        }
+    }
+    std::vector<std::string> hex;
+    for (auto word = words.rbegin(); word != words.rend(); ++word) {
+        hex.push_back(fmt::format("{:08x}", *word));
+    }
+    return join(hex, ",");
 }
 
 }  // namespace peergate::util

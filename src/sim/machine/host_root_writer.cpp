@@ -83,6 +83,7 @@ struct PciDevice {
     std::vector<MachinePort> above;  // nearest first
     std::optional<MachinePcieLink> pcie_link;
     std::optional<model::PciAer> aer;
+    std::vector<std::pair<std::string, std::string>> class_devices;  // {"net/ib0", its uevent}
 };
 
 // Where sysfs keeps a device: under its root bus, inside every port above it
@@ -184,6 +185,9 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     PEERGATE_TRY(write_text(dev / "device", fmt::format("0x{:04x}\n", d.device_id)));
     PEERGATE_TRY(write_link(dev, d.pcie_link));
     PEERGATE_TRY(write_aer(dev, d.aer));
+    for (const auto& [name, uevent] : d.class_devices) {
+        PEERGATE_TRY(write_text(dev / name / "uevent", uevent));
+    }
     if (d.iommu_group) {
         std::string back;
         for (std::size_t k = 0; k < 3 + d.above.size(); ++k) {
@@ -195,9 +199,17 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     return make_link("../../../devices/" + path, root / "sys/bus/pci/devices" / bdf);
 }
 
-// The network functions, each where sysfs keeps it, below its ports.
+// The network functions, each where sysfs keeps it, below its ports, with a directory per
+// name the kernel gives it (its uevent as the kernel writes it).
 util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
     for (const auto& nic : m.nics) {
+        std::vector<std::pair<std::string, std::string>> names;
+        for (const auto& name : nic.rdma_devices) {
+            names.emplace_back("infiniband/" + name, "NAME=" + name + "\n");
+        }
+        for (const auto& name : nic.interfaces) {
+            names.emplace_back("net/" + name, "INTERFACE=" + name + "\n");
+        }
         PEERGATE_TRY(write_pci_device(
             root,
             PciDevice{.pci = nic.pci,
@@ -206,7 +218,8 @@ util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
                       .device_id = util::parse_hex<std::uint16_t>(nic.device.substr(2)).value_or(0),
                       .numa_node = nic.numa_node,
                       .above = nic.upstream_ports,
-                      .pcie_link = nic.pcie_link}));
+                      .pcie_link = nic.pcie_link,
+                      .class_devices = std::move(names)}));
     }
     return {};
 }
@@ -302,29 +315,6 @@ util::Expected<void> write_cpu_topology(const MachineFile& m, const fs::path& ro
     return {};
 }
 
-// A CPU list as the kernel's cpumap: 32-bit words in hex, most significant first.
-std::optional<std::string> cpumap_of(const std::string& cpu_list) {
-    const auto ranges = util::parse_cpu_ranges(cpu_list);
-    if (!ranges) {
-        return std::nullopt;
-    }
-    int highest = 0;
-    for (const auto& [lo, hi] : *ranges) {
-        highest = std::max(highest, hi);
-    }
-    std::vector<std::uint32_t> words(static_cast<std::size_t>(highest / 32 + 1), 0);
-    for (const auto& [lo, hi] : *ranges) {
-        for (int cpu = lo; cpu <= hi; ++cpu) {
-            words[static_cast<std::size_t>(cpu / 32)] |= 1U << static_cast<unsigned>(cpu % 32);
-        }
-    }
-    std::vector<std::string> hex;
-    for (auto word = words.rbegin(); word != words.rend(); ++word) {
-        hex.push_back(fmt::format("{:08x}", *word));
-    }
-    return util::join(hex, ",");
-}
-
 // Each NUMA node's cpumap: the CPU affinity its GPUs report, which on a real host is the
 // node's CPUs. A node whose GPUs report different lists gets none.
 util::Expected<void> write_numa_nodes(const MachineFile& m, const fs::path& root) {
@@ -336,7 +326,7 @@ util::Expected<void> write_numa_nodes(const MachineFile& m, const fs::path& root
         }
     }
     for (const auto& [node, list] : lists) {
-        if (const auto mask = cpumap_of(list); mask && node >= 0) {
+        if (const auto mask = util::cpu_mask_text(list); mask && node >= 0) {
             PEERGATE_TRY(write_text(
                 root / fmt::format("sys/devices/system/node/node{}/cpumap", node), *mask + "\n"));
         }

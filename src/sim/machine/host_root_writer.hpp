@@ -12,7 +12,7 @@
 namespace peergate::sim {
 
 // Bump when the tree's layout changes: it is part of the cache key of materialised roots.
-inline constexpr const char* kHostRootLayout = "host-root/8";
+inline constexpr const char* kHostRootLayout = "host-root/9";
 
 // Writes under `dir` (created; it should not exist yet):
 //   sys/kernel/iommu_groups/<n>/type            one group per GPU, none when iommu is "off";

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace peergate::sim {
 
 namespace {
@@ -15,6 +17,31 @@ namespace {
 using machine_json::get_or;
 using machine_json::invalid;
 using Json = nlohmann::json;
+
+// A name the kernel gives a device in sysfs: a directory name, so no '/' and not "." or "..".
+bool sysfs_name(const std::string& name) {
+    return !name.empty() && name.size() <= 64 && name != "." && name != ".." &&
+           name.find_first_of("/ \t\n") == std::string::npos;
+}
+
+util::Expected<std::vector<std::string>> parse_names(const Json& j,
+                                                     const char* key,
+                                                     const std::string& where) {
+    const Json list = j.value(key, Json::array());
+    if (!list.is_array()) {
+        return invalid(fmt::format("{}.{}: a list of names is required", where, key));
+    }
+    std::vector<std::string> names;
+    for (const auto& name : list) {
+        if (!name.is_string() || !sysfs_name(name.get<std::string>())) {
+            return invalid(fmt::format(
+                "{}.{}: {} is not a device name as sysfs lists one", where, key, name.dump()));
+        }
+        names.push_back(name.get<std::string>());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
 
 util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     auto pci = machine_json::pci_field(j.value("pci_bus_id", Json()), where + ".pci_bus_id");
@@ -39,6 +66,8 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     }
     PEERGATE_TRY(machine_json::take(parse_upstream_ports(j, where), nic.upstream_ports));
     PEERGATE_TRY(machine_json::take(parse_pcie_link(j, where), nic.pcie_link));
+    PEERGATE_TRY(machine_json::take(parse_names(j, "rdma_devices", where), nic.rdma_devices));
+    PEERGATE_TRY(machine_json::take(parse_names(j, "interfaces", where), nic.interfaces));
     return nic;
 }
 
@@ -81,6 +110,12 @@ nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics) {
         }
         if (nic.pcie_link) {
             j["pcie_link"] = pcie_link_to_json(*nic.pcie_link);
+        }
+        if (!nic.rdma_devices.empty()) {
+            j["rdma_devices"] = nic.rdma_devices;
+        }
+        if (!nic.interfaces.empty()) {
+            j["interfaces"] = nic.interfaces;
         }
         out.push_back(j);
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A machine file's "nics": the host's network functions as sysfs shows them, each
 // {"pci_bus_id": "0000:07:00.0", "class": "0x020700", "vendor": "0x15b3", "device": "0x101b",
-//  "numa_node": 0, "upstream_ports": [...], "pcie_link": {...}}; ports as for a GPU.
+//  "numa_node": 0, "upstream_ports": [...], "pcie_link": {...},
+//  "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"]}; ports as for a GPU.
 #pragma once
 
 #include "sim/machine/machine_file.hpp"

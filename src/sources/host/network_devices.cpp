@@ -1,10 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/network_devices.hpp"
 
+#include "sources/host/pci_attributes.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "util/strings.hpp"
 
 namespace peergate::sources::host {
+
+namespace {
+
+// The entries of a function's class directory ("infiniband", "net"); none where it has none.
+std::vector<std::string> class_names(const HostRoot& root,
+                                     const model::PciAddress& address,
+                                     const char* kind) {
+    auto names = root.list("/sys/bus/pci/devices/" + address.to_sysfs() + "/" + kind);
+    return names ? std::move(*names) : std::vector<std::string>{};
+}
+
+}  // namespace
 
 std::vector<model::PciPath> network_devices(const HostRoot& root) {
     std::vector<model::PciPath> out;
@@ -24,6 +37,18 @@ std::vector<model::PciPath> network_devices(const HostRoot& root) {
         if (auto ports = ports_above(root, *address)) {
             out.push_back({.device = *address, .ports = std::move(*ports)});
         }
+    }
+    return out;
+}
+
+std::vector<model::Nic> read_nics(const HostRoot& root) {
+    std::vector<model::Nic> out;
+    for (auto& path : network_devices(root)) {
+        const auto node = read_pci_attributes(root, path.device).numa_node;
+        out.push_back(model::Nic{.path = path,
+                                 .numa_node = node && *node >= 0 ? node : std::nullopt,
+                                 .rdma_devices = class_names(root, path.device, "infiniband"),
+                                 .interfaces = class_names(root, path.device, "net")});
     }
     return out;
 }

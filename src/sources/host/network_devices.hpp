@@ -4,6 +4,7 @@
 // one device at function 0, so only function 0 of each device is listed.
 #pragma once
 
+#include "model/nic.hpp"
 #include "model/pci_port.hpp"
 #include "sources/host/host_root.hpp"
 
@@ -13,5 +14,9 @@ namespace peergate::sources::host {
 
 // In bus order; a function whose class or path cannot be read is left out.
 std::vector<model::PciPath> network_devices(const HostRoot& root);
+
+// The same functions with their NUMA node and the kernel's names for each: the directories
+// under the function's infiniband/ (RDMA devices) and net/ (interfaces).
+std::vector<model::Nic> read_nics(const HostRoot& root);
 
 }  // namespace peergate::sources::host

@@ -115,6 +115,21 @@ TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {
     }
 }
 
+TEST(Gather, RecordsEachNicWithTheKernelsNamesForIt) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    const std::string machine = std::string(PEERGATE_TEST_FIXTURES) + "/machines/gdr-acs-4x.json";
+    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
+    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+    const auto recorded = sim::load_machine(out);
+    const auto original = sim::load_machine(machine);
+    ASSERT_TRUE(recorded && original);
+    EXPECT_EQ(recorded->nics, original->nics);
+    ASSERT_EQ(recorded->nics.size(), 2U);
+    EXPECT_EQ(recorded->nics[1].rdma_devices, std::vector<std::string>{"mlx5_1"});
+    EXPECT_EQ(recorded->nics[1].interfaces, std::vector<std::string>{"ibp133s0"});
+}
+
 TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");

@@ -29,7 +29,8 @@ std::string machine_with_nics(const std::string& nic) {
 const std::string kNic = R"({"pci_bus_id": "0000:07:00.0", "class": "0x020700",
     "vendor": "0x15b3", "device": "0x101b", "numa_node": 0,
     "upstream_ports": [{"pci": "0000:04:18.0"}, {"pci": "0000:03:00.0"}],
-    "pcie_link": {"max_speed": "16.0 GT/s PCIe", "max_width": 16}})";
+    "pcie_link": {"max_speed": "16.0 GT/s PCIe", "max_width": 16},
+    "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"]})";
 
 TEST(MachineNics, AreReadAndWrittenBackUnchanged) {
     const auto m = parse_machine(machine_with_nics(kNic));
@@ -54,6 +55,10 @@ TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
         {R"({"pci_bus_id": "0000:07:00.0",
              "upstream_ports": [{"pci": "0000:03:00.0", "acs_control": "0x001d"}]})",
          "port 0000:03:00.0 has two different acs_control values"},
+        {R"({"pci_bus_id": "0000:07:00.0", "rdma_devices": ["../mlx5_0"]})",
+         "nics[0].rdma_devices: \"../mlx5_0\" is not a device name"},
+        {R"({"pci_bus_id": "0000:07:00.0", "interfaces": "ib0"})",
+         "nics[0].interfaces: a list of names is required"},
     };
     for (const auto& [nic, named] : cases) {
         const auto m = parse_machine(machine_with_nics(nic));
@@ -80,6 +85,12 @@ TEST(MachineNics, TheSimulatedSysfsShowsThemToTheRealReader) {
     EXPECT_EQ(read.device, "0x101b");
     EXPECT_EQ(read.max_link_width, 16);
     EXPECT_EQ(read.numa_node, 0);
+    const auto named = sources::host::read_nics(root);
+    ASSERT_EQ(named.size(), 1U);
+    EXPECT_EQ(named[0].path, nics[0]);
+    EXPECT_EQ(named[0].numa_node, 0);
+    EXPECT_EQ(named[0].rdma_devices, std::vector<std::string>{"mlx5_0"});
+    EXPECT_EQ(named[0].interfaces, std::vector<std::string>{"ibp7s0"});
 }
 
 }  // namespace

@@ -21,5 +21,14 @@ TEST(CpuList, WritesMergedRanges) {
     EXPECT_EQ(format_cpu_list({}), "");
 }
 
+TEST(CpuList, WritesTheKernelsCpumapMask) {
+    EXPECT_EQ(cpu_mask_text("0-3,32"), "00000001,0000000f");
+    EXPECT_EQ(cpu_mask_text("5"), "00000020");
+    // One socket of an HGX B200, as /sys/devices/system/node/node0/cpumap shows it.
+    EXPECT_EQ(cpu_mask_text("0-47,96-143"), "0000ffff,ffffffff,00000000,0000ffff,ffffffff");
+    EXPECT_EQ(cpu_mask_text("3-1"), std::nullopt);
+    EXPECT_EQ(cpu_mask_text("0-99999999"), std::nullopt);  // a typo, not a CPU
+}
+
 }  // namespace
 }  // namespace peergate::util

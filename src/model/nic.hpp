@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// A network function as the host's sysfs shows it: where it sits in the PCIe tree, and the
+// names NCCL's settings use for it.
+#pragma once
+
+#include "model/pci_port.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace peergate::model {
+
+struct Nic {
+    PciPath path;                  // function 0 and the ports above it, nearest first
+    std::optional<int> numa_node;  // nullopt where sysfs names none (-1)
+    // The kernel's names for it, sorted: its RDMA devices (sysfs infiniband/, "mlx5_0", as
+    // NCCL_IB_HCA names it) and its network interfaces (net/, "ibp24s0" or "ens1f0np0", as
+    // NCCL_SOCKET_IFNAME names it). Empty where it has none.
+    std::vector<std::string> rdma_devices;
+    std::vector<std::string> interfaces;
+
+    friend bool operator==(const Nic&, const Nic&) = default;
+};
+
+}  // namespace peergate::model

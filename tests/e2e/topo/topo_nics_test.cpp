@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+// topo's NIC rows end to end: a simulated host with a ConnectX below each PCIe switch
+// (gdr-acs-4x) shows each NIC's class of path to each GPU, its names and each GPU's nearest
+// NIC, worked out from the simulated sysfs as on a live host; a saved file has no sysfs.
+#include "support/peergate_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+TEST(TopoNics, JsonGivesEachNicsPathToEachGpuAndEachGpusNearestNic) {
+    const auto run = run_peergate({"--simulate", fixture_machine("gdr-acs-4x"), "topo", "--json"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    ASSERT_EQ(doc["nics"].size(), 2U) << doc.dump(2);
+    EXPECT_EQ(doc["nics"][0], Json::parse(R"({"nic": "NIC0", "pci_bus_id": "0000:07:00.0",
+        "numa_node": 0, "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"],
+        "paths": ["PIX", "PIX", "SYS", "SYS"]})"));
+    EXPECT_EQ(doc["nics"][1]["paths"], Json::parse(R"(["SYS", "SYS", "PIX", "PIX"])"));
+    EXPECT_EQ(doc["nearest_nics"][0],
+              Json::parse(R"({"gpu": 0, "nics": ["NIC0"], "path": "PIX"})"));
+    EXPECT_EQ(doc["nearest_nics"][3],
+              Json::parse(R"({"gpu": 3, "nics": ["NIC1"], "path": "PIX"})"));
+}
+
+TEST(TopoNics, TextAddsTheNicTableAndTheNearestNicLine) {
+    const auto run = run_peergate({"--simulate", fixture_machine("gdr-acs-4x"), "topo"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto& out = run.process.out;
+    EXPECT_NE(out.find("      GPU0  GPU1  GPU2  GPU3  NUMA  Names\n"), std::string::npos) << out;
+    EXPECT_NE(out.find("NIC0  PIX   PIX   SYS   SYS   0     mlx5_0 ibp7s0 0000:07:00.0\n"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("NIC1  SYS   SYS   PIX   PIX   1     mlx5_1 ibp133s0 0000:85:00.0\n"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("Nearest NIC: GPU0 mlx5_0 (PIX), GPU1 mlx5_0 (PIX), GPU2 mlx5_1 (PIX), "
+                       "GPU3 mlx5_1 (PIX)\n"),
+              std::string::npos)
+        << out;
+}
+
+TEST(TopoNics, AHostWithoutNicsHasAnEmptyListAndNoTable) {
+    const auto json = run_peergate({"--simulate", "hgx-b200-8x", "topo", "--json"});
+    const auto doc = stdout_json(json);
+    EXPECT_EQ(doc["nics"], Json::array());
+    EXPECT_EQ(doc["nearest_nics"], Json::array());
+    const auto text = run_peergate({"--simulate", "hgx-b200-8x", "topo"});
+    EXPECT_EQ(text.process.out.find("NIC"), std::string::npos) << text.process.out;
+}
+
+TEST(TopoNics, ASavedFileHasNoSysfsSoTheNicsAreNull) {
+    const auto run = run_peergate({"topo", "--from", fixture_machine("gdr-acs-4x"), "--json"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_TRUE(doc["nics"].is_null());
+    EXPECT_TRUE(doc["nearest_nics"].is_null());
+}
+
+}  // namespace
+}  // namespace peergate::test
