@@ -140,7 +140,7 @@ void read_ports(const Invocation& inv,
         }
         input.ports[index] = std::move(*ports);
     }
-    input.nics = sources::host::network_devices(root);  // GPUDirect RDMA's other ends
+    input.nics = sources::host::read_nics(root);  // GPUDirect RDMA's other ends
     if (!first_failure.empty()) {
         input.layer_notes.push_back("PCIe ports (ACS) not read: " + first_failure);
     }

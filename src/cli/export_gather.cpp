@@ -57,8 +57,8 @@ void add_pci_tree(const sources::host::HostRoot& root, report::ExportFacts& fact
         }
     }
     for (const auto& nic : facts.nics) {
-        read.push_back(nic.device);
-        for (const auto& port : nic.ports) {
+        read.push_back(nic.path.device);
+        for (const auto& port : nic.path.ports) {
             read.push_back(port.address);
         }
     }

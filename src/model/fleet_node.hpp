@@ -2,6 +2,7 @@
 // One node's answer in a fleet run (`peergate fleet node`, one JSON line per node).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct FleetNode {
     std::string iommu;     // translating, identity, off, unknown
     std::string driver;    // the running NVIDIA kernel module's version; "" when unread
     std::string kernel;    // the kernel release; "" when unread
+    // Per NIC by bus: "0000:18:00.0 mlx5_0", or "0000:18:00.0 (no RDMA device)" (a NIC whose
+    // driver did not come up looks so); nullopt where not read (older records, no sysfs).
+    std::optional<std::vector<std::string>> nics;
     std::vector<std::string> gpu_names;            // by nvidia-smi index
     std::vector<std::vector<std::string>> matrix;  // topo -m tokens; empty: unreadable
     std::vector<FleetFinding> findings;            // the doctor's

@@ -7,6 +7,7 @@
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
 #include "model/nccl_topo_file.hpp"
+#include "model/nic.hpp"
 #include "model/nvlink_errors.hpp"
 #include "model/pci_aer.hpp"
 #include "model/pci_attributes.hpp"
@@ -77,9 +78,9 @@ struct DoctorInput {
     std::vector<std::string> layer_notes;              // why a capability layer could not be read
     std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
-    std::vector<model::PciPath> nics;  // the host's network functions and the ports above them
-    std::map<int, bool> dma_buf;       // per GPU: CUDA's DMA-BUF answer; absent: not read
-    int cuda_driver_version = 0;       // cuDriverGetVersion (12080 is CUDA 12.8); 0: not read
+    std::vector<model::Nic> nics;  // the host's network functions, their ports and names
+    std::map<int, bool> dma_buf;   // per GPU: CUDA's DMA-BUF answer; absent: not read
+    int cuda_driver_version = 0;   // cuDriverGetVersion (12080 is CUDA 12.8); 0: not read
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
     std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after

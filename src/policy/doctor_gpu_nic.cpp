@@ -154,9 +154,10 @@ std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input) {
     std::vector<GpuNicPath> out;
     for (const auto& [gpu, ports] : input.ports) {
         for (const auto& nic : input.nics) {
-            auto path = acs_path(ports, nic.ports);
+            auto path = acs_path(ports, nic.path.ports);
             if (path.state != AcsPath::State::not_shared) {
-                out.push_back(GpuNicPath{.gpu = gpu, .nic = nic.device, .path = std::move(path)});
+                out.push_back(
+                    GpuNicPath{.gpu = gpu, .nic = nic.path.device, .path = std::move(path)});
             }
         }
     }

@@ -20,12 +20,13 @@ struct Property {
     bool may_be_unread;    // "" is "not read" (older records): such nodes are not judged
 };
 
-// A different topology, GPU count or P2P answer means a node lost hardware or a setting; a
-// different IOMMU mode, model, version, NVIDIA driver or kernel may be intended (a rolling
-// upgrade), so it is a warning.
-constexpr std::array<Property, 8> kProperties{{{"gpus", "error", false},
+// A different topology, GPU count, NIC list or P2P answer means a node lost hardware or a
+// setting; a different IOMMU mode, model, version, NVIDIA driver or kernel may be intended (a
+// rolling upgrade), so it is a warning.
+constexpr std::array<Property, 9> kProperties{{{"gpus", "error", false},
                                                {"topology", "error", false},
                                                {"p2p", "error", false},
+                                               {"nics", "error", true},
                                                {"gpu_model", "warning", false},
                                                {"iommu", "warning", false},
                                                {"version", "warning", false},
@@ -59,6 +60,40 @@ std::string matrix_differences(const model::FleetNode& node, const FleetMajority
         }
     }
     return util::join(pairs, ", ") + (count > 4 ? fmt::format(" and {} more", count - 4) : "");
+}
+
+// What `node` lacks and has beyond the majority's NICs: "lacks 0000:9a:00.0 mlx5_5".
+std::string nic_differences(const model::FleetNode& node, const FleetMajority& majority) {
+    std::vector<std::string> parts;
+    const auto& mine = node.nics.value_or(std::vector<std::string>{});
+    for (const auto& nic : majority.nic_list) {
+        if (std::find(mine.begin(), mine.end(), nic) == mine.end()) {
+            parts.push_back("lacks " + nic);
+        }
+    }
+    for (const auto& nic : mine) {
+        if (std::find(majority.nic_list.begin(), majority.nic_list.end(), nic) ==
+            majority.nic_list.end()) {
+            parts.push_back("has " + nic);
+        }
+    }
+    return util::join(parts, "; ") + fmt::format(" (fleet: {} NICs)", majority.nic_list.size());
+}
+
+// How `node` differs in `property`: its value `mine` against the majority's `theirs`, or for
+// the topology and the NICs, the pairs and NICs that differ.
+std::string outlier_detail(const model::FleetNode& node,
+                           const std::string& property,
+                           const std::string& mine,
+                           const std::string& theirs,
+                           const FleetMajority& majority) {
+    if (property == "topology") {
+        return matrix_differences(node, majority);
+    }
+    if (property == "nics") {
+        return nic_differences(node, majority);
+    }
+    return fmt::format("{} (fleet: {})", mine, theirs);
 }
 
 // The value more than half of the nodes report; with `skip_unread`, of the nodes that read
@@ -139,6 +174,29 @@ void judge_health(FleetReport& report) {
     }
 }
 
+FleetMajority majority_of_all(const std::vector<FleetNodeView>& nodes) {
+    FleetMajority majority{.gpus = majority_of(nodes, "gpus"),
+                           .gpu_model = majority_of(nodes, "gpu_model"),
+                           .matrix = {},
+                           .topology = majority_of(nodes, "topology"),
+                           .p2p = majority_of(nodes, "p2p"),
+                           .iommu = majority_of(nodes, "iommu"),
+                           .version = majority_of(nodes, "version"),
+                           .driver = majority_of(nodes, "driver", true),
+                           .kernel = majority_of(nodes, "kernel", true),
+                           .nics = majority_of(nodes, "nics", true),
+                           .nic_list = {}};
+    for (const auto& view : nodes) {
+        if (!majority.topology.empty() && matrix_text(view.node.matrix) == majority.topology) {
+            majority.matrix = view.node.matrix;
+        }
+        if (!majority.nics.empty() && fleet_property(view.node, "nics") == majority.nics) {
+            majority.nic_list = *view.node.nics;
+        }
+    }
+    return majority;
+}
+
 void judge_property(FleetReport& report, const Property& property) {
     const std::string majority = majority_of(report.nodes, property.name, property.may_be_unread);
     const bool any_read =
@@ -169,9 +227,8 @@ void judge_property(FleetReport& report, const Property& property) {
             continue;
         }
         view.differs.push_back(property.name);
-        const std::string detail = std::string(property.name) == "topology"
-                                       ? matrix_differences(view.node, report.majority)
-                                       : fmt::format("{} (fleet: {})", mine, majority);
+        const std::string detail =
+            outlier_detail(view.node, property.name, mine, majority, report.majority);
         add(report,
             "fleet_outlier",
             property.severity,
@@ -203,6 +260,9 @@ std::string fleet_property(const model::FleetNode& node, const std::string& prop
     if (property == "kernel") {
         return node.kernel;
     }
+    if (property == "nics") {
+        return !node.nics ? "" : node.nics->empty() ? "none" : util::join(*node.nics, ", ");
+    }
     return property == "iommu" ? node.iommu : node.version;
 }
 
@@ -227,20 +287,7 @@ FleetReport judge_fleet(std::vector<model::FleetNode> nodes,
         return report;
     }
     judge_health(report);
-    FleetMajority& majority = report.majority;
-    majority.gpus = majority_of(report.nodes, "gpus");
-    majority.gpu_model = majority_of(report.nodes, "gpu_model");
-    majority.topology = majority_of(report.nodes, "topology");
-    majority.p2p = majority_of(report.nodes, "p2p");
-    majority.iommu = majority_of(report.nodes, "iommu");
-    majority.version = majority_of(report.nodes, "version");
-    majority.driver = majority_of(report.nodes, "driver", true);
-    majority.kernel = majority_of(report.nodes, "kernel", true);
-    for (const auto& view : report.nodes) {
-        if (!majority.topology.empty() && matrix_text(view.node.matrix) == majority.topology) {
-            majority.matrix = view.node.matrix;
-        }
-    }
+    report.majority = majority_of_all(report.nodes);
     for (const auto& property : kProperties) {
         judge_property(report, property);
     }

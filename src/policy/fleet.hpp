@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fleet's verdict: which nodes failed (unhealthy, inconclusive, missing, unreadable) and
-// which differ from what most of their peers report (GPU count, model, topology, P2P, IOMMU,
-// peergate version). A node that lost an NVLink still passes its own checks; only its peers
-// show it. Pure.
+// which differ from what most of their peers report (GPU count, model, topology, NICs, P2P,
+// IOMMU, peergate version, driver, kernel). A node that lost an NVLink still passes its own checks;
+// only its peers show it. Pure.
 #pragma once
 
 #include "model/fleet_node.hpp"
@@ -30,8 +30,10 @@ struct FleetMajority {
     std::string p2p;       // "allowed", "vetoed"
     std::string iommu;
     std::string version;
-    std::string driver;  // the running NVIDIA kernel module's version
-    std::string kernel;  // the kernel release
+    std::string driver;                 // the running NVIDIA kernel module's version
+    std::string kernel;                 // the kernel release
+    std::string nics;                   // the NICs as one string ("none" for none)
+    std::vector<std::string> nic_list;  // the same, one entry per NIC
 };
 
 struct FleetNodeView {
@@ -52,7 +54,7 @@ FleetReport judge_fleet(std::vector<model::FleetNode> nodes,
                         std::optional<int> expected);
 
 // A node's property as judge_fleet compares it ("gpus", "gpu_model", "topology", "p2p",
-// "iommu", "version", "driver", "kernel").
+// "iommu", "version", "driver", "kernel", "nics"); "" where the node did not read it.
 std::string fleet_property(const model::FleetNode& node, const std::string& property);
 
 }  // namespace peergate::policy

@@ -47,7 +47,7 @@ struct ExportFacts {
     // sysfs's identity and link of each examined GPU and of the ports above it, where read.
     std::map<model::PciAddress, model::PciAttributes> pci;
     std::map<int, std::string> numa_cpumaps;  // per NUMA node of those: sysfs's cpumap, where read
-    std::vector<model::PciPath> nics;  // the host's network functions (nccl-topo places them)
+    std::vector<model::Nic> nics;  // the host's network functions (nccl-topo places them)
     // nccl-topo: bus ids to write in place of the host's (--bus-id HOST=VM, for a VM's file).
     std::map<model::PciAddress, model::PciAddress> bus_renames;
 };

@@ -121,7 +121,7 @@ std::vector<Leaf> leaves(const ExportFacts& facts, std::vector<std::string>* lef
         }
     }
     for (const auto& nic : facts.nics) {
-        out.push_back({"NIC " + nic.device.to_sysfs(), nic.device, &nic.ports});
+        out.push_back({"NIC " + nic.path.device.to_sysfs(), nic.path.device, &nic.path.ports});
     }
     return out;
 }

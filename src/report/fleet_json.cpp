@@ -40,6 +40,20 @@ nlohmann::ordered_json gpus_json(const ExportFacts& facts) {
     return out;
 }
 
+// The host's NICs with their RDMA devices; null where sysfs showed no GPU's PCIe path (no
+// sysfs to read, so no NIC list to compare).
+nlohmann::ordered_json nics_json(const ExportFacts& facts) {
+    if (facts.doctor.ports.empty()) {
+        return nullptr;
+    }
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& nic : facts.doctor.nics) {
+        out.push_back(
+            {{"pci_bus_id", nic.path.device.to_sysfs()}, {"rdma_devices", nic.rdma_devices}});
+    }
+    return out;
+}
+
 nlohmann::ordered_json matrix_json(const ExportFacts& facts) {
     auto out = nlohmann::ordered_json::array();
     const model::Topology* topology = facts.doctor.discovery.described();
@@ -98,6 +112,14 @@ model::FleetNode node_from(const nlohmann::json& doc) {
     node.iommu = field<std::string>(doc, "iommu", "unknown");
     node.driver = field<std::string>(doc, "driver", "");
     node.kernel = field<std::string>(doc, "kernel", "");
+    if (const auto nics = doc.find("nics"); nics != doc.end() && !nics->is_null()) {
+        node.nics.emplace();
+        for (const auto& nic : *nics) {
+            const auto rdma = nic.at("rdma_devices").get<std::vector<std::string>>();
+            node.nics->push_back(nic.at("pci_bus_id").get<std::string>() + " " +
+                                 (rdma.empty() ? "(no RDMA device)" : util::join(rdma, ",")));
+        }
+    }
     for (const auto& gpu : doc.at("gpus")) {
         node.gpu_names.push_back(gpu.at("name").get<std::string>());
     }
@@ -195,6 +217,7 @@ std::string fleet_node_line(const ExportFacts& facts, const std::string& hostnam
              ? nlohmann::ordered_json(nullptr)
              : nlohmann::ordered_json(facts.doctor.host.kernel_release)},
         {"gpus", gpus_json(facts)},
+        {"nics", nics_json(facts)},
         {"matrix", matrix_json(facts)},
         {"findings", findings_json(facts)}};
     return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);

@@ -29,6 +29,7 @@ nlohmann::ordered_json node_json(const policy::FleetNodeView& view) {
             {"version", node.version},
             {"driver", null_if_empty(node.driver)},
             {"kernel", null_if_empty(node.kernel)},
+            {"nics", node.nics ? nlohmann::ordered_json(*node.nics) : nlohmann::ordered_json()},
             {"matrix", node.matrix},
             {"differs", view.differs}};
 }
@@ -85,7 +86,9 @@ nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
           {"iommu", null_if_empty(m.iommu)},
           {"version", null_if_empty(m.version)},
           {"driver", null_if_empty(m.driver)},
-          {"kernel", null_if_empty(m.kernel)}}},
+          {"kernel", null_if_empty(m.kernel)},
+          {"nics",
+           m.nics.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.nic_list)}}},
         {"findings", issues}};
 }
 
@@ -115,10 +118,11 @@ std::string fleet_to_text(const policy::FleetReport& report) {
     }
     const auto& m = report.majority;
     if (!m.gpus.empty()) {
-        out += fmt::format("\nMost nodes: {} GPUs ({}), links {}, P2P {}, IOMMU {}{}\n",
+        out += fmt::format("\nMost nodes: {} GPUs ({}), links {}, {}P2P {}, IOMMU {}{}\n",
                            m.gpus,
                            m.gpu_model.empty() ? "models differ" : m.gpu_model,
                            topology_summary(m.matrix),
+                           m.nics.empty() ? "" : fmt::format("{} NICs, ", m.nic_list.size()),
                            m.p2p.empty() ? "split" : m.p2p,
                            m.iommu.empty() ? "split" : m.iommu,
                            m.driver.empty() ? "" : ", NVIDIA driver " + m.driver);

@@ -51,6 +51,16 @@ TEST(FleetCli, NodePrintsOneJsonLineNamingItself) {
     EXPECT_EQ(doc["verdict"], "healthy");
     EXPECT_EQ(doc["driver"], "550.127.05");  // the running module's, from /proc
     EXPECT_EQ(doc["kernel"], "5.15.0-125-generic");
+    EXPECT_EQ(doc["nics"], nlohmann::ordered_json::array());  // sysfs read: it has none
+}
+
+TEST(FleetCli, NodeNamesEachNicWithItsRdmaDevice) {
+    const auto run =
+        run_peergate({"--simulate", fixture_machine("gdr-acs-4x"), "fleet", "node", "--one-line"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_EQ(stdout_json(run)["nics"], nlohmann::ordered_json::parse(R"([
+        {"pci_bus_id": "0000:07:00.0", "rdma_devices": ["mlx5_0"]},
+        {"pci_bus_id": "0000:85:00.0", "rdma_devices": ["mlx5_1"]}])"));
 }
 
 TEST(FleetCli, ALongRecordComesInPartsThatSrunCannotCut) {

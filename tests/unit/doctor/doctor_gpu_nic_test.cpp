@@ -31,12 +31,9 @@ DoctorInput two_switches(std::uint16_t a_acs) {
     input.ports[1] = below_a("0000:04:10.0");
     input.ports[2] = below_b("0000:82:08.0");
     input.nics = {
-        model::PciPath{.device = model::PciAddress::parse("0000:07:00.0").value(),
-                       .ports = below_a("0000:04:18.0")},
-        model::PciPath{.device = model::PciAddress::parse("0000:85:00.0").value(),
-                       .ports = below_b("0000:82:18.0")},
-        model::PciPath{.device = model::PciAddress::parse("0000:c1:00.0").value(),
-                       .ports = {port("0000:c0:01.0", 0x1d)}},
+        {.path = {.device = test::pci("0000:07:00.0"), .ports = below_a("0000:04:18.0")}},
+        {.path = {.device = test::pci("0000:85:00.0"), .ports = below_b("0000:82:18.0")}},
+        {.path = {.device = test::pci("0000:c1:00.0"), .ports = {port("0000:c0:01.0", 0x1d)}}},
     };
     return input;
 }

@@ -99,8 +99,9 @@ TEST(ExportNcclTopo, GpusHangFromTheSwitchUpstreamPortAsNcclBuildsIt) {
 TEST(ExportNcclTopo, ANicBehindTheGpusSwitchSitsBesideThemAndBusIdsCanBeRenamed) {
     auto facts = switched_host();
     // A ConnectX (InfiniBand, class 0x0207) on downstream port 02:18.0 of the GPUs' switch.
-    facts.nics.push_back({.device = pci("0000:05:00.0"),
-                          .ports = ports({"0000:02:18.0", "0000:01:00.0", "0000:00:01.0"})});
+    facts.nics.push_back(
+        {.path = {.device = pci("0000:05:00.0"),
+                  .ports = ports({"0000:02:18.0", "0000:01:00.0", "0000:00:01.0"})}});
     facts.pci[pci("0000:05:00.0")] = {.pci_class = "0x020700", .numa_node = 0};
     facts.pci[pci("0000:02:18.0")] = port_attributes("0x10b5", "16.0 GT/s PCIe", 0);
     auto text = export_nccl_topo(facts);

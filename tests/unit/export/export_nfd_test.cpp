@@ -115,8 +115,8 @@ TEST(ExportNfd, GdrPathSaysWhereRdmaBetweenAGpuAndItsNicGoes) {
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
     EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.path"), "none");
     facts.doctor.nics = {
-        model::PciPath{.device = model::PciAddress::parse("0000:07:00.0").value(),
-                       .ports = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", 0)}}};
+        {.path = {.device = model::PciAddress::parse("0000:07:00.0").value(),
+                  .ports = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", 0)}}}};
     for (const auto& [gpu_acs, expected] :
          {std::pair<std::uint16_t, const char*>{0x0000, "switch"}, {0x001d, "redirect"}}) {
         facts.doctor.ports[0] = {port("0000:04:08.0", gpu_acs), port("0000:03:00.0", 0)};

@@ -127,6 +127,36 @@ TEST(FleetVerdict, ANodeOnAnotherDriverOrKernelIsWarnedAbout) {
     EXPECT_TRUE(unread.issues.empty());
 }
 
+// An HCA lost, or one whose driver did not come up (it enumerates, with no RDMA device): the
+// node still passes its own checks, so only its peers show it. A record without NICs (an older
+// peergate, no sysfs) is not judged on them.
+TEST(FleetVerdict, ANodeMissingANicOrItsRdmaDeviceIsAnOutlier) {
+    const std::vector<std::string> eight = {"0000:18:00.0 mlx5_0", "0000:9a:00.0 mlx5_5"};
+    auto a = like("a");
+    auto b = like("b");
+    auto c = like("c");
+    auto d = like("d");
+    a.nics = b.nics = c.nics = eight;
+    c.nics->back() = "0000:9a:00.0 (no RDMA device)";
+    const auto report = policy::judge_fleet({a, b, c, d}, {}, std::nullopt);
+    EXPECT_TRUE(report.failed);
+    EXPECT_EQ(report.majority.nic_list, eight);
+    const auto* outlier = issue(report, "fleet_outlier");
+    ASSERT_NE(outlier, nullptr);
+    EXPECT_EQ(outlier->severity, "error");
+    EXPECT_EQ(outlier->message,
+              "c: nics differs from most nodes: lacks 0000:9a:00.0 mlx5_5; has 0000:9a:00.0 (no "
+              "RDMA device) (fleet: 2 NICs)");
+    EXPECT_EQ(report.nodes[2].differs, std::vector<std::string>{"nics"});
+    EXPECT_TRUE(report.nodes[3].differs.empty()) << "d read no NICs: not judged";
+    // A node that read none, among nodes with NICs, lacks them all.
+    d.nics.emplace();
+    const auto bare = policy::judge_fleet({a, b, like("c"), d}, {}, std::nullopt);
+    EXPECT_EQ(issue(bare, "fleet_outlier")->message,
+              "d: nics differs from most nodes: lacks 0000:18:00.0 mlx5_0; lacks 0000:9a:00.0 "
+              "mlx5_5 (fleet: 2 NICs)");
+}
+
 TEST(FleetVerdict, NobodyAnswered) {
     const auto report = policy::judge_fleet({}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
@@ -154,6 +184,16 @@ TEST(FleetLines, ReadsLabelledAndPlainLinesAndSkipsChatter) {
     EXPECT_EQ(lines.nodes[0].findings[0].code, "c");
     EXPECT_EQ(lines.nodes[1].source, "all:4");
     EXPECT_EQ(lines.nodes[0].driver, "") << "records before the field read as unread";
+    EXPECT_FALSE(lines.nodes[0].nics.has_value());
+}
+
+TEST(FleetLines, NicsReadAsBusIdAndRdmaDevice) {
+    const std::string record =
+        R"({"schema":"peergate.fleet_node/v1","node":"n1","verdict":"healthy","p2p":true,"gpus":[],"matrix":[],"findings":[],"nics":[{"pci_bus_id":"0000:18:00.0","rdma_devices":["mlx5_0"]},{"pci_bus_id":"0000:9a:00.0","rdma_devices":[]}]})";
+    const auto lines = report::parse_fleet_lines(record + "\n", "all");
+    ASSERT_EQ(lines.nodes.size(), 1U) << (lines.unreadable.empty() ? "" : lines.unreadable[0]);
+    EXPECT_EQ(lines.nodes[0].nics,
+              (std::vector<std::string>{"0000:18:00.0 mlx5_0", "0000:9a:00.0 (no RDMA device)"}));
 }
 
 TEST(FleetLines, BadRecordsAreNamedByLine) {
