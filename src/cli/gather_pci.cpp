@@ -84,7 +84,8 @@ std::vector<std::string> record_nics(const sources::host::HostRoot& root,
                             .numa_node = found.numa_node,
                             .pcie_link = recorded_link(read),
                             .rdma_devices = found.rdma_devices,
-                            .interfaces = found.interfaces};
+                            .interfaces = found.interfaces,
+                            .physfn = found.physical_function};
         for (const auto& port : path.ports) {
             nic.upstream_ports.push_back(recorded_port(root, port));
         }

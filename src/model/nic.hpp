@@ -19,6 +19,9 @@ struct Nic {
     // NCCL_SOCKET_IFNAME names it). Empty where it has none.
     std::vector<std::string> rdma_devices;
     std::vector<std::string> interfaces;
+    // An SR-IOV virtual function's physical function (sysfs's physfn); nullopt for a physical
+    // one. A virtual function sits where its physical function does.
+    std::optional<PciAddress> physical_function;
 
     friend bool operator==(const Nic&, const Nic&) = default;
 };

@@ -68,14 +68,16 @@ NicAffinity nic_affinity(const std::vector<std::optional<PciPlace>>& gpus,
 
 std::vector<std::size_t> nearest_nics(const NicAffinity& affinity, std::size_t position) {
     std::optional<LinkLabel> best;
-    for (const auto& row : affinity.labels) {
-        if (row[position].kind != LinkKind::unknown && (!best || row[position] < *best)) {
-            best = row[position];
+    const auto physical = [&](std::size_t n) { return !affinity.nics[n].physical_function; };
+    for (std::size_t n = 0; n < affinity.labels.size(); ++n) {
+        const auto& label = affinity.labels[n][position];
+        if (physical(n) && label.kind != LinkKind::unknown && (!best || label < *best)) {
+            best = label;
         }
     }
     std::vector<std::size_t> out;
     for (std::size_t n = 0; best && n < affinity.labels.size(); ++n) {
-        if (affinity.labels[n][position] == *best) {
+        if (physical(n) && affinity.labels[n][position] == *best) {
             out.push_back(n);
         }
     }

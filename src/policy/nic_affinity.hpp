@@ -38,8 +38,9 @@ struct NicAffinity {
 NicAffinity nic_affinity(const std::vector<std::optional<PciPlace>>& gpus,
                          std::vector<model::Nic> nics);
 
-// The NICs closest to the GPU at `position` (several where they tie), in bus order; none
-// when no NIC's class is known.
+// The physical NICs closest to the GPU at `position` (several where they tie), in bus order;
+// none when no NIC's class is known. SR-IOV virtual functions are left out: each sits where
+// its physical function does.
 std::vector<std::size_t> nearest_nics(const NicAffinity& affinity, std::size_t position);
 
 }  // namespace peergate::policy

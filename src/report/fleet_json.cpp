@@ -48,6 +48,9 @@ nlohmann::ordered_json nics_json(const ExportFacts& facts) {
     }
     auto out = nlohmann::ordered_json::array();
     for (const auto& nic : facts.doctor.nics) {
+        if (nic.physical_function) {
+            continue;  // how many virtual functions a NIC has is a setting, not hardware
+        }
         out.push_back(
             {{"pci_bus_id", nic.path.device.to_sysfs()}, {"rdma_devices", nic.rdma_devices}});
     }

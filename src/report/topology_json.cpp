@@ -47,6 +47,8 @@ Json nic_to_json(const policy::NicAffinity& affinity, std::size_t n) {
                 {"numa_node", optional_or_null(nic.numa_node)},
                 {"rdma_devices", nic.rdma_devices},
                 {"interfaces", nic.interfaces},
+                {"physical_function",
+                 nic.physical_function ? Json(nic.physical_function->to_sysfs()) : Json(nullptr)},
                 {"paths", paths}};
 }
 

@@ -143,8 +143,13 @@ std::string nics_to_text(const policy::NicAffinity& affinity,
         out += fmt::format("{:<6}", fmt::format("GPU{}", gpu.index));
     }
     out += "NUMA  Names\n";
+    std::size_t virtual_functions = 0;
     for (std::size_t n = 0; n < affinity.nics.size(); ++n) {
         const auto& nic = affinity.nics[n];
+        if (nic.physical_function) {
+            ++virtual_functions;  // where its physical function is: a row would repeat it
+            continue;
+        }
         out += fmt::format("{:<6}", fmt::format("NIC{}", n));
         for (const auto& label : affinity.labels[n]) {
             out += paint(label, style.color);
@@ -155,6 +160,11 @@ std::string nics_to_text(const policy::NicAffinity& affinity,
     std::vector<std::string> nearest;
     for (std::size_t p = 0; p < t.size(); ++p) {
         nearest.push_back(nearest_text(affinity, p, t.gpus[p].index));
+    }
+    if (virtual_functions > 0) {
+        out +=
+            fmt::format("(and {} SR-IOV virtual functions, each where its physical function is)\n",
+                        virtual_functions);
     }
     return out + "Nearest NIC: " + util::join(nearest, ", ") + "\n";
 }

@@ -84,6 +84,7 @@ struct PciDevice {
     std::optional<MachinePcieLink> pcie_link;
     std::optional<model::PciAer> aer;
     std::vector<std::pair<std::string, std::string>> class_devices;  // {"net/ib0", its uevent}
+    std::optional<model::PciAddress> physfn;  // an SR-IOV virtual function's physical one
 };
 
 // Where sysfs keeps a device: under its root bus, inside every port above it
@@ -188,13 +189,16 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
     for (const auto& [name, uevent] : d.class_devices) {
         PEERGATE_TRY(write_text(dev / name / "uevent", uevent));
     }
+    std::string back;  // from the device's directory up to /sys
+    for (std::size_t k = 0; k < 3 + d.above.size(); ++k) {
+        back += "../";
+    }
     if (d.iommu_group) {
-        std::string back;
-        for (std::size_t k = 0; k < 3 + d.above.size(); ++k) {
-            back += "../";
-        }
         PEERGATE_TRY(make_link(fmt::format("{}kernel/iommu_groups/{}", back, *d.iommu_group),
                                dev / "iommu_group"));
+    }
+    if (d.physfn) {
+        PEERGATE_TRY(make_link(back + "bus/pci/devices/" + d.physfn->to_sysfs(), dev / "physfn"));
     }
     return make_link("../../../devices/" + path, root / "sys/bus/pci/devices" / bdf);
 }
@@ -219,7 +223,8 @@ util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
                       .numa_node = nic.numa_node,
                       .above = nic.upstream_ports,
                       .pcie_link = nic.pcie_link,
-                      .class_devices = std::move(names)}));
+                      .class_devices = std::move(names),
+                      .physfn = nic.physfn}));
     }
     return {};
 }

@@ -103,8 +103,9 @@ struct MachineNic {
     std::optional<int> numa_node;
     std::vector<MachinePort> upstream_ports;  // nearest first, as for a GPU
     std::optional<MachinePcieLink> pcie_link;
-    std::vector<std::string> rdma_devices;  // sysfs infiniband/: "mlx5_0"
-    std::vector<std::string> interfaces;    // sysfs net/: "ibp24s0"
+    std::vector<std::string> rdma_devices;    // sysfs infiniband/: "mlx5_0"
+    std::vector<std::string> interfaces;      // sysfs net/: "ibp24s0"
+    std::optional<model::PciAddress> physfn;  // an SR-IOV virtual function's physical function
 
     friend bool operator==(const MachineNic&, const MachineNic&) = default;
 };

@@ -68,6 +68,13 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     PEERGATE_TRY(machine_json::take(parse_pcie_link(j, where), nic.pcie_link));
     PEERGATE_TRY(machine_json::take(parse_names(j, "rdma_devices", where), nic.rdma_devices));
     PEERGATE_TRY(machine_json::take(parse_names(j, "interfaces", where), nic.interfaces));
+    if (j.contains("physfn") && !j["physfn"].is_null()) {
+        auto parent = machine_json::pci_field(j["physfn"], where + ".physfn");
+        if (!parent || *parent == nic.pci) {
+            return invalid(where + ".physfn: the PCI bus id of another function, its physical one");
+        }
+        nic.physfn = *parent;
+    }
     return nic;
 }
 
@@ -116,6 +123,9 @@ nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics) {
         }
         if (!nic.interfaces.empty()) {
             j["interfaces"] = nic.interfaces;
+        }
+        if (nic.physfn) {
+            j["physfn"] = nic.physfn->to_sysfs();
         }
         out.push_back(j);
     }

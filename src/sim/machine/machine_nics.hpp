@@ -2,7 +2,8 @@
 // A machine file's "nics": the host's network functions as sysfs shows them, each
 // {"pci_bus_id": "0000:07:00.0", "class": "0x020700", "vendor": "0x15b3", "device": "0x101b",
 //  "numa_node": 0, "upstream_ports": [...], "pcie_link": {...},
-//  "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"]}; ports as for a GPU.
+//  "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"], "physfn": "0000:07:00.0"};
+// ports as for a GPU; physfn only for an SR-IOV virtual function.
 #pragma once
 
 #include "sim/machine/machine_file.hpp"

@@ -5,6 +5,9 @@
 #include "sources/host/pci_tree.hpp"
 #include "util/strings.hpp"
 
+#include <filesystem>
+#include <system_error>
+
 namespace peergate::sources::host {
 
 namespace {
@@ -15,6 +18,19 @@ std::vector<std::string> class_names(const HostRoot& root,
                                      const char* kind) {
     auto names = root.list("/sys/bus/pci/devices/" + address.to_sysfs() + "/" + kind);
     return names ? std::move(*names) : std::vector<std::string>{};
+}
+
+// Where an SR-IOV virtual function's physfn link points: "../0000:18:00.0".
+std::optional<model::PciAddress> physical_function(const HostRoot& root,
+                                                   const model::PciAddress& address) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(
+        root.resolve("/sys/bus/pci/devices/" + address.to_sysfs() + "/physfn"), ec);
+    if (ec) {
+        return std::nullopt;
+    }
+    const auto parent = model::PciAddress::parse(target.filename().string());
+    return parent ? std::optional(*parent) : std::nullopt;
 }
 
 }  // namespace
@@ -48,7 +64,8 @@ std::vector<model::Nic> read_nics(const HostRoot& root) {
         out.push_back(model::Nic{.path = path,
                                  .numa_node = node && *node >= 0 ? node : std::nullopt,
                                  .rdma_devices = class_names(root, path.device, "infiniband"),
-                                 .interfaces = class_names(root, path.device, "net")});
+                                 .interfaces = class_names(root, path.device, "net"),
+                                 .physical_function = physical_function(root, path.device)});
     }
     return out;
 }

@@ -15,8 +15,9 @@ namespace peergate::sources::host {
 // In bus order; a function whose class or path cannot be read is left out.
 std::vector<model::PciPath> network_devices(const HostRoot& root);
 
-// The same functions with their NUMA node and the kernel's names for each: the directories
-// under the function's infiniband/ (RDMA devices) and net/ (interfaces).
+// The same functions with their NUMA node, the kernel's names for each (the directories under
+// the function's infiniband/ (RDMA devices) and net/ (interfaces)) and, for an SR-IOV virtual
+// function, its physical function (where its physfn link points).
 std::vector<model::Nic> read_nics(const HostRoot& root);
 
 }  // namespace peergate::sources::host

@@ -2,7 +2,9 @@
 // topo's NIC rows end to end: a simulated host with a ConnectX below each PCIe switch
 // (gdr-acs-4x) shows each NIC's class of path to each GPU, its names and each GPU's nearest
 // NIC, worked out from the simulated sysfs as on a live host; a saved file has no sysfs.
+#include "sim/machine/machine_file.hpp"
 #include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +14,7 @@ namespace peergate::test {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using test::ScratchDir;
 
 TEST(TopoNics, JsonGivesEachNicsPathToEachGpuAndEachGpusNearestNic) {
     const auto run = run_peergate({"--simulate", fixture_machine("gdr-acs-4x"), "topo", "--json"});
@@ -20,7 +23,7 @@ TEST(TopoNics, JsonGivesEachNicsPathToEachGpuAndEachGpusNearestNic) {
     ASSERT_EQ(doc["nics"].size(), 2U) << doc.dump(2);
     EXPECT_EQ(doc["nics"][0], Json::parse(R"({"nic": "NIC0", "pci_bus_id": "0000:07:00.0",
         "numa_node": 0, "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"],
-        "paths": ["PIX", "PIX", "SYS", "SYS"]})"));
+        "physical_function": null, "paths": ["PIX", "PIX", "SYS", "SYS"]})"));
     EXPECT_EQ(doc["nics"][1]["paths"], Json::parse(R"(["SYS", "SYS", "PIX", "PIX"])"));
     EXPECT_EQ(doc["nearest_nics"][0],
               Json::parse(R"({"gpu": 0, "nics": ["NIC0"], "path": "PIX"})"));
@@ -43,6 +46,34 @@ TEST(TopoNics, TextAddsTheNicTableAndTheNearestNicLine) {
                        "GPU3 mlx5_1 (PIX)\n"),
               std::string::npos)
         << out;
+}
+
+// A virtual function of NIC0 (SR-IOV, as Kubernetes' RDMA device plugins set up): listed in
+// the JSON with its physical function, left out of the table and of the nearest NICs.
+TEST(TopoNics, AnSriovVirtualFunctionIsNamedButNotARowOrANearestNic) {
+    auto machine = sim::load_machine(fixture_machine("gdr-acs-4x"));
+    ASSERT_TRUE(machine.has_value()) << machine.error().message;
+    auto vf = machine->nics[0];
+    vf.pci = model::PciAddress::parse("0000:07:01.0").value();
+    vf.rdma_devices = {"mlx5_2"};
+    vf.interfaces = {};
+    vf.physfn = machine->nics[0].pci;
+    machine->nics.push_back(vf);
+    const ScratchDir scratch;
+    const auto file = scratch.write("vf.json", sim::to_json_text(*machine));
+
+    const auto doc = stdout_json(run_peergate({"--simulate", file, "topo", "--json"}));
+    ASSERT_EQ(doc["nics"].size(), 3U) << doc.dump(2);
+    EXPECT_EQ(doc["nics"][1]["pci_bus_id"], "0000:07:01.0");
+    EXPECT_EQ(doc["nics"][1]["physical_function"], "0000:07:00.0");
+    EXPECT_EQ(doc["nics"][1]["paths"][0], "PIX");
+    EXPECT_EQ(doc["nearest_nics"][0]["nics"], Json::parse(R"(["NIC0"])"));
+
+    const auto text = run_peergate({"--simulate", file, "topo"}).process.out;
+    EXPECT_EQ(text.find("mlx5_2"), std::string::npos) << text;
+    EXPECT_NE(text.find("(and 1 SR-IOV virtual functions, each where its physical function is)\n"),
+              std::string::npos)
+        << text;
 }
 
 TEST(TopoNics, AHostWithoutNicsHasAnEmptyListAndNoTable) {

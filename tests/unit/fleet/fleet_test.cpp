@@ -261,6 +261,25 @@ TEST(FleetLines, ARecordMissingAPartIsNamed) {
     EXPECT_THAT(lines.unreadable[0], testing::HasSubstr("of a's record arrived whole"));
 }
 
+// The NICs as sysfs showed them, physical functions only (how many SR-IOV virtual functions a
+// NIC has is a setting, not hardware), read back as bus id and RDMA device; null without sysfs.
+TEST(FleetLines, TheNodeLineNamesItsPhysicalNics) {
+    report::ExportFacts facts;
+    facts.run.node_name = "n";
+    const auto pci = [](const char* text) { return model::PciAddress::parse(text).value(); };
+    facts.doctor.nics = {
+        {.path = {.device = pci("0000:07:00.0"), .ports = {}}, .rdma_devices = {"mlx5_0"}},
+        {.path = {.device = pci("0000:07:01.0"), .ports = {}},
+         .rdma_devices = {"mlx5_2"},
+         .physical_function = pci("0000:07:00.0")}};
+    EXPECT_FALSE(report::parse_fleet_lines(report::fleet_node_line(facts, "h"), "f")
+                     .nodes.at(0)
+                     .nics.has_value());
+    facts.doctor.ports[0] = {};  // sysfs showed GPU 0's path
+    const auto read = report::parse_fleet_lines(report::fleet_node_line(facts, "h"), "f");
+    EXPECT_EQ(read.nodes.at(0).nics, std::vector<std::string>{"0000:07:00.0 mlx5_0"});
+}
+
 TEST(FleetLines, AShortRecordIsOneLine) {
     report::ExportFacts facts;
     facts.run.node_name = "n";

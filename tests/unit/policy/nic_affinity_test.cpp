@@ -89,5 +89,16 @@ TEST(NicAffinity, NicsTheSameDistanceAwayAreAllNearest) {
     EXPECT_EQ(nearest_nics(affinity, 0), (std::vector<std::size_t>{0, 1}));
 }
 
+TEST(NicAffinity, AVirtualFunctionIsNeverTheNearest) {
+    const auto pf = place("0000:07:00.0", {"0000:04:18.0", "0000:03:00.0", "0000:00:01.0"});
+    const auto vf = place("0000:07:01.0", {"0000:04:18.0", "0000:03:00.0", "0000:00:01.0"});
+    const auto affinity = nic_affinity(
+        {kGpu},
+        {model::Nic{.path = pf.path, .numa_node = 0},
+         model::Nic{.path = vf.path, .numa_node = 0, .physical_function = pf.path.device}});
+    EXPECT_EQ(affinity.labels[1][0].kind, LinkKind::pix);
+    EXPECT_EQ(nearest_nics(affinity, 0), std::vector<std::size_t>{0});
+}
+
 }  // namespace
 }  // namespace peergate::policy

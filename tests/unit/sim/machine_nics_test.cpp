@@ -59,6 +59,8 @@ TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
          "nics[0].rdma_devices: \"../mlx5_0\" is not a device name"},
         {R"({"pci_bus_id": "0000:07:00.0", "interfaces": "ib0"})",
          "nics[0].interfaces: a list of names is required"},
+        {R"({"pci_bus_id": "0000:07:00.0", "physfn": "0000:07:00.0"})",
+         "nics[0].physfn: the PCI bus id of another function"},
     };
     for (const auto& [nic, named] : cases) {
         const auto m = parse_machine(machine_with_nics(nic));
@@ -91,6 +93,25 @@ TEST(MachineNics, TheSimulatedSysfsShowsThemToTheRealReader) {
     EXPECT_EQ(named[0].numa_node, 0);
     EXPECT_EQ(named[0].rdma_devices, std::vector<std::string>{"mlx5_0"});
     EXPECT_EQ(named[0].interfaces, std::vector<std::string>{"ibp7s0"});
+    EXPECT_FALSE(named[0].physical_function.has_value());
+}
+
+// An SR-IOV virtual function: its physfn link leads the reader to its physical function, and
+// the machine file writes it back.
+TEST(MachineNics, AVirtualFunctionNamesItsPhysicalOne) {
+    const std::string vf = R"({"pci_bus_id": "0000:07:01.0", "class": "0x020700",
+        "upstream_ports": [{"pci": "0000:04:18.0"}, {"pci": "0000:03:00.0"}],
+        "physfn": "0000:07:00.0"})";
+    const auto m = parse_machine(machine_with_nics(std::string(kNic) + ", " + vf));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    EXPECT_EQ(parse_machine(to_json_text(*m)).value(), *m);
+    const test::ScratchDir scratch;
+    ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
+    const auto nics = sources::host::read_nics(sources::host::HostRoot(scratch.file("root")));
+    ASSERT_EQ(nics.size(), 2U);
+    EXPECT_FALSE(nics[0].physical_function.has_value());
+    ASSERT_TRUE(nics[1].physical_function.has_value());
+    EXPECT_EQ(nics[1].physical_function->to_sysfs(), "0000:07:00.0");
 }
 
 }  // namespace
