@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gather records a machine that --simulate replays to the same topology.
 #include "sim/machine/machine_file.hpp"
+#include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
@@ -12,8 +13,24 @@ namespace peergate {
 namespace {
 
 using nlohmann::json;
+using test::fixture_machine;
 using test::peergate_in;
 using test::ScratchDir;
+
+// The fixture machine `name` and what gather records of its simulated host, both read back:
+// {recorded, original}. The test fails where gather or a read does.
+std::pair<sim::MachineFile, sim::MachineFile> gather_fixture(const ScratchDir& scratch,
+                                                             const std::string& name) {
+    const std::string out = scratch.file("g.json");
+    const std::string machine = fixture_machine(name);
+    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
+    EXPECT_EQ(gathered.exit_code, 0) << gathered.err;
+    auto recorded = sim::load_machine(out);
+    auto original = sim::load_machine(machine);
+    EXPECT_TRUE(recorded && original);
+    return {recorded ? std::move(*recorded) : sim::MachineFile{},
+            original ? std::move(*original) : sim::MachineFile{}};
+}
 
 json topo_json(const ScratchDir& scratch, const std::string& machine) {
     return json::parse(
@@ -69,17 +86,10 @@ TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
 // The CUDA driver's own answers: a replay says what the host's cuDeviceCanAccessPeer said.
 TEST(Gather, RecordsTheCudaDriverVersionAndItsPeerAnswers) {
     const ScratchDir scratch;
-    const std::string out = scratch.file("g.json");
-    const std::string machine =
-        std::string(PEERGATE_TEST_FIXTURES) + "/machines/probe-no-peer-2x.json";
-    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
-    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
-    const auto recorded = sim::load_machine(out);
-    const auto original = sim::load_machine(machine);
-    ASSERT_TRUE(recorded && original);
-    EXPECT_EQ(recorded->cuda_driver_version, original->cuda_driver_version);
-    EXPECT_EQ(recorded->cuda_can_access_peer, original->cuda_can_access_peer);
-    for (const auto& gpu : recorded->gpus) {
+    const auto [recorded, original] = gather_fixture(scratch, "probe-no-peer-2x");
+    EXPECT_EQ(recorded.cuda_driver_version, original.cuda_driver_version);
+    EXPECT_EQ(recorded.cuda_can_access_peer, original.cuda_can_access_peer);
+    for (const auto& gpu : recorded.gpus) {
         EXPECT_EQ(gpu.cuda_dma_buf, std::nullopt) << "no kernel module recorded: no answer";
     }
 }
@@ -102,32 +112,20 @@ TEST(Gather, RecordsEachGpusDmaBufAnswer) {
 
 TEST(Gather, RecordsThePortsAboveEachGpuWithTheirAcs) {
     const ScratchDir scratch;
-    const std::string out = scratch.file("g.json");
-    const std::string machine =
-        std::string(PEERGATE_TEST_FIXTURES) + "/machines/acs-redirect-4x.json";
-    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
-    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
-    const auto recorded = sim::load_machine(out);
-    const auto original = sim::load_machine(machine);
-    ASSERT_TRUE(recorded && original);
-    for (std::size_t p = 0; p < original->gpus.size(); ++p) {
-        EXPECT_EQ(recorded->gpus[p].upstream_ports, original->gpus[p].upstream_ports) << p;
+    const auto [recorded, original] = gather_fixture(scratch, "acs-redirect-4x");
+    ASSERT_EQ(recorded.gpus.size(), original.gpus.size());
+    for (std::size_t p = 0; p < original.gpus.size(); ++p) {
+        EXPECT_EQ(recorded.gpus[p].upstream_ports, original.gpus[p].upstream_ports) << p;
     }
 }
 
 TEST(Gather, RecordsEachNicWithTheKernelsNamesForIt) {
     const ScratchDir scratch;
-    const std::string out = scratch.file("g.json");
-    const std::string machine = std::string(PEERGATE_TEST_FIXTURES) + "/machines/gdr-acs-4x.json";
-    const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
-    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
-    const auto recorded = sim::load_machine(out);
-    const auto original = sim::load_machine(machine);
-    ASSERT_TRUE(recorded && original);
-    EXPECT_EQ(recorded->nics, original->nics);
-    ASSERT_EQ(recorded->nics.size(), 2U);
-    EXPECT_EQ(recorded->nics[1].rdma_devices, std::vector<std::string>{"mlx5_1"});
-    EXPECT_EQ(recorded->nics[1].interfaces, std::vector<std::string>{"ibp133s0"});
+    const auto [recorded, original] = gather_fixture(scratch, "gdr-acs-4x");
+    EXPECT_EQ(recorded.nics, original.nics);
+    ASSERT_EQ(recorded.nics.size(), 2U);
+    EXPECT_EQ(recorded.nics[1].rdma_devices, std::vector<std::string>{"mlx5_1"});
+    EXPECT_EQ(recorded.nics[1].interfaces, std::vector<std::string>{"ibp133s0"});
 }
 
 TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
