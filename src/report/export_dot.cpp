@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/export_dot.hpp"
 
+#include "policy/nic_affinity.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,30 +23,87 @@ std::string node_line(const model::Gpu& gpu) {
     return fmt::format("    gpu{} [label=\"{}\"];\n", gpu.index, label);
 }
 
-// One cluster per NUMA node (a box titled with its CPUs); GPUs of unknown NUMA node outside.
-std::string nodes(const std::vector<model::Gpu>& gpus) {
-    std::map<int, std::vector<const model::Gpu*>> by_numa;
-    std::string loose;
+// Where sysfs put each GPU, for the NICs' paths to it; nullopt where its ports were not read.
+std::vector<std::optional<policy::PciPlace>> gpu_places(const ExportFacts& facts,
+                                                        const std::vector<model::Gpu>& gpus) {
+    std::vector<std::optional<policy::PciPlace>> out;
     for (const auto& gpu : gpus) {
-        if (gpu.numa_node) {
-            by_numa[*gpu.numa_node].push_back(&gpu);
-        } else {
-            loose += node_line(gpu);
+        const auto ports = facts.doctor.ports.find(gpu.index);
+        if (!gpu.pci || ports == facts.doctor.ports.end()) {
+            out.emplace_back();
+            continue;
         }
+        const auto read = facts.doctor.pci.find(*gpu.pci);
+        std::optional<int> node;
+        if (read != facts.doctor.pci.end() && read->second.numa_node.value_or(-1) >= 0) {
+            node = read->second.numa_node;
+        }
+        out.push_back(policy::PciPlace{.path = {.device = *gpu.pci, .ports = ports->second},
+                                       .numa_node = node});
     }
+    return out;
+}
+
+std::string nic_line(const model::Nic& nic, std::size_t n) {
+    const std::string name = nic.rdma_devices.empty() ? "NIC" : nic.rdma_devices.front();
+    return fmt::format("    nic{} [label=\"{}\\n{}\", shape=ellipse];\n",
+                       n,
+                       dot_escape(name),
+                       nic.path.device.to_sysfs());
+}
+
+// The node lines, by NUMA node (-1: unknown), and the CPUs its GPUs report.
+struct Members {
+    std::map<int, std::string> lines;
+    std::map<int, std::string> cpus;
+};
+
+// One cluster per NUMA node (a box titled with its CPUs); GPUs and NICs of unknown node outside.
+std::string nodes(const Members& members) {
     std::string out;
-    for (const auto& [numa, members] : by_numa) {
-        const std::string& cpus = members.front()->cpu_affinity;
+    for (const auto& [numa, lines] : members.lines) {
+        if (numa < 0) {
+            continue;
+        }
+        const auto cpus = members.cpus.find(numa);
         out += fmt::format("  subgraph cluster_numa{} {{\n    label=\"NUMA {}{}\";\n",
                            numa,
                            numa,
-                           cpus.empty() ? "" : " (CPUs " + dot_escape(cpus) + ")");
-        for (const auto* gpu : members) {
-            out += node_line(*gpu);
-        }
-        out += "  }\n";
+                           cpus == members.cpus.end() || cpus->second.empty()
+                               ? ""
+                               : " (CPUs " + dot_escape(cpus->second) + ")");
+        out += lines + "  }\n";
     }
-    return out + loose;
+    const auto loose = members.lines.find(-1);
+    return out + (loose == members.lines.end() ? "" : loose->second);
+}
+
+// The GPUs, and the physical NICs with an edge to each GPU they share a PCIe switch with
+// (PIX, PXB: GPUDirect RDMA's short paths); `edges` gets those edges.
+Members members(const ExportFacts& facts, const std::vector<model::Gpu>& gpus, std::string& edges) {
+    Members out;
+    for (const auto& gpu : gpus) {
+        const int numa = gpu.numa_node.value_or(-1);
+        out.lines[numa] += node_line(gpu);
+        out.cpus.emplace(numa, gpu.cpu_affinity);
+    }
+    const auto affinity = policy::nic_affinity(gpu_places(facts, gpus), facts.doctor.nics);
+    for (std::size_t n = 0; n < affinity.nics.size(); ++n) {
+        if (affinity.nics[n].physical_function) {
+            continue;
+        }
+        out.lines[affinity.nics[n].numa_node.value_or(-1)] += nic_line(affinity.nics[n], n);
+        for (std::size_t p = 0; p < gpus.size(); ++p) {
+            const auto& label = affinity.labels[n][p];
+            if (label.kind == model::LinkKind::pix || label.kind == model::LinkKind::pxb) {
+                edges += fmt::format("  gpu{} -- nic{} [label=\"{}\", style=dotted, color=blue];\n",
+                                     gpus[p].index,
+                                     n,
+                                     label.to_token());
+            }
+        }
+    }
+    return out;
 }
 
 bool lost_data(const ExportFacts& facts, int a, int b) {
@@ -100,7 +159,8 @@ std::string export_dot(const ExportFacts& facts) {
     std::string out =
         fmt::format("graph peergate {{\n  label=\"{}\";\n  labelloc=t;\n  node [shape=box];\n",
                     dot_escape(title(facts)));
-    out += nodes(gpus);
+    std::string nic_edges;
+    out += nodes(members(facts, gpus, nic_edges));
     const model::Topology* topology = facts.doctor.discovery.described();
     if (topology != nullptr) {
         int widest = 0;
@@ -116,7 +176,7 @@ std::string export_dot(const ExportFacts& facts) {
             }
         }
     }
-    return out + "}\n";
+    return out + nic_edges + "}\n";
 }
 
 }  // namespace peergate::report

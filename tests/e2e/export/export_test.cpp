@@ -133,7 +133,10 @@ TEST(ExportCli, TheSilentDropHostShowsItsLostCopies) {
 }
 
 TEST(ExportCli, GraphvizReadsTheDrawing) {
-    for (const auto& machine : {"dgx1-v100", "bridged-a100-4x", "single-h200"}) {
+    for (const auto& machine : {std::string("dgx1-v100"),
+                                std::string("bridged-a100-4x"),
+                                std::string("single-h200"),
+                                fixture_machine("gdr-acs-4x")}) {
         SCOPED_TRACE(machine);
         const auto run = run_peergate({"--simulate", machine, "export", "dot"});
         ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
@@ -142,6 +145,24 @@ TEST(ExportCli, GraphvizReadsTheDrawing) {
             GTEST_SKIP() << "Graphviz is not installed (Debian package graphviz)";
         }
     }
+}
+
+// Each NIC in its NUMA node's box, joined to the GPUs below its PCIe switch (gdr-acs-4x: one
+// ConnectX per switch), where GPUDirect RDMA's short path is.
+TEST(ExportCli, TheDrawingJoinsEachNicToTheGpusOnItsSwitch) {
+    const auto run = run_peergate({"--simulate", fixture_machine("gdr-acs-4x"), "export", "dot"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto& out = run.process.out;
+    EXPECT_THAT(out,
+                testing::HasSubstr("    nic0 [label=\"mlx5_0\\n0000:07:00.0\", shape=ellipse];\n"
+                                   "  }\n  subgraph cluster_numa1 {"));
+    EXPECT_THAT(
+        out,
+        testing::HasSubstr("  gpu0 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
+                           "  gpu1 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
+                           "  gpu2 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"
+                           "  gpu3 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n}\n"));
+    EXPECT_THAT(out, testing::Not(testing::HasSubstr("gpu0 -- nic1")));
 }
 
 TEST(ExportCli, OutputIsReplacedWholeAndKeepsTheLastSuccess) {
