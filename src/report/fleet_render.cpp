@@ -58,6 +58,21 @@ std::string row(std::string_view node,
     return std::string(util::trim(line)) + "\n";
 }
 
+// Nodes whose doctor was not healthy or that an error names.
+std::size_t failed_nodes(const policy::FleetReport& report) {
+    std::size_t failed = 0;
+    for (const auto& view : report.nodes) {
+        const bool named =
+            std::any_of(report.issues.begin(), report.issues.end(), [&](const auto& issue) {
+                return issue.severity == "error" &&
+                       std::find(issue.nodes.begin(), issue.nodes.end(), view.node.node) !=
+                           issue.nodes.end();
+            });
+        failed += view.node.verdict != "healthy" || named ? 1U : 0U;
+    }
+    return failed;
+}
+
 }  // namespace
 
 nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
@@ -93,19 +108,8 @@ nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
 }
 
 std::string fleet_to_text(const policy::FleetReport& report) {
-    std::size_t failed_nodes = 0;
-    for (const auto& view : report.nodes) {
-        const bool failed =
-            view.node.verdict != "healthy" ||
-            std::any_of(report.issues.begin(), report.issues.end(), [&](const auto& issue) {
-                return issue.severity == "error" &&
-                       std::find(issue.nodes.begin(), issue.nodes.end(), view.node.node) !=
-                           issue.nodes.end();
-            });
-        failed_nodes += failed ? 1 : 0;
-    }
-    std::string out =
-        fmt::format("Fleet: {} nodes answered, {} failed\n\n", report.nodes.size(), failed_nodes);
+    std::string out = fmt::format(
+        "Fleet: {} nodes answered, {} failed\n\n", report.nodes.size(), failed_nodes(report));
     out += row("node", "GPUs", "links", "P2P", "verdict", "differs in");
     for (const auto& view : report.nodes) {
         const auto& node = view.node;
