@@ -21,9 +21,9 @@ std::optional<policy::PciPlace> gpu_place(const sources::host::HostRoot& root,
     }
     // sysfs's node, as the NIC's comes from sysfs too: NVML's may differ on hosts whose
     // firmware names no node (-1 in sysfs).
-    const auto node = sources::host::read_pci_attributes(root, *gpu.pci).numa_node;
-    return policy::PciPlace{.path = {.device = *gpu.pci, .ports = std::move(*ports)},
-                            .numa_node = node && *node >= 0 ? node : std::nullopt};
+    return policy::PciPlace{
+        .path = {.device = *gpu.pci, .ports = std::move(*ports)},
+        .numa_node = sources::host::read_pci_attributes(root, *gpu.pci).named_numa_node()};
 }
 
 }  // namespace

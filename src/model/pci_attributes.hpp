@@ -22,6 +22,11 @@ struct PciAttributes {
     std::optional<int> current_link_width;
     std::optional<int> numa_node;  // -1 where the firmware names none
 
+    // The node, nullopt where it was not read or the firmware names none.
+    std::optional<int> named_numa_node() const {
+        return numa_node && *numa_node >= 0 ? numa_node : std::nullopt;
+    }
+
     friend bool operator==(const PciAttributes&, const PciAttributes&) = default;
 };
 

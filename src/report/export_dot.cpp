@@ -34,12 +34,10 @@ std::vector<std::optional<policy::PciPlace>> gpu_places(const ExportFacts& facts
             continue;
         }
         const auto read = facts.doctor.pci.find(*gpu.pci);
-        std::optional<int> node;
-        if (read != facts.doctor.pci.end() && read->second.numa_node.value_or(-1) >= 0) {
-            node = read->second.numa_node;
-        }
         out.push_back(policy::PciPlace{.path = {.device = *gpu.pci, .ports = ports->second},
-                                       .numa_node = node});
+                                       .numa_node = read == facts.doctor.pci.end()
+                                                        ? std::nullopt
+                                                        : read->second.named_numa_node()});
     }
     return out;
 }

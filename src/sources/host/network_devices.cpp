@@ -60,12 +60,12 @@ std::vector<model::PciPath> network_devices(const HostRoot& root) {
 std::vector<model::Nic> read_nics(const HostRoot& root) {
     std::vector<model::Nic> out;
     for (auto& path : network_devices(root)) {
-        const auto node = read_pci_attributes(root, path.device).numa_node;
-        out.push_back(model::Nic{.path = path,
-                                 .numa_node = node && *node >= 0 ? node : std::nullopt,
-                                 .rdma_devices = class_names(root, path.device, "infiniband"),
-                                 .interfaces = class_names(root, path.device, "net"),
-                                 .physical_function = physical_function(root, path.device)});
+        out.push_back(
+            model::Nic{.path = path,
+                       .numa_node = read_pci_attributes(root, path.device).named_numa_node(),
+                       .rdma_devices = class_names(root, path.device, "infiniband"),
+                       .interfaces = class_names(root, path.device, "net"),
+                       .physical_function = physical_function(root, path.device)});
     }
     return out;
 }
