@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/export_dot.hpp"
 
-#include "policy/nic_affinity.hpp"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,25 +19,6 @@ std::string node_line(const model::Gpu& gpu) {
         }
     }
     return fmt::format("    gpu{} [label=\"{}\"];\n", gpu.index, label);
-}
-
-// Where sysfs put each GPU, for the NICs' paths to it; nullopt where its ports were not read.
-std::vector<std::optional<policy::PciPlace>> gpu_places(const ExportFacts& facts,
-                                                        const std::vector<model::Gpu>& gpus) {
-    std::vector<std::optional<policy::PciPlace>> out;
-    for (const auto& gpu : gpus) {
-        const auto ports = facts.doctor.ports.find(gpu.index);
-        if (!gpu.pci || ports == facts.doctor.ports.end()) {
-            out.emplace_back();
-            continue;
-        }
-        const auto read = facts.doctor.pci.find(*gpu.pci);
-        out.push_back(policy::PciPlace{.path = {.device = *gpu.pci, .ports = ports->second},
-                                       .numa_node = read == facts.doctor.pci.end()
-                                                        ? std::nullopt
-                                                        : read->second.named_numa_node()});
-    }
-    return out;
 }
 
 std::string nic_line(const model::Nic& nic, std::size_t n) {
@@ -85,7 +64,7 @@ Members members(const ExportFacts& facts, const std::vector<model::Gpu>& gpus, s
         out.lines[numa] += node_line(gpu);
         out.cpus.emplace(numa, gpu.cpu_affinity);
     }
-    const auto affinity = policy::nic_affinity(gpu_places(facts, gpus), facts.doctor.nics);
+    const auto affinity = examined_nic_affinity(facts, gpus);
     for (std::size_t n = 0; n < affinity.nics.size(); ++n) {
         if (affinity.nics[n].physical_function) {
             continue;

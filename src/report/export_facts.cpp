@@ -5,6 +5,29 @@
 
 namespace peergate::report {
 
+namespace {
+
+// Where sysfs put each GPU, for the NICs' paths to it; nullopt where its ports were not read.
+std::vector<std::optional<policy::PciPlace>> gpu_places(const ExportFacts& facts,
+                                                        const std::vector<model::Gpu>& gpus) {
+    std::vector<std::optional<policy::PciPlace>> out;
+    for (const auto& gpu : gpus) {
+        const auto ports = facts.doctor.ports.find(gpu.index);
+        if (!gpu.pci || ports == facts.doctor.ports.end()) {
+            out.emplace_back();
+            continue;
+        }
+        const auto read = facts.doctor.pci.find(*gpu.pci);
+        out.push_back(policy::PciPlace{.path = {.device = *gpu.pci, .ports = ports->second},
+                                       .numa_node = read == facts.doctor.pci.end()
+                                                        ? std::nullopt
+                                                        : read->second.named_numa_node()});
+    }
+    return out;
+}
+
+}  // namespace
+
 std::vector<model::Gpu> examined_gpus(const ExportFacts& facts) {
     std::vector<model::Gpu> out;
     const model::Topology* topology = facts.doctor.discovery.described();
@@ -39,6 +62,11 @@ const policy::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst
 
 bool healthy(const ExportFacts& facts) {
     return facts.report.verdict == policy::Verdict::healthy;
+}
+
+policy::NicAffinity examined_nic_affinity(const ExportFacts& facts,
+                                          const std::vector<model::Gpu>& gpus) {
+    return policy::nic_affinity(gpu_places(facts, gpus), facts.doctor.nics);
 }
 
 }  // namespace peergate::report

@@ -10,6 +10,7 @@
 #include "model/pci_port.hpp"
 #include "model/topology.hpp"
 #include "policy/doctor.hpp"
+#include "policy/nic_affinity.hpp"
 
 #include <cstdint>
 #include <map>
@@ -60,6 +61,11 @@ int nvlinks_between(const model::Topology& topology, int a, int b);
 
 // The examined pair's layers (src -> dst), if read.
 const policy::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst);
+
+// Each NIC's class of path to each of `gpus` (labels[nic][position in gpus]), from the PCIe
+// paths sysfs gave the doctor; a GPU whose ports were not read has unknown paths.
+policy::NicAffinity examined_nic_affinity(const ExportFacts& facts,
+                                          const std::vector<model::Gpu>& gpus);
 
 // Whether this run found the node healthy (the doctor's verdict).
 bool healthy(const ExportFacts& facts);

@@ -2,8 +2,8 @@
 #include "report/export_prometheus.hpp"
 
 #include "model/finding.hpp"
-#include "policy/doctor_pcie_aer.hpp"
-#include "policy/doctor_pcie_link.hpp"
+#include "report/export_prometheus_hardware.hpp"
+#include "report/prometheus_family.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -20,48 +20,10 @@ namespace peergate::report {
 
 namespace {
 
-using Labels = std::vector<std::pair<std::string, std::string>>;
+using Labels = PrometheusLabels;
+using Family = PrometheusFamily;
 
 constexpr std::string_view kLastSuccess = "peergate_last_success_timestamp_seconds";
-
-std::string escape_help(std::string_view text) {
-    std::string out;
-    for (char c : text) {
-        out += c == '\\' ? std::string("\\\\") : c == '\n' ? std::string("\\n") : std::string(1, c);
-    }
-    return out;
-}
-
-// One family's lines, HELP and TYPE first: appending a whole family at a time keeps every
-// family contiguous, which the format requires.
-class Family {
-public:
-    Family(std::string name, std::string_view type, std::string_view help)
-        : text_(fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, escape_help(help), name, type)),
-          name_(std::move(name)) {}
-
-    void sample(const Labels& labels, double value) {
-        ++samples_;
-        text_ += name_;
-        if (!labels.empty()) {
-            std::vector<std::string> parts;
-            for (const auto& [key, label_value] : labels) {
-                parts.push_back(fmt::format("{}=\"{}\"", key, prometheus_label_value(label_value)));
-            }
-            text_ += "{" + util::join(parts, ",") + "}";
-        }
-        text_ += fmt::format(" {}\n", value);
-    }
-
-    // "" for a family without samples (a machine of one GPU has no pairs): node_exporter
-    // drops such families, and a reader has nothing to learn from them.
-    std::string text() const { return samples_ > 0 ? text_ : ""; }
-
-private:
-    std::string text_;
-    std::string name_;
-    int samples_ = 0;
-};
 
 Labels pair_labels(int src, int dst) {
     return {{"gpu", std::to_string(src)}, {"peer_gpu", std::to_string(dst)}};
@@ -111,115 +73,6 @@ std::string identity_families(const ExportFacts& facts) {
                     1);
     }
     return info.text() + gpus.text();
-}
-
-// NVML's link walk of each GPU examined; GPUs it could not walk are not listed.
-std::vector<const policy::GpuLinks*> examined_links(const ExportFacts& facts) {
-    const auto gpus = examined_gpus(facts);
-    std::vector<const policy::GpuLinks*> out;
-    for (const auto& links : facts.doctor.links) {
-        if (std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
-                return gpu.index == links.gpu;
-            })) {
-            out.push_back(&links);
-        }
-    }
-    return out;
-}
-
-// What NVML's link walk found on each GPU examined; GPUs it could not walk have no sample.
-std::string gpu_link_families(const ExportFacts& facts) {
-    Family slots("peergate_gpu_nvlink_slots",
-                 "gauge",
-                 "NVLink indices NVML answers for on the GPU (18 on H100 and B200, 0 without).");
-    Family up("peergate_gpu_nvlinks_up",
-              "gauge",
-              "NVLinks NVML reports active on the GPU; fewer than its model's usual is the "
-              "doctor's nvlink_down.");
-    for (const auto* links : examined_links(facts)) {
-        slots.sample({{"gpu", std::to_string(links->gpu)}}, links->slots);
-        up.sample({{"gpu", std::to_string(links->gpu)}}, links->up());
-    }
-    return slots.text() + up.text();
-}
-
-// Each examined GPU's NVLink error counters, summed over its active links, by counter; a
-// counter no link answered for has no sample. DCGM's exporter ships them commented out.
-std::string nvlink_error_family(const ExportFacts& facts) {
-    Family errors("peergate_gpu_nvlink_errors_total",
-                  "counter",
-                  "NVLink errors since the driver loaded, summed over the GPU's active links: "
-                  "replay (a flit resent after a CRC error), recovery (the link retrained), "
-                  "crc_flit, crc_data; on NVLink5 link_recovery_events (the link retrained), "
-                  "effective_errors (left after forward error correction).");
-    for (const auto* links : examined_links(facts)) {
-        for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
-            std::optional<std::uint64_t> sum;
-            for (const auto& link : links->errors) {
-                if (const auto& n = link.counts.value[k]) {
-                    sum = sum.value_or(0) + *n;
-                }
-            }
-            if (sum) {
-                errors.sample({{"gpu", std::to_string(links->gpu)},
-                               {"counter", std::string(model::kNvlinkCounterNames[k])}},
-                              static_cast<double>(*sum));
-            }
-        }
-    }
-    return errors.text();
-}
-
-// Each examined GPU's own PCIe link: the lanes it trained at and the most both ends can do.
-std::string pcie_link_families(const ExportFacts& facts) {
-    Family width("peergate_gpu_pcie_link_width",
-                 "gauge",
-                 "Lanes the GPU's PCIe link trained at (sysfs current_link_width).");
-    Family capable("peergate_gpu_pcie_link_max_width",
-                   "gauge",
-                   "Lanes the GPU's PCIe link can do: the smaller max_link_width of the GPU and "
-                   "its port; below it is the doctor's pcie_link_narrow.");
-    const auto* topology = facts.doctor.discovery.described();
-    if (topology == nullptr) {
-        return "";
-    }
-    for (const auto& link : policy::pcie_links(facts.doctor, *topology)) {
-        const Labels gpu{{"gpu", std::to_string(link.gpus.front())}};
-        if (link.lower_is_gpu && link.width) {
-            width.sample(gpu, *link.width);
-        }
-        if (link.lower_is_gpu && link.capable) {
-            capable.sample(gpu, *link.capable);
-        }
-    }
-    return width.text() + capable.text();
-}
-
-// The AER counters of every device on the examined GPUs' paths, by file.
-std::string pcie_aer_family(const ExportFacts& facts) {
-    Family errors("peergate_pcie_aer_errors_total",
-                  "counter",
-                  "PCIe AER error messages since boot of a GPU or a port above it (sysfs "
-                  "aer_dev_*: TOTAL_ERR_COR, TOTAL_ERR_NONFATAL, TOTAL_ERR_FATAL).");
-    const auto* topology = facts.doctor.discovery.described();
-    if (topology == nullptr) {
-        return "";
-    }
-    for (const auto& [device, gpus] : policy::gpus_through(facts.doctor, *topology)) {
-        const auto aer = facts.doctor.aer.find(device);
-        if (aer == facts.doctor.aer.end()) {
-            continue;
-        }
-        for (const auto& [severity, file] : {std::pair{"correctable", &aer->second.correctable},
-                                             std::pair{"nonfatal", &aer->second.nonfatal},
-                                             std::pair{"fatal", &aer->second.fatal}}) {
-            if (*file) {
-                errors.sample({{"pci_bus_id", device.to_sysfs()}, {"severity", severity}},
-                              static_cast<double>((*file)->sum()));
-            }
-        }
-    }
-    return errors.text();
 }
 
 // Each finding code the doctor gave, and how many times, so an alert can name one code; the
@@ -361,21 +214,6 @@ std::string run_families(const ExportFacts& facts) {
 
 }  // namespace
 
-std::string prometheus_label_value(std::string_view value) {
-    std::string out;
-    for (char c : value) {
-        if (c == '\\' || c == '"') {
-            out += '\\';
-            out += c;
-        } else if (c == '\n') {
-            out += "\\n";
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 std::optional<double> last_success_in(std::string_view textfile) {
     for (const auto& line : util::split(textfile, '\n')) {
         if (line.size() > kLastSuccess.size() + 1 && line.starts_with(kLastSuccess) &&
@@ -392,9 +230,8 @@ std::optional<double> last_success_in(std::string_view textfile) {
 }
 
 std::string export_prometheus(const ExportFacts& facts) {
-    return identity_families(facts) + verdict_families(facts) + gpu_link_families(facts) +
-           nvlink_error_family(facts) + pcie_link_families(facts) + pcie_aer_family(facts) +
-           pair_families(facts) + run_families(facts);
+    return identity_families(facts) + verdict_families(facts) +
+           prometheus_hardware_families(facts) + pair_families(facts) + run_families(facts);
 }
 
 }  // namespace peergate::report

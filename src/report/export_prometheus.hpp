@@ -6,6 +6,7 @@
 #pragma once
 
 #include "report/export_facts.hpp"
+#include "report/prometheus_family.hpp"
 
 #include <optional>
 #include <string>
@@ -17,8 +18,5 @@ std::string export_prometheus(const ExportFacts& facts);
 
 // The last success recorded in a textfile this renderer wrote (0 or absent: none).
 std::optional<double> last_success_in(std::string_view textfile);
-
-// A label value as the text format writes it: \ " and newline escaped.
-std::string prometheus_label_value(std::string_view value);
 
 }  // namespace peergate::report

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/export_prometheus_hardware.hpp"
+
+#include "policy/doctor_pcie_aer.hpp"
+#include "policy/doctor_pcie_link.hpp"
+#include "report/prometheus_family.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace peergate::report {
+
+namespace {
+
+using Labels = PrometheusLabels;
+using Family = PrometheusFamily;
+
+// NVML's link walk of each GPU examined; GPUs it could not walk are not listed.
+std::vector<const policy::GpuLinks*> examined_links(const ExportFacts& facts) {
+    const auto gpus = examined_gpus(facts);
+    std::vector<const policy::GpuLinks*> out;
+    for (const auto& links : facts.doctor.links) {
+        if (std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
+                return gpu.index == links.gpu;
+            })) {
+            out.push_back(&links);
+        }
+    }
+    return out;
+}
+
+// What NVML's link walk found on each GPU examined; GPUs it could not walk have no sample.
+std::string gpu_link_families(const ExportFacts& facts) {
+    Family slots("peergate_gpu_nvlink_slots",
+                 "gauge",
+                 "NVLink indices NVML answers for on the GPU (18 on H100 and B200, 0 without).");
+    Family up("peergate_gpu_nvlinks_up",
+              "gauge",
+              "NVLinks NVML reports active on the GPU; fewer than its model's usual is the "
+              "doctor's nvlink_down.");
+    for (const auto* links : examined_links(facts)) {
+        slots.sample({{"gpu", std::to_string(links->gpu)}}, links->slots);
+        up.sample({{"gpu", std::to_string(links->gpu)}}, links->up());
+    }
+    return slots.text() + up.text();
+}
+
+// Each examined GPU's NVLink error counters, summed over its active links, by counter; a
+// counter no link answered for has no sample. DCGM's exporter ships them commented out.
+std::string nvlink_error_family(const ExportFacts& facts) {
+    Family errors("peergate_gpu_nvlink_errors_total",
+                  "counter",
+                  "NVLink errors since the driver loaded, summed over the GPU's active links: "
+                  "replay (a flit resent after a CRC error), recovery (the link retrained), "
+                  "crc_flit, crc_data; on NVLink5 link_recovery_events (the link retrained), "
+                  "effective_errors (left after forward error correction).");
+    for (const auto* links : examined_links(facts)) {
+        for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
+            std::optional<std::uint64_t> sum;
+            for (const auto& link : links->errors) {
+                if (const auto& n = link.counts.value[k]) {
+                    sum = sum.value_or(0) + *n;
+                }
+            }
+            if (sum) {
+                errors.sample({{"gpu", std::to_string(links->gpu)},
+                               {"counter", std::string(model::kNvlinkCounterNames[k])}},
+                              static_cast<double>(*sum));
+            }
+        }
+    }
+    return errors.text();
+}
+
+// Each examined GPU's own PCIe link: the lanes it trained at and the most both ends can do.
+std::string pcie_link_families(const ExportFacts& facts) {
+    Family width("peergate_gpu_pcie_link_width",
+                 "gauge",
+                 "Lanes the GPU's PCIe link trained at (sysfs current_link_width).");
+    Family capable("peergate_gpu_pcie_link_max_width",
+                   "gauge",
+                   "Lanes the GPU's PCIe link can do: the smaller max_link_width of the GPU and "
+                   "its port; below it is the doctor's pcie_link_narrow.");
+    const auto* topology = facts.doctor.discovery.described();
+    if (topology == nullptr) {
+        return "";
+    }
+    for (const auto& link : policy::pcie_links(facts.doctor, *topology)) {
+        const Labels gpu{{"gpu", std::to_string(link.gpus.front())}};
+        if (link.lower_is_gpu && link.width) {
+            width.sample(gpu, *link.width);
+        }
+        if (link.lower_is_gpu && link.capable) {
+            capable.sample(gpu, *link.capable);
+        }
+    }
+    return width.text() + capable.text();
+}
+
+// The AER counters of every device on the examined GPUs' paths, by file.
+std::string pcie_aer_family(const ExportFacts& facts) {
+    Family errors("peergate_pcie_aer_errors_total",
+                  "counter",
+                  "PCIe AER error messages since boot of a GPU or a port above it (sysfs "
+                  "aer_dev_*: TOTAL_ERR_COR, TOTAL_ERR_NONFATAL, TOTAL_ERR_FATAL).");
+    const auto* topology = facts.doctor.discovery.described();
+    if (topology == nullptr) {
+        return "";
+    }
+    for (const auto& [device, gpus] : policy::gpus_through(facts.doctor, *topology)) {
+        const auto aer = facts.doctor.aer.find(device);
+        if (aer == facts.doctor.aer.end()) {
+            continue;
+        }
+        for (const auto& [severity, file] : {std::pair{"correctable", &aer->second.correctable},
+                                             std::pair{"nonfatal", &aer->second.nonfatal},
+                                             std::pair{"fatal", &aer->second.fatal}}) {
+            if (*file) {
+                errors.sample({{"pci_bus_id", device.to_sysfs()}, {"severity", severity}},
+                              static_cast<double>((*file)->sum()));
+            }
+        }
+    }
+    return errors.text();
+}
+
+}  // namespace
+
+std::string prometheus_hardware_families(const ExportFacts& facts) {
+    return gpu_link_families(facts) + nvlink_error_family(facts) + pcie_link_families(facts) +
+           pcie_aer_family(facts);
+}
+
+}  // namespace peergate::report
