@@ -4,6 +4,7 @@
 #include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
 #include "report/prometheus_family.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -126,11 +127,53 @@ std::string pcie_aer_family(const ExportFacts& facts) {
     return errors.text();
 }
 
+// Each physical network function sysfs shows, by bus id, with the names NCCL's settings use
+// for it; a NIC whose driver did not come up has no RDMA device (the label is absent).
+std::string nic_family(const ExportFacts& facts) {
+    Family info("peergate_nic_info",
+                "gauge",
+                "Each physical NIC (PCI function 0) sysfs shows: its RDMA devices (NCCL_IB_HCA), "
+                "network interfaces (NCCL_SOCKET_IFNAME) and NUMA node.");
+    for (const auto& nic : facts.doctor.nics) {
+        if (!nic.physical_function) {
+            info.sample({{"nic", nic.path.device.to_sysfs()},
+                         {"rdma_device", util::join(nic.rdma_devices, ",")},
+                         {"interface", util::join(nic.interfaces, ",")},
+                         {"numa_node", nic.numa_node ? std::to_string(*nic.numa_node) : ""}},
+                        1);
+        }
+    }
+    return info.text();
+}
+
+// Each examined GPU's nearest physical NICs (several where they tie) and the class of the
+// path, as topo's "Nearest NIC" line gives them: GPUDirect RDMA wants PIX or PXB.
+std::string nearest_nic_family(const ExportFacts& facts) {
+    Family nearest(
+        "peergate_gpu_nearest_nic_info",
+        "gauge",
+        "The NICs nearest each GPU in the PCIe tree and the path class (PIX, PXB, PHB, "
+        "NODE, SYS as nvidia-smi topo -m names them; NCCL_NET_GDR_LEVEL counts in them).");
+    const auto gpus = examined_gpus(facts);
+    const auto affinity = examined_nic_affinity(facts, gpus);
+    for (std::size_t p = 0; p < gpus.size(); ++p) {
+        for (const std::size_t n : policy::nearest_nics(affinity, p)) {
+            const auto& nic = affinity.nics[n];
+            nearest.sample({{"gpu", std::to_string(gpus[p].index)},
+                            {"nic", nic.path.device.to_sysfs()},
+                            {"rdma_device", util::join(nic.rdma_devices, ",")},
+                            {"path", affinity.labels[n][p].to_token()}},
+                           1);
+        }
+    }
+    return nearest.text();
+}
+
 }  // namespace
 
 std::string prometheus_hardware_families(const ExportFacts& facts) {
     return gpu_link_families(facts) + nvlink_error_family(facts) + pcie_link_families(facts) +
-           pcie_aer_family(facts);
+           pcie_aer_family(facts) + nic_family(facts) + nearest_nic_family(facts);
 }
 
 }  // namespace peergate::report

@@ -93,7 +93,8 @@ TEST(ExportCli, PromtoolFindsNothingToSay) {
     const std::vector<std::vector<std::string>> runs = {
         {"--simulate", "hgx-b200-8x", "export", "prometheus"},
         {"--simulate", "pcie-rtx6000ada-2x-iommu", "export", "prometheus", "--probe"},
-        {"--simulate", "single-h200", "export", "prometheus"}};
+        {"--simulate", "single-h200", "export", "prometheus"},
+        {"--simulate", fixture_machine("gdr-acs-4x"), "export", "prometheus"}};
     for (const auto& args : runs) {
         SCOPED_TRACE(args[1]);
         const auto run = run_peergate(args);
@@ -102,6 +103,20 @@ TEST(ExportCli, PromtoolFindsNothingToSay) {
             GTEST_SKIP() << "promtool is not installed (Debian package prometheus)";
         }
     }
+}
+
+// The NICs as the simulated sysfs places them (gdr-acs-4x: one ConnectX per PCIe switch).
+TEST(ExportCli, TheTextfileNamesEachNicAndEachGpusNearest) {
+    const auto run =
+        run_peergate({"--simulate", fixture_machine("gdr-acs-4x"), "export", "prometheus"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto& out = run.process.out;
+    EXPECT_THAT(out,
+                testing::HasSubstr("peergate_nic_info{nic=\"0000:85:00.0\",rdma_device=\"mlx5_1\","
+                                   "interface=\"ibp133s0\",numa_node=\"1\"} 1\n"));
+    EXPECT_THAT(out,
+                testing::HasSubstr("peergate_gpu_nearest_nic_info{gpu=\"3\",nic=\"0000:85:00.0\","
+                                   "rdma_device=\"mlx5_1\",path=\"PIX\"} 1\n"));
 }
 
 TEST(ExportCli, TheSilentDropHostShowsItsLostCopies) {

@@ -4,6 +4,7 @@
 #include "report/export_prometheus.hpp"
 
 #include "export_facts_fixture.hpp"
+#include "support/pci_builders.hpp"
 #include "util/strings.hpp"
 
 #include <gmock/gmock.h>
@@ -154,6 +155,69 @@ TEST(ExportPrometheus, BandwidthInBytesPerSecond) {
         text,
         testing::HasSubstr(
             R"(peergate_staged_bandwidth_bytes_per_second{gpu="0",peer_gpu="1",mode="unidirectional"} 12500000000)"));
+}
+
+// Two GPUs, each below its own PCIe switch: NIC mlx5_0 below GPU 0's (PIX), a second card at
+// its root port's bus whose driver did not come up (no RDMA device), and a virtual function.
+ExportFacts facts_with_nics() {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    auto& gpus = facts.doctor.discovery.topology->gpus;
+    gpus[0].pci = test::pci("0000:17:00.0");
+    gpus[1].pci = test::pci("0000:41:00.0");
+    facts.doctor.ports[0] = {test::port("0000:16:00.0", {}),
+                             test::port("0000:15:00.0", {}),
+                             test::port("0000:14:01.0", {})};
+    facts.doctor.ports[1] = {test::port("0000:40:00.0", {}),
+                             test::port("0000:3f:00.0", {}),
+                             test::port("0000:3e:01.0", {})};
+    const auto nic = [](const char* bus, std::vector<model::PciPort> ports, const char* rdma) {
+        return model::Nic{
+            .path = {.device = test::pci(bus), .ports = std::move(ports)},
+            .numa_node = 0,
+            .rdma_devices = *rdma ? std::vector<std::string>{rdma} : std::vector<std::string>{},
+            .interfaces = {},
+            .physical_function = std::nullopt};
+    };
+    facts.doctor.nics.push_back(nic("0000:18:00.0",
+                                    {test::port("0000:16:04.0", {}),
+                                     test::port("0000:15:00.0", {}),
+                                     test::port("0000:14:01.0", {})},
+                                    "mlx5_0"));
+    facts.doctor.nics.push_back(nic("0000:3e:02.0", {}, ""));
+    auto vf = nic("0000:18:00.2", facts.doctor.nics[0].path.ports, "mlx5_2");
+    vf.physical_function = test::pci("0000:18:00.0");
+    facts.doctor.nics.push_back(vf);
+    return facts;
+}
+
+TEST(ExportPrometheus, EachPhysicalNicAndEachGpusNearestNic) {
+    const auto text = export_prometheus(facts_with_nics());
+    expect_well_formed(text);
+    EXPECT_THAT(text,
+                testing::HasSubstr(
+                    "peergate_nic_info{nic=\"0000:18:00.0\",rdma_device=\"mlx5_0\",interface=\"\","
+                    "numa_node=\"0\"} 1\n"
+                    "peergate_nic_info{nic=\"0000:3e:02.0\",rdma_device=\"\",interface=\"\",numa_"
+                    "node=\"0\"} 1\n"
+                    "# HELP peergate_gpu_nearest_nic_info"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("mlx5_2")));  // a virtual function
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_gpu_nearest_nic_info{gpu=\"0\",nic=\"0000:18:00.0\","
+                                   "rdma_device=\"mlx5_0\",path=\"PIX\"} 1\n"));
+    // GPU 1 meets the card on its root bus (PHB), nearer than mlx5_0 on another host bridge.
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_gpu_nearest_nic_info{gpu=\"1\",nic=\"0000:3e:02.0\","
+                                   "rdma_device=\"\",path=\"PHB\"} 1\n"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("{gpu=\"1\",nic=\"0000:18:00.0\"")));
+}
+
+TEST(ExportPrometheus, NoNearestNicWhereSysfsShowedNoGpuPath) {
+    auto facts = facts_with_nics();
+    facts.doctor.ports.clear();  // a container without the host's /sys
+    facts.doctor.selection = {1};
+    const auto text = export_prometheus(facts);
+    EXPECT_THAT(text, testing::HasSubstr("peergate_nic_info{nic=\"0000:18:00.0\""));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_gpu_nearest_nic_info")));
 }
 
 TEST(ExportPrometheus, LastSuccessIsThisRunOrCarriedOver) {
