@@ -17,7 +17,7 @@ namespace peergate::cli {
 // ACS control words could not be read (recorded as unknown).
 std::size_t record_gpu_pci(const sources::host::HostRoot& root, sim::MachineGpu& gpu);
 
-// The host's network functions (function 0 of class 0x02) with their ports and links, into
+// The host's network functions (one per card, class 0x02) with their ports and links, into
 // `nics`; returns a note for each one left out because sysfs did not name its ids.
 std::vector<std::string> record_nics(const sources::host::HostRoot& root,
                                      std::vector<sim::MachineNic>& nics);

@@ -9,8 +9,8 @@
 
 namespace peergate::cli {
 
-// Every network function (function 0) under the host root, with its class of path to each
-// GPU of `topology`; a GPU sysfs does not show has unknown paths.
+// Every NIC (one per card) and SR-IOV virtual function under the host root, with its class of path
+// to each GPU of `topology`; a GPU sysfs does not show has unknown paths.
 policy::NicAffinity read_nic_affinity(const Invocation& inv, const model::Topology& topology);
 
 }  // namespace peergate::cli

@@ -12,7 +12,7 @@
 namespace peergate::model {
 
 struct Nic {
-    PciPath path;                  // function 0 and the ports above it, nearest first
+    PciPath path;  // the card's first network function and the ports above it, nearest first
     std::optional<int> numa_node;  // nullopt where sysfs names none (-1)
     // The kernel's names for it, sorted: its RDMA devices (sysfs infiniband/, "mlx5_0", as
     // NCCL_IB_HCA names it) and its network interfaces (net/, "ibp24s0" or "ens1f0np0", as

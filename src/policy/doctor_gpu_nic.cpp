@@ -154,6 +154,9 @@ std::vector<GpuNicPath> gpu_nic_paths(const DoctorInput& input) {
     std::vector<GpuNicPath> out;
     for (const auto& [gpu, ports] : input.ports) {
         for (const auto& nic : input.nics) {
+            if (nic.physical_function) {
+                continue;  // an SR-IOV virtual function: where its physical function is
+            }
             auto path = acs_path(ports, nic.path.ports);
             if (path.state != AcsPath::State::not_shared) {
                 out.push_back(

@@ -121,6 +121,9 @@ std::vector<Leaf> leaves(const ExportFacts& facts, std::vector<std::string>* lef
         }
     }
     for (const auto& nic : facts.nics) {
+        if (nic.physical_function) {
+            continue;  // NCCL merges a virtual function into its card (NCCL_IB_MERGE_VFS=1)
+        }
         out.push_back({"NIC " + nic.path.device.to_sysfs(), nic.path.device, &nic.path.ports});
     }
     return out;

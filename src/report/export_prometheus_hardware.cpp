@@ -132,7 +132,7 @@ std::string pcie_aer_family(const ExportFacts& facts) {
 std::string nic_family(const ExportFacts& facts) {
     Family info("peergate_nic_info",
                 "gauge",
-                "Each physical NIC (PCI function 0) sysfs shows: its RDMA devices (NCCL_IB_HCA), "
+                "Each physical NIC (one per card) sysfs shows: its RDMA devices (NCCL_IB_HCA), "
                 "network interfaces (NCCL_SOCKET_IFNAME) and NUMA node.");
     for (const auto& nic : facts.doctor.nics) {
         if (!nic.physical_function) {

@@ -96,7 +96,7 @@ struct MachineGpu {
 // A network function (PCI class 0x02: Ethernet 0x0200, InfiniBand 0x0207) and the ports
 // above it, as sysfs shows them: NCCL places NICs in its topology beside the GPUs.
 struct MachineNic {
-    model::PciAddress pci;  // function 0: NCCL merges a NIC's functions there
+    model::PciAddress pci;  // one network function; a card's functions are merged when read
     std::string pci_class = "0x020000";
     std::string vendor = "0x15b3";  // Mellanox / NVIDIA networking
     std::string device = "0x0000";

@@ -49,9 +49,6 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
         return util::unexpected(pci.error());
     }
     MachineNic nic{.pci = *pci};
-    if (pci->function != 0) {
-        return invalid(where + ".pci_bus_id: a NIC is listed by its function 0, as NCCL merges it");
-    }
     nic.pci_class = get_or<std::string>(j, "class", nic.pci_class);
     nic.vendor = get_or<std::string>(j, "vendor", nic.vendor);
     nic.device = get_or<std::string>(j, "device", nic.device);
@@ -97,6 +94,12 @@ util::Expected<std::vector<MachineNic>> parse_nics(const Json& doc) {
         auto nic = parse_nic(list[k], fmt::format("nics[{}]", k));
         if (!nic) {
             return util::unexpected(nic.error());
+        }
+        if (std::any_of(nics.begin(), nics.end(), [&](const MachineNic& listed) {
+                return listed.pci == nic->pci;
+            })) {
+            return invalid(
+                fmt::format("nics[{}].pci_bus_id: {} is listed twice", k, nic->pci.to_sysfs()));
         }
         nics.push_back(std::move(*nic));
     }

@@ -5,6 +5,7 @@
 #include "sources/host/pci_tree.hpp"
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <system_error>
 
@@ -33,6 +34,24 @@ std::optional<model::PciAddress> physical_function(const HostRoot& root,
     return parent ? std::optional(*parent) : std::nullopt;
 }
 
+// The physical NIC already listed for `address`'s device (another function of one card: the
+// second port of a dual-port ConnectX), if any.
+model::Nic* physical_card(std::vector<model::Nic>& nics, const model::PciAddress& address) {
+    for (auto& nic : nics) {
+        const auto& listed = nic.path.device;
+        if (!nic.physical_function && listed.domain == address.domain &&
+            listed.bus == address.bus && listed.device == address.device) {
+            return &nic;
+        }
+    }
+    return nullptr;
+}
+
+void merge_names(std::vector<std::string>& into, const std::vector<std::string>& names) {
+    into.insert(into.end(), names.begin(), names.end());
+    std::sort(into.begin(), into.end());
+}
+
 }  // namespace
 
 std::vector<model::PciPath> network_devices(const HostRoot& root) {
@@ -43,7 +62,7 @@ std::vector<model::PciPath> network_devices(const HostRoot& root) {
     }
     for (const auto& name : *names) {
         const auto address = model::PciAddress::parse(name);
-        if (!address || address->function != 0) {
+        if (!address) {
             continue;
         }
         const auto pci_class = root.read_text("/sys/bus/pci/devices/" + name + "/class");
@@ -60,12 +79,17 @@ std::vector<model::PciPath> network_devices(const HostRoot& root) {
 std::vector<model::Nic> read_nics(const HostRoot& root) {
     std::vector<model::Nic> out;
     for (auto& path : network_devices(root)) {
-        out.push_back(
-            model::Nic{.path = path,
+        model::Nic nic{.path = path,
                        .numa_node = read_pci_attributes(root, path.device).named_numa_node(),
                        .rdma_devices = class_names(root, path.device, "infiniband"),
                        .interfaces = class_names(root, path.device, "net"),
-                       .physical_function = physical_function(root, path.device)});
+                       .physical_function = physical_function(root, path.device)};
+        if (auto* card = nic.physical_function ? nullptr : physical_card(out, path.device)) {
+            merge_names(card->rdma_devices, nic.rdma_devices);
+            merge_names(card->interfaces, nic.interfaces);
+            continue;
+        }
+        out.push_back(std::move(nic));
     }
     return out;
 }

@@ -72,6 +72,37 @@ TEST(TopoNics, AnSriovVirtualFunctionIsNamedButNotARowOrANearestNic) {
         << text;
 }
 
+// A dual-port card (a second physical function, 07:00.1) is one NIC with both ports' names,
+// as NCCL merges them; a virtual function at another function number is listed on its own.
+TEST(TopoNics, ACardsSecondPortJoinsItsNicAndEachVirtualFunctionIsListed) {
+    auto machine = sim::load_machine(fixture_machine("gdr-acs-4x"));
+    ASSERT_TRUE(machine.has_value()) << machine.error().message;
+    auto port = machine->nics[0];
+    port.pci = model::PciAddress::parse("0000:07:00.1").value();
+    port.rdma_devices = {"mlx5_2"};
+    port.interfaces = {"ibp7s0f1"};
+    auto vf = machine->nics[0];
+    vf.pci = model::PciAddress::parse("0000:07:00.2").value();
+    vf.rdma_devices = {"mlx5_3"};
+    vf.interfaces = {};
+    vf.physfn = machine->nics[0].pci;
+    machine->nics.insert(machine->nics.begin() + 1, {port, vf});
+    const ScratchDir scratch;
+    const auto file = scratch.write("dual.json", sim::to_json_text(*machine));
+
+    const auto doc = stdout_json(run_peergate({"--simulate", file, "topo", "--json"}));
+    ASSERT_EQ(doc["nics"].size(), 3U) << doc.dump(2);
+    EXPECT_EQ(doc["nics"][0]["rdma_devices"], Json::parse(R"(["mlx5_0", "mlx5_2"])"));
+    EXPECT_EQ(doc["nics"][0]["interfaces"], Json::parse(R"(["ibp7s0", "ibp7s0f1"])"));
+    EXPECT_EQ(doc["nics"][1]["pci_bus_id"], "0000:07:00.2");
+    EXPECT_EQ(doc["nics"][1]["physical_function"], "0000:07:00.0");
+    const auto text = run_peergate({"--simulate", file, "topo"}).process.out;
+    EXPECT_NE(text.find("NIC0  PIX   PIX   SYS   SYS   0     mlx5_0 mlx5_2 ibp7s0 ibp7s0f1 "
+                        "0000:07:00.0\n"),
+              std::string::npos)
+        << text;
+}
+
 TEST(TopoNics, AHostWithoutNicsHasAnEmptyListAndNoTable) {
     const auto json = run_peergate({"--simulate", "hgx-b200-8x", "topo", "--json"});
     const auto doc = stdout_json(json);

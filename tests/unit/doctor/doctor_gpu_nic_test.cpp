@@ -53,6 +53,17 @@ TEST(GpuNicPaths, OnlyGpusAndNicsBelowOneSwitch) {
     EXPECT_FALSE(acs_redirect_nic_finding(paths).has_value());
 }
 
+// An SR-IOV virtual function of the NIC beside GPUs 0 and 1 sits where its card does: the
+// card's paths stand for it, as they do in NCCL, which merges it into the card.
+TEST(GpuNicPaths, AVirtualFunctionAddsNoPath) {
+    auto input = two_switches(0x0000);
+    auto vf = input.nics[0];
+    vf.path.device = test::pci("0000:07:00.2");
+    vf.physical_function = input.nics[0].path.device;
+    input.nics.push_back(vf);
+    EXPECT_EQ(gpu_nic_paths(input).size(), 3U);
+}
+
 TEST(GpuNicPaths, RedirectBetweenAGpuAndItsNicIsAWarning) {
     const auto finding = acs_redirect_nic_finding(gpu_nic_paths(two_switches(0x001d)));
     ASSERT_TRUE(finding.has_value());

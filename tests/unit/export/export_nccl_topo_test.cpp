@@ -122,6 +122,20 @@ TEST(ExportNcclTopo, ANicBehindTheGpusSwitchSitsBesideThemAndBusIdsCanBeRenamed)
     EXPECT_EQ(nccl_topo_unused_renames(facts), std::vector<model::PciAddress>{pci("0000:99:00.0")});
 }
 
+// NCCL merges a card's virtual functions into it (NCCL_IB_MERGE_VFS=1): no leaf of their own.
+TEST(ExportNcclTopo, AVirtualFunctionIsNotALeaf) {
+    auto facts = switched_host();
+    const auto below = ports({"0000:02:18.0", "0000:01:00.0", "0000:00:01.0"});
+    facts.nics.push_back({.path = {.device = pci("0000:05:00.0"), .ports = below}});
+    facts.nics.push_back({.path = {.device = pci("0000:05:00.2"), .ports = below},
+                          .physical_function = pci("0000:05:00.0")});
+    facts.pci[pci("0000:05:00.0")] = {.pci_class = "0x020700", .numa_node = 0};
+    facts.pci[pci("0000:05:00.2")] = {.pci_class = "0x020700", .numa_node = 0};
+    const auto text = export_nccl_topo(facts);
+    EXPECT_THAT(text, testing::HasSubstr("<pci busid=\"0000:05:00.0\""));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("0000:05:00.2")));
+}
+
 TEST(ExportNcclTopo, TwoSwitchLevelsKeepBothUpstreamPorts) {
     auto facts = switched_host();
     // GPU 0 behind a second switch (downstream 06:00.0, upstream 05:00.0) on port 02:08.0.

@@ -144,26 +144,38 @@ TEST_F(PciTree, ADeviceOnTheRootBusHasNoPortsAndAMissingOneIsAnError) {
     EXPECT_NE(missing.error().message.find("0000:99:00.0"), std::string::npos);
 }
 
-TEST_F(PciTree, NetworkFunctionsAreListedAtFunctionZeroWithTheirPorts) {
+// Each network function is listed; a card's ports (functions .0 and .1 of a dual-port
+// ConnectX) are one NIC at its first function with both ports' names, as NCCL merges them.
+TEST_F(PciTree, EachNetworkFunctionIsListedAndACardIsOneNic) {
     const std::string nic = "pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0/0000:03:00.0";
+    const std::string second = nic.substr(0, nic.size() - 1) + "1";
     device("pci0000:00/0000:00:01.0");
     device("pci0000:00/0000:00:01.0/0000:01:00.0");
     device("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0");
     device(nic);
-    device("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0/0000:03:00.1");  // second port
+    device(second);
     device("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:04:00.0");  // a GPU
-    const auto put_class = [&](const std::string& path, const char* pci_class) {
-        ASSERT_TRUE(util::write_file_atomically((root_ / "sys/devices" / path / "class").string(),
-                                                pci_class));
+    const auto put = [&](const std::string& path, const char* file, const char* text) {
+        ASSERT_TRUE(
+            util::write_file_atomically((root_ / "sys/devices" / path / file).string(), text));
     };
-    put_class(nic, "0x020700\n");  // InfiniBand
-    put_class("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:18.0/0000:03:00.1", "0x020700\n");
-    put_class("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:04:00.0", "0x030200\n");
-    const auto nics = network_devices(HostRoot(root_.string()));
+    put(nic, "class", "0x020700\n");  // InfiniBand
+    put(second, "class", "0x020700\n");
+    put("pci0000:00/0000:00:01.0/0000:01:00.0/0000:02:08.0/0000:04:00.0", "class", "0x030200\n");
+    for (const auto& name :
+         {nic + "/infiniband/mlx5_0", second + "/infiniband/mlx5_1", second + "/net/ibp3s0f1"}) {
+        fs::create_directories(root_ / "sys/devices" / name);
+    }
+    const auto functions = network_devices(HostRoot(root_.string()));
+    ASSERT_EQ(functions.size(), 2U);
+    EXPECT_EQ(functions[1].device.to_sysfs(), "0000:03:00.1");
+    const auto nics = read_nics(HostRoot(root_.string()));
     ASSERT_EQ(nics.size(), 1U);
-    EXPECT_EQ(nics[0].device.to_sysfs(), "0000:03:00.0");
-    ASSERT_EQ(nics[0].ports.size(), 3U);
-    EXPECT_EQ(nics[0].ports[1].address.to_sysfs(), "0000:01:00.0");
+    EXPECT_EQ(nics[0].path.device.to_sysfs(), "0000:03:00.0");
+    ASSERT_EQ(nics[0].path.ports.size(), 3U);
+    EXPECT_EQ(nics[0].path.ports[1].address.to_sysfs(), "0000:01:00.0");
+    EXPECT_EQ(nics[0].rdma_devices, (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
+    EXPECT_EQ(nics[0].interfaces, (std::vector<std::string>{"ibp3s0f1"}));
 }
 
 }  // namespace

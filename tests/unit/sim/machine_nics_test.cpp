@@ -45,8 +45,8 @@ TEST(MachineNics, AreReadAndWrittenBackUnchanged) {
 
 TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
     const std::pair<std::string, std::string> cases[] = {
-        {R"({"pci_bus_id": "0000:07:00.1"})",
-         "nics[0].pci_bus_id: a NIC is listed by its function 0"},
+        {R"({"pci_bus_id": "0000:07:00.1"}, {"pci_bus_id": "0000:07:00.1"})",
+         "nics[1].pci_bus_id: 0000:07:00.1 is listed twice"},
         {R"({"pci_bus_id": "0000:07:00.0", "class": "0x030200"})", "nics[0].class"},
         {R"({"pci_bus_id": "0000:07:00.0", "vendor": "mellanox"})", "nics[0]: vendor and device"},
         {R"({"class": "0x020000"})", "nics[0].pci_bus_id"},
