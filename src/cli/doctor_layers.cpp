@@ -207,9 +207,11 @@ void read_pair_layers(const Invocation& inv,
                       policy::DoctorInput& input) {
     const auto gpus = examined(topology, input.selection);
     read_ports(inv, topology, gpus, input);  // a lone GPU's too: export nccl-topo places it
-    if (gpus.size() < 2) {
+    if (gpus.empty()) {
         return;
     }
+    // A lone GPU's driver layers too: the CUDA version (peergate_info) and whether the GPU can
+    // hand a NIC its memory as DMA-BUF (GPUDirect RDMA) do not need a pair.
     GatherState state;
     if (!seed_gpus(topology, state)) {
         gather_from_smi(inv, state);
@@ -221,12 +223,15 @@ void read_pair_layers(const Invocation& inv,
         input.cuda_driver_version = state.machine.cuda_driver_version;
     }
     input.layer_notes.insert(input.layer_notes.begin(), state.notes.begin(), state.notes.end());
-    input.links = links_of(state.machine);
     for (const auto& gpu : state.machine.gpus) {
         if (gpu.cuda_dma_buf) {
             input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;
         }
     }
+    if (gpus.size() < 2) {
+        return;  // no pair; and a lone GPU's NVLinks (in a VM, say) join it to nothing here
+    }
+    input.links = links_of(state.machine);
     for (int src : gpus) {
         for (int dst : gpus) {
             if (src != dst) {

@@ -119,6 +119,15 @@ TEST(ExportCli, TheTextfileNamesEachNicAndEachGpusNearest) {
                                    "rdma_device=\"mlx5_1\",path=\"PIX\"} 1\n"));
 }
 
+// A node of one GPU has no pair to ask the CUDA driver about, but its version is still read.
+TEST(ExportCli, ALoneGpusNodeNamesItsCudaVersion) {
+    const auto run = run_peergate({"--simulate", "single-h200", "export", "prometheus"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_THAT(run.process.out,
+                testing::ContainsRegex("peergate_info\\{version=\"[^\"]+\",driver_version="
+                                       "\"[^\"]+\",cuda_version=\"12.8\"\\} 1\n"));
+}
+
 TEST(ExportCli, TheSilentDropHostShowsItsLostCopies) {
     const auto run =
         run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "export", "prometheus", "--probe"});
