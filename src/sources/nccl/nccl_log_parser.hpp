@@ -128,6 +128,7 @@ private:
     void read_record(const NcclRecord& record);
     bool read_dump_line(const NcclRecord& record);
     void read_connection_or_ring(std::string_view host, std::string_view body);
+    void read_rank_or_version(std::string_view host, std::string_view body);
     void add_connection(std::string_view host, const ConnectionLine& line);
     void add_rank(std::string_view host, const RankLine& line);
     std::uint32_t rank_slot(std::string_view head, int rank);
