@@ -117,11 +117,23 @@ TEST(DoctorGpuNic, TheOpenModuleOnANewKernelCarriesGdrWithoutPeerMemory) {
 }
 
 TEST(DoctorGpuNic, AMachineWithoutNicsListsNone) {
-    const auto run = run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"});
+    const auto run = run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--json"});
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"].dump(), "[]");
     EXPECT_EQ(find_finding(doc, "acs_redirect_nic"), nullptr);
     EXPECT_EQ(find_finding(doc, "gdr_no_peer_memory"), nullptr);  // no NIC beside a GPU
+}
+
+// The built-in HGX B200: its dual-port ConnectX-7 shares GPUs 4 and 5's PCIe switch, ACS off
+// there, and the open module exports DMA-BUF: GPUDirect RDMA has its short path, no finding.
+TEST(DoctorGpuNic, TheBuiltInHgxHasGdrBesideGpusFourAndFive) {
+    const auto doc = stdout_json(run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"}));
+    EXPECT_EQ(doc["layers"]["peer_access"]["gpu_nics"], nlohmann::ordered_json::parse(R"([
+        {"gpu": 4, "nic": "0000:ac:00.0", "shared_port": "0000:9b:00.0", "acs": "off",
+         "dma_buf": true},
+        {"gpu": 5, "nic": "0000:ac:00.0", "shared_port": "0000:9b:00.0", "acs": "off",
+         "dma_buf": true}])"));
+    EXPECT_EQ(doc["verdict"], "healthy") << doc["findings"].dump(2);
 }
 
 }  // namespace

@@ -104,11 +104,11 @@ TEST(TopoNics, ACardsSecondPortJoinsItsNicAndEachVirtualFunctionIsListed) {
 }
 
 TEST(TopoNics, AHostWithoutNicsHasAnEmptyListAndNoTable) {
-    const auto json = run_peergate({"--simulate", "hgx-b200-8x", "topo", "--json"});
+    const auto json = run_peergate({"--simulate", "bridged-a100-4x", "topo", "--json"});
     const auto doc = stdout_json(json);
     EXPECT_EQ(doc["nics"], Json::array());
     EXPECT_EQ(doc["nearest_nics"], Json::array());
-    const auto text = run_peergate({"--simulate", "hgx-b200-8x", "topo"});
+    const auto text = run_peergate({"--simulate", "bridged-a100-4x", "topo"});
     EXPECT_EQ(text.process.out.find("NIC"), std::string::npos) << text.process.out;
 }
 
