@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/export_dot.hpp"
 
+#include "util/strings.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,8 +23,9 @@ std::string node_line(const model::Gpu& gpu) {
     return fmt::format("    gpu{} [label=\"{}\"];\n", gpu.index, label);
 }
 
+// A card by its RDMA devices (a dual-port ConnectX: both ports), or "NIC" where it has none.
 std::string nic_line(const model::Nic& nic, std::size_t n) {
-    const std::string name = nic.rdma_devices.empty() ? "NIC" : nic.rdma_devices.front();
+    const std::string name = nic.rdma_devices.empty() ? "NIC" : util::join(nic.rdma_devices, ",");
     return fmt::format("    nic{} [label=\"{}\\n{}\", shape=ellipse];\n",
                        n,
                        dot_escape(name),

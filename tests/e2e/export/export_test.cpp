@@ -189,6 +189,17 @@ TEST(ExportCli, TheDrawingJoinsEachNicToTheGpusOnItsSwitch) {
     EXPECT_THAT(out, testing::Not(testing::HasSubstr("gpu0 -- nic1")));
 }
 
+// A dual-port card (hgx-b200-8x's ConnectX-7) is one ellipse named by both ports.
+TEST(ExportCli, TheDrawingNamesBothPortsOfACard) {
+    const auto run = run_peergate({"--simulate", "hgx-b200-8x", "export", "dot"});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_THAT(
+        run.process.out,
+        testing::HasSubstr("    nic0 [label=\"mlx5_0,mlx5_1\\n0000:ac:00.0\", shape=ellipse];\n"));
+    EXPECT_THAT(run.process.out,
+                testing::HasSubstr("  gpu5 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"));
+}
+
 TEST(ExportCli, OutputIsReplacedWholeAndKeepsTheLastSuccess) {
     const auto dir = scratch("output");
     const auto file = (dir / "peergate.prom").string();
