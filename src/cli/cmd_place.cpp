@@ -2,6 +2,7 @@
 // peergate place: the best groups of K GPUs for tensor parallelism, and how to launch on them.
 #include "cli/bench_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/nic_input.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/placement.hpp"
@@ -85,13 +86,17 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
         print_error(inv.output, result.error().message);
         return kExitError;
     }
+    // A saved file has no sysfs: its NICs are unknown, not absent.
+    const auto nics =
+        options.from.empty() ? std::optional(read_nic_affinity(inv, *topology)) : std::nullopt;
     if (inv.output.json) {
         fmt::print(inv.output.out,
                    "{}\n",
-                   report::placement_to_json(*result, *topology, options.profile).dump(2));
+                   report::placement_to_json(*result, *topology, options.profile, nics).dump(2));
     } else {
-        fmt::print(
-            inv.output.out, "{}", report::placement_to_text(*result, *topology, options.profile));
+        fmt::print(inv.output.out,
+                   "{}",
+                   report::placement_to_text(*result, *topology, options.profile, nics));
     }
     return kExitOk;
 }

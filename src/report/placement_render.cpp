@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/placement_render.hpp"
 
+#include "report/topology_json.hpp"
 #include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
@@ -30,6 +31,19 @@ Json weight_json(const policy::PlacementResult& result, policy::Weight weight) {
     return result.measured
                ? Json(static_cast<double>(weight) / static_cast<double>(policy::kBandwidthScale))
                : Json(weight);
+}
+
+// The nearest NICs of each member, as topology/v1's "nearest_nics" gives them.
+Json group_nearest_nics(const policy::NicAffinity& nics,
+                        const model::Topology& topology,
+                        const policy::PlacedGroup& group) {
+    Json out = Json::array();
+    for (int id : group.gpus) {
+        if (const auto position = topology.position_of(id)) {
+            out.push_back(nearest_nic_to_json(nics, topology, *position));
+        }
+    }
+    return out;
 }
 
 Json group_json(const policy::PlacementResult& result,
@@ -127,18 +141,23 @@ GroupLaunch launch_for(const model::Topology& topology,
 
 nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result,
                                          const model::Topology& topology,
-                                         const std::string& profile) {
+                                         const std::string& profile,
+                                         const std::optional<policy::NicAffinity>& nics) {
     Json groups = Json::array();
     for (const auto& group : result.groups) {
         groups.push_back(group_json(result, topology, group, profile));
+        groups.back()["nearest_nics"] =
+            nics ? group_nearest_nics(*nics, topology, group) : Json(nullptr);
     }
-    return Json{{"schema", "peergate.placement/v1"},
-                {"size", result.size},
-                {"count", result.count},
-                {"groups", groups},
-                {"leftover", result.leftover},
-                {"objective", objective_json(result)},
-                {"exact", result.exact}};
+    Json doc{{"schema", "peergate.placement/v1"},
+             {"size", result.size},
+             {"count", result.count},
+             {"groups", groups},
+             {"leftover", result.leftover},
+             {"objective", objective_json(result)},
+             {"exact", result.exact}};
+    add_nics(doc, nics, &topology);
+    return doc;
 }
 
 }  // namespace peergate::report

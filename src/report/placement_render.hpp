@@ -4,10 +4,12 @@
 #pragma once
 
 #include "model/topology.hpp"
+#include "policy/nic_affinity.hpp"
 #include "policy/placement.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 namespace peergate::report {
@@ -29,12 +31,18 @@ GroupLaunch launch_for(const model::Topology& topology,
 // nullopt when a list is empty or malformed.
 std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists);
 
-nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result,
-                                         const model::Topology& topology,
-                                         const std::string& profile);
+// `nics`: each NIC's class of path to each GPU of `topology` (nullopt where sysfs was not
+// read, a saved file): the JSON gains topology/v1's "nics" and "nearest_nics", and each group
+// its members' nearest NICs; the text a "nics:" line per group.
+nlohmann::ordered_json placement_to_json(
+    const policy::PlacementResult& result,
+    const model::Topology& topology,
+    const std::string& profile,
+    const std::optional<policy::NicAffinity>& nics = std::nullopt);
 
 std::string placement_to_text(const policy::PlacementResult& result,
                               const model::Topology& topology,
-                              const std::string& profile);
+                              const std::string& profile,
+                              const std::optional<policy::NicAffinity>& nics = std::nullopt);
 
 }  // namespace peergate::report

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Text form of the placement (declared in placement_render.hpp).
 #include "report/placement_render.hpp"
+#include "report/topology_text.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace peergate::report {
 
@@ -69,14 +72,35 @@ std::string group_text(const policy::PlacementResult& result,
     return out;
 }
 
+// "  nics: GPU4 mlx5_0 (PIX), GPU5 mlx5_0 (PIX)": where the group's network traffic
+// (GPUDirect RDMA) would leave; nothing where the host has no NIC or sysfs was not read.
+std::string group_nics_text(const policy::NicAffinity& nics,
+                            const model::Topology& topology,
+                            const policy::PlacedGroup& group) {
+    if (std::none_of(nics.nics.begin(), nics.nics.end(), [](const model::Nic& nic) {
+            return !nic.physical_function;
+        })) {
+        return "";
+    }
+    std::vector<std::string> parts;
+    for (int id : group.gpus) {
+        if (const auto position = topology.position_of(id)) {
+            parts.push_back(nearest_nic_text(nics, *position, id));
+        }
+    }
+    return "  nics: " + util::join(parts, ", ") + "\n";
+}
+
 }  // namespace
 
 std::string placement_to_text(const policy::PlacementResult& result,
                               const model::Topology& topology,
-                              const std::string& profile) {
+                              const std::string& profile,
+                              const std::optional<policy::NicAffinity>& nics) {
     std::string out = headline(result);
     for (std::size_t i = 0; i < result.groups.size(); ++i) {
         out += group_text(result, topology, result.groups[i], i + 1, profile);
+        out += nics ? group_nics_text(*nics, topology, result.groups[i]) : "";
     }
     const auto& o = result.objective;
     out += fmt::format("leftover: {}\n", ints(result.leftover));

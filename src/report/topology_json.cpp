@@ -55,22 +55,27 @@ Json nic_to_json(const policy::NicAffinity& affinity, std::size_t n) {
 Json nearest_to_json(const policy::NicAffinity& affinity, const model::Topology& topology) {
     Json out = Json::array();
     for (std::size_t p = 0; p < topology.size(); ++p) {
-        const auto nearest = policy::nearest_nics(affinity, p);
-        Json nics = Json::array();
-        for (const auto n : nearest) {
-            nics.push_back(fmt::format("NIC{}", n));
-        }
-        out.push_back(
-            Json{{"gpu", topology.gpus[p].index},
-                 {"nics", nics},
-                 {"path",
-                  nearest.empty() ? Json(nullptr)
-                                  : Json(affinity.labels[nearest.front()][p].to_token())}});
+        out.push_back(nearest_nic_to_json(affinity, topology, p));
     }
     return out;
 }
 
 }  // namespace
+
+Json nearest_nic_to_json(const policy::NicAffinity& affinity,
+                         const model::Topology& topology,
+                         std::size_t position) {
+    const auto nearest = policy::nearest_nics(affinity, position);
+    Json nics = Json::array();
+    for (const auto n : nearest) {
+        nics.push_back(fmt::format("NIC{}", n));
+    }
+    return Json{{"gpu", topology.gpus[position].index},
+                {"nics", nics},
+                {"path",
+                 nearest.empty() ? Json(nullptr)
+                                 : Json(affinity.labels[nearest.front()][position].to_token())}};
+}
 
 void add_nics(Json& doc,
               const std::optional<policy::NicAffinity>& affinity,

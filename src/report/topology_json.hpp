@@ -31,4 +31,9 @@ void add_nics(nlohmann::ordered_json& doc,
               const std::optional<policy::NicAffinity>& affinity,
               const model::Topology* topology);
 
+// One entry of "nearest_nics": {"gpu", "nics": ["NIC0"], "path"} for the GPU at `position`.
+nlohmann::ordered_json nearest_nic_to_json(const policy::NicAffinity& affinity,
+                                           const model::Topology& topology,
+                                           std::size_t position);
+
 }  // namespace peergate::report

@@ -65,22 +65,6 @@ std::string nic_names(const model::Nic& nic) {
     return util::join(names, " ");
 }
 
-// "GPU0 mlx5_0 (PIX)": the NICs nearest one GPU, ties joined by commas.
-std::string nearest_text(const policy::NicAffinity& affinity, std::size_t p, int index) {
-    const auto nearest = policy::nearest_nics(affinity, p);
-    if (nearest.empty()) {
-        return fmt::format("GPU{} ?", index);
-    }
-    std::vector<std::string> names;
-    for (const auto n : nearest) {
-        names.push_back(nic_short_name(affinity, n));
-    }
-    return fmt::format("GPU{} {} ({})",
-                       index,
-                       util::join(names, ","),
-                       affinity.labels[nearest.front()][p].to_token());
-}
-
 std::string islands_text(const model::Topology& t) {
     std::vector<std::string> parts;
     for (const auto& island : t.nvlink_islands()) {
@@ -159,7 +143,7 @@ std::string nics_to_text(const policy::NicAffinity& affinity,
     }
     std::vector<std::string> nearest;
     for (std::size_t p = 0; p < t.size(); ++p) {
-        nearest.push_back(nearest_text(affinity, p, t.gpus[p].index));
+        nearest.push_back(nearest_nic_text(affinity, p, t.gpus[p].index));
     }
     if (virtual_functions > 0) {
         out +=
@@ -167,6 +151,21 @@ std::string nics_to_text(const policy::NicAffinity& affinity,
                         virtual_functions);
     }
     return out + "Nearest NIC: " + util::join(nearest, ", ") + "\n";
+}
+
+std::string nearest_nic_text(const policy::NicAffinity& affinity, std::size_t p, int index) {
+    const auto nearest = policy::nearest_nics(affinity, p);
+    if (nearest.empty()) {
+        return fmt::format("GPU{} ?", index);
+    }
+    std::vector<std::string> names;
+    for (const auto n : nearest) {
+        names.push_back(nic_short_name(affinity, n));
+    }
+    return fmt::format("GPU{} {} ({})",
+                       index,
+                       util::join(names, ","),
+                       affinity.labels[nearest.front()][p].to_token());
 }
 
 }  // namespace peergate::report

@@ -26,4 +26,8 @@ std::string nics_to_text(const policy::NicAffinity& affinity,
 // What NCCL_IB_HCA calls a NIC: its RDMA device, else its interface, else "NIC<n>".
 std::string nic_short_name(const policy::NicAffinity& affinity, std::size_t n);
 
+// "GPU0 mlx5_0 (PIX)": the NICs nearest the GPU at `position` (nvidia-smi index `index`),
+// ties joined by commas; "GPU0 ?" where no NIC's class to it is known.
+std::string nearest_nic_text(const policy::NicAffinity& affinity, std::size_t position, int index);
+
 }  // namespace peergate::report

@@ -115,6 +115,34 @@ TEST(PlaceCli, SimulatedMachinesTakeTheRealPath) {
     EXPECT_EQ(groups_of(Json::parse(run.out)), Json::parse("[[0,1,2,3],[4,5,6,7]]"));
 }
 
+// Where each group's network traffic would leave: hgx-b200-8x's ConnectX-7 is on GPU4-5's
+// switch (PIX), GPU6-7 reach it across host bridges of node 1 (NODE), GPU0-3 across nodes.
+TEST(PlaceCli, EachGroupNamesItsMembersNearestNics) {
+    const auto simulated = [](std::vector<std::string> args) {
+        args.insert(args.begin(), {PEERGATE_BINARY, "--simulate", "hgx-b200-8x", "place"});
+        return *peergate::util::run_process(peergate::util::Command{.argv = args});
+    };
+    const auto text = simulated({"--size", "2"});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("group 3: GPUs 4,5\n"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  nics: GPU4 mlx5_0 (PIX), GPU5 mlx5_0 (PIX)\n"), std::string::npos);
+    EXPECT_NE(text.out.find("  nics: GPU0 mlx5_0 (SYS), GPU1 mlx5_0 (SYS)\n"), std::string::npos);
+
+    const auto json = simulated({"--json", "--size", "4"});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto doc = Json::parse(json.out);
+    EXPECT_EQ(doc["groups"][1]["nearest_nics"][0],
+              Json::parse(R"({"gpu": 4, "nics": ["NIC0"], "path": "PIX"})"));
+    EXPECT_EQ(doc["groups"][1]["nearest_nics"][3]["path"], "NODE");
+    EXPECT_EQ(doc["nics"][0]["rdma_devices"], Json::parse(R"(["mlx5_0", "mlx5_1"])"));
+    // A saved file has no sysfs: the NICs are unknown, and the text says nothing of them.
+    const auto saved = place({"--json", "--size", "4", "--from", dgx1()});
+    const auto saved_doc = Json::parse(saved.out);
+    EXPECT_TRUE(saved_doc["nics"].is_null());
+    EXPECT_TRUE(saved_doc["groups"][0]["nearest_nics"].is_null());
+    EXPECT_EQ(place({"--size", "4", "--from", dgx1()}).out.find("nics:"), std::string::npos);
+}
+
 TEST(PlaceCli, BandwidthFileDecides) {
     const std::string path = std::string(PEERGATE_BUILD_DIR) + "/place_cli_bench.json";
     {
