@@ -3,6 +3,7 @@
 
 #include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_pcie_link.hpp"
+#include "util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -21,11 +22,17 @@ struct GpuLine {
     std::vector<std::string> nics;  // below the GPU's PCIe switch: GPUDirect RDMA's path
 };
 
-// "NIC 0000:07:00.0 on its switch (ACS redirect)".
-std::string nic_text(const policy::GpuNicPath& path) {
+// "NIC 0000:07:00.0 (mlx5_0) on its switch (ACS redirect)": the RDMA devices are the names
+// NCCL_IB_HCA takes.
+std::string nic_text(const policy::GpuNicPath& path, const std::vector<model::Nic>& nics) {
     const auto state = path.path.state;
-    return fmt::format("NIC {} on its switch{}",
+    const auto nic = std::find_if(nics.begin(), nics.end(), [&](const model::Nic& listed) {
+        return listed.path.device == path.nic;
+    });
+    const bool named = nic != nics.end() && !nic->rdma_devices.empty();
+    return fmt::format("NIC {}{} on its switch{}",
                        path.nic.to_sysfs(),
+                       named ? " (" + util::join(nic->rdma_devices, ",") + ")" : "",
                        state == policy::AcsPath::State::off
                            ? ""
                            : fmt::format(" (ACS {})", policy::to_string(state)));
@@ -80,7 +87,7 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
         }
     }
     for (const auto& path : policy::gpu_nic_paths(input)) {
-        lines[path.gpu].nics.push_back(nic_text(path));
+        lines[path.gpu].nics.push_back(nic_text(path, input.nics));
     }
     for (const auto& gpu : topology.gpus) {
         const auto aer = gpu.pci ? input.aer.find(*gpu.pci) : input.aer.end();

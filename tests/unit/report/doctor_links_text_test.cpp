@@ -61,12 +61,14 @@ TEST(DoctorLinksText, NicsBelowAGpusSwitchWithWhereAcsSendsTheirTraffic) {
     // GPU 0 moves below switch port 04:08.0 (upstream 03:00.0), beside two NICs.
     in.ports[0] = {port("0000:04:08.0", 0x001d), port("0000:03:00.0", 0), port("0000:00:01.0", 0)};
     in.nics = {{.path = {.device = pci("0000:07:00.0"),
-                         .ports = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", 0)}}},
+                         .ports = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", 0)}},
+                .rdma_devices = {"mlx5_0"}},
                {.path = {.device = pci("0000:c1:00.0"), .ports = {port("0000:c0:01.0", 0)}}}};
     const auto text = links_to_text(in);
     EXPECT_NE(text.find("7 NVLink errors\n"), std::string::npos) << text;  // GPU 1: no NIC
-    EXPECT_NE(text.find("2 PCIe AER errors; NIC 0000:07:00.0 on its switch (ACS redirect)\n"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("2 PCIe AER errors; NIC 0000:07:00.0 (mlx5_0) on its switch (ACS redirect)\n"),
+        std::string::npos)
         << text;
     EXPECT_EQ(text.find("0000:c1:00.0"), std::string::npos) << text;
 }
