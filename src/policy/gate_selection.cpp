@@ -116,9 +116,30 @@ bool order_pinned(const util::EnvMap& env) {
     return util::trim(env.get(kDeviceOrder).value_or("")) == "PCI_BUS_ID";
 }
 
+namespace {
+
+// The nvidia-smi indices the launch asks for by number: --gpus, or a numeric
+// CUDA_VISIBLE_DEVICES under CUDA_DEVICE_ORDER=PCI_BUS_ID; none otherwise.
+std::vector<int> requested_ids(const GateInput& input) {
+    if (input.selection.kind == Selection::Kind::list) {
+        return input.selection.ids;
+    }
+    const auto mask = input.env.get(kVisibleDevices);
+    if (input.selection.kind != Selection::Kind::inherit || !mask || !order_pinned(input.env)) {
+        return {};
+    }
+    return numeric_mask(util::trim(*mask)).value_or(std::vector<int>{});
+}
+
+}  // namespace
+
 ResolvedSelection resolve_selection(const GateInput& input, const std::vector<model::Gpu>& host) {
     if (input.child_visible && host_has_pci(host)) {
-        return resolve_by_identity(*input.child_visible, host);
+        // The child's driver stops at an index it lacks, so "0,1,9" on eight GPUs enumerates
+        // 0 and 1; the 9 is still a mistake to name and veto on, not a smaller selection.
+        auto resolved = resolve_by_identity(*input.child_visible, host);
+        resolved.absent = absent_from(requested_ids(input), host);
+        return resolved;
     }
     switch (input.selection.kind) {
         case Selection::Kind::list: {

@@ -302,6 +302,19 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
              in.child_visible = std::vector<model::PciAddress>{pci("0000:07:00.0"), pci("0000:99:00.0")};
              return in;
          }, false, "gpu_absent", "00000000:99:00.0"},
+        // The child's driver stops at an index it lacks: it enumerates 2 and 3 of "2,3,9".
+        {"identity join: --gpus names a GPU the host lacks", [&] {
+             auto in = input(with_pci(), gpus({2, 3, 9}));
+             in.child_visible = std::vector<model::PciAddress>{pci("0000:48:00.0"), pci("0000:4c:00.0")};
+             return in;
+         }, false, "gpu_absent", "GPU 9 is not on this host (its GPUs: 0, 1, 2, 3)"},
+        {"identity join: a pinned CUDA_VISIBLE_DEVICES names a GPU the host lacks", [&] {
+             auto in = input(with_pci(), Selection::inherit(),
+                             env({{"CUDA_DEVICE_ORDER", "PCI_BUS_ID"},
+                                  {"CUDA_VISIBLE_DEVICES", "2,3,7"}}));
+             in.child_visible = std::vector<model::PciAddress>{pci("0000:48:00.0"), pci("0000:4c:00.0")};
+             return in;
+         }, false, "gpu_absent", "GPU 7 is not on this host"},
     };
     // clang-format on
     for (const auto& c : cases) {
