@@ -141,6 +141,12 @@ void read_ports(const Invocation& inv,
         input.ports[index] = std::move(*ports);
     }
     input.nics = sources::host::read_nics(root);  // GPUDirect RDMA's other ends
+    for (const auto& nic : input.nics) {
+        if (!nic.physical_function && !nic.path.ports.empty()) {
+            read_device(root, nic.path.device, input);  // the card's link, for nic_link_narrow
+            read_device(root, nic.path.ports.front().address, input);
+        }
+    }
     if (!first_failure.empty()) {
         input.layer_notes.push_back("PCIe ports (ACS) not read: " + first_failure);
     }

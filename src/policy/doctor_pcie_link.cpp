@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <utility>
 
 namespace peergate::policy {
@@ -73,20 +74,24 @@ std::string what_is_narrow(const PcieLinkState& link) {
         *link.capable);
 }
 
+std::string narrow_remedy(std::string_view part, const PciAddress& lower) {
+    return fmt::format(
+        "Reseat {} and any riser or cable, check the slot's lane split (bifurcation) in the "
+        "firmware setup, and compare LnkCap with LnkSta in 'sudo lspci -vv -s {}'. A link "
+        "that trains narrow again is a failing slot, riser, cable or card; 'peergate bench' "
+        "measures what it costs. (A speed below the maximum while idle is power saving; a "
+        "narrow width is not.)",
+        part,
+        lower.to_sysfs());
+}
+
 Finding narrow_finding(const PcieLinkState& link) {
     return Finding{
         .code = "pcie_link_narrow",
         .severity = Severity::warning,
         .gpus = link.gpus,
         .message = what_is_narrow(link) + ".",
-        .remedy = fmt::format(
-            "Reseat {} and any riser or cable, check the slot's lane split (bifurcation) in the "
-            "firmware setup, and compare LnkCap with LnkSta in 'sudo lspci -vv -s {}'. A link "
-            "that trains narrow again is a failing slot, riser, cable or card; 'peergate bench' "
-            "measures what it costs. (A speed below the maximum while idle is power saving; a "
-            "narrow width is not.)",
-            link.lower_is_gpu ? "the card" : "the switch's board",
-            link.lower.to_sysfs())};
+        .remedy = narrow_remedy(link.lower_is_gpu ? "the card" : "the switch's board", link.lower)};
 }
 
 }  // namespace
@@ -114,6 +119,48 @@ std::vector<PcieLinkState> pcie_links(const DoctorInput& input, const model::Top
     for (auto& [ends, link] : links) {
         std::sort(link.gpus.begin(), link.gpus.end());
         out.push_back(std::move(link));
+    }
+    return out;
+}
+
+std::vector<PcieLinkState> nic_pcie_links(const DoctorInput& input) {
+    std::vector<PcieLinkState> out;
+    for (const auto& nic : input.nics) {
+        if (!nic.physical_function && !nic.path.ports.empty() &&
+            attributes(input, nic.path.device) != nullptr) {
+            out.push_back(link_between(input, nic.path.device, nic.path.ports.front().address));
+        }
+    }
+    return out;
+}
+
+std::vector<Finding> nic_link_findings(const std::vector<PcieLinkState>& links,
+                                       const std::vector<model::Nic>& nics) {
+    std::vector<Finding> out;
+    for (const auto& link : links) {
+        if (!narrow(link)) {
+            continue;
+        }
+        const auto nic = std::find_if(nics.begin(), nics.end(), [&](const model::Nic& listed) {
+            return listed.path.device == link.lower;
+        });
+        const bool named = nic != nics.end() && !nic->rdma_devices.empty();
+        out.push_back(Finding{
+            .code = "nic_link_narrow",
+            .severity = Severity::warning,
+            .gpus = {},
+            .message = fmt::format(
+                "NIC {}{}: its PCIe link (to port {}) trained at x{}, where both ends can do "
+                "x{}: its network traffic, GPUDirect RDMA included, gets {}/{} of the PCIe "
+                "bandwidth.",
+                link.lower.to_sysfs(),
+                named ? fmt::format(" ({})", fmt::join(nic->rdma_devices, ",")) : "",
+                link.upper.to_sysfs(),
+                *link.width,
+                *link.capable,
+                *link.width,
+                *link.capable),
+            .remedy = narrow_remedy("the NIC", link.lower)});
     }
     return out;
 }

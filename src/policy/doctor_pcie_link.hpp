@@ -37,4 +37,13 @@ std::vector<PcieLinkState> pcie_links(const DoctorInput& input, const model::Top
 // One `pcie_link_narrow` warning per link that trained narrower than it can.
 std::vector<model::Finding> pcie_link_findings(const std::vector<PcieLinkState>& links);
 
+// Each physical NIC's own link (the card and the port it plugs into; `gpus` empty), where
+// input.pci has the card's attributes.
+std::vector<PcieLinkState> nic_pcie_links(const DoctorInput& input);
+
+// One `nic_link_narrow` warning per NIC link that trained narrower than it can: the card's
+// network traffic, GPUDirect RDMA included, gets that fraction of its PCIe bandwidth.
+std::vector<model::Finding> nic_link_findings(const std::vector<PcieLinkState>& links,
+                                              const std::vector<model::Nic>& nics);
+
 }  // namespace peergate::policy

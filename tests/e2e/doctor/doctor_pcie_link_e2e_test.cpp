@@ -50,6 +50,31 @@ TEST(DoctorPcieLink, NamesTheLinksThatTrainedNarrowAndNothingElse) {
     EXPECT_TRUE(saw_uplink);
 }
 
+// The NIC beside GPUs 0 and 1 trained at x8 of x16 (its port shows the same): a warning
+// naming the card, which no GPU's link shows.
+TEST(DoctorPcieLink, ANicTrainedNarrowIsNamedByItsBusId) {
+    auto machine = sim::load_machine(narrow_machine());
+    ASSERT_TRUE(machine.has_value()) << machine.error().message;
+    ASSERT_TRUE(machine->nics.at(0).pcie_link.has_value());
+    machine->nics[0].pcie_link->current_width = 8;
+    machine->nics[0].upstream_ports.at(0).pcie_link->current_width = 8;
+    const test::ScratchDir scratch;
+    const auto file = scratch.write("narrow-nic.json", sim::to_json_text(*machine));
+    const auto doc = stdout_json(run_peergate({"--simulate", file, "doctor", "--json"}));
+    const nlohmann::ordered_json* found = nullptr;
+    for (const auto& finding : doc["findings"]) {
+        found = finding["code"] == "nic_link_narrow" ? &finding : found;
+    }
+    ASSERT_NE(found, nullptr) << doc["findings"].dump(2);
+    EXPECT_EQ((*found)["severity"], "warning");
+    EXPECT_NE((*found)["message"].get<std::string>().find(
+                  "NIC 0000:07:00.0: its PCIe link (to port 0000:04:18.0) trained at x8, where "
+                  "both ends can do x16"),
+              std::string::npos)
+        << (*found)["message"];
+    EXPECT_EQ(narrow_gpus(doc), (std::vector<std::string>{"[1]", "[2,3]"}));  // as before
+}
+
 TEST(DoctorPcieLink, TheTextReportListsEachGpusLink) {
     const auto run = run_peergate({"--simulate", narrow_machine(), "doctor", "--no-color"});
     // The ConnectX-6 below GPUs 0 and 1's switch shows on their lines.

@@ -139,5 +139,48 @@ TEST(PcieLinks, AnOddPortAtTheTopEndsTheClimb) {
     EXPECT_EQ(links.size(), 4U);  // 80:00.0 has no partner above it: no link is made up
 }
 
+// A ConnectX on switch port 04:18.0 beside GPUs 0 and 1, with a virtual function, and a
+// second card wired x8 on root port 80:02.0.
+DoctorInput with_nics(std::optional<int> first_width) {
+    LinkHost host;
+    const auto ports = [](const char* address) {
+        return std::vector<model::PciPort>{model::PciPort{.address = pci(address)}};
+    };
+    host.input.nics = {{.path = {.device = pci("0000:07:00.0"), .ports = ports("0000:04:18.0")},
+                        .rdma_devices = {"mlx5_0", "mlx5_1"}},
+                       {.path = {.device = pci("0000:07:00.2"), .ports = ports("0000:04:18.0")},
+                        .physical_function = pci("0000:07:00.0")},
+                       {.path = {.device = pci("0000:82:00.0"), .ports = ports("0000:80:02.0")}}};
+    host.input.pci[pci("0000:07:00.0")] = link(16, first_width);
+    host.input.pci[pci("0000:07:00.2")] = link(16, 4);
+    host.input.pci[pci("0000:04:18.0")] = link(16, first_width);
+    host.input.pci[pci("0000:82:00.0")] = link(8, 8);
+    host.input.pci[pci("0000:80:02.0")] = link(16, 8);
+    return host.input;
+}
+
+TEST(NicLinks, ANicTrainedNarrowIsAWarningNamingItsRdmaDevices) {
+    const auto input = with_nics(8);
+    const auto links = nic_pcie_links(input);
+    ASSERT_EQ(links.size(), 2U);  // the virtual function has no link of its own
+    const auto findings = nic_link_findings(links, input.nics);
+    ASSERT_EQ(findings.size(), 1U);  // the x8 card is x8 by design
+    EXPECT_EQ(findings[0].code, "nic_link_narrow");
+    EXPECT_EQ(findings[0].severity, Severity::warning);
+    EXPECT_TRUE(findings[0].gpus.empty());
+    EXPECT_EQ(findings[0].message,
+              "NIC 0000:07:00.0 (mlx5_0,mlx5_1): its PCIe link (to port 0000:04:18.0) trained at "
+              "x8, where both ends can do x16: its network traffic, GPUDirect RDMA included, gets "
+              "8/16 of the PCIe bandwidth.");
+    EXPECT_NE(findings[0].remedy.find("sudo lspci -vv -s 0000:07:00.0"), std::string::npos);
+}
+
+TEST(NicLinks, AFullWidthOrUnreadLinkSaysNothing) {
+    EXPECT_TRUE(nic_link_findings(nic_pcie_links(with_nics(16)), with_nics(16).nics).empty());
+    auto unread = with_nics(8);
+    unread.pci.clear();  // sysfs not read: no link to judge
+    EXPECT_TRUE(nic_pcie_links(unread).empty());
+}
+
 }  // namespace
 }  // namespace peergate::policy
