@@ -146,6 +146,27 @@ std::string nic_family(const ExportFacts& facts) {
     return info.text();
 }
 
+// Each physical NIC's own PCIe link, as the GPUs' (nic_link_narrow judges it).
+std::string nic_link_families(const ExportFacts& facts) {
+    Family width("peergate_nic_pcie_link_width",
+                 "gauge",
+                 "Lanes the NIC's PCIe link trained at (sysfs current_link_width).");
+    Family capable("peergate_nic_pcie_link_max_width",
+                   "gauge",
+                   "Lanes the NIC's PCIe link can do: the smaller max_link_width of the card and "
+                   "its port; below it is the doctor's nic_link_narrow.");
+    for (const auto& link : policy::nic_pcie_links(facts.doctor)) {
+        const Labels nic{{"nic", link.lower.to_sysfs()}};
+        if (link.width) {
+            width.sample(nic, *link.width);
+        }
+        if (link.capable) {
+            capable.sample(nic, *link.capable);
+        }
+    }
+    return width.text() + capable.text();
+}
+
 // Each examined GPU's nearest physical NICs (several where they tie) and the class of the
 // path, as topo's "Nearest NIC" line gives them: GPUDirect RDMA wants PIX or PXB.
 std::string nearest_nic_family(const ExportFacts& facts) {
@@ -173,7 +194,8 @@ std::string nearest_nic_family(const ExportFacts& facts) {
 
 std::string prometheus_hardware_families(const ExportFacts& facts) {
     return gpu_link_families(facts) + nvlink_error_family(facts) + pcie_link_families(facts) +
-           pcie_aer_family(facts) + nic_family(facts) + nearest_nic_family(facts);
+           pcie_aer_family(facts) + nic_family(facts) + nic_link_families(facts) +
+           nearest_nic_family(facts);
 }
 
 }  // namespace peergate::report

@@ -101,6 +101,10 @@ TEST(DoctorPcieLink, PrometheusGetsEachGpusWidthAndWhatItCouldBe) {
     EXPECT_NE(out.find("peergate_gpu_pcie_link_width{gpu=\"1\"} 8\n"), std::string::npos) << out;
     EXPECT_NE(out.find("peergate_gpu_pcie_link_max_width{gpu=\"1\"} 16\n"), std::string::npos);
     EXPECT_NE(out.find("peergate_gpu_pcie_link_max_width{gpu=\"2\"} 8\n"), std::string::npos);
+    EXPECT_NE(out.find("peergate_nic_pcie_link_width{nic=\"0000:07:00.0\"} 16\n"),
+              std::string::npos);
+    EXPECT_NE(out.find("peergate_nic_pcie_link_max_width{nic=\"0000:07:00.0\"} 16\n"),
+              std::string::npos);
 }
 
 TEST(DoctorPcieLink, GatherRecordsTheLinksForTheReplay) {
