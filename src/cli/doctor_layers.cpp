@@ -142,9 +142,10 @@ void read_ports(const Invocation& inv,
     }
     input.nics = sources::host::read_nics(root);  // GPUDirect RDMA's other ends
     for (const auto& nic : input.nics) {
-        if (!nic.physical_function && !nic.path.ports.empty()) {
-            read_device(root, nic.path.device, input);  // the card's link, for nic_link_narrow
-            read_device(root, nic.path.ports.front().address, input);
+        if (!nic.physical_function && !nic.path.ports.empty()) {  // for nic_link_narrow
+            for (const auto& end : {nic.path.device, nic.path.ports.front().address}) {
+                input.pci.try_emplace(end, sources::host::read_pci_attributes(root, end));
+            }
         }
     }
     if (!first_failure.empty()) {
