@@ -22,17 +22,21 @@ struct GpuLine {
     std::vector<std::string> nics;  // below the GPU's PCIe switch: GPUDirect RDMA's path
 };
 
-// "NIC 0000:07:00.0 (mlx5_0) on its switch (ACS redirect)": the RDMA devices are the names
-// NCCL_IB_HCA takes.
-std::string nic_text(const policy::GpuNicPath& path, const std::vector<model::Nic>& nics) {
-    const auto state = path.path.state;
+// "NIC 0000:07:00.0 (mlx5_0)": the RDMA devices are the names NCCL_IB_HCA takes.
+std::string nic_name(const model::PciAddress& address, const std::vector<model::Nic>& nics) {
     const auto nic = std::find_if(nics.begin(), nics.end(), [&](const model::Nic& listed) {
-        return listed.path.device == path.nic;
+        return listed.path.device == address;
     });
     const bool named = nic != nics.end() && !nic->rdma_devices.empty();
-    return fmt::format("NIC {}{} on its switch{}",
-                       path.nic.to_sysfs(),
-                       named ? " (" + util::join(nic->rdma_devices, ",") + ")" : "",
+    return "NIC " + address.to_sysfs() +
+           (named ? " (" + util::join(nic->rdma_devices, ",") + ")" : "");
+}
+
+// "NIC 0000:07:00.0 (mlx5_0) on its switch (ACS redirect)".
+std::string nic_text(const policy::GpuNicPath& path, const std::vector<model::Nic>& nics) {
+    const auto state = path.path.state;
+    return fmt::format("{} on its switch{}",
+                       nic_name(path.nic, nics),
                        state == policy::AcsPath::State::off
                            ? ""
                            : fmt::format(" (ACS {})", policy::to_string(state)));
@@ -123,6 +127,9 @@ std::string links_to_text(const policy::DoctorInput& input) {
         parts.insert(parts.end(), line.errors.begin(), line.errors.end());
         parts.insert(parts.end(), line.nics.begin(), line.nics.end());
         out += fmt::format("  GPU{}  {}\n", gpu, fmt::join(parts, "; "));
+    }
+    for (const auto& link : policy::nic_pcie_links(input)) {
+        out += fmt::format("  {}  {}\n", nic_name(link.lower, input.nics), pcie_text(link));
     }
     return out;
 }

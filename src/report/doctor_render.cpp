@@ -124,6 +124,22 @@ Json links_to_json(const std::vector<policy::GpuLinks>& links,
     return out;
 }
 
+// A link's ends under `lower_key` and `upper_key`, the GPUs whose traffic crosses it (a GPU
+// path's links only), then its widths and speeds.
+Json link_to_json(const policy::PcieLinkState& link, const char* lower_key, const char* upper_key) {
+    const auto width = [](const std::optional<int>& w) { return w ? Json(*w) : Json(nullptr); };
+    const auto text = [](const std::string& t) { return t.empty() ? Json(nullptr) : Json(t); };
+    Json out{{lower_key, link.lower.to_sysfs()}, {upper_key, link.upper.to_sysfs()}};
+    if (!link.gpus.empty()) {
+        out["gpus"] = link.gpus;
+    }
+    out["width"] = width(link.width);
+    out["capable_width"] = width(link.capable);
+    out["speed"] = text(link.speed);
+    out["max_speed"] = text(link.max_speed);
+    return out;
+}
+
 // Every PCIe link between the examined GPUs and their root complexes, as sysfs shows it.
 Json pcie_links_to_json(const policy::DoctorInput& input) {
     Json out = Json::array();
@@ -131,16 +147,17 @@ Json pcie_links_to_json(const policy::DoctorInput& input) {
     if (topology == nullptr) {
         return out;
     }
-    const auto width = [](const std::optional<int>& w) { return w ? Json(*w) : Json(nullptr); };
-    const auto text = [](const std::string& t) { return t.empty() ? Json(nullptr) : Json(t); };
     for (const auto& link : policy::pcie_links(input, *topology)) {
-        out.push_back(Json{{"lower", link.lower.to_sysfs()},
-                           {"upper", link.upper.to_sysfs()},
-                           {"gpus", link.gpus},
-                           {"width", width(link.width)},
-                           {"capable_width", width(link.capable)},
-                           {"speed", text(link.speed)},
-                           {"max_speed", text(link.max_speed)}});
+        out.push_back(link_to_json(link, "lower", "upper"));
+    }
+    return out;
+}
+
+// Each physical NIC's own link: the card and the port it plugs into.
+Json nic_links_to_json(const policy::DoctorInput& input) {
+    Json out = Json::array();
+    for (const auto& link : policy::nic_pcie_links(input)) {
+        out.push_back(link_to_json(link, "nic", "port"));
     }
     return out;
 }
@@ -223,6 +240,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
                 {"pairs", pairs},
                 {"nvlinks", links_to_json(input.links, input.links_after_probe)},
                 {"pcie_links", pcie_links_to_json(input)},
+                {"nic_links", nic_links_to_json(input)},
                 {"pcie_aer", pcie_aer_to_json(input)},
                 {"gpu_nics", gpu_nics_to_json(input)},
                 {"notes", input.layer_notes}};

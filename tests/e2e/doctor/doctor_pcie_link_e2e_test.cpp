@@ -73,6 +73,15 @@ TEST(DoctorPcieLink, ANicTrainedNarrowIsNamedByItsBusId) {
               std::string::npos)
         << (*found)["message"];
     EXPECT_EQ(narrow_gpus(doc), (std::vector<std::string>{"[1]", "[2,3]"}));  // as before
+    const auto& links = doc["layers"]["peer_access"]["nic_links"];
+    ASSERT_EQ(links.size(), 1U) << links.dump(2);
+    EXPECT_EQ(links[0].dump(),
+              R"({"nic":"0000:07:00.0","port":"0000:04:18.0","width":8,"capable_width":16,)"
+              R"("speed":"16.0 GT/s PCIe","max_speed":"16.0 GT/s PCIe"})");
+    const auto text = run_peergate({"--simulate", file, "doctor", "--no-color"}).process.out;
+    EXPECT_NE(text.find("\n  NIC 0000:07:00.0  PCIe x8 of x16, 16.0 GT/s PCIe now\n"),
+              std::string::npos)
+        << text;
 }
 
 TEST(DoctorPcieLink, TheTextReportListsEachGpusLink) {
