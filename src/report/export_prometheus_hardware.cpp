@@ -75,6 +75,19 @@ std::string nvlink_error_family(const ExportFacts& facts) {
     return errors.text();
 }
 
+// A link's trained width and the most both its ends can do, where sysfs said.
+void sample_link(const policy::PcieLinkState& link,
+                 const Labels& labels,
+                 Family& width,
+                 Family& capable) {
+    if (link.width) {
+        width.sample(labels, *link.width);
+    }
+    if (link.capable) {
+        capable.sample(labels, *link.capable);
+    }
+}
+
 // Each examined GPU's own PCIe link: the lanes it trained at and the most both ends can do.
 std::string pcie_link_families(const ExportFacts& facts) {
     Family width("peergate_gpu_pcie_link_width",
@@ -89,12 +102,8 @@ std::string pcie_link_families(const ExportFacts& facts) {
         return "";
     }
     for (const auto& link : policy::pcie_links(facts.doctor, *topology)) {
-        const Labels gpu{{"gpu", std::to_string(link.gpus.front())}};
-        if (link.lower_is_gpu && link.width) {
-            width.sample(gpu, *link.width);
-        }
-        if (link.lower_is_gpu && link.capable) {
-            capable.sample(gpu, *link.capable);
+        if (link.lower_is_gpu) {
+            sample_link(link, {{"gpu", std::to_string(link.gpus.front())}}, width, capable);
         }
     }
     return width.text() + capable.text();
@@ -156,13 +165,7 @@ std::string nic_link_families(const ExportFacts& facts) {
                    "Lanes the NIC's PCIe link can do: the smaller max_link_width of the card and "
                    "its port; below it is the doctor's nic_link_narrow.");
     for (const auto& link : policy::nic_pcie_links(facts.doctor)) {
-        const Labels nic{{"nic", link.lower.to_sysfs()}};
-        if (link.width) {
-            width.sample(nic, *link.width);
-        }
-        if (link.capable) {
-            capable.sample(nic, *link.capable);
-        }
+        sample_link(link, {{"nic", link.lower.to_sysfs()}}, width, capable);
     }
     return width.text() + capable.text();
 }
