@@ -128,6 +128,25 @@ TEST(Gather, RecordsEachNicWithTheKernelsNamesForIt) {
     EXPECT_EQ(recorded.nics[1].interfaces, std::vector<std::string>{"ibp133s0"});
 }
 
+// hgx-b200-8x's dual-port ConnectX-7 (ac:00.0 and .1 in its file) is recorded as the one NIC
+// the reader makes of it, with both ports' names, and replays as the same NIC.
+TEST(Gather, RecordsADualPortCardAsOneNicWithBothPorts) {
+    const ScratchDir scratch;
+    const std::string out = scratch.file("g.json");
+    const auto gathered = peergate_in(scratch, {"--simulate", "hgx-b200-8x", "gather", "-o", out});
+    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+    ASSERT_EQ(recorded->nics.size(), 1U);
+    EXPECT_EQ(recorded->nics[0].pci.to_sysfs(), "0000:ac:00.0");
+    EXPECT_EQ(recorded->nics[0].rdma_devices, (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
+    const auto replayed = json::parse(
+        peergate_in(scratch, {"--simulate", out, "topo", "--json"}).out, nullptr, false);
+    const auto original = json::parse(
+        peergate_in(scratch, {"--simulate", "hgx-b200-8x", "topo", "--json"}).out, nullptr, false);
+    EXPECT_EQ(replayed["nics"], original["nics"]);
+}
+
 TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
