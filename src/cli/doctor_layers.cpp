@@ -143,9 +143,9 @@ void read_ports(const Invocation& inv,
     input.nics = sources::host::read_nics(root);  // GPUDirect RDMA's other ends
     for (const auto& nic : input.nics) {
         if (!nic.physical_function && !nic.path.ports.empty()) {  // for nic_link_narrow
-            for (const auto& end : {nic.path.device, nic.path.ports.front().address}) {
-                input.pci.try_emplace(end, sources::host::read_pci_attributes(root, end));
-            }
+            read_device(root, nic.path.device, input);            // and its AER, for nic_aer_errors
+            const auto& port = nic.path.ports.front().address;
+            input.pci.try_emplace(port, sources::host::read_pci_attributes(root, port));
         }
     }
     if (!first_failure.empty()) {

@@ -270,6 +270,7 @@ void add_link_findings(const DoctorInput& input, DoctorReport& report) {
         add_findings(pcie_link_findings(pcie_links(input, *topology)), report);
         add_findings(nic_link_findings(nic_pcie_links(input), input.nics), report);
         add_findings(pcie_aer_findings(input, *topology), report);
+        add_findings(nic_aer_findings(input), report);
         add_findings(pcie_aer_under_load_findings(input, *topology), report);
     }
 }

@@ -146,6 +146,26 @@ Finding load_finding(const std::string& at, const std::vector<int>& gpus, const 
                   : std::string())};
 }
 
+Finding nic_finding(const model::Nic& nic, const PciAer& aer) {
+    const bool lossy = counts_any(aer, true);
+    return Finding{
+        .code = "nic_aer_errors",
+        .severity = lossy ? Severity::warning : Severity::info,
+        .gpus = {},
+        .message = fmt::format(
+            "NIC {}{} counts PCIe errors since boot (AER): {}. {}",
+            nic.path.device.to_sysfs(),
+            nic.rdma_devices.empty() ? "" : fmt::format(" ({})", fmt::join(nic.rdma_devices, ",")),
+            describe(aer, ""),
+            lossy ? "An uncorrectable error can lose or poison a transfer: NCCL's IB transport "
+                    "sees it as a completion error or a timeout."
+                  : "Correctable errors are retried on the link: the data arrives, later."),
+        .remedy =
+            "Read the kernel log's 'AER:' lines for the card ('peergate doctor "
+            "--kernel-log -') and run it again after a job: errors that keep growing mark "
+            "a marginal link; reseat the card, riser or cable."};
+}
+
 bool by_gpus(const Finding& a, const Finding& b) {
     return a.gpus < b.gpus;
 }
@@ -180,6 +200,17 @@ std::vector<Finding> pcie_aer_findings(const DoctorInput& input, const model::To
         }
     }
     std::stable_sort(out.begin(), out.end(), by_gpus);
+    return out;
+}
+
+std::vector<Finding> nic_aer_findings(const DoctorInput& input) {
+    std::vector<Finding> out;
+    for (const auto& nic : input.nics) {
+        const auto aer = input.aer.find(nic.path.device);
+        if (!nic.physical_function && aer != input.aer.end() && counts_any(aer->second, false)) {
+            out.push_back(nic_finding(nic, aer->second));
+        }
+    }
     return out;
 }
 

@@ -26,6 +26,11 @@ std::map<model::PciAddress, std::vector<int>> gpus_through(const DoctorInput& in
 std::vector<model::Finding> pcie_aer_findings(const DoctorInput& input,
                                               const model::Topology& topology);
 
+// One `nic_aer_errors` finding per physical NIC whose own AER counters are not all zero: a
+// warning where some error was uncorrectable, else info. The probe moves no network traffic,
+// so there is no under-load reading for a NIC.
+std::vector<model::Finding> nic_aer_findings(const DoctorInput& input);
+
 // One `pcie_aer_errors_under_load` finding per device whose counters grew between input.aer
 // and input.aer_after_probe: an error where an uncorrectable count grew, else a warning.
 std::vector<model::Finding> pcie_aer_under_load_findings(const DoctorInput& input,

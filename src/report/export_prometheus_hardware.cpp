@@ -109,6 +109,21 @@ std::string pcie_link_families(const ExportFacts& facts) {
     return width.text() + capable.text();
 }
 
+// A device's three AER totals, one sample per file that was read.
+void sample_aer(const model::PciAer& aer,
+                const char* key,
+                const model::PciAddress& device,
+                Family& errors) {
+    for (const auto& [severity, file] : {std::pair{"correctable", &aer.correctable},
+                                         std::pair{"nonfatal", &aer.nonfatal},
+                                         std::pair{"fatal", &aer.fatal}}) {
+        if (*file) {
+            errors.sample({{key, device.to_sysfs()}, {"severity", severity}},
+                          static_cast<double>((*file)->sum()));
+        }
+    }
+}
+
 // The AER counters of every device on the examined GPUs' paths, by file.
 std::string pcie_aer_family(const ExportFacts& facts) {
     Family errors("peergate_pcie_aer_errors_total",
@@ -124,13 +139,21 @@ std::string pcie_aer_family(const ExportFacts& facts) {
         if (aer == facts.doctor.aer.end()) {
             continue;
         }
-        for (const auto& [severity, file] : {std::pair{"correctable", &aer->second.correctable},
-                                             std::pair{"nonfatal", &aer->second.nonfatal},
-                                             std::pair{"fatal", &aer->second.fatal}}) {
-            if (*file) {
-                errors.sample({{"pci_bus_id", device.to_sysfs()}, {"severity", severity}},
-                              static_cast<double>((*file)->sum()));
-            }
+        sample_aer(aer->second, "pci_bus_id", device, errors);
+    }
+    return errors.text();
+}
+
+// Each physical NIC's own AER totals (the doctor's nic_aer_errors).
+std::string nic_aer_family(const ExportFacts& facts) {
+    Family errors("peergate_nic_aer_errors_total",
+                  "counter",
+                  "PCIe AER error messages since boot of a NIC (sysfs aer_dev_*: "
+                  "TOTAL_ERR_COR, TOTAL_ERR_NONFATAL, TOTAL_ERR_FATAL).");
+    for (const auto& nic : facts.doctor.nics) {
+        const auto aer = facts.doctor.aer.find(nic.path.device);
+        if (!nic.physical_function && aer != facts.doctor.aer.end()) {
+            sample_aer(aer->second, "nic", nic.path.device, errors);
         }
     }
     return errors.text();
@@ -198,7 +221,7 @@ std::string nearest_nic_family(const ExportFacts& facts) {
 std::string prometheus_hardware_families(const ExportFacts& facts) {
     return gpu_link_families(facts) + nvlink_error_family(facts) + pcie_link_families(facts) +
            pcie_aer_family(facts) + nic_family(facts) + nic_link_families(facts) +
-           nearest_nic_family(facts);
+           nic_aer_family(facts) + nearest_nic_family(facts);
 }
 
 }  // namespace peergate::report

@@ -100,6 +100,37 @@ TEST(PcieAer, AFileWithOnlyATotalIsNamedByItsTotal) {
         << findings[0].message;
 }
 
+// A ConnectX (07:00.0) and a virtual function of it: the card's own counters, by its names.
+TEST(NicAer, ANicsCountsAreNamedByItsBusIdAndRdmaDevices) {
+    AerHost host;
+    host.input.nics = {
+        {.path = {.device = pci("0000:07:00.0"), .ports = {}}, .rdma_devices = {"mlx5_0"}},
+        {.path = {.device = pci("0000:07:00.2"), .ports = {}},
+         .physical_function = pci("0000:07:00.0")}};
+    host.input.aer[pci("0000:07:00.0")] = clean();
+    host.input.aer[pci("0000:07:00.2")] = clean();
+    EXPECT_TRUE(nic_aer_findings(host.input).empty());  // zeros say nothing
+
+    host.input.aer[pci("0000:07:00.0")].correctable = counts({{"BadTLP", 12}});
+    host.input.aer[pci("0000:07:00.2")].fatal = counts({{"DLP", 1}});  // not the card's own
+    auto findings = nic_aer_findings(host.input);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "nic_aer_errors");
+    EXPECT_EQ(findings[0].severity, Severity::info);
+    EXPECT_TRUE(findings[0].gpus.empty());
+    EXPECT_NE(findings[0].message.find(
+                  "NIC 0000:07:00.0 (mlx5_0) counts PCIe errors since boot (AER): correctable: "
+                  "12 BadTLP."),
+              std::string::npos)
+        << findings[0].message;
+
+    host.input.aer[pci("0000:07:00.0")].nonfatal = counts({{"CmpltTO", 3}});
+    findings = nic_aer_findings(host.input);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].severity, Severity::warning);
+    EXPECT_TRUE(pcie_aer_findings(host.input, host.topology).empty());  // no GPU path
+}
+
 TEST(PcieAerUnderLoad, CorrectableGrowthIsAWarningWithWhatItGained) {
     AerHost host;
     host.input.aer[pci("0000:06:00.0")].correctable = counts({{"BadTLP", 37}});

@@ -191,15 +191,17 @@ ExportFacts facts_with_nics() {
 }
 
 TEST(ExportPrometheus, EachPhysicalNicAndEachGpusNearestNic) {
-    const auto text = export_prometheus(facts_with_nics());
+    auto facts = facts_with_nics();
+    facts.doctor.aer[test::pci("0000:18:00.0")] =
+        model::PciAer{.correctable = model::AerCounters{.counts = {{"BadTLP", 3}}}};
+    const auto text = export_prometheus(facts);
     expect_well_formed(text);
     EXPECT_THAT(text,
                 testing::HasSubstr(
                     "peergate_nic_info{nic=\"0000:18:00.0\",rdma_device=\"mlx5_0\",interface=\"\","
                     "numa_node=\"0\"} 1\n"
                     "peergate_nic_info{nic=\"0000:3e:02.0\",rdma_device=\"\",interface=\"\",numa_"
-                    "node=\"0\"} 1\n"
-                    "# HELP peergate_gpu_nearest_nic_info"));
+                    "node=\"0\"} 1\n"));
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("mlx5_2")));  // a virtual function
     EXPECT_THAT(text,
                 testing::HasSubstr("peergate_gpu_nearest_nic_info{gpu=\"0\",nic=\"0000:18:00.0\","
@@ -209,6 +211,10 @@ TEST(ExportPrometheus, EachPhysicalNicAndEachGpusNearestNic) {
                 testing::HasSubstr("peergate_gpu_nearest_nic_info{gpu=\"1\",nic=\"0000:3e:02.0\","
                                    "rdma_device=\"\",path=\"PHB\"} 1\n"));
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("{gpu=\"1\",nic=\"0000:18:00.0\"")));
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_nic_aer_errors_total{nic=\"0000:18:00.0\","
+                                   "severity=\"correctable\"} 3\n"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("severity=\"nonfatal\"")));  // not read
 }
 
 TEST(ExportPrometheus, NoNearestNicWhereSysfsShowedNoGpuPath) {
