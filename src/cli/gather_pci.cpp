@@ -83,6 +83,7 @@ std::vector<std::string> record_nics(const sources::host::HostRoot& root,
                             .device = read.device,
                             .numa_node = found.numa_node,
                             .pcie_link = recorded_link(read),
+                            .aer = recorded_aer(root, path.device),
                             .rdma_devices = found.rdma_devices,
                             .interfaces = found.interfaces,
                             .physfn = found.physical_function};

@@ -223,6 +223,7 @@ util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
                       .numa_node = nic.numa_node,
                       .above = nic.upstream_ports,
                       .pcie_link = nic.pcie_link,
+                      .aer = nic.aer,
                       .class_devices = std::move(names),
                       .physfn = nic.physfn}));
     }

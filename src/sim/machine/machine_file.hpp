@@ -103,6 +103,7 @@ struct MachineNic {
     std::optional<int> numa_node;
     std::vector<MachinePort> upstream_ports;  // nearest first, as for a GPU
     std::optional<MachinePcieLink> pcie_link;
+    std::optional<model::PciAer> aer;         // absent: AER off or not recorded
     std::vector<std::string> rdma_devices;    // sysfs infiniband/: "mlx5_0"
     std::vector<std::string> interfaces;      // sysfs net/: "ibp24s0"
     std::optional<model::PciAddress> physfn;  // an SR-IOV virtual function's physical function

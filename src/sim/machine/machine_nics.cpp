@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/machine_nics.hpp"
 
+#include "sim/machine/machine_aer.hpp"
 #include "sim/machine/machine_json.hpp"
 #include "sim/machine/machine_pcie_link.hpp"
 #include "sim/machine/machine_ports.hpp"
@@ -63,6 +64,7 @@ util::Expected<MachineNic> parse_nic(const Json& j, const std::string& where) {
     }
     PEERGATE_TRY(machine_json::take(parse_upstream_ports(j, where), nic.upstream_ports));
     PEERGATE_TRY(machine_json::take(parse_pcie_link(j, where), nic.pcie_link));
+    PEERGATE_TRY(machine_json::take(parse_aer(j, where), nic.aer));
     PEERGATE_TRY(machine_json::take(parse_names(j, "rdma_devices", where), nic.rdma_devices));
     PEERGATE_TRY(machine_json::take(parse_names(j, "interfaces", where), nic.interfaces));
     if (j.contains("physfn") && !j["physfn"].is_null()) {
@@ -120,6 +122,9 @@ nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics) {
         }
         if (nic.pcie_link) {
             j["pcie_link"] = pcie_link_to_json(*nic.pcie_link);
+        }
+        if (nic.aer) {
+            j["aer"] = aer_to_json(*nic.aer);
         }
         if (!nic.rdma_devices.empty()) {
             j["rdma_devices"] = nic.rdma_devices;

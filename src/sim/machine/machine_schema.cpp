@@ -99,7 +99,8 @@ const std::vector<Field> kNic{{"pci_bus_id", Kind::string},
                               {"device", Kind::string},
                               {"numa_node", Kind::optional_integer},
                               {"upstream_ports", Kind::array},
-                              {"pcie_link", Kind::object}};
+                              {"pcie_link", Kind::object},
+                              {"aer", Kind::object}};
 const std::vector<Field> kFault{{"layer", Kind::string},
                                 {"call", Kind::string},
                                 {"effect", Kind::string},

@@ -84,6 +84,38 @@ TEST(DoctorPcieLink, ANicTrainedNarrowIsNamedByItsBusId) {
         << text;
 }
 
+// The NIC beside GPUs 0 and 1 counts a completion timeout: the doctor and the textfile name
+// the card; gather records the counters and the replay says the same.
+TEST(DoctorPcieLink, ANicsAerCountsAreNamedAndRecorded) {
+    auto machine = sim::load_machine(narrow_machine());
+    ASSERT_TRUE(machine.has_value()) << machine.error().message;
+    machine->nics.at(0).aer =
+        model::PciAer{.nonfatal = model::AerCounters{.counts = {{"CmpltTO", 2}}, .total = 2}};
+    const test::ScratchDir scratch;
+    const auto file = scratch.write("nic-aer.json", sim::to_json_text(*machine));
+    const auto doc = stdout_json(run_peergate({"--simulate", file, "doctor", "--json"}));
+    std::string message;
+    for (const auto& finding : doc["findings"]) {
+        message =
+            finding["code"] == "nic_aer_errors" ? finding["message"].get<std::string>() : message;
+    }
+    EXPECT_NE(message.find("NIC 0000:07:00.0 counts PCIe errors since boot (AER): non-fatal: 2 "
+                           "CmpltTO."),
+              std::string::npos)
+        << doc["findings"].dump(2);
+    const auto prom = run_peergate({"--simulate", file, "export", "prometheus"}).process.out;
+    EXPECT_NE(
+        prom.find("peergate_nic_aer_errors_total{nic=\"0000:07:00.0\",severity=\"nonfatal\"} 2\n"),
+        std::string::npos)
+        << prom;
+    const auto out = scratch.file("gathered.json");
+    ASSERT_EQ(run_peergate({"--simulate", file, "gather", "--output", out}).process.exit_code, 0);
+    const auto recorded = sim::load_machine(out);
+    ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
+    ASSERT_TRUE(recorded->nics.at(0).aer.has_value());
+    EXPECT_EQ(recorded->nics[0].aer->nonfatal->sum(), 2U);
+}
+
 TEST(DoctorPcieLink, TheTextReportListsEachGpusLink) {
     const auto run = run_peergate({"--simulate", narrow_machine(), "doctor", "--no-color"});
     // The ConnectX-6 below GPUs 0 and 1's switch shows on their lines.
