@@ -32,6 +32,15 @@ std::pair<sim::MachineFile, sim::MachineFile> gather_fixture(const ScratchDir& s
             original ? std::move(*original) : sim::MachineFile{}};
 }
 
+// What gather records of the built-in machine `name`, read back from scratch's g.json.
+util::Expected<sim::MachineFile> gather_builtin(const ScratchDir& scratch,
+                                                const std::string& name) {
+    const std::string out = scratch.file("g.json");
+    const auto gathered = peergate_in(scratch, {"--simulate", name, "gather", "-o", out});
+    EXPECT_EQ(gathered.exit_code, 0) << gathered.err;
+    return sim::load_machine(out);
+}
+
 json topo_json(const ScratchDir& scratch, const std::string& machine) {
     return json::parse(
         peergate_in(scratch, {"--simulate", machine, "topo", "--source", "smi", "--json"}).out,
@@ -132,16 +141,15 @@ TEST(Gather, RecordsEachNicWithTheKernelsNamesForIt) {
 // the reader makes of it, with both ports' names, and replays as the same NIC.
 TEST(Gather, RecordsADualPortCardAsOneNicWithBothPorts) {
     const ScratchDir scratch;
-    const std::string out = scratch.file("g.json");
-    const auto gathered = peergate_in(scratch, {"--simulate", "hgx-b200-8x", "gather", "-o", out});
-    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = gather_builtin(scratch, "hgx-b200-8x");
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     ASSERT_EQ(recorded->nics.size(), 1U);
     EXPECT_EQ(recorded->nics[0].pci.to_sysfs(), "0000:ac:00.0");
     EXPECT_EQ(recorded->nics[0].rdma_devices, (std::vector<std::string>{"mlx5_0", "mlx5_1"}));
     const auto replayed = json::parse(
-        peergate_in(scratch, {"--simulate", out, "topo", "--json"}).out, nullptr, false);
+        peergate_in(scratch, {"--simulate", scratch.file("g.json"), "topo", "--json"}).out,
+        nullptr,
+        false);
     const auto original = json::parse(
         peergate_in(scratch, {"--simulate", "hgx-b200-8x", "topo", "--json"}).out, nullptr, false);
     EXPECT_EQ(replayed["nics"], original["nics"]);
@@ -163,10 +171,7 @@ TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
 // is still recorded verbatim for the replay.
 TEST(Gather, OneGpuKeepsItsAffinityAndTheUnparsedTopoText) {
     const ScratchDir scratch;
-    const std::string out = scratch.file("g.json");
-    const auto gathered = peergate_in(scratch, {"--simulate", "single-h200", "gather", "-o", out});
-    ASSERT_EQ(gathered.exit_code, 0) << gathered.err;
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = gather_builtin(scratch, "single-h200");
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     const auto original = test::load_builtin_machine("single-h200");
     ASSERT_EQ(recorded->gpus.size(), 1U);
