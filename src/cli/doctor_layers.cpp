@@ -114,6 +114,19 @@ void read_device(const sources::host::HostRoot& root,
     }
 }
 
+// The host's NICs (GPUDirect RDMA's other ends) and, for each physical one, its own link's
+// ends (nic_link_narrow) and its AER counters (nic_aer_errors), from sysfs.
+void read_nic_layers(const sources::host::HostRoot& root, policy::DoctorInput& input) {
+    input.nics = sources::host::read_nics(root);
+    for (const auto& nic : input.nics) {
+        if (!nic.physical_function && !nic.path.ports.empty()) {
+            read_device(root, nic.path.device, input);
+            const auto& port = nic.path.ports.front().address;
+            input.pci.try_emplace(port, sources::host::read_pci_attributes(root, port));
+        }
+    }
+}
+
 // The PCIe ports above each GPU examined and the link attributes of the GPU and each port,
 // from sysfs under the host root; a GPU whose ports cannot be read is left out (its pairs'
 // ACS stays unread) and the first reason is noted.
@@ -139,14 +152,6 @@ void read_ports(const Invocation& inv,
             read_device(root, port.address, input);
         }
         input.ports[index] = std::move(*ports);
-    }
-    input.nics = sources::host::read_nics(root);  // GPUDirect RDMA's other ends
-    for (const auto& nic : input.nics) {
-        if (!nic.physical_function && !nic.path.ports.empty()) {  // for nic_link_narrow
-            read_device(root, nic.path.device, input);            // and its AER, for nic_aer_errors
-            const auto& port = nic.path.ports.front().address;
-            input.pci.try_emplace(port, sources::host::read_pci_attributes(root, port));
-        }
     }
     if (!first_failure.empty()) {
         input.layer_notes.push_back("PCIe ports (ACS) not read: " + first_failure);
@@ -214,6 +219,7 @@ void read_pair_layers(const Invocation& inv,
                       policy::DoctorInput& input) {
     const auto gpus = examined(topology, input.selection);
     read_ports(inv, topology, gpus, input);  // a lone GPU's too: export nccl-topo places it
+    read_nic_layers(sources::host::HostRoot(inv.seams.host_root), input);
     if (gpus.empty()) {
         return;
     }
