@@ -132,6 +132,19 @@ void add_affinity(const NvmlRecord& record,
     }
 }
 
+// The fabric registration of GPUs on an NVSwitch fabric; a GPU outside one (NOT_SUPPORTED)
+// is left without, as the file says of it.
+void add_fabric(const NvmlRecord& record,
+                const std::vector<std::size_t>& pos,
+                sim::MachineFile& m) {
+    for (std::size_t p = 0; p < pos.size(); ++p) {
+        const auto& fabric = record.gpus[pos[p]].fabric;
+        if (fabric && fabric->state != model::FabricState::not_supported) {
+            m.gpus[p].fabric = fabric;
+        }
+    }
+}
+
 // No nvidia-smi: the GPUs (and, for two or more, the matrix) come from NVML alone.
 void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
     auto& m = state.machine;
@@ -185,6 +198,7 @@ void gather_from_nvml_record(util::Expected<nvml::NvmlRecord> record, GatherStat
     add_links(*record, *positions, state);
     add_p2p(*record, *positions, state.machine);
     add_affinity(*record, *positions, state.machine);
+    add_fabric(*record, *positions, state.machine);
 }
 
 }  // namespace peergate::cli

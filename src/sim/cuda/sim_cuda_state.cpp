@@ -120,6 +120,9 @@ CUresult load(std::optional<peergate::sim::MachineFile>& out) {
     if (peergate::sim::driver_mismatch(*machine)) {
         return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;  // as after an upgrade without a reboot
     }
+    if (peergate::sim::fabric_unregistered(*machine)) {
+        return CUDA_ERROR_SYSTEM_NOT_READY;  // no fabric manager has registered every GPU
+    }
     for (const auto& fault : machine->faults) {
         if (fault.layer == "cuda" && fault.call == "cuInit") {
             return fail_or_hang(fault);
@@ -170,6 +173,9 @@ constexpr ErrorText kErrors[] = {
     {CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
      "peer access is already enabled"},
     {CUDA_ERROR_NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED", "operation not supported"},
+    {CUDA_ERROR_SYSTEM_NOT_READY, "CUDA_ERROR_SYSTEM_NOT_READY", "system not yet initialized"},
+    {CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+     "system has unsupported display driver / cuda driver combination"},
     {CUDA_ERROR_UNKNOWN, "CUDA_ERROR_UNKNOWN", "unknown error"},
 };
 // clang-format on

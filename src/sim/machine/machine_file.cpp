@@ -3,6 +3,7 @@
 
 #include "model/topology.hpp"
 #include "sim/machine/machine_aer.hpp"
+#include "sim/machine/machine_fabric.hpp"
 #include "sim/machine/machine_json.hpp"
 #include "sim/machine/machine_nics.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
@@ -89,6 +90,7 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     if (j.contains("cuda_dma_buf")) {
         gpu.cuda_dma_buf = j["cuda_dma_buf"].get<bool>();  // the schema checked its kind
     }
+    PEERGATE_TRY(take(parse_fabric(j, where), gpu.fabric));
     return gpu;
 }
 
@@ -292,6 +294,13 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
 
 bool driver_mismatch(const MachineFile& machine) {
     return running_module_version(machine) != machine.driver_version;
+}
+
+bool fabric_unregistered(const MachineFile& machine) {
+    return std::any_of(machine.gpus.begin(), machine.gpus.end(), [](const MachineGpu& gpu) {
+        return gpu.fabric && gpu.fabric->state != model::FabricState::not_supported &&
+               !gpu.fabric->ready();
+    });
 }
 
 const std::string& running_module_version(const MachineFile& machine) {

@@ -4,6 +4,7 @@
 // from a real host, so every field report becomes a fixture. See docs/machine-file.md.
 #pragma once
 
+#include "model/gpu_fabric.hpp"
 #include "model/link_label.hpp"
 #include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
@@ -89,6 +90,9 @@ struct MachineGpu {
     // CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED as the driver answered it; absent: the simulated
     // driver answers from host.kernel_module (open 1, proprietary 0, unrecorded: no answer).
     std::optional<bool> cuda_dma_buf;
+    // The NVSwitch fabric registration NVML reports (nvmlDeviceGetGpuFabricInfoV); absent:
+    // NOT_SUPPORTED, as on PCIe cards and GPUs before Hopper.
+    std::optional<model::GpuFabric> fabric;
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };
@@ -191,6 +195,10 @@ struct MachineFile {
 // Whether the machine's user-space driver and running kernel module differ (host.
 // kernel_module_version set to another version than driver_version).
 bool driver_mismatch(const MachineFile& machine);
+
+// Whether a GPU is on an NVSwitch fabric that has not registered it (gpus[].fabric not
+// completed with status 0): the driver then refuses CUDA work (CUDA_ERROR_SYSTEM_NOT_READY).
+bool fabric_unregistered(const MachineFile& machine);
 
 // The version the running kernel module reports: kernel_module_version, else driver_version.
 const std::string& running_module_version(const MachineFile& machine);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
 #include "sim/machine/machine_aer.hpp"
+#include "sim/machine/machine_fabric.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "sim/machine/machine_nics.hpp"
 #include "sim/machine/machine_nvlink_errors.hpp"
@@ -63,6 +64,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     }
     if (gpu.cuda_dma_buf) {
         j["cuda_dma_buf"] = *gpu.cuda_dma_buf;
+    }
+    if (gpu.fabric) {
+        j["fabric"] = fabric_to_json(*gpu.fabric);
     }
     return j;
 }

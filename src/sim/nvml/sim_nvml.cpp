@@ -136,6 +136,20 @@ nvmlReturn_t get_remote_pci(const char* name,
     return rc;
 }
 
+// The GPU's recorded fabric registration; NOT_SUPPORTED where the file gives none.
+nvmlReturn_t get_fabric(const char* name, nvmlDevice_t device, const model::GpuFabric** out) {
+    const Entry entry = on_device(name, device);
+    if (entry.rc != NVML_SUCCESS) {
+        return entry.rc;
+    }
+    const auto& fabric = machine().gpus[entry.position].gpu.fabric;
+    if (!fabric) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    *out = &*fabric;
+    return NVML_SUCCESS;
+}
+
 }  // namespace
 }  // namespace peergate::sim::nvml
 
@@ -172,6 +186,20 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_
                                                                      nvmlPciInfo_t* pci) {
     return sim::get_remote_pci("nvmlDeviceGetNvLinkRemotePciInfo_v2", device, link, pci);
 }
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
+                                                             nvmlGpuFabricInfo_v2_t* info) {
+    const peergate::model::GpuFabric* fabric = nullptr;
+    const nvmlReturn_t rc = sim::get_fabric("nvmlDeviceGetGpuFabricInfoV", device, &fabric);
+    if (rc != NVML_SUCCESS) {
+        return rc;
+    }
+    if (info == nullptr || info->version != NVML_GPU_FABRIC_INFO_V2) {
+        return info == nullptr ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    }
+    sim::fill_fabric(*fabric, info);
+    return NVML_SUCCESS;
+}
 #else
 // An older library: the same answers under the unversioned names only.
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlInit() {
@@ -196,6 +224,16 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t d
     return sim::get_remote_pci("nvmlDeviceGetNvLinkRemotePciInfo", device, link, pci);
 }
 #endif
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
+                                                            nvmlGpuFabricInfo_t* info) {
+    const peergate::model::GpuFabric* fabric = nullptr;
+    const nvmlReturn_t rc = sim::get_fabric("nvmlDeviceGetGpuFabricInfo", device, &fabric);
+    if (rc == NVML_SUCCESS) {
+        sim::fill_fabric(*fabric, info);
+    }
+    return rc;
+}
 
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device,
                                                    char* name,

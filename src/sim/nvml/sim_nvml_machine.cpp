@@ -117,6 +117,29 @@ void fill_field_value(const SimGpu& gpu, int session, nvmlFieldValue_t* value) {
     value->value.ullVal = count.value_or(0);
 }
 
+namespace {
+
+template <typename Info>
+void fill_common(const model::GpuFabric& fabric, Info* info) {
+    const auto uuid =
+        model::parse_cluster_uuid(fabric.cluster_uuid).value_or(model::ClusterUuidBytes{});
+    std::copy(uuid.begin(), uuid.end(), std::begin(info->clusterUuid));
+    info->status = static_cast<nvmlReturn_t>(fabric.status);
+    info->cliqueId = fabric.clique_id;
+    info->state = static_cast<nvmlGpuFabricState_t>(fabric.state);
+}
+
+}  // namespace
+
+void fill_fabric(const model::GpuFabric& fabric, nvmlGpuFabricInfo_t* info) {
+    fill_common(fabric, info);
+}
+
+void fill_fabric(const model::GpuFabric& fabric, nvmlGpuFabricInfo_v2_t* info) {
+    fill_common(fabric, info);
+    info->healthMask = fabric.health_mask.value_or(0);
+}
+
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words) {
     std::vector<std::uint64_t> out(words, 0);
     auto set = [&](unsigned cpu) {

@@ -31,6 +31,12 @@
 // - NVML_AFFINITY_SCOPE_NODE 0, SOCKET 1 (NVML reference, "CPU and Memory Affinity").
 // - Buffer sizes: NVML_DEVICE_NAME_V2_BUFFER_SIZE 96, NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 //   (NVML reference, "Constants").
+// - nvmlDeviceGetGpuFabricInfo(device, nvmlGpuFabricInfo_t*) and nvmlDeviceGetGpuFabricInfoV
+//   (device, nvmlGpuFabricInfoV_t*): clusterUuid[16], status (nvmlReturn_t), cliqueId, state
+//   (unsigned char: NOT_SUPPORTED 0, NOT_STARTED 1, IN_PROGRESS 2, COMPLETED 3); the V
+//   structure starts with `version` and ends with healthMask: v2 is 36 bytes, version word
+//   nvmlGpuFabricInfo_v2 = NVML_STRUCT_VERSION(GpuFabricInfo, 2) = 0x02000024 (nvml.h; NVSHMEM
+//   and NCCL declare the same layout). NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25 (nvml.h).
 // - Signatures below: NVML reference (Device Queries, NvLink, Affinity, Initialization).
 #pragma once
 
@@ -55,7 +61,8 @@ enum nvmlReturn_t : int {
     NVML_ERROR_LIBRARY_NOT_FOUND = 12,
     NVML_ERROR_FUNCTION_NOT_FOUND = 13,
     NVML_ERROR_GPU_IS_LOST = 15,
-    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,  // the driver library and kernel module differ
+    NVML_ERROR_LIB_RM_VERSION_MISMATCH = 18,    // the driver library and kernel module differ
+    NVML_ERROR_ARGUMENT_VERSION_MISMATCH = 25,  // a versioned structure the library does not know
     NVML_ERROR_UNKNOWN = 999,
 };
 
@@ -163,6 +170,29 @@ static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes in n
 constexpr unsigned NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS = 215;
 constexpr unsigned NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS = 219;
 
+constexpr std::size_t NVML_GPU_FABRIC_UUID_LEN = 16;
+using nvmlGpuFabricState_t = unsigned char;
+
+struct nvmlGpuFabricInfo_t {
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];  // NOLINT(*-avoid-c-arrays): the ABI
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+};
+
+struct nvmlGpuFabricInfo_v2_t {
+    unsigned int version;
+    unsigned char clusterUuid[NVML_GPU_FABRIC_UUID_LEN];  // NOLINT(*-avoid-c-arrays): the ABI
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    nvmlGpuFabricState_t state;
+    unsigned int healthMask;
+};
+
+static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 bytes in nvml.h");
+static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36, "nvmlGpuFabricInfo_v2_t is 36 bytes");
+constexpr unsigned NVML_GPU_FABRIC_INFO_V2 = (2U << 24U) | sizeof(nvmlGpuFabricInfo_v2_t);
+
 using nvmlAffinityScope_t = unsigned int;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_NODE = 0;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_SOCKET = 1;
@@ -208,6 +238,11 @@ using nvmlDeviceGetCpuAffinity_fn =
     nvmlReturn_t(nvmlDevice_t device,
                  unsigned int cpuSetSize,
                  unsigned long* cpuSet);  // NOLINT(google-runtime-int)
+
+using nvmlDeviceGetGpuFabricInfo_fn = nvmlReturn_t(nvmlDevice_t device,
+                                                   nvmlGpuFabricInfo_t* gpuFabricInfo);
+using nvmlDeviceGetGpuFabricInfoV_fn = nvmlReturn_t(nvmlDevice_t device,
+                                                    nvmlGpuFabricInfo_v2_t* gpuFabricInfo);
 
 }  // extern "C"
 // NOLINTEND(readability-identifier-naming)

@@ -34,6 +34,8 @@ util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library) {
     bind.optional(api.nvmlDeviceGetCpuAffinity, "nvmlDeviceGetCpuAffinity");
     bind.optional(api.nvmlDeviceGetNvLinkErrorCounter, "nvmlDeviceGetNvLinkErrorCounter");
     bind.optional(api.nvmlDeviceGetFieldValues, "nvmlDeviceGetFieldValues");
+    bind.optional(api.nvmlDeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
+    bind.optional(api.nvmlDeviceGetGpuFabricInfo, "nvmlDeviceGetGpuFabricInfo");
     if (!bind.missing().empty()) {
         return util::unexpected(util::ErrorCode::not_found,
                                 fmt::format("{} lacks required NVML entry points: {}",

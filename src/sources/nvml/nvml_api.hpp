@@ -34,6 +34,9 @@ struct NvmlApi {
     nvmlDeviceGetCpuAffinity_fn* nvmlDeviceGetCpuAffinity = nullptr;
     nvmlDeviceGetNvLinkErrorCounter_fn* nvmlDeviceGetNvLinkErrorCounter = nullptr;
     nvmlDeviceGetFieldValues_fn* nvmlDeviceGetFieldValues = nullptr;
+    // Hopper and later; newer drivers add the V form, which carries the health mask.
+    nvmlDeviceGetGpuFabricInfoV_fn* nvmlDeviceGetGpuFabricInfoV = nullptr;
+    nvmlDeviceGetGpuFabricInfo_fn* nvmlDeviceGetGpuFabricInfo = nullptr;
 };
 
 // NOLINTEND(readability-identifier-naming)

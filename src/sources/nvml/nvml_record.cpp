@@ -3,6 +3,7 @@
 
 #include "sources/nvml/nvml_api.hpp"
 #include "sources/nvml/nvml_census.hpp"
+#include "sources/nvml/nvml_fabric.hpp"
 #include "sources/nvml/nvml_field_values.hpp"
 #include "sources/nvml/nvml_session.hpp"
 #include "sources/nvml/nvml_topology.hpp"
@@ -116,6 +117,12 @@ util::Expected<RecordedGpu> record_gpu(NvmlCalls& nvml,
         gpu.links.clear();
         notes.push_back(
             fmt::format("NVML: GPU {} NVLinks unknown ({})", index, walked.error().message));
+    }
+    if (auto fabric = read_fabric(nvml, device)) {
+        gpu.fabric = std::move(*fabric);
+    } else {
+        notes.push_back(fmt::format(
+            "NVML: GPU {} fabric registration unknown ({})", index, fabric.error().message));
     }
     return gpu;
 }

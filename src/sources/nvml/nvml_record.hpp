@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model/gpu.hpp"
+#include "model/gpu_fabric.hpp"
 #include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
@@ -35,6 +36,7 @@ struct RecordedGpu {
     std::optional<int> nvlink_slots;  // link indices NVML answers for; unknown when the walk failed
     std::vector<RecordedNvlink>
         links;  // every slot, in index order (meaningful only with nvlink_slots)
+    std::optional<model::GpuFabric> fabric;  // NVSwitch fabric registration; absent: not read
 };
 
 // nvmlGpuP2PCapsIndex_t order: READ, WRITE, NVLINK, ATOMICS, PROP.

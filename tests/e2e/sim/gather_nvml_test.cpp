@@ -240,5 +240,35 @@ TEST(GatherNvml, WithoutNvidiaSmiTheGpusAndMatrixComeFromNvml) {
     }
 }
 
+// The fabric registration NVML reports is recorded per GPU, and the replay reports it again:
+// an unregistered board still refuses CUDA (the note), a GPU outside a fabric records none.
+TEST(GatherNvml, FabricRegistrationIsRecordedAndReplayed) {
+    const ScratchDir scratch;
+    auto machine = load(fixture_machine("fabric-in-progress-8x"));
+    machine.gpus[6].fabric =
+        model::GpuFabric{.state = model::FabricState::completed,
+                         .status = 999,
+                         .clique_id = 4026,
+                         .cluster_uuid = "9c6f5af3-53bf-49b5-a436-b66766c413c3",
+                         .health_mask = 0x1};
+    const std::string original = scratch.write("fabric.json", sim::to_json_text(machine));
+    const std::string out = scratch.file("g.json");
+    const auto result = peergate_in(scratch, {"--simulate", original, "gather", "-o", out});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_NE(result.err.find("CUDA_ERROR_SYSTEM_NOT_READY"), std::string::npos) << result.err;
+    const auto recorded = load(out);
+    ASSERT_EQ(recorded.gpus.size(), 8U);
+    for (std::size_t g = 0; g < 8; ++g) {
+        auto expected = *machine.gpus[g].fabric;
+        expected.health_mask = expected.health_mask.value_or(0);  // the V call answers one
+        EXPECT_EQ(recorded.gpus[g].fabric, expected) << "GPU " << g;
+    }
+    const auto again = gather(scratch, out, scratch.file("again.json"));
+    EXPECT_EQ(again.gpus[6].fabric, recorded.gpus[6].fabric) << "a fixed point";
+    const auto outside =
+        gather(scratch, test::builtin_machine_path("bridged-a100-4x"), scratch.file("a.json"));
+    EXPECT_FALSE(outside.gpus[0].fabric.has_value());
+}
+
 }  // namespace
 }  // namespace peergate
