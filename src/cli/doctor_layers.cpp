@@ -240,6 +240,9 @@ void read_pair_layers(const Invocation& inv,
         if (gpu.cuda_dma_buf) {
             input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;
         }
+        if (gpu.fabric) {
+            input.fabric[gpu.index] = *gpu.fabric;
+        }
     }
     if (gpus.size() < 2) {
         return;  // no pair; and a lone GPU's NVLinks (in a VM, say) join it to nothing here

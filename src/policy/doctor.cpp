@@ -7,6 +7,7 @@
 #include "policy/doctor_nccl_topo.hpp"
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_nvlink_errors.hpp"
+#include "policy/doctor_nvswitch_fabric.hpp"
 #include "policy/doctor_pairs.hpp"
 #include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
@@ -275,10 +276,19 @@ void add_link_findings(const DoctorInput& input, DoctorReport& report) {
     }
 }
 
+// Whether the NVSwitch fabric has registered the GPUs, without which CUDA does not start.
+void add_nvswitch_fabric_findings(const DoctorInput& input, DoctorReport& report) {
+    const auto& module = input.host.nvidia_module;
+    add_findings(about_examined(
+                     input, nvswitch_fabric_findings(input.fabric, module ? module->version : "")),
+                 report);
+}
+
 DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
+    add_nvswitch_fabric_findings(input, report);
     add_link_findings(input, report);
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));

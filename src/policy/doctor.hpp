@@ -4,6 +4,7 @@
 
 #include "model/discovery.hpp"
 #include "model/finding.hpp"
+#include "model/gpu_fabric.hpp"
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
 #include "model/nccl_topo_file.hpp"
@@ -84,10 +85,11 @@ struct DoctorInput {
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
     std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after
-    std::vector<GpuLinks> links;                  // per GPU NVML could walk, every GPU of the host
-    std::vector<GpuLinks> links_after_probe;      // --probe: the same, read again after it
-    std::vector<VllmP2pCache> vllm_p2p_caches;    // vLLM's cached P2P answers for this user
-    std::vector<VllmP2pCache> sglang_p2p_caches;  // SGLang's (~/.cache/sglang)
+    std::vector<GpuLinks> links;                // per GPU NVML could walk, every GPU of the host
+    std::vector<GpuLinks> links_after_probe;    // --probe: the same, read again after it
+    std::map<int, model::GpuFabric> fabric;     // GPUs NVML places on an NVSwitch fabric, every GPU
+    std::vector<VllmP2pCache> vllm_p2p_caches;  // vLLM's cached P2P answers for this user
+    std::vector<VllmP2pCache> sglang_p2p_caches;        // SGLang's (~/.cache/sglang)
     std::optional<model::NcclTopoFile> nccl_topo_file;  // the one NCCL jobs here will read
 };
 

@@ -3,6 +3,7 @@
 
 #include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_pcie_link.hpp"
+#include "report/doctor_fabric.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -18,6 +19,7 @@ namespace {
 struct GpuLine {
     std::string pcie;
     std::string nvlink;
+    std::string fabric;  // the NVSwitch fabric's registration of the GPU
     std::vector<std::string> errors;
     std::vector<std::string> nics;  // below the GPU's PCIe switch: GPUDirect RDMA's path
 };
@@ -90,6 +92,12 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
             }
         }
     }
+    for (const auto& [gpu, fabric] : input.fabric) {
+        if (input.selection.empty() ||
+            std::count(input.selection.begin(), input.selection.end(), gpu) > 0) {
+            lines[gpu].fabric = fabric_text(fabric);
+        }
+    }
     for (const auto& path : policy::gpu_nic_paths(input)) {
         lines[path.gpu].nics.push_back(nic_text(path, input.nics));
     }
@@ -116,10 +124,11 @@ std::string links_to_text(const policy::DoctorInput& input) {
         return "";
     }
     std::string out =
-        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; counters; NICs):\n";
+        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; NVSwitch fabric; "
+        "counters; NICs):\n";
     for (const auto& [gpu, line] : lines) {
         std::vector<std::string> parts;
-        for (const auto* part : {&line.pcie, &line.nvlink}) {
+        for (const auto* part : {&line.pcie, &line.nvlink, &line.fabric}) {
             if (!part->empty()) {
                 parts.push_back(*part);
             }

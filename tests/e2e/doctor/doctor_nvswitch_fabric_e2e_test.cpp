@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate doctor on an NVSwitch baseboard whose fabric manager has not registered the GPUs,
+// end to end: the simulated NVML reports every GPU In Progress
+// (tests/fixtures/machines/fabric-in-progress-8x.json), the simulated cuInit fails with
+// CUDA_ERROR_SYSTEM_NOT_READY as the real driver does, every NVLink still reads NV18, and the
+// doctor names the cause where the capability layers cannot.
+#include "support/peergate_process.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace peergate::test {
+namespace {
+
+TEST(DoctorNvswitchFabric, AnUnregisteredBoardIsAProblemNamingTheFabricManager) {
+    const auto run =
+        run_peergate({"--simulate", fixture_machine("fabric-in-progress-8x"), "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["verdict"], "problems");
+    const auto* not_ready = find_finding(doc, "nvswitch_fabric_not_ready", "[0,1,2,3,4,5,6,7]");
+    ASSERT_NE(not_ready, nullptr) << doc["findings"].dump(2);
+    EXPECT_EQ((*not_ready)["severity"], "error");
+    EXPECT_NE((*not_ready)["remedy"].get<std::string>().find("nvidia-fabricmanager-570"),
+              std::string::npos)
+        << "the package of the recorded driver, 570.86.15";
+    const auto& fabric = doc["layers"]["peer_access"]["nvswitch_fabric"];
+    ASSERT_EQ(fabric.size(), 8U) << fabric.dump();
+    EXPECT_EQ(fabric[4]["state"], "in_progress");
+    EXPECT_EQ(fabric[4]["ready"], false);
+    EXPECT_EQ(fabric[4]["cluster_uuid"], nullptr);
+    const auto notes = doc["layers"]["peer_access"]["notes"].dump();
+    EXPECT_NE(notes.find("cuInit failed: 802 CUDA_ERROR_SYSTEM_NOT_READY"), std::string::npos)
+        << notes;
+    EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][0]["topology"], "NV18")
+        << "the links still read NVLink";
+}
+
+TEST(DoctorNvswitchFabric, ARegisteredBoardIsHealthyAndShowsItsRegistration) {
+    const auto run =
+        run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json", "--gpus", "2,5"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(find_finding(doc, "nvswitch_fabric_not_ready"), nullptr);
+    const auto& fabric = doc["layers"]["peer_access"]["nvswitch_fabric"];
+    ASSERT_EQ(fabric.size(), 2U) << "the GPUs examined: " << fabric.dump();
+    EXPECT_EQ(fabric[0]["gpu"], 2);
+    EXPECT_EQ(fabric[1]["state"], "completed");
+    EXPECT_EQ(fabric[1]["ready"], true);
+}
+
+TEST(DoctorNvswitchFabric, GpusOutsideAFabricHaveNoFabricLayer) {
+    const auto run = run_peergate({"--simulate", "bridged-a100-4x", "doctor", "--json"});
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["layers"]["peer_access"]["nvswitch_fabric"].dump(), "[]");
+}
+
+TEST(DoctorNvswitchFabric, TheTextReportShowsTheStateOnEachGpuLine) {
+    const auto run = run_peergate(
+        {"--simulate", fixture_machine("fabric-in-progress-8x"), "doctor", "--no-color"});
+    EXPECT_EQ(run.process.exit_code, 1);
+    EXPECT_NE(run.process.out.find("NVLinks 18 of 18 up; fabric In Progress"), std::string::npos)
+        << run.process.out;
+    EXPECT_NE(run.process.out.find("[error] nvswitch_fabric_not_ready: GPUs 0,1,2,3,4,5,6,7 are "
+                                   "still registering"),
+              std::string::npos)
+        << run.process.out;
+}
+
+}  // namespace
+}  // namespace peergate::test
