@@ -216,12 +216,47 @@ std::string nearest_nic_family(const ExportFacts& facts) {
     return nearest.text();
 }
 
+// Each examined GPU on an NVSwitch fabric: its registration, whether it is usable, and
+// whether the fabric reports it degraded. GPUs outside a fabric have no sample.
+std::string nvswitch_fabric_families(const ExportFacts& facts) {
+    Family info("peergate_gpu_nvswitch_fabric_info",
+                "gauge",
+                "The GPU's registration with the NVSwitch fabric as NVML reports it: state "
+                "(not_started, in_progress, completed, unknown), status (nvmlReturn_t, 0 "
+                "success), clique_id, cluster_uuid.");
+    Family registered("peergate_gpu_nvswitch_fabric_registered",
+                      "gauge",
+                      "1 when the fabric registered the GPU (completed, status 0); 0 is the "
+                      "doctor's nvswitch_fabric_not_ready: CUDA refuses to start on the node.");
+    Family degraded("peergate_gpu_nvswitch_fabric_degraded",
+                    "gauge",
+                    "1 when the fabric's health mask says degraded bandwidth or unhealthy "
+                    "routes (the doctor's nvswitch_fabric_degraded), else 0.");
+    for (const auto& gpu : examined_gpus(facts)) {
+        const auto found = facts.doctor.fabric.find(gpu.index);
+        if (found == facts.doctor.fabric.end()) {
+            continue;
+        }
+        const auto& fabric = found->second;
+        const Labels labels{{"gpu", std::to_string(gpu.index)}};
+        info.sample({{"gpu", std::to_string(gpu.index)},
+                     {"state", std::string(model::to_string(fabric.state))},
+                     {"status", std::to_string(fabric.status)},
+                     {"clique_id", std::to_string(fabric.clique_id)},
+                     {"cluster_uuid", fabric.cluster_uuid}},
+                    1);
+        registered.sample(labels, fabric.ready() ? 1 : 0);
+        degraded.sample(labels, fabric.bandwidth_degraded() || fabric.route_unhealthy() ? 1 : 0);
+    }
+    return info.text() + registered.text() + degraded.text();
+}
+
 }  // namespace
 
 std::string prometheus_hardware_families(const ExportFacts& facts) {
-    return gpu_link_families(facts) + nvlink_error_family(facts) + pcie_link_families(facts) +
-           pcie_aer_family(facts) + nic_family(facts) + nic_link_families(facts) +
-           nic_aer_family(facts) + nearest_nic_family(facts);
+    return gpu_link_families(facts) + nvlink_error_family(facts) + nvswitch_fabric_families(facts) +
+           pcie_link_families(facts) + pcie_aer_family(facts) + nic_family(facts) +
+           nic_link_families(facts) + nic_aer_family(facts) + nearest_nic_family(facts);
 }
 
 }  // namespace peergate::report

@@ -68,5 +68,19 @@ TEST(DoctorNvswitchFabric, TheTextReportShowsTheStateOnEachGpuLine) {
         << run.process.out;
 }
 
+TEST(DoctorNvswitchFabric, TheTextfileSaysEachGpuIsUnregistered) {
+    const auto run = run_peergate(
+        {"--simulate", fixture_machine("fabric-in-progress-8x"), "export", "prometheus"});
+    const auto& text = run.process.out;
+    EXPECT_NE(text.find("peergate_gpu_nvswitch_fabric_registered{gpu=\"7\"} 0"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("peergate_gpu_nvswitch_fabric_info{gpu=\"0\",state=\"in_progress\","
+                        "status=\"0\",clique_id=\"0\",cluster_uuid=\"\"} 1"),
+              std::string::npos);
+    EXPECT_NE(text.find("peergate_doctor_finding{code=\"nvswitch_fabric_not_ready\","
+                        "severity=\"error\"} 1"),
+              std::string::npos);
+}
+
 }  // namespace
 }  // namespace peergate::test
