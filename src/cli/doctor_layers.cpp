@@ -234,6 +234,7 @@ void read_pair_layers(const Invocation& inv,
         state.machine.cuda_driver_version = 0;  // set only where the driver answers
         gather_from_cuda(inv, state);
         input.cuda_driver_version = state.machine.cuda_driver_version;
+        input.cuda_open_status = state.cuda_open_status;
     }
     input.layer_notes.insert(input.layer_notes.begin(), state.notes.begin(), state.notes.end());
     for (const auto& gpu : state.machine.gpus) {

@@ -72,6 +72,7 @@ void gather_from_cuda(const Invocation& inv, GatherState& state) {
     auto opened = open_and_list(inv.seams.cuda_library, state.driver_watchdog);
     if (!opened) {
         state.notes.push_back("CUDA driver answers not recorded: " + opened.error().message);
+        state.cuda_open_status = opened.error().vendor_status;
         return;
     }
     auto& m = state.machine;

@@ -20,7 +20,8 @@ struct GatherState {
     std::vector<std::string> notes;  // what a source could not tell, for the user
     bool have_gpus = false;          // some NVIDIA tool listed the GPUs
     std::chrono::milliseconds driver_watchdog{
-        10'000};  // NVML and CUDA driver calls cannot be cancelled
+        10'000};               // NVML and CUDA driver calls cannot be cancelled
+    int cuda_open_status = 0;  // the CUresult that kept the CUDA driver from opening; 0 none
 };
 
 // nvidia-smi: topo -m and --query-gpu texts (recorded verbatim), GPUs, matrix, memory,

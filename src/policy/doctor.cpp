@@ -279,9 +279,11 @@ void add_link_findings(const DoctorInput& input, DoctorReport& report) {
 // Whether the NVSwitch fabric has registered the GPUs, without which CUDA does not start.
 void add_nvswitch_fabric_findings(const DoctorInput& input, DoctorReport& report) {
     const auto& module = input.host.nvidia_module;
-    add_findings(about_examined(
-                     input, nvswitch_fabric_findings(input.fabric, module ? module->version : "")),
-                 report);
+    add_findings(
+        about_examined(input,
+                       nvswitch_fabric_findings(
+                           input.fabric, module ? module->version : "", input.cuda_open_status)),
+        report);
 }
 
 DoctorReport diagnose(const DoctorInput& input) {

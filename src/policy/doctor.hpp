@@ -82,6 +82,7 @@ struct DoctorInput {
     std::vector<model::Nic> nics;  // the host's network functions, their ports and names
     std::map<int, bool> dma_buf;   // per GPU: CUDA's DMA-BUF answer; absent: not read
     int cuda_driver_version = 0;   // cuDriverGetVersion (12080 is CUDA 12.8); 0: not read
+    int cuda_open_status = 0;      // the CUresult that kept the CUDA driver from opening; 0 none
     std::map<model::PciAddress, model::PciAttributes> pci;  // sysfs of those GPUs and ports
     std::map<model::PciAddress, model::PciAer> aer;         // their AER counters, where AER is on
     std::map<model::PciAddress, model::PciAer> aer_after_probe;  // --probe: read again after

@@ -115,10 +115,28 @@ std::optional<Finding> degraded_finding(const std::map<int, GpuFabric>& fabric) 
             "switch. A reset of the GPUs and switches, or a repair, restores it."};
 }
 
+// CUDA_ERROR_SYSTEM_NOT_READY: what cuInit answers until every GPU is registered.
+constexpr int kCudaSystemNotReady = 802;
+
+Finding cuda_not_ready_finding(const std::string& driver_version) {
+    return Finding{
+        .code = "nvswitch_fabric_not_ready",
+        .severity = Severity::error,
+        .gpus = {},
+        .message =
+            "The CUDA driver refuses to start: cuInit answered CUDA_ERROR_SYSTEM_NOT_READY "
+            "(802, \"system not yet initialized\"), the answer of an NVSwitch baseboard "
+            "whose fabric manager has not registered the GPUs; NVML gives these GPUs no "
+            "fabric state (it does from Hopper on), so which GPUs is not known. Nothing, "
+            "P2P over NVLink included, runs until it has",
+        .remedy = start_remedy(driver_version)};
+}
+
 }  // namespace
 
 std::vector<Finding> nvswitch_fabric_findings(const std::map<int, GpuFabric>& fabric,
-                                              const std::string& driver_version) {
+                                              const std::string& driver_version,
+                                              int cuda_open_status) {
     std::map<Trouble, std::vector<int>> troubled;
     for (const auto& [gpu, registration] : fabric) {
         if (auto trouble = trouble_of(registration, driver_version)) {
@@ -142,6 +160,9 @@ std::vector<Finding> nvswitch_fabric_findings(const std::map<int, GpuFabric>& fa
     }
     std::sort(
         out.begin(), out.end(), [](const Finding& a, const Finding& b) { return a.gpus < b.gpus; });
+    if (out.empty() && cuda_open_status == kCudaSystemNotReady) {
+        out.push_back(cuda_not_ready_finding(driver_version));
+    }
     if (auto degraded = degraded_finding(fabric)) {
         out.push_back(std::move(*degraded));
     }

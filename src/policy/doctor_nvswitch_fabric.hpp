@@ -20,8 +20,11 @@ namespace peergate::policy {
 // one `nvswitch_fabric_degraded` warning for registered GPUs whose health mask says the
 // bandwidth is degraded or routes are unhealthy. `fabric` holds the GPUs NVML placed on a
 // fabric (nvidia-smi index -> registration); `driver_version` ("580.95.05", "" unknown)
-// names the fabric manager package that must match it.
+// names the fabric manager package that must match it. Where NVML says nothing (GPUs before
+// Hopper: an HGX A100 baseboard) but cuInit answered CUDA_ERROR_SYSTEM_NOT_READY
+// (`cuda_open_status` 802), one `nvswitch_fabric_not_ready` about the whole host says so.
 std::vector<model::Finding> nvswitch_fabric_findings(const std::map<int, model::GpuFabric>& fabric,
-                                                     const std::string& driver_version);
+                                                     const std::string& driver_version,
+                                                     int cuda_open_status);
 
 }  // namespace peergate::policy

@@ -23,6 +23,9 @@ std::string_view to_string(ErrorCode code);
 struct Error {
     ErrorCode code = ErrorCode::internal;
     std::string message;
+    // The failing call's own status (a CUresult, an nvmlReturn_t) where the error came from
+    // one and a caller may act on it; 0 otherwise.
+    int vendor_status = 0;
 
     friend bool operator==(const Error&, const Error&) = default;
 };

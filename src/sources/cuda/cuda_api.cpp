@@ -109,8 +109,10 @@ util::Expected<void> check(const CudaApi& api, CUresult status, std::string_view
     }
     const auto code =
         status == CUDA_ERROR_OUT_OF_MEMORY ? util::ErrorCode::unavailable : util::ErrorCode::io;
-    return util::unexpected(code,
-                            fmt::format("{} failed: {} {}", call, status, error_name(api, status)));
+    return util::unexpected(util::Error{
+        .code = code,
+        .message = fmt::format("{} failed: {} {}", call, status, error_name(api, status)),
+        .vendor_status = status});
 }
 
 util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& path) {
@@ -126,8 +128,10 @@ util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& 
     auto driver = std::make_shared<CudaDriver>(
         CudaDriver{.library = std::move(*library), .api = *api, .driver_version = 0});
     if (auto init = check(driver->api, driver->api.cuInit(0), "cuInit"); !init) {
-        return util::unexpected(util::ErrorCode::unavailable,
-                                "the CUDA driver did not initialise: " + init.error().message);
+        auto error = init.error();  // keeps the CUresult: 802 names the fabric manager
+        error.code = util::ErrorCode::unavailable;
+        error.message = "the CUDA driver did not initialise: " + error.message;
+        return util::unexpected(std::move(error));
     }
     PEERGATE_TRY(check(driver->api,
                        driver->api.cuDriverGetVersion(&driver->driver_version),

@@ -4,7 +4,9 @@
 // (tests/fixtures/machines/fabric-in-progress-8x.json), the simulated cuInit fails with
 // CUDA_ERROR_SYSTEM_NOT_READY as the real driver does, every NVLink still reads NV18, and the
 // doctor names the cause where the capability layers cannot.
+#include "sim/machine/machine_file.hpp"
 #include "support/peergate_process.hpp"
+#include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,6 +37,39 @@ TEST(DoctorNvswitchFabric, AnUnregisteredBoardIsAProblemNamingTheFabricManager) 
         << notes;
     EXPECT_EQ(doc["layers"]["peer_access"]["pairs"][0]["topology"], "NV18")
         << "the links still read NVLink";
+}
+
+// An HGX A100 without its fabric manager: NVML has no fabric state before Hopper, and the
+// driver answers cuInit with CUDA_ERROR_SYSTEM_NOT_READY (a cuInit fault with code 802).
+std::string hgx_a100_without_fabric_manager(const ScratchDir& scratch) {
+    auto machine = load_builtin_machine("hgx-b200-8x");
+    for (auto& gpu : machine.gpus) {
+        gpu.name = "NVIDIA A100-SXM4-80GB";
+        gpu.nvlink_slots = 12;
+        gpu.nvlink_counters = model::NvlinkCounterSet::dl;
+        gpu.fabric.reset();
+    }
+    for (auto& row : machine.matrix) {
+        for (auto& label : row) {
+            label = label.kind == model::LinkKind::nvlink ? model::LinkLabel::nvlink(12) : label;
+        }
+    }
+    machine.faults.push_back(
+        sim::MachineFault{.layer = "cuda", .call = "cuInit", .effect = "fail", .code = 802});
+    return scratch.write("hgx-a100.json", sim::to_json_text(machine));
+}
+
+TEST(DoctorNvswitchFabric, BeforeHopperCuInitsAnswerNamesTheFabricManager) {
+    const ScratchDir scratch;
+    const auto run =
+        run_peergate({"--simulate", hgx_a100_without_fabric_manager(scratch), "doctor", "--json"});
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
+    const auto doc = stdout_json(run);
+    const auto* not_ready = find_finding(doc, "nvswitch_fabric_not_ready", "[]");
+    ASSERT_NE(not_ready, nullptr) << doc["findings"].dump(2);
+    EXPECT_NE((*not_ready)["message"].get<std::string>().find("cuInit answered"),
+              std::string::npos);
+    EXPECT_EQ(doc["layers"]["peer_access"]["nvswitch_fabric"].dump(), "[]");
 }
 
 TEST(DoctorNvswitchFabric, ARegisteredBoardIsHealthyAndShowsItsRegistration) {

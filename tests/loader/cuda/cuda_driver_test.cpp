@@ -64,6 +64,7 @@ TEST(CudaApi, ErrorsCarryTheCallTheCodeAndTheDriversName) {
     auto error = cuda::check(driver->api, cuda::CUDA_ERROR_OUT_OF_MEMORY, "cuMemAlloc_v2");
     ASSERT_FALSE(error.has_value());
     EXPECT_EQ(error.error().message, "cuMemAlloc_v2 failed: 2 CUDA_ERROR_OUT_OF_MEMORY");
+    EXPECT_EQ(error.error().vendor_status, 2) << "the CUresult, for callers that act on it";
 }
 
 TEST(CudaDevices, ListsDevicesWithParsedBusIds) {

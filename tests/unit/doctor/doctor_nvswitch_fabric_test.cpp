@@ -29,15 +29,16 @@ std::map<int, GpuFabric> board(const GpuFabric& fabric, int gpus = 8) {
 }
 
 TEST(DoctorNvswitchFabric, ARegisteredBoardOrNoFabricSaysNothing) {
-    EXPECT_TRUE(nvswitch_fabric_findings(board(in(FabricState::completed)), "580.95.05").empty());
-    EXPECT_TRUE(nvswitch_fabric_findings({}, "580.95.05").empty());
     EXPECT_TRUE(
-        nvswitch_fabric_findings(board(in(FabricState::not_supported)), "580.95.05").empty());
+        nvswitch_fabric_findings(board(in(FabricState::completed)), "580.95.05", 0).empty());
+    EXPECT_TRUE(nvswitch_fabric_findings({}, "580.95.05", 0).empty());
+    EXPECT_TRUE(
+        nvswitch_fabric_findings(board(in(FabricState::not_supported)), "580.95.05", 0).empty());
 }
 
 TEST(DoctorNvswitchFabric, NoFabricManagerIsOneErrorNamingEveryGpuAndThePackage) {
     const auto findings =
-        nvswitch_fabric_findings(board(in(FabricState::in_progress)), "580.95.05");
+        nvswitch_fabric_findings(board(in(FabricState::in_progress)), "580.95.05", 0);
     ASSERT_EQ(findings.size(), 1U);
     const auto& f = findings[0];
     EXPECT_EQ(f.code, "nvswitch_fabric_not_ready");
@@ -54,7 +55,7 @@ TEST(DoctorNvswitchFabric, NoFabricManagerIsOneErrorNamingEveryGpuAndThePackage)
 }
 
 TEST(DoctorNvswitchFabric, AnUnknownDriverVersionStillSaysWhatToRun) {
-    const auto findings = nvswitch_fabric_findings(board(in(FabricState::not_started), 1), "");
+    const auto findings = nvswitch_fabric_findings(board(in(FabricState::not_started), 1), "", 0);
     ASSERT_EQ(findings.size(), 1U);
     EXPECT_NE(findings[0].message.find("GPU 0 is not registered"), std::string::npos)
         << findings[0].message;
@@ -70,7 +71,7 @@ TEST(DoctorNvswitchFabric, EachKindOfTroubleIsAFindingOfItsOwn) {
     fabric[5] = in(FabricState::not_started);
     fabric[6] = in(FabricState::unknown);
     fabric[7] = in(FabricState::not_started);
-    const auto findings = nvswitch_fabric_findings(fabric, "580.95.05");
+    const auto findings = nvswitch_fabric_findings(fabric, "580.95.05", 0);
     ASSERT_EQ(findings.size(), 3U);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{2});
     EXPECT_NE(findings[0].message.find("failure status 999"), std::string::npos);
@@ -89,11 +90,26 @@ TEST(DoctorNvswitchFabric, ADegradedButRegisteredFabricIsAWarning) {
     fabric[1].health_mask = 0x1;   // DEGRADED_BW TRUE
     fabric[4].health_mask = 0x10;  // ROUTE_UNHEALTHY TRUE
     fabric[6].health_mask = 0x2;   // DEGRADED_BW FALSE
-    const auto findings = nvswitch_fabric_findings(fabric, "580.95.05");
+    const auto findings = nvswitch_fabric_findings(fabric, "580.95.05", 0);
     ASSERT_EQ(findings.size(), 1U);
     EXPECT_EQ(findings[0].code, "nvswitch_fabric_degraded");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_EQ(findings[0].gpus, (std::vector<int>{1, 4}));
+}
+
+// An HGX A100: NVML has no fabric state before Hopper, so cuInit's answer is all there is.
+TEST(DoctorNvswitchFabric, CudaNotReadyWithoutNvmlStatesIsOneFindingAboutTheHost) {
+    const auto findings = nvswitch_fabric_findings({}, "535.183.01", 802);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "nvswitch_fabric_not_ready");
+    EXPECT_EQ(findings[0].severity, Severity::error);
+    EXPECT_TRUE(findings[0].gpus.empty());
+    EXPECT_NE(findings[0].message.find("CUDA_ERROR_SYSTEM_NOT_READY"), std::string::npos);
+    EXPECT_NE(findings[0].remedy.find("nvidia-fabricmanager-535"), std::string::npos);
+    EXPECT_TRUE(nvswitch_fabric_findings({}, "535.183.01", 803).empty()) << "another cause";
+    const auto named = nvswitch_fabric_findings(board(in(FabricState::in_progress)), "", 802);
+    ASSERT_EQ(named.size(), 1U) << "NVML's states already say which GPUs";
+    EXPECT_EQ(named[0].gpus.size(), 8U);
 }
 
 TEST(DoctorNvswitchFabric, AnUnregisteredGpuMakesTheVerdictProblems) {
