@@ -132,16 +132,17 @@ void add_affinity(const NvmlRecord& record,
     }
 }
 
-// The fabric registration of GPUs on an NVSwitch fabric; a GPU outside one (NOT_SUPPORTED)
-// is left without, as the file says of it.
-void add_fabric(const NvmlRecord& record,
-                const std::vector<std::size_t>& pos,
-                sim::MachineFile& m) {
+// The fabric registration of GPUs on an NVSwitch fabric and the MIG mode of GPUs with MIG;
+// a GPU without either (NOT_SUPPORTED) is left without, as the file says of it.
+void add_gpu_modes(const NvmlRecord& record,
+                   const std::vector<std::size_t>& pos,
+                   sim::MachineFile& m) {
     for (std::size_t p = 0; p < pos.size(); ++p) {
-        const auto& fabric = record.gpus[pos[p]].fabric;
-        if (fabric && fabric->state != model::FabricState::not_supported) {
-            m.gpus[p].fabric = fabric;
+        const auto& recorded = record.gpus[pos[p]];
+        if (recorded.fabric && recorded.fabric->state != model::FabricState::not_supported) {
+            m.gpus[p].fabric = recorded.fabric;
         }
+        m.gpus[p].mig = recorded.mig;
     }
 }
 
@@ -198,7 +199,7 @@ void gather_from_nvml_record(util::Expected<nvml::NvmlRecord> record, GatherStat
     add_links(*record, *positions, state);
     add_p2p(*record, *positions, state.machine);
     add_affinity(*record, *positions, state.machine);
-    add_fabric(*record, *positions, state.machine);
+    add_gpu_modes(*record, *positions, state.machine);
 }
 
 }  // namespace peergate::cli

@@ -55,6 +55,24 @@ std::uint16_t parse_device_id(const std::string& text) {
     return util::parse_hex<std::uint16_t>(digits).value_or(0);
 }
 
+// "mig": {"enabled": true, "pending": true}; "pending" defaults to "enabled".
+util::Expected<std::optional<model::MigMode>> parse_mig(const Json& gpu, const std::string& where) {
+    if (!gpu.contains("mig")) {
+        return std::optional<model::MigMode>();
+    }
+    const Json& mig = gpu["mig"];
+    const bool enabled_ok = mig.is_object() && mig.value("enabled", Json()).is_boolean();
+    if (!enabled_ok || (mig.contains("pending") && !mig["pending"].is_boolean())) {
+        return invalid(where +
+                       ".mig: {\"enabled\": true or false, \"pending\": true or false} "
+                       "is required, not " +
+                       mig.dump());
+    }
+    const bool enabled = mig["enabled"].get<bool>();
+    return std::optional<model::MigMode>(
+        model::MigMode{.enabled = enabled, .pending = mig.value("pending", enabled)});
+}
+
 util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
     const std::string where = fmt::format("gpus[{}]", position);
     MachineGpu gpu;
@@ -91,6 +109,7 @@ util::Expected<MachineGpu> parse_gpu(const Json& j, std::size_t position) {
         gpu.cuda_dma_buf = j["cuda_dma_buf"].get<bool>();  // the schema checked its kind
     }
     PEERGATE_TRY(take(parse_fabric(j, where), gpu.fabric));
+    PEERGATE_TRY(take(parse_mig(j, where), gpu.mig));
     return gpu;
 }
 

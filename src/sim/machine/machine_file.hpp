@@ -6,6 +6,7 @@
 
 #include "model/gpu_fabric.hpp"
 #include "model/link_label.hpp"
+#include "model/mig_mode.hpp"
 #include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
 #include "model/pci_aer.hpp"
@@ -93,6 +94,8 @@ struct MachineGpu {
     // The NVSwitch fabric registration NVML reports (nvmlDeviceGetGpuFabricInfoV); absent:
     // NOT_SUPPORTED, as on PCIe cards and GPUs before Hopper.
     std::optional<model::GpuFabric> fabric;
+    // MIG mode as nvmlDeviceGetMigMode answers it; absent: NOT_SUPPORTED (no MIG on the GPU).
+    std::optional<model::MigMode> mig;
 
     friend bool operator==(const MachineGpu&, const MachineGpu&) = default;
 };

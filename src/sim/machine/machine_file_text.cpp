@@ -68,6 +68,9 @@ OJson gpu_to_json(const MachineGpu& gpu) {
     if (gpu.fabric) {
         j["fabric"] = fabric_to_json(*gpu.fabric);
     }
+    if (gpu.mig) {
+        j["mig"] = OJson{{"enabled", gpu.mig->enabled}, {"pending", gpu.mig->pending}};
+    }
     return j;
 }
 

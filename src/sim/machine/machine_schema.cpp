@@ -70,7 +70,8 @@ const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"pcie_link", Kind::object},
                               {"aer", Kind::object},
                               {"cuda_dma_buf", Kind::boolean},
-                              {"fabric", Kind::object}};
+                              {"fabric", Kind::object},
+                              {"mig", Kind::object}};
 const std::vector<Field> kPort{{"pci", Kind::string},
                                {"acs_control", Kind::string},
                                {"pcie_link", Kind::object},

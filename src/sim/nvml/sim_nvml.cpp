@@ -136,20 +136,6 @@ nvmlReturn_t get_remote_pci(const char* name,
     return rc;
 }
 
-// The GPU's recorded fabric registration; NOT_SUPPORTED where the file gives none.
-nvmlReturn_t get_fabric(const char* name, nvmlDevice_t device, const model::GpuFabric** out) {
-    const Entry entry = on_device(name, device);
-    if (entry.rc != NVML_SUCCESS) {
-        return entry.rc;
-    }
-    const auto& fabric = machine().gpus[entry.position].gpu.fabric;
-    if (!fabric) {
-        return NVML_ERROR_NOT_SUPPORTED;
-    }
-    *out = &*fabric;
-    return NVML_SUCCESS;
-}
-
 }  // namespace
 }  // namespace peergate::sim::nvml
 
@@ -189,16 +175,10 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_
 
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device,
                                                              nvmlGpuFabricInfo_v2_t* info) {
-    const peergate::model::GpuFabric* fabric = nullptr;
-    const nvmlReturn_t rc = sim::get_fabric("nvmlDeviceGetGpuFabricInfoV", device, &fabric);
-    if (rc != NVML_SUCCESS) {
-        return rc;
-    }
-    if (info == nullptr || info->version != NVML_GPU_FABRIC_INFO_V2) {
-        return info == nullptr ? NVML_ERROR_INVALID_ARGUMENT : NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
-    }
-    sim::fill_fabric(*fabric, info);
-    return NVML_SUCCESS;
+    const auto entry = sim::on_device("nvmlDeviceGetGpuFabricInfoV", device);
+    return entry.rc != NVML_SUCCESS
+               ? entry.rc
+               : sim::fabric_info(sim::machine().gpus[entry.position].gpu, info);
 }
 #else
 // An older library: the same answers under the unversioned names only.
@@ -227,12 +207,19 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t d
 
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device,
                                                             nvmlGpuFabricInfo_t* info) {
-    const peergate::model::GpuFabric* fabric = nullptr;
-    const nvmlReturn_t rc = sim::get_fabric("nvmlDeviceGetGpuFabricInfo", device, &fabric);
-    if (rc == NVML_SUCCESS) {
-        sim::fill_fabric(*fabric, info);
-    }
-    return rc;
+    const auto entry = sim::on_device("nvmlDeviceGetGpuFabricInfo", device);
+    return entry.rc != NVML_SUCCESS
+               ? entry.rc
+               : sim::fabric_info(sim::machine().gpus[entry.position].gpu, info);
+}
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device,
+                                                      unsigned* current,
+                                                      unsigned* pending) {
+    const auto entry = sim::on_device("nvmlDeviceGetMigMode", device);
+    return entry.rc != NVML_SUCCESS
+               ? entry.rc
+               : sim::mig_mode(sim::machine().gpus[entry.position].gpu, current, pending);
 }
 
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device,

@@ -131,13 +131,42 @@ void fill_common(const model::GpuFabric& fabric, Info* info) {
 
 }  // namespace
 
-void fill_fabric(const model::GpuFabric& fabric, nvmlGpuFabricInfo_t* info) {
-    fill_common(fabric, info);
+nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_t* info) {
+    if (!gpu.fabric) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    if (info == nullptr) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    fill_common(*gpu.fabric, info);
+    return NVML_SUCCESS;
 }
 
-void fill_fabric(const model::GpuFabric& fabric, nvmlGpuFabricInfo_v2_t* info) {
-    fill_common(fabric, info);
-    info->healthMask = fabric.health_mask.value_or(0);
+nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info) {
+    if (!gpu.fabric) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    if (info == nullptr) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    if (info->version != NVML_GPU_FABRIC_INFO_V2) {
+        return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+    }
+    fill_common(*gpu.fabric, info);
+    info->healthMask = gpu.fabric->health_mask.value_or(0);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t mig_mode(const MachineGpu& gpu, unsigned* current, unsigned* pending) {
+    if (!gpu.mig) {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    if (current == nullptr || pending == nullptr) {
+        return NVML_ERROR_INVALID_ARGUMENT;
+    }
+    *current = gpu.mig->enabled ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    *pending = gpu.mig->pending ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    return NVML_SUCCESS;
 }
 
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words) {

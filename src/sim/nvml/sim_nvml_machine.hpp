@@ -56,10 +56,14 @@ std::optional<std::uint64_t> nvlink_error_count(const SimGpu& gpu,
 // `value->scopeId` names; any other field is NOT_SUPPORTED.
 void fill_field_value(const SimGpu& gpu, int session, nvmlFieldValue_t* value);
 
-// The GPU's fabric registration in NVML's structures (v1, v2: with the health mask; a
-// cluster UUID that is not 32 hex digits in the 8-4-4-4-12 form is written as zeros).
-void fill_fabric(const model::GpuFabric& fabric, nvmlGpuFabricInfo_t* info);
-void fill_fabric(const model::GpuFabric& fabric, nvmlGpuFabricInfo_v2_t* info);
+// nvmlDeviceGetGpuFabricInfo(V)'s answer for the GPU: NOT_SUPPORTED where the file gives no
+// "fabric"; the v2 structure needs its version word (else ARGUMENT_VERSION_MISMATCH) and
+// carries the health mask.
+nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_t* info);
+nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info);
+
+// nvmlDeviceGetMigMode's answer for the GPU: NOT_SUPPORTED where the file gives no "mig".
+nvmlReturn_t mig_mode(const MachineGpu& gpu, unsigned* current, unsigned* pending);
 
 // "0-47,96-143" as 64-bit words; `words` long; bits past it are dropped, as NVML does.
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words);

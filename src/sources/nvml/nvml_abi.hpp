@@ -37,6 +37,9 @@
 //   structure starts with `version` and ends with healthMask: v2 is 36 bytes, version word
 //   nvmlGpuFabricInfo_v2 = NVML_STRUCT_VERSION(GpuFabricInfo, 2) = 0x02000024 (nvml.h; NVSHMEM
 //   and NCCL declare the same layout). NVML_ERROR_ARGUMENT_VERSION_MISMATCH 25 (nvml.h).
+// - nvmlDeviceGetMigMode(device, unsigned int* currentMode, unsigned int* pendingMode):
+//   NVML_DEVICE_MIG_DISABLE 0, NVML_DEVICE_MIG_ENABLE 1 (NVML reference; cuda.bindings.nvml
+//   device_get_mig_mode).
 // - Signatures below: NVML reference (Device Queries, NvLink, Affinity, Initialization).
 #pragma once
 
@@ -193,6 +196,9 @@ static_assert(sizeof(nvmlGpuFabricInfo_t) == 28, "nvmlGpuFabricInfo_t is 28 byte
 static_assert(sizeof(nvmlGpuFabricInfo_v2_t) == 36, "nvmlGpuFabricInfo_v2_t is 36 bytes");
 constexpr unsigned NVML_GPU_FABRIC_INFO_V2 = (2U << 24U) | sizeof(nvmlGpuFabricInfo_v2_t);
 
+constexpr unsigned NVML_DEVICE_MIG_DISABLE = 0;
+constexpr unsigned NVML_DEVICE_MIG_ENABLE = 1;
+
 using nvmlAffinityScope_t = unsigned int;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_NODE = 0;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_SOCKET = 1;
@@ -243,6 +249,10 @@ using nvmlDeviceGetGpuFabricInfo_fn = nvmlReturn_t(nvmlDevice_t device,
                                                    nvmlGpuFabricInfo_t* gpuFabricInfo);
 using nvmlDeviceGetGpuFabricInfoV_fn = nvmlReturn_t(nvmlDevice_t device,
                                                     nvmlGpuFabricInfo_v2_t* gpuFabricInfo);
+
+using nvmlDeviceGetMigMode_fn = nvmlReturn_t(nvmlDevice_t device,
+                                             unsigned int* currentMode,
+                                             unsigned int* pendingMode);
 
 }  // extern "C"
 // NOLINTEND(readability-identifier-naming)

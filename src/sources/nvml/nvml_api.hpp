@@ -37,6 +37,7 @@ struct NvmlApi {
     // Hopper and later; newer drivers add the V form, which carries the health mask.
     nvmlDeviceGetGpuFabricInfoV_fn* nvmlDeviceGetGpuFabricInfoV = nullptr;
     nvmlDeviceGetGpuFabricInfo_fn* nvmlDeviceGetGpuFabricInfo = nullptr;
+    nvmlDeviceGetMigMode_fn* nvmlDeviceGetMigMode = nullptr;
 };
 
 // NOLINTEND(readability-identifier-naming)

@@ -5,6 +5,7 @@
 #include "sources/nvml/nvml_census.hpp"
 #include "sources/nvml/nvml_fabric.hpp"
 #include "sources/nvml/nvml_field_values.hpp"
+#include "sources/nvml/nvml_mig.hpp"
 #include "sources/nvml/nvml_session.hpp"
 #include "sources/nvml/nvml_topology.hpp"
 #include "sources/nvml/nvml_worker.hpp"
@@ -123,6 +124,12 @@ util::Expected<RecordedGpu> record_gpu(NvmlCalls& nvml,
     } else {
         notes.push_back(fmt::format(
             "NVML: GPU {} fabric registration unknown ({})", index, fabric.error().message));
+    }
+    if (auto mig = read_mig_mode(nvml, device)) {
+        gpu.mig = *mig;
+    } else {
+        notes.push_back(
+            fmt::format("NVML: GPU {} MIG mode unknown ({})", index, mig.error().message));
     }
     return gpu;
 }

@@ -6,6 +6,7 @@
 
 #include "model/gpu.hpp"
 #include "model/gpu_fabric.hpp"
+#include "model/mig_mode.hpp"
 #include "model/nvlink_errors.hpp"
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
@@ -37,6 +38,7 @@ struct RecordedGpu {
     std::vector<RecordedNvlink>
         links;  // every slot, in index order (meaningful only with nvlink_slots)
     std::optional<model::GpuFabric> fabric;  // NVSwitch fabric registration; absent: not read
+    std::optional<model::MigMode> mig;       // absent: no MIG on the GPU, or not read
 };
 
 // nvmlGpuP2PCapsIndex_t order: READ, WRITE, NVLINK, ATOMICS, PROP.

@@ -106,5 +106,32 @@ TEST(NvmlFabric, AFailingCallLeavesTheRegistrationUnknownNotTheRecord) {
     }));
 }
 
+TEST(NvmlMig, TheCurrentAndPendingModeComeBackAndNoMigIsAbsent) {
+    auto machine = sim::load_machine(builtin("hgx-b200-8x"));
+    ASSERT_TRUE(machine);
+    machine->gpus[1].mig = model::MigMode{.enabled = true, .pending = true};
+    machine->gpus[2].mig = model::MigMode{.enabled = false, .pending = true};
+    machine->gpus[3].mig = model::MigMode{};
+    const auto r = record_fabric(write_variant(*machine, "mig"));
+    ASSERT_TRUE(r.has_value()) << r.error().message;
+    EXPECT_EQ(r->gpus[1].mig, (model::MigMode{.enabled = true, .pending = true}));
+    EXPECT_EQ(r->gpus[2].mig, (model::MigMode{.enabled = false, .pending = true}));
+    EXPECT_EQ(r->gpus[3].mig, model::MigMode{});
+    EXPECT_EQ(r->gpus[0].mig, std::nullopt) << "NOT_SUPPORTED: a GPU without MIG";
+}
+
+TEST(NvmlMig, AFailingCallLeavesTheModeUnknownWithANote) {
+    auto machine = sim::load_machine(builtin("hgx-b200-8x"));
+    ASSERT_TRUE(machine);
+    machine->gpus[0].mig = model::MigMode{.enabled = true, .pending = true};
+    machine->faults.push_back(nvml_fault("nvmlDeviceGetMigMode", "fail", 999));
+    const auto r = record_fabric(write_variant(*machine, "mig-fails"));
+    ASSERT_TRUE(r.has_value()) << r.error().message;
+    EXPECT_EQ(r->gpus[0].mig, std::nullopt);
+    EXPECT_TRUE(std::any_of(r->notes.begin(), r->notes.end(), [](const std::string& note) {
+        return note.find("GPU 0 MIG mode unknown") != std::string::npos;
+    }));
+}
+
 }  // namespace
 }  // namespace peergate::testing_nvml

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// A GPU's NVSwitch fabric registration in a machine file: read, checked, written back.
+// A GPU's NVSwitch fabric registration and MIG mode in a machine file: read, checked,
+// written back.
 #include "sim/machine/machine_file.hpp"
 
 #include <gtest/gtest.h>
@@ -71,6 +72,39 @@ TEST(MachineFabric, BadRegistrationsAreErrorsNamingTheField) {
         ASSERT_FALSE(m.has_value()) << fabric;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << fabric << ": " << m.error().message;
+    }
+}
+
+std::string machine_with_mig(const std::string& mig) {
+    return R"({"schema": "peergate.machine/v1", "name": "mig",
+      "gpus": [{"index": 0, "pci_bus_id": "00000000:1B:00.0", "mig": )" +
+           mig + R"(},
+               {"index": 1, "pci_bus_id": "00000000:43:00.0"}],
+      "matrix": [["X", "NV18"], ["NV18", "X"]]})";
+}
+
+TEST(MachineMig, IsReadAndWrittenBackWithPendingDefaultingToTheCurrentMode) {
+    const auto m = parse_machine(machine_with_mig(R"({"enabled": true})"));
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    EXPECT_EQ(m->gpus[0].mig, (model::MigMode{.enabled = true, .pending = true}));
+    EXPECT_FALSE(m->gpus[1].mig.has_value());
+    const auto changing = parse_machine(machine_with_mig(R"({"enabled": false, "pending": true})"));
+    ASSERT_TRUE(changing.has_value()) << changing.error().message;
+    const auto again = parse_machine(to_json_text(*changing));
+    ASSERT_TRUE(again.has_value()) << again.error().message;
+    EXPECT_EQ(*again, *changing);
+    EXPECT_EQ(again->gpus[0].mig, (model::MigMode{.enabled = false, .pending = true}));
+}
+
+TEST(MachineMig, BadModesAreErrorsNamingTheField) {
+    for (const char* bad : {R"({"pending": true})",
+                            R"({"enabled": 1})",
+                            R"({"enabled": true, "pending": "yes"})",
+                            R"(true)"}) {
+        const auto m = parse_machine(machine_with_mig(bad));
+        ASSERT_FALSE(m.has_value()) << bad;
+        EXPECT_NE(m.error().message.find("gpus[0].mig"), std::string::npos)
+            << bad << ": " << m.error().message;
     }
 }
 
