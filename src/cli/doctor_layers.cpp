@@ -211,6 +211,21 @@ std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
     return out;
 }
 
+// Per GPU: the driver's DMA-BUF answer, the fabric registration and MIG mode NVML gave.
+void take_gpu_answers(const sim::MachineFile& machine, policy::DoctorInput& input) {
+    for (const auto& gpu : machine.gpus) {
+        if (gpu.cuda_dma_buf) {
+            input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;
+        }
+        if (gpu.fabric) {
+            input.fabric[gpu.index] = *gpu.fabric;
+        }
+        if (gpu.mig) {
+            input.mig[gpu.index] = *gpu.mig;
+        }
+    }
+}
+
 }  // namespace
 
 void read_pair_layers(const Invocation& inv,
@@ -237,14 +252,7 @@ void read_pair_layers(const Invocation& inv,
         input.cuda_open_status = state.cuda_open_status;
     }
     input.layer_notes.insert(input.layer_notes.begin(), state.notes.begin(), state.notes.end());
-    for (const auto& gpu : state.machine.gpus) {
-        if (gpu.cuda_dma_buf) {
-            input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;
-        }
-        if (gpu.fabric) {
-            input.fabric[gpu.index] = *gpu.fabric;
-        }
-    }
+    take_gpu_answers(state.machine, input);
     if (gpus.size() < 2) {
         return;  // no pair; and a lone GPU's NVLinks (in a VM, say) join it to nothing here
     }

@@ -4,6 +4,7 @@
 #include "policy/doctor_acs.hpp"
 #include "policy/doctor_driver_mismatch.hpp"
 #include "policy/doctor_gpu_nic.hpp"
+#include "policy/doctor_mig.hpp"
 #include "policy/doctor_nccl_topo.hpp"
 #include "policy/doctor_nvlink.hpp"
 #include "policy/doctor_nvlink_errors.hpp"
@@ -286,11 +287,28 @@ void add_nvswitch_fabric_findings(const DoctorInput& input, DoctorReport& report
         report);
 }
 
+// MIG on the GPUs examined: their peer traffic goes through host memory.
+void add_mig_findings(const DoctorInput& input, DoctorReport& report) {
+    const auto* topology = input.discovery.described();
+    if (topology == nullptr) {
+        return;
+    }
+    const auto ids = examined_ids(input, *topology);
+    std::map<int, model::MigMode> examined_mig;
+    for (const int id : ids) {
+        if (const auto mig = input.mig.find(id); mig != input.mig.end()) {
+            examined_mig.insert(*mig);
+        }
+    }
+    add_findings(mig_findings(examined_mig, ids.size()), report);
+}
+
 DoctorReport diagnose(const DoctorInput& input) {
     DoctorReport report = diagnose_fabric(input);
     auto pairs = pair_findings(input.pairs);
     report.findings.insert(report.findings.end(), pairs.begin(), pairs.end());
     add_nvswitch_fabric_findings(input, report);
+    add_mig_findings(input, report);
     add_link_findings(input, report);
     if (auto acs = acs_redirect_finding(input)) {
         report.findings.push_back(std::move(*acs));

@@ -7,6 +7,7 @@
 #include "model/gpu_fabric.hpp"
 #include "model/host_facts.hpp"
 #include "model/kernel_event.hpp"
+#include "model/mig_mode.hpp"
 #include "model/nccl_topo_file.hpp"
 #include "model/nic.hpp"
 #include "model/nvlink_errors.hpp"
@@ -89,6 +90,7 @@ struct DoctorInput {
     std::vector<GpuLinks> links;                // per GPU NVML could walk, every GPU of the host
     std::vector<GpuLinks> links_after_probe;    // --probe: the same, read again after it
     std::map<int, model::GpuFabric> fabric;     // GPUs NVML places on an NVSwitch fabric, every GPU
+    std::map<int, model::MigMode> mig;          // GPUs NVML gives a MIG mode, every GPU
     std::vector<VllmP2pCache> vllm_p2p_caches;  // vLLM's cached P2P answers for this user
     std::vector<VllmP2pCache> sglang_p2p_caches;        // SGLang's (~/.cache/sglang)
     std::optional<model::NcclTopoFile> nccl_topo_file;  // the one NCCL jobs here will read

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "report/doctor_fabric.hpp"
+#include "report/doctor_gpu_modes.hpp"
 
 #include <fmt/format.h>
 
@@ -55,6 +55,23 @@ std::string fabric_text(const model::GpuFabric& fabric) {
         text += ", routes unhealthy";
     }
     return text;
+}
+
+Json mig_to_json(const policy::DoctorInput& input) {
+    Json out = Json::array();
+    for (const auto& [gpu, mig] : input.mig) {
+        if (examined(input, gpu)) {
+            out.push_back(Json{{"gpu", gpu}, {"enabled", mig.enabled}, {"pending", mig.pending}});
+        }
+    }
+    return out;
+}
+
+std::string mig_text(const model::MigMode& mig) {
+    if (mig.enabled == mig.pending) {
+        return mig.enabled ? "MIG on" : "";
+    }
+    return mig.enabled ? "MIG on, off after a reset" : "MIG off, on after a reset";
 }
 
 }  // namespace peergate::report

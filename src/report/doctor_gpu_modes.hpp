@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// The doctor's NVSwitch fabric layer: each examined GPU's registration as NVML reported it
-// (model/gpu_fabric.hpp), as JSON (layers.peer_access.nvswitch_fabric) and as the text that
-// joins the GPU's line under Links. Pure.
+// The modes NVML reports per GPU that decide whether its NVLinks carry anything: its NVSwitch
+// fabric registration (model/gpu_fabric.hpp) and its MIG mode (model/mig_mode.hpp), as JSON
+// (layers.peer_access.nvswitch_fabric, .mig) and as the text that joins each examined GPU's
+// line under Links. Pure.
 #pragma once
 
 #include "model/gpu_fabric.hpp"
+#include "model/mig_mode.hpp"
 #include "policy/doctor.hpp"
 
 #include <nlohmann/json.hpp>
@@ -21,5 +23,11 @@ nlohmann::ordered_json nvswitch_fabric_to_json(const policy::DoctorInput& input)
 // "fabric Completed, status 999",
 // with ", bandwidth degraded" or ", routes unhealthy" where the health mask says so.
 std::string fabric_text(const model::GpuFabric& fabric);
+
+// [{"gpu", "enabled", "pending"}] for the examined GPUs NVML gives a MIG mode.
+nlohmann::ordered_json mig_to_json(const policy::DoctorInput& input);
+
+// "MIG on", "MIG on, off after a reset", "MIG off, on after a reset"; "" for MIG off.
+std::string mig_text(const model::MigMode& mig);
 
 }  // namespace peergate::report

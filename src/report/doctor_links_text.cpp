@@ -3,7 +3,7 @@
 
 #include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_pcie_link.hpp"
-#include "report/doctor_fabric.hpp"
+#include "report/doctor_gpu_modes.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +20,7 @@ struct GpuLine {
     std::string pcie;
     std::string nvlink;
     std::string fabric;  // the NVSwitch fabric's registration of the GPU
+    std::string mig;     // its MIG mode, where on (or changing)
     std::vector<std::string> errors;
     std::vector<std::string> nics;  // below the GPU's PCIe switch: GPUDirect RDMA's path
 };
@@ -92,10 +93,18 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
             }
         }
     }
+    const auto examined = [&](int gpu) {
+        return input.selection.empty() ||
+               std::count(input.selection.begin(), input.selection.end(), gpu) > 0;
+    };
     for (const auto& [gpu, fabric] : input.fabric) {
-        if (input.selection.empty() ||
-            std::count(input.selection.begin(), input.selection.end(), gpu) > 0) {
+        if (examined(gpu)) {
             lines[gpu].fabric = fabric_text(fabric);
+        }
+    }
+    for (const auto& [gpu, mig] : input.mig) {
+        if (examined(gpu) && !mig_text(mig).empty()) {
+            lines[gpu].mig = mig_text(mig);
         }
     }
     for (const auto& path : policy::gpu_nic_paths(input)) {
@@ -124,11 +133,11 @@ std::string links_to_text(const policy::DoctorInput& input) {
         return "";
     }
     std::string out =
-        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; NVSwitch fabric; "
+        "\nLinks (PCIe width trained, of what both ends can do; NVLinks; NVSwitch fabric; MIG; "
         "counters; NICs):\n";
     for (const auto& [gpu, line] : lines) {
         std::vector<std::string> parts;
-        for (const auto* part : {&line.pcie, &line.nvlink, &line.fabric}) {
+        for (const auto* part : {&line.pcie, &line.nvlink, &line.fabric, &line.mig}) {
             if (!part->empty()) {
                 parts.push_back(*part);
             }

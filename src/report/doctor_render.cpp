@@ -4,7 +4,7 @@
 #include "policy/doctor_gpu_nic.hpp"
 #include "policy/doctor_pcie_aer.hpp"
 #include "policy/doctor_pcie_link.hpp"
-#include "report/doctor_fabric.hpp"
+#include "report/doctor_gpu_modes.hpp"
 #include "report/doctor_links_text.hpp"
 #include "report/probe_json.hpp"
 #include "report/topology_json.hpp"
@@ -243,6 +243,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
                 {"pcie_links", pcie_links_to_json(input)},
                 {"nic_links", nic_links_to_json(input)},
                 {"nvswitch_fabric", nvswitch_fabric_to_json(input)},
+                {"mig", mig_to_json(input)},
                 {"pcie_aer", pcie_aer_to_json(input)},
                 {"gpu_nics", gpu_nics_to_json(input)},
                 {"notes", input.layer_notes}};

@@ -251,12 +251,27 @@ std::string nvswitch_fabric_families(const ExportFacts& facts) {
     return info.text() + registered.text() + degraded.text();
 }
 
+// Each examined GPU NVML gives a MIG mode (data-center GPUs from Ampere on).
+std::string mig_family(const ExportFacts& facts) {
+    Family enabled("peergate_gpu_mig_enabled",
+                   "gauge",
+                   "1 when the GPU is in MIG mode (the doctor's mig_enabled: no peer access "
+                   "between MIG instances), else 0.");
+    for (const auto& gpu : examined_gpus(facts)) {
+        if (const auto mig = facts.doctor.mig.find(gpu.index); mig != facts.doctor.mig.end()) {
+            enabled.sample({{"gpu", std::to_string(gpu.index)}}, mig->second.enabled ? 1 : 0);
+        }
+    }
+    return enabled.text();
+}
+
 }  // namespace
 
 std::string prometheus_hardware_families(const ExportFacts& facts) {
     return gpu_link_families(facts) + nvlink_error_family(facts) + nvswitch_fabric_families(facts) +
-           pcie_link_families(facts) + pcie_aer_family(facts) + nic_family(facts) +
-           nic_link_families(facts) + nic_aer_family(facts) + nearest_nic_family(facts);
+           mig_family(facts) + pcie_link_families(facts) + pcie_aer_family(facts) +
+           nic_family(facts) + nic_link_families(facts) + nic_aer_family(facts) +
+           nearest_nic_family(facts);
 }
 
 }  // namespace peergate::report

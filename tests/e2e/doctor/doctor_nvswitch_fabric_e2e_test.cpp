@@ -103,6 +103,33 @@ TEST(DoctorNvswitchFabric, TheTextReportShowsTheStateOnEachGpuLine) {
         << run.process.out;
 }
 
+// Two GPUs of an HGX board in MIG mode: a warning naming them, the verdict still healthy,
+// the mode in the JSON layer, the Links text and the textfile.
+TEST(DoctorMig, MigOnGpusOfTheSelectionIsAWarningNamingThem) {
+    const ScratchDir scratch;
+    auto machine = load_builtin_machine("hgx-b200-8x");
+    machine.gpus[2].mig = model::MigMode{.enabled = true, .pending = true};
+    machine.gpus[3].mig = model::MigMode{.enabled = true, .pending = true};
+    machine.gpus[4].mig = model::MigMode{};
+    const auto path = scratch.write("mig.json", sim::to_json_text(machine));
+    const auto run = run_peergate({"--simulate", path, "doctor", "--json", "--gpus", "2,3,4"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    ASSERT_NE(find_finding(doc, "mig_enabled", "[2,3]"), nullptr) << doc["findings"].dump(2);
+    const auto& mig = doc["layers"]["peer_access"]["mig"];
+    ASSERT_EQ(mig.size(), 3U) << mig.dump();
+    EXPECT_EQ(mig[0]["enabled"], true);
+    EXPECT_EQ(mig[2]["enabled"], false);
+    const auto text = run_peergate({"--simulate", path, "doctor", "--no-color"});
+    EXPECT_NE(text.process.out.find("fabric Completed; MIG on"), std::string::npos)
+        << text.process.out;
+    const auto textfile = run_peergate({"--simulate", path, "export", "prometheus"});
+    EXPECT_NE(textfile.process.out.find("peergate_gpu_mig_enabled{gpu=\"3\"} 1"),
+              std::string::npos);
+    EXPECT_NE(textfile.process.out.find("peergate_gpu_mig_enabled{gpu=\"4\"} 0"),
+              std::string::npos);
+}
+
 TEST(DoctorNvswitchFabric, TheTextfileSaysEachGpuIsUnregistered) {
     const auto run = run_peergate(
         {"--simulate", fixture_machine("fabric-in-progress-8x"), "export", "prometheus"});
