@@ -23,6 +23,18 @@ std::string device_id_text(std::uint16_t id) {
     return fmt::format("0x{:04x}", id);
 }
 
+OJson nvlinks_to_json(const std::vector<MachineNvlink>& nvlinks) {
+    OJson links = OJson::array();
+    for (const auto& link : nvlinks) {
+        OJson l{{"link", link.link}, {"active", link.active}, {"remote_type", link.remote_type}};
+        if (link.remote_pci) {
+            l["remote_pci"] = link.remote_pci->to_nvml();
+        }
+        links.push_back(l);
+    }
+    return links;
+}
+
 OJson gpu_to_json(const MachineGpu& gpu) {
     OJson j{{"index", gpu.index},
             {"name", gpu.name},
@@ -36,16 +48,7 @@ OJson gpu_to_json(const MachineGpu& gpu) {
             {"cc_major", gpu.cc_major},
             {"cc_minor", gpu.cc_minor}};
     if (!gpu.nvlinks.empty()) {
-        OJson links = OJson::array();
-        for (const auto& link : gpu.nvlinks) {
-            OJson l{
-                {"link", link.link}, {"active", link.active}, {"remote_type", link.remote_type}};
-            if (link.remote_pci) {
-                l["remote_pci"] = link.remote_pci->to_nvml();
-            }
-            links.push_back(l);
-        }
-        j["nvlinks"] = links;
+        j["nvlinks"] = nvlinks_to_json(gpu.nvlinks);
     }
     if (!gpu.upstream_ports.empty()) {
         j["upstream_ports"] = upstream_ports_to_json(gpu.upstream_ports);

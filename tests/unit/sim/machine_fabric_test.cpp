@@ -10,12 +10,21 @@
 namespace peergate::sim {
 namespace {
 
-std::string machine_with_fabric(const std::string& fabric) {
-    return R"({"schema": "peergate.machine/v1", "name": "fabric",
-      "gpus": [{"index": 0, "pci_bus_id": "00000000:1B:00.0", "fabric": )" +
-           fabric + R"(},
+// Two NVLinked GPUs, the first with `key` set to `value` (JSON text).
+std::string machine_with_gpu_field(const std::string& key, const std::string& value) {
+    return R"({"schema": "peergate.machine/v1", "name": "modes",
+      "gpus": [{"index": 0, "pci_bus_id": "00000000:1B:00.0", ")" +
+           key + R"(": )" + value + R"(},
                {"index": 1, "pci_bus_id": "00000000:43:00.0"}],
       "matrix": [["X", "NV18"], ["NV18", "X"]]})";
+}
+
+std::string machine_with_fabric(const std::string& fabric) {
+    return machine_with_gpu_field("fabric", fabric);
+}
+
+std::string machine_with_mig(const std::string& mig) {
+    return machine_with_gpu_field("mig", mig);
 }
 
 TEST(MachineFabric, IsReadAndWrittenBackUnchanged) {
@@ -73,14 +82,6 @@ TEST(MachineFabric, BadRegistrationsAreErrorsNamingTheField) {
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << fabric << ": " << m.error().message;
     }
-}
-
-std::string machine_with_mig(const std::string& mig) {
-    return R"({"schema": "peergate.machine/v1", "name": "mig",
-      "gpus": [{"index": 0, "pci_bus_id": "00000000:1B:00.0", "mig": )" +
-           mig + R"(},
-               {"index": 1, "pci_bus_id": "00000000:43:00.0"}],
-      "matrix": [["X", "NV18"], ["NV18", "X"]]})";
 }
 
 TEST(MachineMig, IsReadAndWrittenBackWithPendingDefaultingToTheCurrentMode) {
