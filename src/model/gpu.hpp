@@ -24,4 +24,7 @@ struct Gpu {
 // The GPU with nvidia-smi index `index` in `gpus`, or nullptr.
 const Gpu* find_gpu(const std::vector<Gpu>& gpus, int index);
 
+// "GPU 3", "GPUs 0,1,5": GPU indices as findings and messages name them.
+std::string gpu_words(const std::vector<int>& indices);
+
 }  // namespace peergate::model

@@ -62,11 +62,6 @@ bool pcie_copies_at_risk(const model::HostFacts& host) {
     return host.iommu == model::IommuMode::translating && !host.hypervisor.value_or(false);
 }
 
-bool examined(const DoctorInput& input, int gpu) {
-    return input.selection.empty() ||
-           std::binary_search(input.selection.begin(), input.selection.end(), gpu);
-}
-
 // The PCIe pairs examined that the silent drop can hit (bare metal, translating IOMMU, not
 // NVLink), less those the CUDA driver refuses peer access to: their copies are staged
 // through host memory.
@@ -79,7 +74,7 @@ std::vector<std::pair<int, int>> pairs_at_risk(const DoctorInput& input, const m
         for (std::size_t q = p + 1; q < t.size(); ++q) {
             const int a = t.gpus[p].index;
             const int b = t.gpus[q].index;
-            if (!t.matrix[p][q].is_nvlink() && examined(input, a) && examined(input, b) &&
+            if (!t.matrix[p][q].is_nvlink() && is_examined(input, a) && is_examined(input, b) &&
                 !peer_access_refused(input.pairs, a, b)) {
                 risky.emplace_back(a, b);
             }
@@ -182,13 +177,18 @@ bool has_error(const std::vector<Finding>& findings) {
 std::vector<Finding> about_examined(const DoctorInput& input, std::vector<Finding> findings) {
     std::erase_if(findings, [&](const Finding& f) {
         return !f.gpus.empty() && std::none_of(f.gpus.begin(), f.gpus.end(), [&](int gpu) {
-            return examined(input, gpu);
+            return is_examined(input, gpu);
         });
     });
     return findings;
 }
 
 }  // namespace
+
+bool is_examined(const DoctorInput& input, int gpu) {
+    return input.selection.empty() ||
+           std::binary_search(input.selection.begin(), input.selection.end(), gpu);
+}
 
 std::string_view to_string(Verdict verdict) {
     switch (verdict) {
@@ -218,7 +218,7 @@ int exit_status(Verdict verdict) {
 std::vector<int> examined_ids(const DoctorInput& input, const model::Topology& topology) {
     std::vector<int> ids;
     for (const auto& gpu : topology.gpus) {
-        if (examined(input, gpu.index)) {
+        if (is_examined(input, gpu.index)) {
             ids.push_back(gpu.index);
         }
     }

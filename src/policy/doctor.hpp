@@ -106,6 +106,9 @@ struct DoctorReport {
     std::vector<model::Finding> findings;
 };
 
+// Whether GPU `gpu` is among those examined (input.selection; empty: every GPU).
+bool is_examined(const DoctorInput& input, int gpu);
+
 DoctorReport diagnose(const DoctorInput& input);
 
 // Exit status for a verdict: 0 healthy, 1 problems, 2 inconclusive.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor_mig.hpp"
 
+#include "model/gpu.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,10 +12,6 @@ namespace {
 
 using model::Finding;
 using model::Severity;
-
-std::string gpu_list(const std::vector<int>& gpus) {
-    return fmt::format("GPU{} {}", gpus.size() == 1 ? "" : "s", fmt::join(gpus, ","));
-}
 
 Finding enabled_finding(const std::vector<int>& gpus) {
     return Finding{
@@ -25,7 +23,7 @@ Finding enabled_finding(const std::vector<int>& gpus) {
             "NVSwitch carry nothing between them and a multi-GPU job (tensor parallelism, NCCL) "
             "on them moves its traffic through host memory; the NVLinks and capability queries "
             "shown are the whole GPU's",
-            gpu_list(gpus),
+            model::gpu_words(gpus),
             gpus.size() == 1 ? "has" : "have"),
         .remedy = fmt::format(
             "For multi-GPU jobs, turn MIG off with no process on the GPU: `nvidia-smi -i {} -mig "
@@ -40,7 +38,7 @@ Finding pending_finding(const std::vector<int>& gpus) {
                    .gpus = gpus,
                    .message = fmt::format("{}: the MIG mode set differs from the one in force; "
                                           "the new mode takes effect at the next GPU reset",
-                                          gpu_list(gpus)),
+                                          model::gpu_words(gpus)),
                    .remedy = "`nvidia-smi -i N -r` with no process on the GPU, or a reboot."};
 }
 

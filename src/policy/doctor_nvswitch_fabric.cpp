@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor_nvswitch_fabric.hpp"
 
+#include "model/gpu.hpp"
+
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <tuple>
@@ -86,10 +87,6 @@ std::optional<Trouble> trouble_of(const GpuFabric& fabric, const std::string& dr
                     kCheck)};
 }
 
-std::string gpu_list(const std::vector<int>& gpus) {
-    return fmt::format("GPU{} {}", gpus.size() == 1 ? "" : "s", fmt::join(gpus, ","));
-}
-
 std::optional<Finding> degraded_finding(const std::map<int, GpuFabric>& fabric) {
     std::vector<int> gpus;
     for (const auto& [gpu, registration] : fabric) {
@@ -108,7 +105,7 @@ std::optional<Finding> degraded_finding(const std::map<int, GpuFabric>& fabric) 
         .message = fmt::format("{}: the NVSwitch fabric reports degraded bandwidth or unhealthy "
                                "routes; NVLink traffic still flows, slower than the baseboard's "
                                "full bandwidth",
-                               gpu_list(gpus)),
+                               model::gpu_words(gpus)),
         .remedy =
             "`nvidia-smi -q` shows the fabric's health per GPU and `nvidia-smi nvlink "
             "--status` the links; the fabric manager's log names the failed link or "
@@ -152,7 +149,7 @@ std::vector<Finding> nvswitch_fabric_findings(const std::map<int, GpuFabric>& fa
             .message = fmt::format("{} {} {}; until registered the driver refuses CUDA work on "
                                    "{} (CUDA_ERROR_SYSTEM_NOT_READY, \"system not yet "
                                    "initialized\"), so no P2P over NVLink or anything else runs",
-                                   gpu_list(gpus),
+                                   model::gpu_words(gpus),
                                    gpus.size() == 1 ? "is" : "are",
                                    trouble.what,
                                    gpus.size() == 1 ? "it" : "them"),

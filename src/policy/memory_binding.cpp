@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/memory_binding.hpp"
 
+#include "model/gpu.hpp"
 #include "util/cpu_list.hpp"
 
 #include <fmt/format.h>
@@ -35,10 +36,6 @@ std::string node_words(const std::vector<int>& nodes) {
     return fmt::format("NUMA node{} {}", nodes.size() == 1 ? "" : "s", fmt::join(nodes, ","));
 }
 
-std::string gpu_words(const std::vector<int>& gpus) {
-    return fmt::format("GPU{} {}", gpus.size() == 1 ? "" : "s", fmt::join(gpus, ","));
-}
-
 }  // namespace
 
 MemoryBinding memory_binding(const std::vector<model::Gpu>& gpus,
@@ -59,14 +56,14 @@ MemoryBinding memory_binding(const std::vector<model::Gpu>& gpus,
     if (binding.nodes.empty()) {
         binding.why = fmt::format("{} of {} {} not allowed to this process (allowed: {})",
                                   node_words(*near),
-                                  gpu_words(selection),
+                                  model::gpu_words(selection),
                                   near->size() == 1 ? "is" : "are",
                                   util::format_cpu_list(allowed));
         return binding;
     }
     binding.why = fmt::format("{}, near {}{}",
                               node_words(binding.nodes),
-                              gpu_words(selection),
+                              model::gpu_words(selection),
                               binding.nodes != *near
                                   ? fmt::format(" (of {}; the others are not allowed to this "
                                                 "process)",

@@ -3,25 +3,14 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace peergate::report {
 
-namespace {
-
 using Json = nlohmann::ordered_json;
-
-bool examined(const policy::DoctorInput& input, int gpu) {
-    return input.selection.empty() ||
-           std::find(input.selection.begin(), input.selection.end(), gpu) != input.selection.end();
-}
-
-}  // namespace
 
 Json nvswitch_fabric_to_json(const policy::DoctorInput& input) {
     Json out = Json::array();
     for (const auto& [gpu, fabric] : input.fabric) {
-        if (!examined(input, gpu)) {
+        if (!policy::is_examined(input, gpu)) {
             continue;
         }
         out.push_back(
@@ -60,7 +49,7 @@ std::string fabric_text(const model::GpuFabric& fabric) {
 Json mig_to_json(const policy::DoctorInput& input) {
     Json out = Json::array();
     for (const auto& [gpu, mig] : input.mig) {
-        if (examined(input, gpu)) {
+        if (policy::is_examined(input, gpu)) {
             out.push_back(Json{{"gpu", gpu}, {"enabled", mig.enabled}, {"pending", mig.pending}});
         }
     }

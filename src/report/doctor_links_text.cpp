@@ -84,8 +84,7 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
         }
     }
     for (const auto& links : input.links) {
-        if (input.selection.empty() ||
-            std::count(input.selection.begin(), input.selection.end(), links.gpu) > 0) {
+        if (policy::is_examined(input, links.gpu)) {
             auto& line = lines[links.gpu];
             line.nvlink = fmt::format("NVLinks {} of {} up", links.up(), links.slots);
             if (const auto n = nvlink_errors(links); n > 0) {
@@ -93,17 +92,13 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
             }
         }
     }
-    const auto examined = [&](int gpu) {
-        return input.selection.empty() ||
-               std::count(input.selection.begin(), input.selection.end(), gpu) > 0;
-    };
     for (const auto& [gpu, fabric] : input.fabric) {
-        if (examined(gpu)) {
+        if (policy::is_examined(input, gpu)) {
             lines[gpu].fabric = fabric_text(fabric);
         }
     }
     for (const auto& [gpu, mig] : input.mig) {
-        if (examined(gpu) && !mig_text(mig).empty()) {
+        if (policy::is_examined(input, gpu) && !mig_text(mig).empty()) {
             lines[gpu].mig = mig_text(mig);
         }
     }
