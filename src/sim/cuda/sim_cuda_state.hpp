@@ -68,7 +68,8 @@ struct State {
     std::vector<std::uint64_t> allocated_bytes;       // per device
     CUdeviceptr next_address = 0x00D0'0000'0000ULL;
     std::set<void*> pinned;
-    int copies_in_flight = 0;  // peer copies enqueued, not yet run
+    int copies_in_flight = 0;            // peer copies enqueued, not yet run
+    std::int64_t direct_copies_run = 0;  // peer copies run on the direct path, for after_copies
     // Per pending copy, the most copies in flight since it was enqueued: a load fault
     // applies to every copy that shared the bus with enough others, whatever the order
     // in which their streams are synchronised.

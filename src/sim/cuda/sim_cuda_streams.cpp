@@ -62,7 +62,7 @@ std::optional<MachineFault> copy_fault(
     for (const auto& f : s.machine.faults) {
         if (f.layer == "copy" && (f.src < 0 || f.src == gpu_index(s, src)) &&
             (f.dst < 0 || f.dst == gpu_index(s, dst)) && bytes >= f.min_bytes &&
-            in_flight >= f.min_inflight) {
+            in_flight >= f.min_inflight && s.direct_copies_run >= f.after_copies) {
             return f;
         }
     }
@@ -270,6 +270,7 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst,
                 }
                 const auto fault =
                     faultable ? copy_fault(s, from_device, to_device, bytes, *peak) : std::nullopt;
+                s.direct_copies_run += faultable ? 1 : 0;
                 if (fault) {
                     faulty_copy(to, from, bytes, *fault);
                 } else {

@@ -186,6 +186,10 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
     fault.dst = get_or(j, "dst", -1);
     fault.min_bytes = get_or<std::uint64_t>(j, "min_bytes", 0);
     fault.min_inflight = get_or(j, "min_inflight", 0);
+    fault.after_copies = get_or<std::int64_t>(j, "after_copies", 0);
+    if (fault.after_copies < 0) {
+        return invalid(fmt::format("faults[{}].after_copies must be 0 or more", k));
+    }
     fault.fraction = get_or(j, "fraction", 1.0);
     if (fault.fraction <= 0.0 || fault.fraction > 1.0) {
         return invalid(fmt::format("faults[{}].fraction must be in (0, 1]", k));

@@ -129,7 +129,8 @@ struct MachineFault {
     int dst = -1;                 // copy: destination GPU index, -1 any
     std::uint64_t min_bytes = 0;  // copy: only copies of at least this size
     int min_inflight = 0;         // copy: only while at least this many copies are in flight
-    double fraction = 1.0;        // copy: share of elements affected
+    std::int64_t after_copies = 0;  // copy: only once this many direct peer copies have run
+    double fraction = 1.0;          // copy: share of elements affected
 
     friend bool operator==(const MachineFault&, const MachineFault&) = default;
 };

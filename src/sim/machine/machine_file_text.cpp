@@ -86,6 +86,7 @@ OJson fault_to_json(const MachineFault& f) {
                  {"dst", f.dst},
                  {"min_bytes", f.min_bytes},
                  {"min_inflight", f.min_inflight},
+                 {"after_copies", f.after_copies},
                  {"fraction", f.fraction}};
 }
 

@@ -111,6 +111,7 @@ const std::vector<Field> kFault{{"layer", Kind::string},
                                 {"dst", Kind::integer},
                                 {"min_bytes", Kind::unsigned_integer},
                                 {"min_inflight", Kind::integer},
+                                {"after_copies", Kind::integer},
                                 {"fraction", Kind::number}};
 const std::vector<Field> kRecorded{{"topo_m", Kind::string}, {"query_gpu", Kind::string}};
 

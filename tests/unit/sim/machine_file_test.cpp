@@ -90,6 +90,19 @@ TEST(BuiltinMachines, SilentDropHostDropsUnderLoadOnly) {
     EXPECT_EQ(cuda_can_access_peer(m, 0, 1), 1);
 }
 
+TEST(MachineFileParser, AnIntermittentCopyFaultKeepsItsCountThroughTheWriter) {
+    auto m = load_machine(std::string(PEERGATE_TEST_FIXTURES) +
+                          "/machines/probe-drop-intermittent-2x.json");
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    const auto drops = faults_for(*m, "copy");
+    ASSERT_EQ(drops.size(), 1U);
+    EXPECT_EQ(drops[0].after_copies, 10);
+    EXPECT_EQ(drops[0].min_inflight, 0);
+    auto back = parse_machine(to_json_text(*m));
+    ASSERT_TRUE(back.has_value()) << back.error().message;
+    EXPECT_EQ(*back, *m);
+}
+
 struct BadCase {
     std::string name;
     std::string json;
@@ -130,6 +143,10 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
          R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
              R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 2}]})",
          "faults[0].fraction"},
+        {"negative after_copies",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "faults": [{"layer": "copy", "effect": "drop", "after_copies": -1}]})",
+         "faults[0].after_copies"},
         {"numa as text",
          R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "numa_node": "0"}]})",
          "gpus[0].numa_node: expected a 32-bit integer or null, got string"},
