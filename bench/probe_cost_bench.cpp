@@ -97,7 +97,7 @@ void BM_DeviceModeCell(benchmark::State& state) {
     }
     std::size_t cells = 0;
     for (auto _ : state) {
-        cells += engine::run_probe_cells(*engine, *plan).size();
+        cells += engine::run_probe(*engine, *plan).cells.size();
     }
     const auto counters = engine->counters();
     state.counters["host_bytes_per_cell"] =

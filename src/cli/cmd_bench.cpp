@@ -2,6 +2,7 @@
 // peergate bench: bandwidth and latency per ordered pair, P2P against staged through host.
 #include "cli/commands.hpp"
 #include "cli/cuda_setup.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/topology_input.hpp"
 #include "report/bench_render.hpp"
 #include "report/json_text.hpp"
@@ -132,7 +133,8 @@ Command add_bench_command(CLI::App& app) {
     sub->add_option("--gpus", o->gpus, "nvidia-smi indices: 'all' or a list like 0,1,3");
     sub->add_option("--size-mib", o->size_mib, "bytes per copy, in MiB");
     sub->add_flag("--latency", o->latency, "also measure small-copy (4-byte) latency");
-    sub->add_option("--timeout", o->timeout_s, "watchdog, seconds, per driver call");
+    sub->add_option("--timeout", o->timeout_s, "watchdog, seconds, per driver call")
+        ->check(seconds_from(0.001, 86400.0));
     sub->footer(
         "Measures with CUDA events after a warm-up; the median of several samples is "
         "reported. On one GPU: device-local and host<->device bandwidth.\n"

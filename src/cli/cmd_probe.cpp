@@ -2,6 +2,7 @@
 // peergate probe: move data over every ordered pair and compare (GATE-SPEC.md §6).
 #include "cli/commands.hpp"
 #include "cli/cuda_setup.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/probe_sweep.hpp"
 #include "cli/topology_input.hpp"
 #include "engine/probe_verdict.hpp"
@@ -23,6 +24,7 @@ struct ProbeOptions {
     std::string mode = "serial";
     std::string verify = "device";
     double timeout_s = 30.0;
+    double soak_s = 0.0;
     std::string cache_dir;
     bool no_cache = false;
 };
@@ -78,7 +80,9 @@ int run_probe(const Invocation& inv, const ProbeOptions& o) {
                     .repeats = o.repeats,
                     .modes = modes_of(o.mode),
                     .timeout =
-                        std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000.0))},
+                        std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000.0)),
+                    .soak =
+                        std::chrono::milliseconds(static_cast<std::int64_t>(o.soak_s * 1000.0))},
         .verify = o.verify == "host" ? model::VerifySite::host : model::VerifySite::device,
         .cache_dir = o.cache_dir,
         .store = !o.no_cache};
@@ -115,9 +119,16 @@ Command add_probe_command(CLI::App& app) {
            "host when the driver cannot load them); host: copy back and compare on the CPU")
         ->check(CLI::IsMember({"device", "host"}));
     sub->add_option(
-        "--timeout",
-        o->timeout_s,
-        "watchdog, seconds: a copy or synchronisation that takes longer is an error verdict");
+           "--timeout",
+           o->timeout_s,
+           "watchdog, seconds: a copy or synchronisation that takes longer is an error verdict")
+        ->check(seconds_from(0.001, 86400.0));
+    sub->add_option("--soak",
+                    o->soak_s,
+                    "burn-in: sweep again, with fresh patterns, until SECONDS have passed (the "
+                    "loss is load-dependent and can take minutes to show); a round that loses "
+                    "data ends it")
+        ->check(seconds_from(0.0, 604800.0));
     sub->add_option(
         "--cache-dir",
         o->cache_dir,

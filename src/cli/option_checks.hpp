@@ -26,4 +26,20 @@ inline CLI::Validator whole_number(std::int64_t lo, std::int64_t hi) {
         fmt::format("{}..{}", lo, hi));
 }
 
+// A finite number of seconds from `lo` to `hi`, checked before it becomes a duration (a NaN
+// or a 1e300 cast to an integer count is undefined): "--soak: -1 is not a number of seconds
+// from 0 to 604800".
+inline CLI::Validator seconds_from(double lo, double hi) {
+    return CLI::Validator(
+        [lo, hi](std::string& text) -> std::string {
+            double value = 0.0;
+            const bool read = CLI::detail::lexical_cast(text, value);
+            if (read && value >= lo && value <= hi) {  // false for NaN
+                return {};
+            }
+            return fmt::format("{} is not a number of seconds from {} to {}", text, lo, hi);
+        },
+        fmt::format("SECONDS {}..{}", lo, hi));
+}
+
 }  // namespace peergate::cli

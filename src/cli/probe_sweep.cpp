@@ -21,7 +21,9 @@ namespace {
 // What the worker publishes while it runs; read by the caller even if it is abandoned.
 struct Progress {
     std::mutex mutex;
-    std::vector<model::ProbeCell> cells;
+    std::vector<model::ProbeCell> cells;  // summed over the rounds so far
+    std::size_t next = 0;                 // the cell of the current round not yet finished
+    int round = 0;
     std::optional<model::VerifySite> site;
     std::string verify_note;
 };
@@ -30,15 +32,22 @@ engine::ProbeProgress progress_sink(const Invocation& inv,
                                     const std::shared_ptr<Progress>& shared) {
     const bool bar = inv.output.progress;
     std::FILE* err = inv.output.err;
-    return [shared, bar, err](const model::ProbeCell& cell, std::size_t done, std::size_t total) {
+    return [shared, bar, err](
+               const model::ProbeCell& cell, std::size_t done, std::size_t total, int round) {
         {
             std::lock_guard lock(shared->mutex);
-            shared->cells.push_back(cell);
+            if (done > shared->cells.size()) {
+                shared->cells.push_back(cell);
+            } else {
+                shared->cells[done - 1] = cell;
+            }
+            shared->next = done;
+            shared->round = round;
         }
         if (bar) {
             fmt::print(err,
                        "\r{}\x1b[K{}",
-                       report::probe_progress_line(cell, done, total),
+                       report::probe_progress_line(cell, done, total, round),
                        done == total ? "\n" : "");
         }
     };
@@ -63,22 +72,20 @@ model::ProbeResult sweep(const Invocation& inv,
         return std::unique_ptr<engine::CopyEngine>(std::move(*engine));
     };
     auto progress = progress_sink(inv, shared);
-    auto work = [plan, progress](engine::CopyEngine& e) {
-        engine::run_probe_cells(e, plan, progress);
-    };
+    auto work = [plan, progress](engine::CopyEngine& e) { engine::run_probe(e, plan, progress); };
     const auto outcome = sources::cuda::run_watched(open, work, plan.timeout);
     if (outcome.finished && !outcome.opened) {
         return engine::cannot_run(plan.gpus,
                                   "the CUDA engine could not start: " + outcome.open_error);
     }
     std::lock_guard lock(shared->mutex);
-    auto cells = outcome.finished
-                     ? shared->cells
-                     : engine::finish_abandoned_run(plan, shared->cells, outcome.abandoned);
+    auto cells = outcome.finished ? shared->cells
+                                  : engine::finish_abandoned_run(
+                                        plan, shared->cells, shared->next, outcome.abandoned);
     for (std::size_t i = shared->cells.size(); i < cells.size() && shared->site; ++i) {
         cells[i].verify = *shared->site;  // cells the abandoned worker never reached
     }
-    auto result = engine::judge_probe(plan, std::move(cells));
+    auto result = engine::judge_probe(plan, std::move(cells), shared->round + 1);
     result.verify = shared->site;
     result.verify_note = shared->verify_note;
     if (!outcome.finished) {

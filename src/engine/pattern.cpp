@@ -4,6 +4,7 @@
 #include "util/cpu_clones.hpp"
 
 #include <algorithm>
+#include <bit>
 
 namespace peergate::engine {
 
@@ -26,7 +27,8 @@ std::uint32_t pattern_seed(
     std::uint64_t h = mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) + 1);
     h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 20U));
     h = mix(h ^ size_bytes);
-    h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(repeat)) << 40U));
+    // Rotated, not shifted: a soak's repeat numbers pass 2^24, and every bit must count.
+    h = mix(h ^ std::rotl(static_cast<std::uint64_t>(static_cast<std::uint32_t>(repeat)), 40));
     h = mix(h ^ (static_cast<std::uint64_t>(mode) << 56U));
     return static_cast<std::uint32_t>(h ^ (h >> 32U));
 }

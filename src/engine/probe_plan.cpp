@@ -73,6 +73,11 @@ util::Expected<ProbePlan> make_probe_plan(const ProbeRequest& request) {
     if (request.timeout.count() <= 0) {
         return usage("--timeout: must be more than 0 seconds");
     }
+    if (request.soak.count() < 0 || request.soak > kMaxSoak) {
+        return usage(fmt::format("--soak: {} s is not a duration from 0 to {} s (a week)",
+                                 std::chrono::duration<double>(request.soak).count(),
+                                 std::chrono::seconds(kMaxSoak).count()));
+    }
     if (std::set<int>(request.gpus.begin(), request.gpus.end()).size() != request.gpus.size()) {
         return usage("--gpus: a GPU is listed twice");
     }
@@ -80,7 +85,8 @@ util::Expected<ProbePlan> make_probe_plan(const ProbeRequest& request) {
                    .sizes_bytes = {},
                    .repeats = static_cast<int>(request.repeats),
                    .modes = request.modes,
-                   .timeout = request.timeout};
+                   .timeout = request.timeout,
+                   .soak = request.soak};
     for (const auto size : request.sizes_mib) {
         plan.sizes_bytes.push_back(static_cast<std::uint64_t>(size) << 20U);
     }

@@ -13,6 +13,8 @@
 namespace peergate::engine {
 
 inline constexpr std::int64_t kMaxSizeMib = 16 * 1024;  // element offsets stay 32-bit
+// A soak is a burn-in, not a service: a week bounds it.
+inline constexpr std::chrono::hours kMaxSoak{24 * 7};
 
 struct ProbeRequest {
     std::vector<int> gpus;  // nvidia-smi indices; engine device p is gpus[p]
@@ -20,6 +22,8 @@ struct ProbeRequest {
     std::int64_t repeats = 3;
     std::vector<model::ProbeMode> modes{model::ProbeMode::serial};
     std::chrono::milliseconds timeout{30'000};
+    // 0: one sweep. Else sweep again, with fresh patterns, until this long has passed.
+    std::chrono::milliseconds soak{0};
 };
 
 struct ProbePlan {
@@ -28,12 +32,14 @@ struct ProbePlan {
     int repeats = 3;
     std::vector<model::ProbeMode> modes;
     std::chrono::milliseconds timeout{30'000};
+    std::chrono::milliseconds soak{0};
 
     friend bool operator==(const ProbePlan&, const ProbePlan&) = default;
 };
 
 // Refuses what would test nothing or cannot be run: a zero or negative size or repeat
-// count, no size, no mode, a non-positive timeout, a GPU listed twice.
+// count, no size, no mode, a non-positive timeout, a negative or week-long soak, a GPU
+// listed twice.
 // A probe that tests nothing must never print PASS.
 util::Expected<ProbePlan> make_probe_plan(const ProbeRequest& request);
 

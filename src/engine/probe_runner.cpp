@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "engine/probe_runner.hpp"
 
+#include "engine/probe_streams.hpp"
+
 #include <fmt/format.h>
 
-#include <map>
+#include <algorithm>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -26,24 +29,65 @@ struct Lane {
     int timed = 0;
 };
 
+// The copy time a cell has summed, for its mean rate over every round.
+struct Timing {
+    double seconds = 0.0;
+    int timed = 0;
+};
+
 std::string mib(std::uint64_t bytes) {
     return fmt::format("{} MiB", bytes >> 20U);
 }
 
 class Runner {
 public:
-    Runner(CopyEngine& engine, const ProbePlan& plan, const ProbeProgress& progress)
-        : engine_(engine), plan_(plan), progress_(progress), total_(planned_cells(plan).size()) {}
+    Runner(CopyEngine& engine,
+           const ProbePlan& plan,
+           const ProbeProgress& progress,
+           const SoakClock& clock)
+        : engine_(engine),
+          plan_(plan),
+          progress_(progress),
+          clock_(clock),
+          total_(planned_cells(plan).size()),
+          timings_(total_) {}
 
-    std::vector<model::ProbeCell> run() {
-        for (const auto& group : plan_groups(plan_)) {
-            run_group(group);
-        }
-        return std::move(cells_);
+    ProbeRun run() {
+        const auto start = now();
+        do {
+            run_round();
+            ++round_;
+        } while (another_round(start));
+        return {std::move(cells_), round_};
     }
 
 private:
+    std::chrono::steady_clock::time_point now() const {
+        return clock_ ? clock_() : std::chrono::steady_clock::now();
+    }
+
+    void run_round() {
+        next_cell_ = 0;
+        moved_ = false;
+        for (const auto& group : plan_groups(plan_)) {
+            run_group(group);
+        }
+    }
+
+    // Repeat numbers (round x repeats + repeat) seed the patterns and must stay an int.
+    bool another_round(std::chrono::steady_clock::time_point start) const {
+        const bool lost = std::any_of(cells_.begin(), cells_.end(), [](const auto& c) {
+            return c.wrong > 0 || c.dropped > 0;
+        });
+        return plan_.soak.count() > 0 && !aborted_ && !lost && moved_ &&
+               round_ < std::numeric_limits<int>::max() / plan_.repeats - 1 &&
+               now() - start < plan_.soak;
+    }
+
     void run_group(const CopyGroup& group) {
+        if (aborted_ && round_ > 0) {
+            return;  // what earlier rounds found stands
+        }
         std::vector<Lane> lanes = make_lanes(group);
         if (aborted_) {
             for (auto& lane : lanes) {
@@ -66,10 +110,20 @@ private:
         }
     }
 
+    // A later round's lane starts from what the earlier rounds counted, so counts, timings
+    // and the first bad offset add up and a cell keeps its worst status.
     std::vector<Lane> make_lanes(const CopyGroup& group) const {
         std::vector<Lane> lanes;
         for (const auto& pair : group.pairs) {
             Lane lane{.pair = pair};
+            if (round_ > 0) {
+                const std::size_t index = next_cell_ + lanes.size();
+                lane.cell = cells_[index];
+                lane.seconds = timings_[index].seconds;
+                lane.timed = timings_[index].timed;
+                lane.errored = lane.cell.status == model::CellStatus::error;
+                lane.skipped = lane.cell.status == model::CellStatus::skipped;
+            }
             lane.cell.src = plan_.gpus[static_cast<std::size_t>(pair.src)];
             lane.cell.dst = plan_.gpus[static_cast<std::size_t>(pair.dst)];
             lane.cell.size_bytes = group.size_bytes;
@@ -105,10 +159,11 @@ private:
         const int gpu = src ? lane.cell.dst : lane.cell.src;
         lane.active = false;
         lane.skipped = true;
-        lane.cell.detail = fmt::format("could not allocate {} on GPU {}: {}",
-                                       mib(lane.cell.size_bytes),
-                                       gpu,
-                                       (src ? dst : src).error().message);
+        note(lane.cell,
+             fmt::format("could not allocate {} on GPU {}: {}",
+                         mib(lane.cell.size_bytes),
+                         gpu,
+                         (src ? dst : src).error().message));
     }
 
     void release(std::vector<Lane>& lanes) {
@@ -134,17 +189,21 @@ private:
         lanes_repeats(lanes);
     }
 
-    static void lanes_repeats(std::vector<Lane>& lanes) {
+    void lanes_repeats(std::vector<Lane>& lanes) {
         for (auto& lane : lanes) {
             if (lane.active) {
                 ++lane.cell.repeats;
+                moved_ = true;
             }
         }
     }
 
     std::uint32_t seed(const Lane& lane, int repeat) const {
-        return pattern_seed(
-            lane.cell.src, lane.cell.dst, lane.cell.size_bytes, repeat, lane.cell.mode);
+        return pattern_seed(lane.cell.src,
+                            lane.cell.dst,
+                            lane.cell.size_bytes,
+                            round_ * plan_.repeats + repeat,
+                            lane.cell.mode);
     }
 
     void fill(std::vector<Lane>& lanes, int repeat) {
@@ -152,8 +211,8 @@ private:
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto dst_stream = device_stream(lane.pair.dst);
-            auto src_stream = device_stream(lane.pair.src);
+            auto dst_stream = streams_.for_device(lane.pair.dst);
+            auto src_stream = streams_.for_device(lane.pair.src);
             if (!dst_stream || !src_stream) {
                 fail(lane, (dst_stream ? src_stream : dst_stream).error(), "stream creation");
                 continue;
@@ -179,7 +238,7 @@ private:
             if (aborted_) {
                 return;
             }
-            auto synced = engine_.synchronize(device_streams_.at(device), plan_.timeout);
+            auto synced = engine_.synchronize(streams_.device(device), plan_.timeout);
             for (auto& lane : lanes) {
                 if (!synced && lane.active &&
                     (lane.pair.src == device || lane.pair.dst == device)) {
@@ -194,7 +253,7 @@ private:
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto stream = pair_stream(lane.pair);
+            auto stream = streams_.for_pair(lane.pair);
             if (!stream) {
                 fail(lane, stream.error(), "stream creation");
                 continue;
@@ -212,8 +271,7 @@ private:
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto synced = engine_.synchronize(pair_streams_.at({lane.pair.src, lane.pair.dst}),
-                                              plan_.timeout);
+            auto synced = engine_.synchronize(streams_.pair(lane.pair), plan_.timeout);
             if (!synced) {
                 fail(lane, synced.error(), "peer copy synchronisation");
             } else if (*synced && **synced > 0.0) {
@@ -229,7 +287,7 @@ private:
                 continue;
             }
             auto counts = engine_.verify(
-                lane.dst, seed(lane, repeat), device_streams_.at(lane.pair.dst), plan_.timeout);
+                lane.dst, seed(lane, repeat), streams_.device(lane.pair.dst), plan_.timeout);
             if (!counts) {
                 fail(lane, counts.error(), "verification");
                 continue;
@@ -242,49 +300,34 @@ private:
         }
     }
 
-    util::Expected<StreamId> device_stream(int device) {
-        if (auto it = device_streams_.find(device); it != device_streams_.end()) {
-            return it->second;
-        }
-        auto stream = engine_.create_stream(device);
-        if (stream) {
-            device_streams_[device] = *stream;
-        }
-        return stream;
-    }
-
-    // Each ordered pair copies on its own stream of the source device.
-    util::Expected<StreamId> pair_stream(PositionPair pair) {
-        const auto key = std::make_pair(pair.src, pair.dst);
-        if (auto it = pair_streams_.find(key); it != pair_streams_.end()) {
-            return it->second;
-        }
-        auto stream = engine_.create_stream(pair.src);
-        if (stream) {
-            pair_streams_[key] = *stream;
-        }
-        return stream;
-    }
-
     void fail(Lane& lane, const util::Error& error, const char* step) {
         lane.active = false;
         lane.errored = true;
         if (error.code == util::ErrorCode::timeout) {
             aborted_ = true;
-            lane.cell.detail = fmt::format("watchdog: {} did not finish within {} s ({})",
-                                           step,
-                                           std::chrono::duration<double>(plan_.timeout).count(),
-                                           error.message);
+            note(lane.cell,
+                 fmt::format("watchdog: {} did not finish within {} s ({})",
+                             step,
+                             std::chrono::duration<double>(plan_.timeout).count(),
+                             error.message),
+                 true);
             return;
         }
-        lane.cell.detail = fmt::format("{} failed: {}", step, error.message);
+        note(lane.cell, fmt::format("{} failed: {}", step, error.message));
+    }
+
+    // A cell names the first trouble it met; the watchdog, which ends the run, names itself.
+    void note(model::ProbeCell& cell, std::string text, bool overrides = false) const {
+        if (cell.detail.empty() || overrides) {
+            cell.detail = round_ > 0 ? fmt::format("round {}: {}", round_ + 1, text) : text;
+        }
     }
 
     void finish(Lane& lane) {
         model::ProbeCell& cell = lane.cell;
         if (aborted_ && lane.active) {
             lane.errored = true;
-            cell.detail = "not finished: the watchdog fired in this group";
+            note(cell, "not finished: the watchdog fired in this group", true);
         }
         if (lane.timed > 0) {
             cell.gbps = static_cast<double>(cell.size_bytes) * lane.timed / lane.seconds / 1e9;
@@ -294,41 +337,58 @@ private:
                       : lane.errored     ? model::CellStatus::error
                       : lane.skipped     ? model::CellStatus::skipped
                                          : model::CellStatus::ok;
-        cells_.push_back(cell);
+        const std::size_t index = next_cell_++;
+        timings_[index] = {lane.seconds, lane.timed};
+        if (round_ == 0) {
+            cells_.push_back(cell);
+        } else {
+            cells_[index] = cell;
+        }
         if (progress_) {
-            progress_(cells_.back(), cells_.size(), total_);
+            progress_(cells_[index], next_cell_, total_, round_);
         }
     }
 
     CopyEngine& engine_;
     const ProbePlan& plan_;
     const ProbeProgress& progress_;
+    const SoakClock& clock_;
     std::size_t total_;
-    std::map<int, StreamId> device_streams_;
-    std::map<std::pair<int, int>, StreamId> pair_streams_;
+    std::vector<Timing> timings_;  // per cell, over the rounds
+    std::size_t next_cell_ = 0;    // the next cell of this round to finish
+    int round_ = 0;
+    bool moved_ = false;  // a repeat ran in this round
+    ProbeStreams streams_{engine_};
     std::vector<model::ProbeCell> cells_;
     bool aborted_ = false;
 };
 
 }  // namespace
 
-std::vector<model::ProbeCell> run_probe_cells(CopyEngine& engine,
-                                              const ProbePlan& plan,
-                                              const ProbeProgress& progress) {
-    return Runner(engine, plan, progress).run();
+ProbeRun run_probe(CopyEngine& engine,
+                   const ProbePlan& plan,
+                   const ProbeProgress& progress,
+                   const SoakClock& clock) {
+    return Runner(engine, plan, progress, clock).run();
 }
 
 std::vector<model::ProbeCell> finish_abandoned_run(const ProbePlan& plan,
                                                    std::vector<model::ProbeCell> done,
+                                                   std::size_t next,
                                                    const std::string& reason) {
     auto planned = planned_cells(plan);
-    const std::size_t first_unfinished = done.size();
-    for (std::size_t i = first_unfinished; i < planned.size(); ++i) {
-        auto cell = planned[i];
-        const bool current = i == first_unfinished;
-        cell.status = current ? model::CellStatus::error : model::CellStatus::skipped;
-        cell.detail = current ? reason : kAfterWatchdog;
-        done.push_back(std::move(cell));
+    for (std::size_t i = next; i < planned.size(); ++i) {
+        if (i < done.size() && i != next) {
+            continue;  // an earlier round finished it
+        }
+        auto cell = i < done.size() ? done[i] : planned[i];
+        cell.status = i == next ? model::CellStatus::error : model::CellStatus::skipped;
+        cell.detail = i == next ? reason : kAfterWatchdog;
+        if (i < done.size()) {
+            done[i] = std::move(cell);
+        } else {
+            done.push_back(std::move(cell));
+        }
     }
     return done;
 }

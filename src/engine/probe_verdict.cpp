@@ -12,6 +12,10 @@ namespace {
 using model::CellStatus;
 using model::PairVerdict;
 
+double seconds(std::chrono::milliseconds duration) {
+    return std::chrono::duration<double>(duration).count();
+}
+
 bool lost(const model::ProbeCell& cell) {
     return cell.status == CellStatus::dropped || cell.status == CellStatus::corrupted;
 }
@@ -107,11 +111,14 @@ std::string failing_pairs(const model::ProbeResult& result, PairVerdict verdict)
 
 // A pass without the concurrent mode copied one pair at a time, and the loss it looks for is
 // load-dependent: the reason says so, since a bare "intact" would read as a clean bill.
-std::string pass_reason(const ProbePlan& plan, std::size_t cells) {
+std::string pass_reason(const ProbePlan& plan, std::size_t cells, int rounds) {
     std::string reason =
-        fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells)",
+        fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells{})",
                     fmt::join(plan.gpus, ","),
-                    cells);
+                    cells,
+                    plan.soak.count() > 0
+                        ? fmt::format(", {} rounds of a {} s soak", rounds, seconds(plan.soak))
+                        : "");
     const bool loaded =
         std::find(plan.modes.begin(), plan.modes.end(), model::ProbeMode::concurrent) !=
         plan.modes.end();
@@ -119,6 +126,18 @@ std::string pass_reason(const ProbePlan& plan, std::size_t cells) {
         reason +=
             ", but not under load: the loss is load-dependent, so run --mode all (or "
             "concurrent) before trusting PCIe P2P; the gate trusts only a concurrent-mode pass";
+    }
+    return reason;
+}
+
+// A round that loses data ends a soak, so the loss began in the last round.
+std::string loss_reason(const ProbePlan& plan, const model::ProbeResult& result, int rounds) {
+    std::string reason = "data lost: " + failing_pairs(result, PairVerdict::data_lost);
+    if (plan.soak.count() > 0) {
+        reason += fmt::format(" (in round {} of a {} s soak{})",
+                              rounds,
+                              seconds(plan.soak),
+                              rounds > 1 ? "; the rounds before it were intact" : "");
     }
     return reason;
 }
@@ -148,8 +167,14 @@ PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cells) {
     return PairVerdict::ok;
 }
 
-model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCell> cells) {
+model::ProbeResult judge_probe(const ProbePlan& plan,
+                               std::vector<model::ProbeCell> cells,
+                               int rounds) {
     model::ProbeResult result{.gpus = plan.gpus, .modes = plan.modes, .cells = std::move(cells)};
+    result.rounds = rounds;
+    if (plan.soak.count() > 0) {
+        result.soak_s = seconds(plan.soak);
+    }
     for (const int src : plan.gpus) {
         for (const int dst : plan.gpus) {
             if (src != dst) {
@@ -164,7 +189,7 @@ model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCe
     };
     if (any_pair(PairVerdict::data_lost)) {
         result.outcome = model::ProbeOutcome::fail;
-        result.reason = "data lost: " + failing_pairs(result, PairVerdict::data_lost);
+        result.reason = loss_reason(plan, result, rounds);
         result.remedy = kDataLossRemedy;
     } else if (any_pair(PairVerdict::error) || any_pair(PairVerdict::skipped) ||
                result.pairs.empty()) {
@@ -175,7 +200,7 @@ model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCe
                             : "not tested: " + failing_pairs(result, PairVerdict::skipped);
     } else {
         result.outcome = model::ProbeOutcome::pass;
-        result.reason = pass_reason(plan, result.cells.size());
+        result.reason = pass_reason(plan, result.cells.size(), rounds);
     }
     return result;
 }

@@ -17,8 +17,11 @@ extern const char* const kDataLossRemedy;
 // data_lost if any cell dropped or corrupted data, else error, else skipped, else ok.
 model::PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cells);
 
-// The whole result: pairs in ordered-pair order, the outcome and its reason.
-model::ProbeResult judge_probe(const ProbePlan& plan, std::vector<model::ProbeCell> cells);
+// The whole result: pairs in ordered-pair order, the outcome and its reason. `rounds`: how
+// many sweeps the cells sum (a soak's).
+model::ProbeResult judge_probe(const ProbePlan& plan,
+                               std::vector<model::ProbeCell> cells,
+                               int rounds = 1);
 
 // A result for a probe that could not run at all (no driver, fewer than two GPUs ...).
 model::ProbeResult cannot_run(std::vector<int> gpus, std::string reason);

@@ -83,6 +83,8 @@ struct ProbeResult {
     std::optional<VerifySite> verify;  // where comparison ran; nullopt when nothing ran
     std::string verify_note;           // e.g. why device verification fell back to the host
     std::string remedy;                // on fail: what to do
+    int rounds = 1;                    // sweeps of the plan (more than one in a soak)
+    std::optional<double> soak_s;      // the soak asked for, seconds; nullopt: one sweep
 
     friend bool operator==(const ProbeResult&, const ProbeResult&) = default;
 };

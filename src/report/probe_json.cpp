@@ -133,7 +133,9 @@ nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
                  {"verify_note", r.verify_note.empty() ? OJson(nullptr) : OJson(r.verify_note)},
                  {"cells", cells},
                  {"pairs", pairs},
-                 {"remedy", r.remedy.empty() ? OJson(nullptr) : OJson(r.remedy)}};
+                 {"remedy", r.remedy.empty() ? OJson(nullptr) : OJson(r.remedy)},
+                 {"rounds", r.rounds},
+                 {"soak_s", or_null(r.soak_s)}};
 }
 
 std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
@@ -168,6 +170,11 @@ std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
             r.pairs.push_back(pair_from(p));
         }
         r.remedy = j.at("remedy").is_null() ? "" : j.at("remedy").get<std::string>();
+        // Both came later: a cached result written before them was one sweep.
+        r.rounds = j.contains("rounds") ? util::json_integer_at<int>(j, "rounds") : 1;
+        if (j.contains("soak_s") && !j.at("soak_s").is_null()) {
+            r.soak_s = util::json_finite_at(j, "soak_s");
+        }
         return r;
     } catch (const nlohmann::json::exception&) {
         return std::nullopt;  // the one place nlohmann's exceptions are caught for this type

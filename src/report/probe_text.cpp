@@ -69,10 +69,14 @@ std::string probe_to_text(const model::ProbeResult& r, bool color) {
     return out;
 }
 
-std::string probe_progress_line(const model::ProbeCell& cell, std::size_t done, std::size_t total) {
+std::string probe_progress_line(const model::ProbeCell& cell,
+                                std::size_t done,
+                                std::size_t total,
+                                int round) {
     constexpr std::size_t kWidth = 30;
     const std::size_t filled = total == 0 ? kWidth : done * kWidth / total;
-    return fmt::format("[{}{}] {}/{} cells  GPU {} -> {} {} MiB {}",
+    return fmt::format("{}[{}{}] {}/{} cells  GPU {} -> {} {} MiB {}",
+                       round > 0 ? fmt::format("round {} ", round + 1) : "",
                        std::string(filled, '#'),
                        std::string(kWidth - filled, '.'),
                        done,

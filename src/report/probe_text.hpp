@@ -11,7 +11,11 @@ namespace peergate::report {
 
 std::string probe_to_text(const model::ProbeResult& result, bool color);
 
-// One line for the progress bar: "[#####.....] 12/48 cells, GPU 0 -> 1 16 MiB serial".
-std::string probe_progress_line(const model::ProbeCell& cell, std::size_t done, std::size_t total);
+// One line for the progress bar: "[#####.....] 12/48 cells, GPU 0 -> 1 16 MiB serial",
+// after the first round of a soak led by "round 2 ".
+std::string probe_progress_line(const model::ProbeCell& cell,
+                                std::size_t done,
+                                std::size_t total,
+                                int round);
 
 }  // namespace peergate::report

@@ -125,6 +125,34 @@ TEST_F(ProbeE2e, DropsAboveSixteenMibFailOnlyTheLargerCells) {
     }
 }
 
+TEST_F(ProbeE2e, AnIntermittentLossPassesOneSweepAndFailsASoak) {
+    const std::vector<std::string> sweep{
+        "--sizes-mib", "1", "--repeats", "1", "--mode", "concurrent", "--no-cache"};
+    const auto once = probe("probe-drop-intermittent-2x", sweep);
+    EXPECT_EQ(once.exit_code, 0) << once.out;
+    EXPECT_EQ(once.doc["rounds"], 1);
+    EXPECT_TRUE(once.doc["soak_s"].is_null());
+    auto soaked_args = sweep;
+    soaked_args.insert(soaked_args.end(), {"--soak", "600"});
+    const auto soaked = probe("probe-drop-intermittent-2x", soaked_args);
+    EXPECT_EQ(soaked.exit_code, 1) << soaked.out;
+    // Two copies a round; the eleventh copy is the first dropped, in round 6, which ends it.
+    EXPECT_EQ(soaked.doc["rounds"], 6);
+    EXPECT_EQ(soaked.doc["soak_s"], 600.0);
+    EXPECT_EQ(soaked.doc["cells"][0]["repeats"], 6);
+    EXPECT_EQ(soaked.doc["cells"][0]["status"], "dropped");
+    EXPECT_NE(soaked.doc["reason"].get<std::string>().find(
+                  "(in round 6 of a 600 s soak; the rounds before it were intact)"),
+              std::string::npos)
+        << soaked.doc["reason"];
+}
+
+TEST_F(ProbeE2e, ANegativeSoakIsAUsageError) {
+    const auto r = run({"--simulate", machine("probe-intact-2x"), "probe", "--soak", "-1"}, false);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("--soak"), std::string::npos) << r.err;
+}
+
 TEST_F(ProbeE2e, LoadDependentDropsPassSeriallyAndFailConcurrently) {
     const auto r =
         probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--repeats", "2", "--mode", "all"});

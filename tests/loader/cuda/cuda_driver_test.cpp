@@ -127,7 +127,7 @@ TEST(CudaCopyEngine, DeviceVerificationPassesAnIntactMachineMovingTwelveBytesPer
     EXPECT_TRUE((*engine)->verify_note().empty());
     EXPECT_EQ((*engine)->path(0, 1), model::CopyPath::direct);
     const auto plan = two_gpu_plan();
-    const auto result = engine::judge_probe(plan, engine::run_probe_cells(**engine, plan));
+    const auto result = engine::judge_probe(plan, engine::run_probe(**engine, plan).cells);
     EXPECT_EQ(result.outcome, model::ProbeOutcome::pass) << result.reason;
     for (const auto& cell : result.cells) {
         EXPECT_EQ(cell.status, model::CellStatus::ok);
@@ -147,7 +147,7 @@ TEST(CudaCopyEngine, HostVerificationCopiesTheBytesBack) {
         cuda::CudaCopyEngine::open(driver, {.ordinals = {1, 0}, .verify = model::VerifySite::host});
     ASSERT_TRUE(engine.has_value());
     const auto plan = two_gpu_plan();
-    const auto result = engine::judge_probe(plan, engine::run_probe_cells(**engine, plan));
+    const auto result = engine::judge_probe(plan, engine::run_probe(**engine, plan).cells);
     EXPECT_EQ(result.outcome, model::ProbeOutcome::pass) << result.reason;
     EXPECT_EQ((*engine)->counters().host_bytes_in, (1U << 20U) * 2U * 4U);
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // An in-memory CopyEngine for unit tests of the runs: buffers are vectors, copies run when
 // their stream is synchronised, and faults are data (drop or corrupt a pair's copies, only
-// above a size or while enough copies are in flight; fail an allocation; time out).
+// above a size, while enough copies are in flight or after enough copies; fail an
+// allocation; time out).
 #pragma once
 
 #include "engine/copy_engine.hpp"
@@ -22,6 +23,7 @@ struct FakeCopyFault {
     bool corrupt = false;  // else drop
     std::size_t min_bytes = 0;
     int min_inflight = 0;
+    int after_copies = 0;  // only once this many copies have run (an intermittent fault)
 };
 
 class FakeCopyEngine final : public engine::CopyEngine {
@@ -34,6 +36,8 @@ public:
     int seconds_per_copy_ms = 1;
     model::CopyPath copy_path = model::CopyPath::direct;
     int max_inflight_seen = 0;
+    int copies_run = 0;
+    std::vector<std::uint32_t> pattern_seeds;  // every fill_pattern's seed, in order
 
     int live_buffers() const { return static_cast<int>(buffers_.size()); }
 
@@ -69,6 +73,7 @@ public:
     util::Expected<void> fill_pattern(engine::BufferId id,
                                       std::uint32_t seed,
                                       engine::StreamId) override {
+        pattern_seeds.push_back(seed);
         engine::fill_pattern(buffers_.at(id).data, seed);
         return {};
     }
@@ -87,6 +92,7 @@ public:
             --in_flight_;
             pending_.erase(std::find(pending_.begin(), pending_.end(), peak));
             const auto fault = fault_for(job, *peak);
+            ++copies_run;
             auto& to = buffers_.at(job.dst).data;
             const auto& from = buffers_.at(job.src).data;
             for (std::size_t i = 0; i < to.size(); ++i) {
@@ -159,7 +165,7 @@ private:
         for (const auto& f : faults) {
             if ((f.src < 0 || f.src == src) && (f.dst < 0 || f.dst == dst) &&
                 buffers_.at(job.src).data.size() * 4 >= f.min_bytes &&
-                in_flight >= f.min_inflight) {
+                in_flight >= f.min_inflight && copies_run >= f.after_copies) {
                 return f;
             }
         }

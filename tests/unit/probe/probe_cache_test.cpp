@@ -72,6 +72,24 @@ TEST(ProbeCache, RoundTripsThroughText) {
     EXPECT_EQ(back->written_at, e.written_at);
 }
 
+TEST(ProbeCache, ASoaksRoundsRoundTripAndAnOlderDocumentWasOneSweep) {
+    auto e = entry();
+    e.result.rounds = 42;
+    e.result.soak_s = 600.0;
+    std::string error;
+    auto back = report::probe_cache_from_text(report::probe_cache_to_text(e), &error);
+    ASSERT_TRUE(back.has_value()) << error;
+    EXPECT_EQ(back->result.rounds, 42);
+    EXPECT_EQ(back->result.soak_s, 600.0);
+    auto older = report::probe_to_json(entry().result);
+    older.erase("rounds");
+    older.erase("soak_s");
+    const auto read = report::probe_from_json(nlohmann::json::parse(older.dump()));
+    ASSERT_TRUE(read.has_value());
+    EXPECT_EQ(read->rounds, 1);
+    EXPECT_FALSE(read->soak_s.has_value());
+}
+
 TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
     const auto verdict = report::judge_cache(entry(), recorded_identity());
     EXPECT_TRUE(verdict.valid);
@@ -177,6 +195,8 @@ TEST(ProbeJson, HasTheContractFieldsInOrder) {
                             "verify"}) {
         EXPECT_TRUE(j["cells"][0].contains(key)) << key;
     }
+    EXPECT_EQ(j["rounds"], 1);
+    EXPECT_TRUE(j["soak_s"].is_null());
     EXPECT_TRUE(j["cells"][0]["first_bad_offset"].is_null());
     EXPECT_EQ(j["cells"][3]["first_bad_offset"], 64);
     EXPECT_EQ(j["pairs"][1]["verdict"], "data_lost");

@@ -34,7 +34,7 @@ engine::ProbePlan plan_for(int gpus,
 }
 
 model::ProbeResult run(FakeCopyEngine& e, const engine::ProbePlan& plan) {
-    return engine::judge_probe(plan, engine::run_probe_cells(e, plan));
+    return engine::judge_probe(plan, engine::run_probe(e, plan).cells);
 }
 
 const model::ProbeCell& cell(
@@ -204,7 +204,7 @@ TEST(ProbeRunner, AbandonedRunKeepsDoneCellsAndMarksTheRest) {
     auto done = engine::planned_cells(plan);
     done.resize(1);
     done[0].status = CellStatus::ok;
-    const auto cells = engine::finish_abandoned_run(plan, done, "watchdog: hung");
+    const auto cells = engine::finish_abandoned_run(plan, done, 1, "watchdog: hung");
     ASSERT_EQ(cells.size(), 4U);
     EXPECT_EQ(cells[0].status, CellStatus::ok);
     EXPECT_EQ(cells[1].status, CellStatus::error);
