@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -28,12 +30,33 @@ struct Progress {
     std::string verify_note;
 };
 
+// A soak can run for hours with its stderr in a log, where no bar is drawn: a line per round
+// says it is alive and how far it got.
+std::string round_line(const Progress& progress,
+                       const engine::ProbePlan& plan,
+                       std::chrono::steady_clock::time_point start) {
+    const bool lost = std::any_of(progress.cells.begin(), progress.cells.end(), [](const auto& c) {
+        return c.wrong > 0 || c.dropped > 0;
+    });
+    return fmt::format(
+        "peergate: soak round {} done: {} cells, {:.0f} s of {:.0f} s{}\n",
+        progress.round + 1,
+        progress.cells.size(),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+        std::chrono::duration<double>(plan.soak).count(),
+        lost ? "; data lost, so the soak ends" : "");
+}
+
 engine::ProbeProgress progress_sink(const Invocation& inv,
+                                    const engine::ProbePlan& plan,
                                     const std::shared_ptr<Progress>& shared) {
     const bool bar = inv.output.progress;
+    const bool log = !bar && !inv.output.quiet && plan.soak.count() > 0;
     std::FILE* err = inv.output.err;
-    return [shared, bar, err](
+    const auto start = std::chrono::steady_clock::now();
+    return [shared, bar, log, err, plan, start](
                const model::ProbeCell& cell, std::size_t done, std::size_t total, int round) {
+        std::string line;  // printed outside the lock
         {
             std::lock_guard lock(shared->mutex);
             if (done > shared->cells.size()) {
@@ -43,7 +66,11 @@ engine::ProbeProgress progress_sink(const Invocation& inv,
             }
             shared->next = done;
             shared->round = round;
+            if (log && done == total) {
+                line = round_line(*shared, plan, start);
+            }
         }
+        fmt::print(err, "{}", line);
         if (bar) {
             fmt::print(err,
                        "\r{}\x1b[K{}",
@@ -71,7 +98,7 @@ model::ProbeResult sweep(const Invocation& inv,
         shared->verify_note = (*engine)->verify_note();
         return std::unique_ptr<engine::CopyEngine>(std::move(*engine));
     };
-    auto progress = progress_sink(inv, shared);
+    auto progress = progress_sink(inv, plan, shared);
     auto work = [plan, progress](engine::CopyEngine& e) { engine::run_probe(e, plan, progress); };
     const auto outcome = sources::cuda::run_watched(open, work, plan.timeout);
     if (outcome.finished && !outcome.opened) {

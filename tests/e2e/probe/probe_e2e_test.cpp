@@ -145,6 +145,16 @@ TEST_F(ProbeE2e, AnIntermittentLossPassesOneSweepAndFailsASoak) {
                   "(in round 6 of a 600 s soak; the rounds before it were intact)"),
               std::string::npos)
         << soaked.doc["reason"];
+    // Without a terminal, a line a round on stderr says the soak is alive (not with -q).
+    EXPECT_NE(soaked.err.find("peergate: soak round 1 done: 2 cells"), std::string::npos)
+        << soaked.err;
+    EXPECT_NE(soaked.err.find("of 600 s; data lost, so the soak ends"), std::string::npos);
+    std::vector<std::string> quiet{
+        "--simulate", machine("probe-drop-intermittent-2x"), "-q", "probe"};
+    quiet.insert(quiet.end(), soaked_args.begin(), soaked_args.end());
+    const auto hushed = run(quiet, false);
+    EXPECT_EQ(hushed.exit_code, 1);
+    EXPECT_EQ(hushed.err.find("soak round"), std::string::npos) << hushed.err;
 }
 
 TEST_F(ProbeE2e, ANegativeSoakIsAUsageError) {
