@@ -2,6 +2,7 @@
 // peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
 #include "cli/commands.hpp"
 #include "cli/doctor_gather.hpp"
+#include "cli/option_checks.hpp"
 #include "policy/doctor.hpp"
 #include "report/doctor_html.hpp"
 #include "report/doctor_render.hpp"
@@ -50,10 +51,12 @@ Command add_doctor_command(CLI::App& app) {
                     options->gpus,
                     "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all' (default): the "
                     "GPUs whose pairs are examined");
-    sub->add_flag("--probe",
-                  options->probe,
-                  "also move data over every ordered pair and compare it, in every mode, as "
-                  "'peergate probe --mode all' does (its verdict is cached for the gate)");
+    CLI::Option* probe =
+        sub->add_flag("--probe",
+                      options->probe,
+                      "also move data over every ordered pair and compare it, in every mode, as "
+                      "'peergate probe --mode all' does (its verdict is cached for the gate)");
+    add_soak_option(sub, options->soak_s, probe);
     sub->add_option("--bandwidth",
                     options->bandwidth,
                     "a 'peergate bench --json' result: each pair's P2P and staged rates join its "

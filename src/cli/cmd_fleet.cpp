@@ -130,12 +130,33 @@ util::Command srun_command(const Invocation& inv,
     if (options.node.doctor.probe) {
         command.argv.push_back("--probe");
     }
+    if (options.node.doctor.soak_s > 0.0) {
+        command.argv.insert(command.argv.end(),
+                            {"--soak", fmt::format("{}", options.node.doctor.soak_s)});
+    }
     command.env = inv.env;
     command.timeout = std::chrono::seconds(options.timeout_seconds);
     return command;
 }
 
+// A soak on every node must end before srun is stopped, or no node answers.
+bool soak_fits(const Invocation& inv, const FleetOptions& options) {
+    const double soak = options.node.doctor.soak_s;
+    if (soak < options.timeout_seconds) {
+        return true;
+    }
+    print_error(inv.output,
+                fmt::format("fleet run: --soak {} s does not fit in --timeout {} s: srun would "
+                            "stop the nodes before they answer; raise --timeout",
+                            soak,
+                            options.timeout_seconds));
+    return false;
+}
+
 int run_run(const Invocation& inv, const FleetOptions& options) {
+    if (!soak_fits(inv, options)) {
+        return kExitError;
+    }
     const auto srun = util::find_program("srun", inv.env.get("PATH").value_or("/usr/bin:/bin"));
     if (!srun || installed_peergate().empty()) {
         print_error(
@@ -176,8 +197,9 @@ int run_run(const Invocation& inv, const FleetOptions& options) {
 
 void add_node_options(CLI::App* sub, ExportRequest& request) {
     sub->add_option("--gpus", request.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
-    sub->add_flag(
+    CLI::Option* probe = sub->add_flag(
         "--probe", request.doctor.probe, "also move data over every ordered pair and compare it");
+    add_soak_option(sub, request.doctor.soak_s, probe);
     sub->add_option("--node-name",
                     request.node_name,
                     "the node's name (default: SLURMD_NODENAME, else the host name)");
@@ -200,8 +222,9 @@ void add_run_command(CLI::App& fleet, FleetOptions& options) {
         ->add_option(
             "--nodes,-N", options.nodes, "nodes to run on (srun -N); also how many must answer")
         ->check(whole_number(1, 1'000'000));
-    options.run_app->add_flag(
+    CLI::Option* probe = options.run_app->add_flag(
         "--probe", options.node.doctor.probe, "each node also probes its pairs");
+    add_soak_option(options.run_app, options.node.doctor.soak_s, probe);
     options.run_app
         ->add_option(
             "--timeout", options.timeout_seconds, "stop srun after SEC seconds (default 900)")

@@ -19,6 +19,8 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 
 namespace peergate::cli {
 
@@ -72,12 +74,13 @@ const model::ProbeCell* largest_serial_copy(const model::ProbeResult& result, in
     return best;
 }
 
-// --probe: what `peergate probe --mode all` does, the verdict cache included; each pair's
-// verdict, copy path and rate join its layers.
-void probe_pairs(const Invocation& inv, policy::DoctorInput& input) {
+// --probe: what `peergate probe --mode all [--soak S]` does, the verdict cache included; each
+// pair's verdict, copy path and rate join its layers.
+void probe_pairs(const Invocation& inv, double soak_s, policy::DoctorInput& input) {
     ProbeSettings settings;
     settings.request.modes = {
         model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
+    settings.request.soak = std::chrono::milliseconds(static_cast<std::int64_t>(soak_s * 1000.0));
     input.probe = probe_selection(inv, input.discovery, input.selection, settings);
     for (auto& layers : input.pairs) {
         for (const auto& pair : input.probe->pairs) {
@@ -144,7 +147,7 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
         read_pair_layers(inv, *topology, std::move(nvml_record), input);
     }
     if (options.probe && !input.pairs.empty()) {  // two or more GPUs examined
-        probe_pairs(inv, input);
+        probe_pairs(inv, options.soak_s, input);
         read_counters_after_probe(inv, *topology, input);
     }
     if (!options.bandwidth.empty()) {

@@ -16,6 +16,7 @@ struct DoctorOptions {
     std::string kernel_log;
     std::string gpus = "all";
     bool probe = false;
+    double soak_s = 0.0;  // with probe: sweep again until this many seconds have passed
     std::string html;
     std::string bandwidth;
 };

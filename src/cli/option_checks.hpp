@@ -42,4 +42,14 @@ inline CLI::Validator seconds_from(double lo, double hi) {
         fmt::format("SECONDS {}..{}", lo, hi));
 }
 
+// --soak for a command whose --probe runs the probe: only with it.
+inline void add_soak_option(CLI::App* sub, double& soak_s, CLI::Option* probe) {
+    sub->add_option("--soak",
+                    soak_s,
+                    "with --probe: sweep again, with fresh patterns, until SECONDS have passed "
+                    "(a burn-in, as 'peergate probe --soak')")
+        ->check(seconds_from(0.0, 604800.0))
+        ->needs(probe);
+}
+
 }  // namespace peergate::cli

@@ -84,5 +84,24 @@ TEST(DoctorProbe, WithoutTheFlagNothingIsProbed) {
     EXPECT_TRUE(doc["layers"]["peer_access"]["pairs"][0]["probe"].is_null());
 }
 
+TEST(DoctorProbe, ASoakReachesTheProbeAndNeedsIt) {
+    const auto run = run_peergate({"--simulate",
+                                   fixture_machine("probe-intact-2x"),
+                                   "doctor",
+                                   "--probe",
+                                   "--soak",
+                                   "0.001",
+                                   "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["layers"]["probe"]["soak_s"], 0.001);
+    EXPECT_EQ(doc["layers"]["probe"]["rounds"], 1);  // a millisecond passes in one round
+    const auto alone =
+        run_peergate({"--simulate", fixture_machine("probe-intact-2x"), "doctor", "--soak", "60"});
+    EXPECT_EQ(alone.process.exit_code, 2);
+    EXPECT_NE(alone.process.err.find("--soak requires --probe"), std::string::npos)
+        << alone.process.err;
+}
+
 }  // namespace
 }  // namespace peergate::test

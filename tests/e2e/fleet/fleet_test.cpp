@@ -97,6 +97,26 @@ TEST(FleetCli, RunOnLikeNodesIsHealthy) {
     fs::remove_all(dir);
 }
 
+TEST(FleetCli, ASoakTravelsToEveryNodeAndMustEndBeforeSrunIsStopped) {
+    const auto dir = scratch("soak");
+    auto env = with_srun(dir);
+    env.set("PEERGATE_SIMULATE", "hgx-b200-8x");
+    env.set("FAKE_SRUN_ANSWER", "0");  // what srun was asked to run is all this test reads
+    env.set("FAKE_SRUN_LOG", dir + "/srun.log");
+    run_peergate({"fleet", "run", "-N", "2", "--probe", "--soak", "30"}, env);
+    const auto log = util::read_file(dir + "/srun.log");
+    ASSERT_TRUE(log.has_value());
+    EXPECT_THAT(*log, testing::HasSubstr(" fleet node --probe --soak 30\n"));
+    const auto too_long = run_peergate({"fleet", "run", "--probe", "--soak", "900"}, env);
+    EXPECT_EQ(too_long.process.exit_code, 2);
+    EXPECT_THAT(too_long.process.err,
+                testing::HasSubstr("--soak 900 s does not fit in --timeout 900 s"));
+    const auto no_probe = run_peergate({"fleet", "run", "--soak", "30"}, env);
+    EXPECT_EQ(no_probe.process.exit_code, 2);
+    EXPECT_THAT(no_probe.process.err, testing::HasSubstr("--soak requires --probe"));
+    fs::remove_all(dir);
+}
+
 TEST(FleetCli, TheNodeUnlikeItsPeersFails) {
     const auto dir = scratch("unlike");
     auto env = with_srun(dir);
