@@ -225,10 +225,12 @@ Command add_export_command(CLI::App& app) {
                     "(repeatable; for a VM's NCCL_TOPO_FILE)");
     sub->add_option(
         "--gpus", options->request.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
-    sub->add_flag("--probe",
-                  options->request.doctor.probe,
-                  "also move data over every ordered pair and compare it (integrity labels and "
-                  "metrics)");
+    CLI::Option* probe =
+        sub->add_flag("--probe",
+                      options->request.doctor.probe,
+                      "also move data over every ordered pair and compare it (integrity labels "
+                      "and metrics)");
+    add_soak_option(sub, options->request.doctor.soak_s, probe);
     sub->add_option("--bandwidth",
                     options->request.doctor.bandwidth,
                     "a 'peergate bench --json' result: bandwidth metrics and labels");

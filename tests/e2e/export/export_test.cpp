@@ -128,6 +128,14 @@ TEST(ExportCli, ALoneGpusNodeNamesItsCudaVersion) {
                                        "\"[^\"]+\",cuda_version=\"12.8\"\\} 1\n"));
 }
 
+TEST(ExportCli, ASoakNeedsTheProbe) {
+    const auto run = run_peergate(
+        {"--simulate", "pcie-rtx6000ada-2x-iommu", "export", "prometheus", "--soak", "60"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.err, testing::HasSubstr("--soak requires --probe"));
+    EXPECT_TRUE(run.process.out.empty()) << run.process.out;
+}
+
 TEST(ExportCli, TheSilentDropHostShowsItsLostCopies) {
     const auto run =
         run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "export", "prometheus", "--probe"});
