@@ -171,12 +171,13 @@ void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
 }  // namespace
 
 void gather_from_nvml(const Invocation& inv, GatherState& state) {
-    gather_from_nvml_record(
-        nvml::record_nvml(nvml::NvmlRecordOptions{.libraries = inv.seams.nvml_libraries,
-                                                  .host_root = inv.seams.host_root,
-                                                  .watchdog = state.driver_watchdog,
-                                                  .with_topology = !state.have_gpus}),
-        state);
+    gather_from_nvml_record(nvml::record_nvml(nvml::NvmlRecordOptions{
+                                .libraries = inv.seams.nvml_libraries,
+                                .host_root = inv.seams.host_root,
+                                .watchdog = state.driver_watchdog,
+                                .with_topology = !state.have_gpus,
+                                .simulated_machine = inv.seams.simulated_machine}),
+                            state);
 }
 
 void gather_from_nvml_record(util::Expected<nvml::NvmlRecord> record, GatherState& state) {

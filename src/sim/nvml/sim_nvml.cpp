@@ -149,6 +149,11 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlShutdown() {
     return sim::sim_shutdown();
 }
 
+// Not an NVML entry point: peergate looks it up only in a library it loaded to simulate.
+PEERGATE_SIM_EXPORT void peergate_sim_nvml_use_machine(const char* path) {
+    sim::sim_use_machine(path);
+}
+
 #ifndef PEERGATE_SIM_NVML_LEGACY
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlInit_v2() {
     return sim::sim_init("nvmlInit_v2");

@@ -21,6 +21,7 @@ struct State {
     std::mutex mutex;
     std::unique_ptr<SimMachine> machine;
     std::string path;
+    std::string chosen;  // sim_use_machine's path, over PEERGATE_SIM_MACHINE
     std::vector<std::unique_ptr<SimMachine>> retired;
     int inits = 0;     // sessions open now
     int sessions = 0;  // sessions ever opened: the simulated clock of nvlink_errors growth
@@ -90,12 +91,17 @@ struct ExitFence {
 
 }  // namespace
 
+void sim_use_machine(const char* path) {
+    const std::lock_guard lock(state().mutex);
+    state().chosen = path != nullptr ? path : "";
+}
+
 nvmlReturn_t sim_init(const char* entry_point) {
     State& s = state();
     {
         const std::lock_guard lock(s.mutex);
         const char* env = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT(concurrency-mt-unsafe)
-        const std::string path = env != nullptr ? env : "";
+        const std::string path = !s.chosen.empty() ? s.chosen : env != nullptr ? env : "";
         if (s.machine == nullptr || path != s.path) {
             auto file = load_machine(path);
             if (!file) {

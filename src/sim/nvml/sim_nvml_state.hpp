@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The simulated driver's process state: the machine (loaded at the first nvmlInit from
-// the file named by PEERGATE_SIM_MACHINE), the init reference count, and faults.
+// the file named by sim_use_machine, else by PEERGATE_SIM_MACHINE), the init reference
+// count, and faults.
 #pragma once
 
 #include "sim/nvml/sim_nvml_machine.hpp"
@@ -10,6 +11,11 @@ namespace peergate::sim::nvml {
 
 // Loads the machine once and counts one init; the machine's own faults may fail it.
 nvmlReturn_t sim_init(const char* entry_point);
+
+// Names the machine file for the next nvmlInit, over PEERGATE_SIM_MACHINE ("" : the variable
+// again). A library loaded into a program that did not set the variable (the C API's
+// callers) is told this way, without touching the program's environment.
+void sim_use_machine(const char* path);
 
 // Undoes one init; UNINITIALIZED when there is none (as the real library answers).
 nvmlReturn_t sim_shutdown();

@@ -34,7 +34,8 @@ TierAttempt try_nvml(const util::Seams& seams, const DiscoveryRequest& request) 
         nvml::run_nvml_tier(nvml::NvmlTierOptions{.libraries = seams.nvml_libraries,
                                                   .host_root = seams.host_root,
                                                   .watchdog = request.nvml_watchdog,
-                                                  .with_record = request.nvml_record != nullptr});
+                                                  .with_record = request.nvml_record != nullptr,
+                                                  .simulated_machine = seams.simulated_machine});
     if (request.nvml_record != nullptr) {
         *request.nvml_record = std::move(result.record);
     }

@@ -14,6 +14,15 @@ using Binder = util::SymbolBinder;
 
 }  // namespace
 
+void choose_simulated_machine(const util::DynamicLibrary& library, const std::string& machine) {
+    if (machine.empty()) {
+        return;
+    }
+    if (auto* use = library.function<void(const char*)>("peergate_sim_nvml_use_machine")) {
+        use(machine.c_str());
+    }
+}
+
 util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library) {
     NvmlApi api;
     Binder bind(library);

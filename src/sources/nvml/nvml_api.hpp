@@ -46,6 +46,12 @@ struct NvmlApi {
 // (code not_found); missing optional symbols stay nullptr.
 util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library);
 
+// Under --simulate (`machine` the machine file; "" does nothing): names the machine to the
+// simulated NVML, so that it answers without PEERGATE_SIM_MACHINE in this process's
+// environment, which the C API's callers do not have and the API may not set. A library
+// that does not export peergate_sim_nvml_use_machine (a real NVML) is left alone.
+void choose_simulated_machine(const util::DynamicLibrary& library, const std::string& machine);
+
 // "nvmlDeviceGetP2PStatus failed: 999 (Unknown Error)": the call, the code, NVML's text.
 std::string describe_nvml_error(const NvmlApi& api, nvmlReturn_t result, const char* call);
 

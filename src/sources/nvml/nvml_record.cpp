@@ -171,6 +171,7 @@ std::optional<StatusMatrix> status_matrix(NvmlCalls& nvml,
 
 util::Expected<NvmlRecord> record_with(const util::DynamicLibrary& library,
                                        const NvmlRecordOptions& options) {
+    choose_simulated_machine(library, options.simulated_machine);
     auto api = load_nvml_api(library);
     if (!api) {
         return util::unexpected(util::ErrorCode::unavailable, api.error().message);

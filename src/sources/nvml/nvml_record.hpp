@@ -56,7 +56,8 @@ struct NvmlRecordOptions {
     std::vector<std::string> libraries{"libnvidia-ml.so.1", "libnvidia-ml.so"};
     std::string host_root = "/";
     std::chrono::milliseconds watchdog{10'000};
-    bool with_topology = false;  // also read the tier's matrix (a host without nvidia-smi)
+    bool with_topology = false;     // also read the tier's matrix (a host without nvidia-smi)
+    std::string simulated_machine;  // --simulate's machine file, for the simulated NVML
 };
 
 // The token of one status value: 0 OK, 1 CNS, 2 GNS, 3 TNS, 4 DR, 5 NS, 6 U; a value a

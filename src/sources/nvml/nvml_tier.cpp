@@ -23,6 +23,7 @@ NvmlTierResult failed_tier(const util::Error& error, std::uint64_t calls) {
 }
 
 NvmlTierResult read_with(const util::DynamicLibrary& library, const NvmlTierOptions& options) {
+    choose_simulated_machine(library, options.simulated_machine);
     auto api = load_nvml_api(library);
     if (!api) {
         return failed_tier(util::Error{util::ErrorCode::unavailable, api.error().message}, 0);

@@ -20,7 +20,8 @@ struct NvmlTierOptions {
     std::vector<std::string> libraries{"libnvidia-ml.so.1", "libnvidia-ml.so"};
     std::string host_root = "/";                 // sysfs for the NVSwitch PCI-class fallback
     std::chrono::milliseconds watchdog{10'000};  // past it the worker is abandoned
-    bool with_record = false;  // also record every GPU's links and P2P status (the doctor)
+    bool with_record = false;       // also record every GPU's links and P2P status (the doctor)
+    std::string simulated_machine;  // --simulate's machine file, for the simulated NVML
 };
 
 struct NvmlTierResult {

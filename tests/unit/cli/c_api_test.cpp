@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,19 @@ TEST(CApi, JoinsOnIdentityThroughThePeergateInstalledBesideIt) {
     const auto doc = nlohmann::json::parse(out.c_str());
     EXPECT_EQ(doc["selection_source"], "cuda_identity") << doc.dump(2);
     EXPECT_EQ(doc["selection"], nlohmann::json({2, 3})) << doc.dump(2);
+}
+
+// The program calling the C API has no PEERGATE_SIM_MACHINE in its environment (and the API
+// sets none): the simulated NVML is told the machine when it is loaded, so the NVML tier
+// answers, as it does for the peergate command, not only nvidia-smi's.
+TEST(CApi, ASimulatedMachineIsReadThroughTheSimulatedNvml) {
+    ASSERT_EQ(std::getenv("PEERGATE_SIM_MACHINE"), nullptr);  // NOLINT(concurrency-mt-unsafe)
+    const Envp env({"PATH=/usr/bin:/bin", "PEERGATE_SIMULATE=hgx-b200-8x"});
+    std::string out(1 << 16, '\0');
+    EXPECT_EQ(peergate_gate_json(env.pointers.data(), "all", nullptr, out.data(), out.size()), 0);
+    const auto doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["topology_source"], "nvml") << doc.dump(2);
+    EXPECT_EQ(doc["rule"], "every_pair_nvlink");
 }
 
 TEST(CApi, BadArgumentsAndSmallBuffers) {
