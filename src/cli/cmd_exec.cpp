@@ -2,8 +2,10 @@
 // peergate exec: decide, then replace this process with CMD under the decided environment
 // (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start.
 #include "cli/commands.hpp"
+#include "cli/exec_place.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
+#include "cli/option_checks.hpp"
 #include "policy/cpu_binding.hpp"
 #include "policy/memory_binding.hpp"
 #include "report/gate_render.hpp"
@@ -32,6 +34,7 @@ struct ExecOptions {
     std::string profile = "llama.cpp";
     bool bind_cpus = false;
     bool bind_memory = false;
+    int place = 0;  // --place K: the best K GPUs (among --gpus) instead of --gpus itself
     std::vector<std::string> command;
 };
 
@@ -114,14 +117,36 @@ void bind_memory_near_gpus(const Invocation& inv,
     log_binding(inv, !binding.nodes.empty(), "memory bound to ", "memory not bound: ", binding.why);
 }
 
+// The GPUs to gate: --gpus as given (nullopt: not given), or with --place the best K of them.
+util::Expected<std::optional<std::string>> chosen_gpus(const Invocation& inv,
+                                                       const ExecOptions& options) {
+    auto given = gpus_given(options.gpus_option, options.gpus);
+    if (options.place == 0) {
+        return given;
+    }
+    auto placed = place_for_exec(inv, options.place, given.value_or("all"));
+    if (!placed) {
+        return util::unexpected(placed.error());
+    }
+    if (!inv.output.quiet) {
+        fmt::print(inv.output.err, "peergate: {}\n", placed->log);
+    }
+    return std::optional<std::string>(placed->gpus);
+}
+
 int run_exec(const Invocation& inv, const ExecOptions& options) {
     if (options.command.empty()) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
+    const auto gpus = chosen_gpus(inv, options);
+    if (!gpus) {
+        print_error(inv.output, gpus.error().message);
+        return kExitError;
+    }
     policy::GateInput gathered;
-    const auto decided = decide_for_command(
-        inv, options.gpus_option, options.gpus, options.profile, &gathered, options.command);
+    const auto decided =
+        decide_for_command(inv, *gpus, options.profile, &gathered, options.command);
     if (!decided) {
         return kExitError;
     }
@@ -152,6 +177,12 @@ Command add_exec_command(CLI::App& app) {
         options->gpus,
         "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
         "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
+    sub->add_option("--place",
+                    options->place,
+                    "run on the best K GPUs (among --gpus when given), as 'peergate place --size "
+                    "K --count 1' picks them: the strongest weakest link, then the most bandwidth "
+                    "inside the group, then the fewest NUMA nodes")
+        ->check(whole_number(1, 4096));
     sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, sglang, all");
     sub->add_flag("--bind-cpus",
                   options->bind_cpus,

@@ -21,7 +21,7 @@ struct GateOptions {
 
 int run_gate(const Invocation& inv, const GateOptions& options) {
     const auto decided =
-        decide_for_command(inv, options.gpus_option, options.gpus, options.profile);
+        decide_for_command(inv, gpus_given(options.gpus_option, options.gpus), options.profile);
     if (!decided) {
         return kExitError;
     }

@@ -6,15 +6,17 @@
 
 namespace peergate::cli {
 
+std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std::string& gpus) {
+    // The Option tells "--gpus ''" (an error) from no --gpus at all (the inherited mask).
+    return gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt;
+}
+
 std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
-                                                       const CLI::Option* gpus_option,
-                                                       const std::string& gpus,
+                                                       const std::optional<std::string>& gpus,
                                                        const std::string& profile,
                                                        policy::GateInput* gathered,
                                                        std::vector<std::string> child_argv) {
-    // The Option tells "--gpus ''" (an error) from no --gpus at all (the inherited mask).
-    auto request = parse_gate_request(
-        gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt, profile);
+    auto request = parse_gate_request(gpus, profile);
     if (!request) {
         print_error(inv.output, request.error().message);
         return std::nullopt;

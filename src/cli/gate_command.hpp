@@ -14,13 +14,15 @@
 
 namespace peergate::cli {
 
-// The decision for `--gpus` (when `gpus_option` was given) and `--for profile`; nullopt
-// after printing the usage error. `gathered`, when given, receives what the decision read
-// (the GPUs and their CPU affinity, for exec --bind-cpus). exec passes the command it will
-// run as `child_argv`.
+// --gpus's text, nullopt where it was not given ("--gpus ''" is given, and an error).
+std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std::string& gpus);
+
+// The decision for `gpus` (nullopt: the inherited environment's GPUs) and `--for profile`;
+// nullopt after printing the usage error. `gathered`, when given, receives what the decision
+// read (the GPUs and their CPU affinity, for exec --bind-cpus). exec passes the command it
+// will run as `child_argv`.
 std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
-                                                       const CLI::Option* gpus_option,
-                                                       const std::string& gpus,
+                                                       const std::optional<std::string>& gpus,
                                                        const std::string& profile,
                                                        policy::GateInput* gathered = nullptr,
                                                        std::vector<std::string> child_argv = {});

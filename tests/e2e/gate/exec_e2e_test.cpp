@@ -169,6 +169,29 @@ std::string allowed_within(const std::vector<int>& allowed, int lo, int hi, int 
 
 // --bind-cpus: the command runs on the CPUs near its GPUs that this process may use (the
 // simulated HGX puts GPUs 0-3 near CPUs 0-47,96-143 and 4-7 near 48-95,144-191).
+// --place K: the command gets the best K GPUs, as `place --size K --count 1` finds them.
+TEST(ExecE2e, PlaceRunsTheCommandOnTheBestGroupOfK) {
+    const std::vector<std::string> show{"--", "sh", "-c", "echo $CUDA_VISIBLE_DEVICES"};
+    auto args = std::vector<std::string>{
+        "--simulate", kFixtures + "/machines/identity-mixed-4x.json", "exec", "--place", "2"};
+    args.insert(args.end(), show.begin(), show.end());
+    const auto mixed = peergate(args);  // GPUs 2 and 3 are the NVLinked pair
+    EXPECT_EQ(mixed.exit_code, 0) << mixed.err;
+    EXPECT_EQ(mixed.out, "2,3\n");
+    EXPECT_TRUE(mixed.err.starts_with("peergate: placed on GPUs 2,3: weakest link NV12 "))
+        << mixed.err;
+    EXPECT_NE(mixed.err.find("\npeergate: P2P allowed"), std::string::npos) << mixed.err;
+    args = {"--simulate", "hgx-b200-8x", "-q", "exec", "--place", "4", "--gpus", "1,2,5,6,7"};
+    args.insert(args.end(), show.begin(), show.end());
+    const auto among = peergate(args);  // no four of these share a NUMA node
+    EXPECT_EQ(among.out, "1,2,5,6\n");
+    EXPECT_EQ(among.err, "");
+    const auto too_many =
+        peergate({"--simulate", "hgx-b200-8x", "exec", "--place", "9", "--", "true"});
+    EXPECT_EQ(too_many.exit_code, 2);
+    EXPECT_NE(too_many.err.find("--place: impossible"), std::string::npos) << too_many.err;
+}
+
 TEST(ExecE2e, BindCpusRunsTheCommandNearItsGpus) {
     const auto allowed = sources::host::allowed_cpus();
     ASSERT_TRUE(allowed.has_value());
