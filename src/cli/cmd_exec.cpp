@@ -14,6 +14,7 @@
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <unistd.h>
 
@@ -117,6 +118,22 @@ void bind_memory_near_gpus(const Invocation& inv,
     log_binding(inv, !binding.nodes.empty(), "memory bound to ", "memory not bound: ", binding.why);
 }
 
+// Where --place chooses from without --gpus: the GPUs an inherited CUDA_VISIBLE_DEVICES
+// exposes (a Slurm or Kubernetes allocation, matched to nvidia-smi indices as the gate
+// matches them), else every GPU. A place outside the allocation would not be the job's.
+util::Expected<std::string> place_candidates(const Invocation& inv, const ExecOptions& options) {
+    if (!inv.env.get("CUDA_VISIBLE_DEVICES")) {
+        return std::string("all");
+    }
+    const auto inherited = decide_for_command(inv, std::nullopt, options.profile);
+    if (!inherited || inherited->selection.empty()) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                "--place: the inherited CUDA_VISIBLE_DEVICES names no GPU of "
+                                "this host; give the candidates with --gpus");
+    }
+    return fmt::format("{}", fmt::join(inherited->selection, ","));
+}
+
 // The GPUs to gate: --gpus as given (nullopt: not given), or with --place the best K of them.
 util::Expected<std::optional<std::string>> chosen_gpus(const Invocation& inv,
                                                        const ExecOptions& options) {
@@ -124,7 +141,11 @@ util::Expected<std::optional<std::string>> chosen_gpus(const Invocation& inv,
     if (options.place == 0) {
         return given;
     }
-    auto placed = place_for_exec(inv, options.place, given.value_or("all"));
+    auto candidates = given ? util::Expected<std::string>(*given) : place_candidates(inv, options);
+    if (!candidates) {
+        return util::unexpected(candidates.error());
+    }
+    auto placed = place_for_exec(inv, options.place, *candidates);
     if (!placed) {
         return util::unexpected(placed.error());
     }
@@ -179,7 +200,8 @@ Command add_exec_command(CLI::App& app) {
         "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
     sub->add_option("--place",
                     options->place,
-                    "run on the best K GPUs (among --gpus when given), as 'peergate place --size "
+                    "run on the best K GPUs (among --gpus, else among those an inherited "
+                    "CUDA_VISIBLE_DEVICES exposes), as 'peergate place --size "
                     "K --count 1' picks them: the strongest weakest link, then the most bandwidth "
                     "inside the group, then the fewest NUMA nodes")
         ->check(whole_number(1, 4096));

@@ -186,6 +186,18 @@ TEST(ExecE2e, PlaceRunsTheCommandOnTheBestGroupOfK) {
     const auto among = peergate(args);  // no four of these share a NUMA node
     EXPECT_EQ(among.out, "1,2,5,6\n");
     EXPECT_EQ(among.err, "");
+    // Without --gpus, an inherited CUDA_VISIBLE_DEVICES (an allocation) holds the candidates:
+    // CUDA ordinals 2,3 are nvidia-smi GPUs 0,1 there, so the NVLinked 2,3 are not the job's.
+    auto allocated = base_env();
+    allocated.set("CUDA_VISIBLE_DEVICES", "2,3");
+    args = {"--simulate", kFixtures + "/machines/identity-mixed-4x.json", "exec", "--place", "2"};
+    args.insert(args.end(), show.begin(), show.end());
+    const auto inside = peergate(args, allocated);
+    EXPECT_EQ(inside.out, "0,1\n") << inside.err;
+    allocated.set("CUDA_VISIBLE_DEVICES", "7");
+    const auto nothing = peergate(args, allocated);
+    EXPECT_EQ(nothing.exit_code, 2);
+    EXPECT_NE(nothing.err.find("names no GPU of this host"), std::string::npos) << nothing.err;
     const auto too_many =
         peergate({"--simulate", "hgx-b200-8x", "exec", "--place", "9", "--", "true"});
     EXPECT_EQ(too_many.exit_code, 2);
