@@ -2,10 +2,9 @@
 // peergate exec: decide, then replace this process with CMD under the decided environment
 // (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start.
 #include "cli/commands.hpp"
-#include "cli/exec_place.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
-#include "cli/option_checks.hpp"
+#include "cli/launch_place.hpp"
 #include "policy/cpu_binding.hpp"
 #include "policy/memory_binding.hpp"
 #include "report/gate_render.hpp"
@@ -14,7 +13,6 @@
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <unistd.h>
 
@@ -118,49 +116,13 @@ void bind_memory_near_gpus(const Invocation& inv,
     log_binding(inv, !binding.nodes.empty(), "memory bound to ", "memory not bound: ", binding.why);
 }
 
-// Where --place chooses from without --gpus: the GPUs an inherited CUDA_VISIBLE_DEVICES
-// exposes (a Slurm or Kubernetes allocation, matched to nvidia-smi indices as the gate
-// matches them), else every GPU. A place outside the allocation would not be the job's.
-util::Expected<std::string> place_candidates(const Invocation& inv, const ExecOptions& options) {
-    if (!inv.env.get("CUDA_VISIBLE_DEVICES")) {
-        return std::string("all");
-    }
-    const auto inherited = decide_for_command(inv, std::nullopt, options.profile);
-    if (!inherited || inherited->selection.empty()) {
-        return util::unexpected(util::ErrorCode::invalid_input,
-                                "--place: the inherited CUDA_VISIBLE_DEVICES names no GPU of "
-                                "this host; give the candidates with --gpus");
-    }
-    return fmt::format("{}", fmt::join(inherited->selection, ","));
-}
-
-// The GPUs to gate: --gpus as given (nullopt: not given), or with --place the best K of them.
-util::Expected<std::optional<std::string>> chosen_gpus(const Invocation& inv,
-                                                       const ExecOptions& options) {
-    auto given = gpus_given(options.gpus_option, options.gpus);
-    if (options.place == 0) {
-        return given;
-    }
-    auto candidates = given ? util::Expected<std::string>(*given) : place_candidates(inv, options);
-    if (!candidates) {
-        return util::unexpected(candidates.error());
-    }
-    auto placed = place_for_exec(inv, options.place, *candidates);
-    if (!placed) {
-        return util::unexpected(placed.error());
-    }
-    if (!inv.output.quiet) {
-        fmt::print(inv.output.err, "peergate: {}\n", placed->log);
-    }
-    return std::optional<std::string>(placed->gpus);
-}
-
 int run_exec(const Invocation& inv, const ExecOptions& options) {
     if (options.command.empty()) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
-    const auto gpus = chosen_gpus(inv, options);
+    const auto gpus = launch_gpus(
+        inv, gpus_given(options.gpus_option, options.gpus), options.place, options.profile);
     if (!gpus) {
         print_error(inv.output, gpus.error().message);
         return kExitError;
@@ -198,13 +160,7 @@ Command add_exec_command(CLI::App& app) {
         options->gpus,
         "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; the child then gets "
         "CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=LIST");
-    sub->add_option("--place",
-                    options->place,
-                    "run on the best K GPUs (among --gpus, else among those an inherited "
-                    "CUDA_VISIBLE_DEVICES exposes), as 'peergate place --size "
-                    "K --count 1' picks them: the strongest weakest link, then the most bandwidth "
-                    "inside the group, then the fewest NUMA nodes")
-        ->check(whole_number(1, 4096));
+    add_place_option(sub, options->place);
     sub->add_option("--for", options->profile, "llama.cpp (default), nccl, vllm, sglang, all");
     sub->add_flag("--bind-cpus",
                   options->bind_cpus,

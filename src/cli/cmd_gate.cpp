@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
 #include "cli/gate_pipeline.hpp"
+#include "cli/launch_place.hpp"
 #include "report/gate_render.hpp"
 #include "report/json_text.hpp"
 
@@ -17,11 +18,17 @@ struct GateOptions {
     CLI::Option* gpus_option = nullptr;  // to tell "--gpus ''" from no --gpus
     std::string profile = "llama.cpp";
     std::string format = "text";
+    int place = 0;  // --place K: the best K GPUs (among --gpus) instead of --gpus itself
 };
 
 int run_gate(const Invocation& inv, const GateOptions& options) {
-    const auto decided =
-        decide_for_command(inv, gpus_given(options.gpus_option, options.gpus), options.profile);
+    const auto gpus = launch_gpus(
+        inv, gpus_given(options.gpus_option, options.gpus), options.place, options.profile);
+    if (!gpus) {
+        print_error(inv.output, gpus.error().message);
+        return kExitError;
+    }
+    const auto decided = decide_for_command(inv, *gpus, options.profile);
     if (!decided) {
         return kExitError;
     }
@@ -48,6 +55,7 @@ Command add_gate_command(CLI::App& app) {
         options->gpus,
         "nvidia-smi indices (PCI bus order) such as 0,1,3, or 'all'; default: the GPUs "
         "the inherited environment exposes");
+    add_place_option(sub, options->place);
     sub->add_option("--for",
                     options->profile,
                     "which launcher to plan for: llama.cpp (default), nccl, vllm, sglang, all");

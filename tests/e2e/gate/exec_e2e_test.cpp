@@ -170,7 +170,7 @@ std::string allowed_within(const std::vector<int>& allowed, int lo, int hi, int 
 // --bind-cpus: the command runs on the CPUs near its GPUs that this process may use (the
 // simulated HGX puts GPUs 0-3 near CPUs 0-47,96-143 and 4-7 near 48-95,144-191).
 // --place K: the command gets the best K GPUs, as `place --size K --count 1` finds them.
-TEST(ExecE2e, PlaceRunsTheCommandOnTheBestGroupOfK) {
+TEST(ExecE2e, PlaceRunsTheCommandOnTheBestGroupOfKAndGateSaysSo) {
     const std::vector<std::string> show{"--", "sh", "-c", "echo $CUDA_VISIBLE_DEVICES"};
     auto args = std::vector<std::string>{
         "--simulate", kFixtures + "/machines/identity-mixed-4x.json", "exec", "--place", "2"};
@@ -198,6 +198,17 @@ TEST(ExecE2e, PlaceRunsTheCommandOnTheBestGroupOfK) {
     const auto nothing = peergate(args, allocated);
     EXPECT_EQ(nothing.exit_code, 2);
     EXPECT_NE(nothing.err.find("names no GPU of this host"), std::string::npos) << nothing.err;
+    // gate takes --place too: what to eval for the best group.
+    const auto shell = peergate({"--simulate",
+                                 kFixtures + "/machines/identity-mixed-4x.json",
+                                 "gate",
+                                 "--place",
+                                 "2",
+                                 "--format",
+                                 "shell"});
+    EXPECT_EQ(shell.exit_code, 0) << shell.err;
+    EXPECT_NE(shell.out.find("export CUDA_VISIBLE_DEVICES='2,3'\n"), std::string::npos)
+        << shell.out;
     const auto too_many =
         peergate({"--simulate", "hgx-b200-8x", "exec", "--place", "9", "--", "true"});
     EXPECT_EQ(too_many.exit_code, 2);

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "cli/launch_place.hpp"
+
+#include "cli/gate_command.hpp"
+#include "cli/option_checks.hpp"
+#include "cli/topology_input.hpp"
+#include "policy/gate_types.hpp"
+#include "policy/placement.hpp"
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace peergate::cli {
+
+namespace {
+
+std::string describe(const policy::PlacedGroup& group, bool exact) {
+    std::string why = "one GPU";
+    if (group.bottleneck_label && group.bottleneck_pair) {
+        why = fmt::format("weakest link {} (GPU {} - GPU {})",
+                          group.bottleneck_label->to_token(),
+                          group.bottleneck_pair->first,
+                          group.bottleneck_pair->second);
+    }
+    const std::string numa = group.numa_unknown ? "NUMA unknown"
+                             : group.numa_nodes.empty()
+                                 ? "no NUMA node"
+                                 : fmt::format("NUMA {}", fmt::join(group.numa_nodes, ","));
+    return fmt::format("placed on GPUs {}: {}, {}{}",
+                       fmt::join(group.gpus, ","),
+                       why,
+                       numa,
+                       exact ? "" : " (the best found, not proven best)");
+}
+
+// Where --place chooses from without --gpus: the GPUs an inherited CUDA_VISIBLE_DEVICES
+// exposes (a Slurm or Kubernetes allocation, matched to nvidia-smi indices as the gate
+// matches them), else every GPU. A place outside the allocation would not be the job's.
+util::Expected<std::string> place_candidates(const Invocation& inv, const std::string& profile) {
+    if (!inv.env.get("CUDA_VISIBLE_DEVICES")) {
+        return std::string("all");
+    }
+    const auto inherited = decide_for_command(inv, std::nullopt, profile);
+    if (!inherited || inherited->selection.empty()) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                "--place: the inherited CUDA_VISIBLE_DEVICES names no GPU of "
+                                "this host; give the candidates with --gpus");
+    }
+    return fmt::format("{}", fmt::join(inherited->selection, ","));
+}
+
+struct PlacedSelection {
+    std::string gpus;  // "2,3": what --gpus would have said
+    std::string log;   // one line on why these: the weakest link, NUMA nodes, proven or not
+};
+
+// The best group of `size` GPUs among `candidates` (a --gpus text; "all": every GPU). Errors
+// are usage errors: no topology, a bad list, fewer candidates than `size`.
+util::Expected<PlacedSelection> place_for_launch(const Invocation& inv,
+                                                 int size,
+                                                 const std::string& candidates) {
+    policy::PlacementRequest request{.size = size, .count = 1};
+    if (!candidates.empty() && candidates != "all") {
+        auto selection = policy::Selection::parse(candidates);
+        if (!selection) {
+            return util::unexpected(selection.error());
+        }
+        request.candidates = selection->ids;
+    }
+    const auto discovery = discover(inv, "auto", false);
+    const model::Topology* topology = discovery.described();
+    if (topology == nullptr) {
+        return util::unexpected(util::ErrorCode::unavailable,
+                                "--place: the topology is unreadable: " + discovery.reason);
+    }
+    auto placed = policy::place(*topology, request);
+    if (!placed) {
+        return util::unexpected(placed.error().code, "--place: " + placed.error().message);
+    }
+    const auto& group = placed->groups.front();
+    return PlacedSelection{.gpus = fmt::format("{}", fmt::join(group.gpus, ",")),
+                           .log = describe(group, placed->exact)};
+}
+
+}  // namespace
+
+void add_place_option(CLI::App* sub, int& place) {
+    sub->add_option("--place",
+                    place,
+                    "the best K GPUs (among --gpus, else among those an inherited "
+                    "CUDA_VISIBLE_DEVICES exposes), as 'peergate place --size K --count 1' picks "
+                    "them: the strongest weakest link, then the most bandwidth inside the group, "
+                    "then the fewest NUMA nodes")
+        ->check(whole_number(1, 4096));
+}
+
+util::Expected<std::optional<std::string>> launch_gpus(const Invocation& inv,
+                                                       const std::optional<std::string>& given,
+                                                       int place,
+                                                       const std::string& profile) {
+    if (place == 0) {
+        return given;
+    }
+    auto candidates = given ? util::Expected<std::string>(*given) : place_candidates(inv, profile);
+    if (!candidates) {
+        return util::unexpected(candidates.error());
+    }
+    auto placed = place_for_launch(inv, place, *candidates);
+    if (!placed) {
+        return util::unexpected(placed.error());
+    }
+    if (!inv.output.quiet) {
+        fmt::print(inv.output.err, "peergate: {}\n", placed->log);
+    }
+    return std::optional<std::string>(placed->gpus);
+}
+
+}  // namespace peergate::cli
