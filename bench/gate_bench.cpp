@@ -107,3 +107,5 @@ void BM_DecideApplyAndRenderJson_HgxB200(benchmark::State& state) {
 BENCHMARK(BM_DecideApplyAndRenderJson_HgxB200);
 
 }  // namespace
+
+BENCHMARK_MAIN();
