@@ -6,7 +6,8 @@
 # same run: `peergate --version` (process start and CLI parsing only) and one simulated
 # `nvidia-smi topo -m` (the tier-2 subprocess the gate waits for). Prints the mean wall time
 # and the mean CPU time (user + sys, children included) per run: on a loaded machine the
-# CPU time is the steadier figure.
+# CPU time is the steadier figure. `gate --place 4` (the exact search for the best four GPUs
+# before the decision) is set against `gate --gpus` naming the four it picks.
 # Usage: bench/gate_process_bench.sh [BUILD_DIR] [RUNS]   (default build/bench, 200)
 set -euo pipefail
 build=${1:-build/bench}
@@ -34,6 +35,8 @@ topo=$(measure "$smi" topo -m)
 unset PEERGATE_SIM_MACHINE
 gate=$(measure "$pg" --simulate hgx-b200-8x gate)
 gate_all=$(measure "$pg" --simulate hgx-b200-8x gate --json --gpus all --for all)
+gate_four=$(measure "$pg" --simulate rtx4090-8x-pcie gate --gpus 0,1,2,3)
+gate_place=$(measure "$pg" --simulate rtx4090-8x-pcie gate --place 4)
 doctor=$(measure "$pg" --simulate hgx-b200-8x doctor --json)
 export_prom=$(measure "$pg" --simulate hgx-b200-8x export prometheus)
 echo "runs: $runs, build: $build, load: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -41,6 +44,8 @@ report "peergate --version (baseline)" "$version"
 report "sim nvidia-smi topo -m (baseline)" "$topo"
 report "peergate --simulate hgx-b200-8x gate" "$gate"
 report "peergate --simulate hgx-b200-8x gate --json --gpus all --for all" "$gate_all"
+report "peergate --simulate rtx4090-8x-pcie gate --gpus 0,1,2,3" "$gate_four"
+report "peergate --simulate rtx4090-8x-pcie gate --place 4" "$gate_place"
 report "peergate --simulate hgx-b200-8x doctor --json" "$doctor"
 report "peergate --simulate hgx-b200-8x export prometheus" "$export_prom"
 awk -v g="$gate" -v v="$version" 'BEGIN { split(g, a, " "); split(v, b, " ");
@@ -49,3 +54,5 @@ awk -v d="$doctor" -v g="$gate" 'BEGIN { split(d, a, " "); split(g, b, " ");
     printf "doctor / gate: wall %.1fx, cpu %.1fx\n", a[1] / b[1], a[2] / b[2] }'
 awk -v e="$export_prom" -v d="$doctor" 'BEGIN { split(e, a, " "); split(d, b, " ");
     printf "export prometheus / doctor: wall %.1fx, cpu %.1fx\n", a[1] / b[1], a[2] / b[2] }'
+awk -v p="$gate_place" -v g="$gate_four" 'BEGIN { split(p, a, " "); split(g, b, " ");
+    printf "gate --place 4 / gate --gpus 0,1,2,3: wall %.2fx, cpu %.2fx\n", a[1] / b[1], a[2] / b[2] }'
