@@ -11,7 +11,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -35,9 +34,7 @@ struct Progress {
 std::string round_line(const Progress& progress,
                        const engine::ProbePlan& plan,
                        std::chrono::steady_clock::time_point start) {
-    const bool lost = std::any_of(progress.cells.begin(), progress.cells.end(), [](const auto& c) {
-        return c.wrong > 0 || c.dropped > 0;
-    });
+    const bool lost = model::any_data_lost(progress.cells);
     return fmt::format(
         "peergate: soak round {} done: {} cells, {:.0f} s of {:.0f} s{}\n",
         progress.round + 1,

@@ -5,7 +5,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <limits>
 #include <set>
 #include <utility>
@@ -76,10 +75,7 @@ private:
 
     // Repeat numbers (round x repeats + repeat) seed the patterns and must stay an int.
     bool another_round(std::chrono::steady_clock::time_point start) const {
-        const bool lost = std::any_of(cells_.begin(), cells_.end(), [](const auto& c) {
-            return c.wrong > 0 || c.dropped > 0;
-        });
-        return plan_.soak.count() > 0 && !aborted_ && !lost && moved_ &&
+        return plan_.soak.count() > 0 && !aborted_ && !model::any_data_lost(cells_) && moved_ &&
                round_ < std::numeric_limits<int>::max() / plan_.repeats - 1 &&
                now() - start < plan_.soak;
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/probe_result.hpp"
 
+#include <algorithm>
+
 namespace peergate::model {
 
 std::string_view to_string(ProbeMode mode) {
@@ -63,6 +65,12 @@ std::string_view to_string(CopyPath path) {
 
 std::string_view to_string(VerifySite site) {
     return site == VerifySite::device ? "device" : "host";
+}
+
+bool any_data_lost(const std::vector<ProbeCell>& cells) {
+    return std::any_of(cells.begin(), cells.end(), [](const ProbeCell& c) {
+        return c.wrong > 0 || c.dropped > 0;
+    });
 }
 
 std::optional<ProbeMode> parse_probe_mode(std::string_view text) {

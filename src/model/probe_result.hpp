@@ -56,6 +56,9 @@ struct ProbeCell {
     friend bool operator==(const ProbeCell&, const ProbeCell&) = default;
 };
 
+// Whether any of the cells counted a dropped or corrupted element (whatever their status).
+bool any_data_lost(const std::vector<ProbeCell>& cells);
+
 struct ProbeModeVerdict {
     ProbeMode mode = ProbeMode::serial;
     PairVerdict verdict = PairVerdict::skipped;
