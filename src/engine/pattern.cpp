@@ -43,7 +43,7 @@ namespace {
 
 // Elements per block of the fast pass: small enough to stay in L1 for the slow pass.
 constexpr std::size_t kBlock = 4096;
-constexpr std::uint32_t kStep = 0x9E3779B1U;
+constexpr std::uint32_t kStep = kPatternStep;
 
 // The multiplicative inverse of kStep mod 2^32 (Newton's iteration doubles the correct bits).
 constexpr std::uint32_t inverse(std::uint32_t a) {

@@ -23,9 +23,18 @@ inline constexpr std::uint32_t kSentinelStandIn = 0x3F800000U;
 // of another cell differs at every element). It never equals the sentinel. Affine on
 // purpose: the host compare vectorises and keeps up with the copy that brought the bytes
 // back (docs/PERFORMANCE.md "## probe"), and the device kernels stay a few instructions.
+inline constexpr std::uint32_t kPatternStep = 0x9E3779B1U;
+
 constexpr std::uint32_t pattern_value(std::uint32_t seed, std::uint32_t index) {
-    const std::uint32_t x = index * 0x9E3779B1U + seed;
+    const std::uint32_t x = index * kPatternStep + seed;
     return x == kSentinelBits ? kSentinelStandIn : x;
+}
+
+// The pattern for `seed` from element `first` on is the pattern for this seed from element
+// 0: (first + i) * step + seed = i * step + (first * step + seed), and the sentinel's
+// stand-in depends only on that sum.
+constexpr std::uint32_t shifted_pattern_seed(std::uint32_t seed, std::uint64_t first) {
+    return static_cast<std::uint32_t>(first) * kPatternStep + seed;
 }
 
 // The seed of one repeat of one cell.

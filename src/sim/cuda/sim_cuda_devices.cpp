@@ -199,13 +199,8 @@ PEERGATE_SIM_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) 
     if (s.allocated_bytes[d] + bytes > s.machine.gpus[d].memory_bytes) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
-    Allocation allocation{
-        .device = device,
-        .bytes = bytes,
-        .data = std::unique_ptr<std::uint8_t[]>(new (std::nothrow) std::uint8_t[bytes])};  // NOLINT
-    if (!allocation.data) {
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
+    // No host memory yet: the allocation is a description of zeros until its bytes count.
+    Allocation allocation{.device = device, .bytes = bytes};
     // Opaque addresses with a gap between allocations: an overrun is caught, not absorbed.
     *ptr = s.next_address;
     s.next_address += ((bytes + 0xFFFFFU) & ~0xFFFFFULL) + 0x100000U;
@@ -235,7 +230,7 @@ PEERGATE_SIM_EXPORT CUresult cuMemAllocHost_v2(void** ptr, std::size_t bytes) {
     if (ptr == nullptr || bytes == 0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    *ptr = std::malloc(bytes);  // NOLINT: the driver hands out C memory
+    *ptr = std::calloc(bytes, 1);  // NOLINT: the driver hands out C memory
     if (*ptr == nullptr) {
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -259,11 +254,11 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::si
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    const std::uint8_t* from = device_bytes(s, src, bytes);
-    if (from == nullptr || dst == nullptr) {
+    const DeviceRange from = device_range(s, src, bytes);
+    if (!from || dst == nullptr) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    std::memcpy(dst, from, bytes);
+    copy_to_host(dst, from);
     return CUDA_SUCCESS;
 }
 
@@ -273,11 +268,11 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, s
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    std::uint8_t* to = device_bytes(s, dst, bytes);
-    if (to == nullptr || src == nullptr) {
+    const DeviceRange to = device_range(s, dst, bytes);
+    if (!to || src == nullptr) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    std::memcpy(to, src, bytes);
+    copy_from_host(to, src);
     return CUDA_SUCCESS;
 }
 
@@ -289,12 +284,10 @@ PEERGATE_SIM_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr dst,
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    auto* to = device_bytes(s, dst, count * 4U);
-    if (to == nullptr) {
-        return CUDA_ERROR_INVALID_VALUE;
+    const DeviceRange to = device_range(s, dst, count * 4U);
+    if (!to || dst % 4U != 0) {
+        return CUDA_ERROR_INVALID_VALUE;  // the real driver also wants 4-byte alignment
     }
-    for (std::size_t i = 0; i < count; ++i) {
-        std::memcpy(to + i * 4U, &value, 4U);
-    }
+    set_words(to, value);
     return CUDA_SUCCESS;
 }

@@ -41,34 +41,29 @@ int device_of(CUstream stream) {
 }
 
 void run_fill(State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed) {
-    if (auto* bytes = device_bytes(s, data, count * 4U)) {
-        for (std::uint64_t i = 0; i < count; ++i) {
-            const std::uint32_t v =
-                peergate::engine::pattern_value(seed, static_cast<std::uint32_t>(i));
-            std::memcpy(bytes + i * 4U, &v, 4U);
-        }
+    if (const DeviceRange range = device_range(s, data, count * 4U)) {
+        fill_pattern(range, seed);
     }
 }
 
 void run_verify(
     State& s, CUdeviceptr data, std::uint64_t count, std::uint32_t seed, CUdeviceptr result) {
-    const auto* bytes = device_bytes(s, data, count * 4U);
-    auto* out = device_bytes(s, result, 12);
-    if (bytes == nullptr || out == nullptr) {
+    const DeviceRange range = device_range(s, data, count * 4U);
+    const DeviceRange out = device_range(s, result, 12);
+    if (!range || !out) {
         return;
     }
+    const auto found = verify_pattern(range, seed);
+    std::uint8_t* bytes = range_bytes(out);
     std::uint32_t r[3];
-    std::memcpy(r, out, sizeof(r));
-    for (std::uint64_t i = 0; i < count; ++i) {
-        std::uint32_t v = 0;
-        std::memcpy(&v, bytes + i * 4U, 4U);
-        if (v == peergate::engine::pattern_value(seed, static_cast<std::uint32_t>(i))) {
-            continue;
-        }
-        ++r[v == peergate::engine::kSentinelBits ? 0 : 1];     // the kernel's two atomicAdds
-        r[2] = std::min(r[2], static_cast<std::uint32_t>(i));  // and its atomicMin
+    std::memcpy(r, bytes, sizeof(r));
+    // The kernel's two atomicAdds and its atomicMin.
+    r[0] += static_cast<std::uint32_t>(found.dropped);
+    r[1] += static_cast<std::uint32_t>(found.wrong);
+    if (found.first_bad_element) {
+        r[2] = std::min(r[2], static_cast<std::uint32_t>(*found.first_bad_element));
     }
-    std::memcpy(out, r, sizeof(r));
+    std::memcpy(bytes, r, sizeof(r));
 }
 
 }  // namespace
@@ -83,13 +78,14 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst,
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    int device = -1;
-    if (dst == nullptr || device_bytes(s, src, bytes, &device) == nullptr) {
+    const DeviceRange checked = device_range(s, src, bytes);
+    if (dst == nullptr || !checked) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    const int device = checked.allocation->device;
     enqueue(stream, copy_time_us(s, device, -1, bytes, true), [&s, dst, src, bytes] {
-        if (const auto* from = device_bytes(s, src, bytes)) {
-            std::memcpy(dst, from, bytes);
+        if (const DeviceRange from = device_range(s, src, bytes)) {
+            copy_to_host(dst, from);
         }
     });
     return CUDA_SUCCESS;
@@ -105,13 +101,14 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst,
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    int device = -1;
-    if (src == nullptr || device_bytes(s, dst, bytes, &device) == nullptr) {
+    const DeviceRange checked = device_range(s, dst, bytes);
+    if (src == nullptr || !checked) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    const int device = checked.allocation->device;
     enqueue(stream, copy_time_us(s, -1, device, bytes, true), [&s, dst, src, bytes] {
-        if (auto* to = device_bytes(s, dst, bytes)) {
-            std::memcpy(to, src, bytes);
+        if (const DeviceRange to = device_range(s, dst, bytes)) {
+            copy_from_host(to, src);
         }
     });
     return CUDA_SUCCESS;
@@ -126,15 +123,14 @@ PEERGATE_SIM_EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst,
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    int device = -1;
-    if (device_bytes(s, dst, count * 4U, &device) == nullptr) {
+    const DeviceRange checked = device_range(s, dst, count * 4U);
+    if (!checked || dst % 4U != 0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    const int device = checked.allocation->device;
     enqueue(stream, copy_time_us(s, device, device, count * 4U, true), [&s, dst, value, count] {
-        if (auto* to = device_bytes(s, dst, count * 4U)) {
-            for (std::size_t i = 0; i < count; ++i) {
-                std::memcpy(to + i * 4U, &value, 4U);
-            }
+        if (const DeviceRange to = device_range(s, dst, count * 4U)) {
+            set_words(to, value);
         }
     });
     return CUDA_SUCCESS;
@@ -228,8 +224,11 @@ PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn,
     std::memcpy(&data, params[0], sizeof(data));
     std::memcpy(&count, params[1], sizeof(count));
     std::memcpy(&seed, params[2], sizeof(seed));
-    if (device_bytes(s, data, count * 4U) == nullptr) {
+    if (!device_range(s, data, count * 4U)) {
         return CUDA_ERROR_ILLEGAL_ADDRESS;
+    }
+    if (data % 4U != 0) {
+        return CUDA_ERROR_MISALIGNED_ADDRESS;  // the kernels load and store 32-bit words
     }
     const double duration = copy_time_us(s, function->device, function->device, count * 8U, true);
     if (function->name == kFill) {
@@ -238,8 +237,11 @@ PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn,
     }
     CUdeviceptr result = 0;
     std::memcpy(&result, params[3], sizeof(result));
-    if (device_bytes(s, result, 12) == nullptr) {
+    if (!device_range(s, result, 12)) {
         return CUDA_ERROR_ILLEGAL_ADDRESS;
+    }
+    if (result % 4U != 0) {
+        return CUDA_ERROR_MISALIGNED_ADDRESS;
     }
     enqueue(stream, duration, [&s, data, count, seed, result] {
         run_verify(s, data, count, seed, result);

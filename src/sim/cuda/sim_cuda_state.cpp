@@ -19,21 +19,18 @@ CUctx_st*& current_context() {
     return context;
 }
 
-std::uint8_t* device_bytes(State& s, CUdeviceptr address, std::size_t bytes, int* device) {
+DeviceRange device_range(State& s, CUdeviceptr address, std::size_t bytes) {
     auto it = s.allocations.upper_bound(address);
     if (it == s.allocations.begin()) {
-        return nullptr;
+        return {};
     }
     --it;
-    const CUdeviceptr start = it->first;
-    const Allocation& a = it->second;
-    if (address - start > a.bytes || bytes > a.bytes - (address - start)) {
-        return nullptr;
+    Allocation& a = it->second;
+    const CUdeviceptr offset = address - it->first;
+    if (offset > a.bytes || bytes > a.bytes - offset) {
+        return {};
     }
-    if (device != nullptr) {
-        *device = a.device;
-    }
-    return a.data.get() + (address - start);
+    return {.allocation = &a, .offset = static_cast<std::size_t>(offset), .bytes = bytes};
 }
 
 int gpu_index(const State& s, int device) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated CUDA driver's state: the machine file, host memory standing in for
-// device memory behind opaque device addresses, streams whose work runs when they are
+// The simulated CUDA driver's state: the machine file, device memory behind opaque
+// device addresses (sim_cuda_memory.hpp), streams whose work runs when they are
 // synchronised, modelled timings, and the faults the machine file asks for.
 // A stand-in for the real driver, so it reads its environment itself (PEERGATE_SIM_MACHINE).
 #pragma once
 
+#include "sim/cuda/sim_cuda_memory.hpp"
 #include "sim/machine/machine_file.hpp"
 #include "sources/cuda/cuda_abi.hpp"
 
@@ -52,13 +53,6 @@ namespace peergate::sim::cuda {
 
 using namespace peergate::sources::cuda;  // NOLINT: the CUresult constants
 
-// Device memory: an allocation at an opaque address, never a host address.
-struct Allocation {
-    int device = 0;
-    std::size_t bytes = 0;
-    std::unique_ptr<std::uint8_t[]> data;  // NOLINT: raw storage, uninitialised like cudaMalloc
-};
-
 struct State {
     std::mutex mutex;
     bool initialised = false;
@@ -82,8 +76,8 @@ State& state();
 // The calling thread's current context (cuCtxSetCurrent).
 CUctx_st*& current_context();
 
-// A pointer into device memory: the allocation holding [address, address + bytes).
-std::uint8_t* device_bytes(State& s, CUdeviceptr address, std::size_t bytes, int* device = nullptr);
+// [address, address + bytes) in the one allocation holding it; false when there is none.
+DeviceRange device_range(State& s, CUdeviceptr address, std::size_t bytes);
 
 // The first "cuda" fault for `call` that applies (device filter, min_bytes), if any.
 std::optional<MachineFault> cuda_fault(const State& s,

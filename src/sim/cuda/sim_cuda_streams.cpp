@@ -239,14 +239,15 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst,
     }
     State& s = state();
     std::lock_guard lock(s.mutex);
-    int from_device = -1;
-    int to_device = -1;
-    if (dst_ctx == nullptr || src_ctx == nullptr ||
-        device_bytes(s, src, bytes, &from_device) == nullptr ||
-        device_bytes(s, dst, bytes, &to_device) == nullptr || from_device != src_ctx->device ||
-        to_device != dst_ctx->device) {
+    const DeviceRange from_range = device_range(s, src, bytes);
+    const DeviceRange to_range = device_range(s, dst, bytes);
+    if (dst_ctx == nullptr || src_ctx == nullptr || !from_range || !to_range ||
+        from_range.allocation->device != src_ctx->device ||
+        to_range.allocation->device != dst_ctx->device) {
         return CUDA_ERROR_INVALID_VALUE;  // a pointer that is not of the context named with it
     }
+    const int from_device = from_range.allocation->device;
+    const int to_device = to_range.allocation->device;
     const bool direct = from_device == to_device || src_ctx->peers.contains(to_device) ||
                         dst_ctx->peers.contains(from_device);
     const int in_flight = ++s.copies_in_flight;
@@ -263,18 +264,19 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst,
                 --s.copies_in_flight;
                 auto& peaks = s.pending_peaks;
                 peaks.erase(std::find(peaks.begin(), peaks.end(), peak));
-                std::uint8_t* to = device_bytes(s, dst, bytes);
-                const std::uint8_t* from = device_bytes(s, src, bytes);
-                if (to == nullptr || from == nullptr) {
+                const DeviceRange to = device_range(s, dst, bytes);
+                const DeviceRange from = device_range(s, src, bytes);
+                if (!to || !from) {
                     return;  // freed before the stream ran: the real driver would fault
                 }
                 const auto fault =
                     faultable ? copy_fault(s, from_device, to_device, bytes, *peak) : std::nullopt;
                 s.direct_copies_run += faultable ? 1 : 0;
                 if (fault) {
-                    faulty_copy(to, from, bytes, *fault);
+                    const std::uint8_t* source = range_bytes(from);
+                    faulty_copy(range_bytes(to), source, bytes, *fault);
                 } else {
-                    std::memmove(to, from, bytes);
+                    copy_device(to, from);
                 }
             });
     return CUDA_SUCCESS;

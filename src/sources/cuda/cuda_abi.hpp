@@ -38,6 +38,7 @@ inline constexpr CUresult CUDA_ERROR_NOT_FOUND = 500;
 inline constexpr CUresult CUDA_ERROR_NOT_READY = 600;  // cuStreamQuery/cuEventQuery: still running
 inline constexpr CUresult CUDA_ERROR_ILLEGAL_ADDRESS = 700;
 inline constexpr CUresult CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704;  // success for us
+inline constexpr CUresult CUDA_ERROR_MISALIGNED_ADDRESS = 716;
 inline constexpr CUresult CUDA_ERROR_NOT_SUPPORTED = 801;
 // cuInit on an NVSwitch system whose fabric manager has not registered the GPUs.
 inline constexpr CUresult CUDA_ERROR_SYSTEM_NOT_READY = 802;

@@ -132,6 +132,21 @@ TEST(Pattern, TheSentinelStandInElementIsComparedExactly) {
     EXPECT_EQ(counts.first_bad_element, 5U);
 }
 
+TEST(Pattern, APatternFromAnyElementOnIsAnotherSeedsFromZero) {
+    // Element 5 is the stand-in: the shifted pattern must hold it at its element 2 too.
+    const std::uint32_t seed = engine::kSentinelBits - 5U * engine::kPatternStep;
+    for (const std::uint64_t first : {0ULL, 3ULL, 4096ULL, (1ULL << 32U) + 1ULL}) {
+        const std::uint32_t shifted = engine::shifted_pattern_seed(seed, first);
+        for (std::uint32_t i = 0; i < 10; ++i) {
+            ASSERT_EQ(engine::pattern_value(shifted, i),
+                      engine::pattern_value(seed, static_cast<std::uint32_t>(first + i)))
+                << "from " << first << ", element " << i;
+        }
+    }
+    EXPECT_EQ(engine::pattern_value(engine::shifted_pattern_seed(seed, 3), 2),
+              engine::kSentinelStandIn);
+}
+
 TEST(Pattern, ChunksOfABufferAddUpToTheWholeCompare) {
     std::vector<std::uint32_t> data(20000);
     engine::fill_pattern(data, 9);
