@@ -272,12 +272,12 @@ PEERGATE_SIM_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst,
                 const auto fault =
                     faultable ? copy_fault(s, from_device, to_device, bytes, *peak) : std::nullopt;
                 s.direct_copies_run += faultable ? 1 : 0;
-                if (fault) {
+                if (!fault) {
+                    copy_device(to, from);
+                } else if (fault->effect != "drop" || fault->fraction < 1.0) {
                     const std::uint8_t* source = range_bytes(from);
                     faulty_copy(range_bytes(to), source, bytes, *fault);
-                } else {
-                    copy_device(to, from);
-                }
+                }  // else every element is dropped: the destination keeps what it held
             });
     return CUDA_SUCCESS;
 }
