@@ -34,6 +34,10 @@ GateDecision decide(const GateInput& input);
 struct ApplyOptions {
     Selection selection;                   // default: the inherited environment decides
     Profile profile = Profile::llama_cpp;  // which launcher's variables to plan
+    // > 0: decide for the best `place` GPUs among `selection` (inherited: among those the
+    // environment's CUDA_VISIBLE_DEVICES exposes, else all), as `peergate gate --place`
+    // picks them; the decision's selection names them. A placement that fails is a veto.
+    int place = 0;
 };
 
 // Discovers this host, decides for the environment `env` and applies the plan to it:

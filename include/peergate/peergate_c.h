@@ -24,6 +24,19 @@ extern "C" {
 int peergate_gate_json(
     const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size);
 
+/* The same decision for the best `place` GPUs among `gpus` (NULL: among those an inherited
+   CUDA_VISIBLE_DEVICES in envp exposes, else every GPU), as `peergate gate --place K`
+   picks them: the strongest weakest link, then the most bandwidth inside the group, then
+   the fewest NUMA nodes. The document's "selection" names them. place 0 is
+   peergate_gate_json. Returns as peergate_gate_json does; 2 also when the GPUs cannot be
+   placed (place < 0, fewer candidates than place, the topology unreadable). */
+int peergate_gate_place_json(const char* const* envp,
+                             const char* gpus,
+                             int place,
+                             const char* profile,
+                             char* out,
+                             size_t out_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 // The C API (include/peergate/peergate_c.h): one entry point that returns the
 // peergate.gate/v1 document, for ctypes and other FFIs.
 #include "cli/gate_pipeline.hpp"
+#include "cli/launch_place.hpp"
 #include "cli/module_location.hpp"
 #include "cli/seams_resolver.hpp"
 #include "peergate/peergate_c.h"
@@ -32,19 +33,51 @@ std::string error_json(const std::string& message) {
     return doc.dump();
 }
 
-int gate_json(
-    const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size) {
+// The --gpus text the decision is for: `gpus` as given, or the best `place` GPUs among it.
+peergate::util::Expected<std::optional<std::string>> selection_text(
+    const peergate::cli::Invocation& inv, const char* gpus, int place, const char* profile) {
+    std::optional<std::string> given =
+        gpus != nullptr ? std::optional<std::string>(gpus) : std::nullopt;
+    if (place == 0) {
+        return given;
+    }
+    if (place < 0) {
+        return peergate::util::unexpected(peergate::util::ErrorCode::invalid_input,
+                                          "place: a group of GPUs has at least one member");
+    }
+    auto placed = peergate::cli::place_launch(
+        inv, given, place, profile, peergate::cli::installed_peergate());
+    if (!placed) {
+        return peergate::util::unexpected(placed.error());
+    }
+    return std::optional<std::string>(placed->gpus);
+}
+
+int gate_json(const char* const* envp,
+              const char* gpus,
+              int place,
+              const char* profile,
+              char* out,
+              size_t out_size) {
     peergate::cli::Invocation inv;
     inv.env = peergate::util::EnvMap::from_envp(envp);
-    auto request = peergate::cli::parse_gate_request(
-        gpus != nullptr ? std::optional<std::string>(gpus) : std::nullopt,
-        profile != nullptr ? profile : "llama.cpp");
+    inv.output.quiet = true;  // a library prints nothing
+    profile = profile != nullptr ? profile : "llama.cpp";
+    const auto resolved = peergate::cli::resolve_seams(inv);
+    if (!resolved && place != 0) {
+        return write_out(error_json("place: " + resolved.error().message), out, out_size, 2);
+    }
+    auto text = selection_text(inv, gpus, place, profile);
+    if (!text) {
+        return write_out(error_json(text.error().message), out, out_size, 2);
+    }
+    auto request = peergate::cli::parse_gate_request(*text, profile);
     if (!request) {
         return write_out(error_json(request.error().message), out, out_size, 2);
     }
     request->identity_helper = peergate::cli::installed_peergate();  // for the identity join
     peergate::policy::GateDecision decision;
-    if (auto resolved = peergate::cli::resolve_seams(inv); !resolved) {
+    if (!resolved) {
         peergate::policy::GateInput input;
         input.env = inv.env;
         input.selection = request->selection;
@@ -57,15 +90,31 @@ int gate_json(
         peergate::report::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
 }
 
-}  // namespace
-
-extern "C" int peergate_gate_json(
-    const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size) {
+// Never lets an exception cross into C.
+template <typename Call>
+int guarded(Call call, char* out, size_t out_size) {
     try {
-        return gate_json(envp, gpus, profile, out, out_size);
+        return call();
     } catch (const std::exception& e) {
         return write_out(error_json(std::string("internal error: ") + e.what()), out, out_size, 2);
     } catch (...) {
         return write_out(error_json("internal error"), out, out_size, 2);
     }
+}
+
+}  // namespace
+
+extern "C" int peergate_gate_json(
+    const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size) {
+    return guarded([&] { return gate_json(envp, gpus, 0, profile, out, out_size); }, out, out_size);
+}
+
+extern "C" int peergate_gate_place_json(const char* const* envp,
+                                        const char* gpus,
+                                        int place,
+                                        const char* profile,
+                                        char* out,
+                                        size_t out_size) {
+    return guarded(
+        [&] { return gate_json(envp, gpus, place, profile, out, out_size); }, out, out_size);
 }

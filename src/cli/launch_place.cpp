@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli/launch_place.hpp"
 
-#include "cli/gate_command.hpp"
+#include "cli/gate_pipeline.hpp"
+#include "cli/identity_join.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/topology_input.hpp"
 #include "policy/gate_types.hpp"
@@ -37,29 +38,30 @@ std::string describe(const policy::PlacedGroup& group, bool exact) {
 // Where --place chooses from without --gpus: the GPUs an inherited CUDA_VISIBLE_DEVICES
 // exposes (a Slurm or Kubernetes allocation, matched to nvidia-smi indices as the gate
 // matches them), else every GPU. A place outside the allocation would not be the job's.
-util::Expected<std::string> place_candidates(const Invocation& inv, const std::string& profile) {
+util::Expected<std::string> place_candidates(const Invocation& inv,
+                                             const std::string& profile,
+                                             const std::string& identity_helper) {
     if (!inv.env.get("CUDA_VISIBLE_DEVICES")) {
         return std::string("all");
     }
-    const auto inherited = decide_for_command(inv, std::nullopt, profile);
-    if (!inherited || inherited->selection.empty()) {
+    auto request = parse_gate_request(std::nullopt, profile);
+    if (!request) {
+        return util::unexpected(request.error());
+    }
+    request->identity_helper = identity_helper;
+    const auto inherited = decide_for_host(inv.seams, inv.env, *request);
+    if (inherited.selection.empty()) {
         return util::unexpected(util::ErrorCode::invalid_input,
                                 "--place: the inherited CUDA_VISIBLE_DEVICES names no GPU of "
                                 "this host; give the candidates with --gpus");
     }
-    return fmt::format("{}", fmt::join(inherited->selection, ","));
+    return fmt::format("{}", fmt::join(inherited.selection, ","));
 }
 
-struct PlacedSelection {
-    std::string gpus;  // "2,3": what --gpus would have said
-    std::string log;   // one line on why these: the weakest link, NUMA nodes, proven or not
-};
-
-// The best group of `size` GPUs among `candidates` (a --gpus text; "all": every GPU). Errors
-// are usage errors: no topology, a bad list, fewer candidates than `size`.
-util::Expected<PlacedSelection> place_for_launch(const Invocation& inv,
-                                                 int size,
-                                                 const std::string& candidates) {
+// The best group of `size` GPUs among `candidates` (a --gpus text; "all": every GPU).
+util::Expected<PlacedLaunch> place_among(const Invocation& inv,
+                                         int size,
+                                         const std::string& candidates) {
     policy::PlacementRequest request{.size = size, .count = 1};
     if (!candidates.empty() && candidates != "all") {
         auto selection = policy::Selection::parse(candidates);
@@ -79,8 +81,8 @@ util::Expected<PlacedSelection> place_for_launch(const Invocation& inv,
         return util::unexpected(placed.error().code, "--place: " + placed.error().message);
     }
     const auto& group = placed->groups.front();
-    return PlacedSelection{.gpus = fmt::format("{}", fmt::join(group.gpus, ",")),
-                           .log = describe(group, placed->exact)};
+    return PlacedLaunch{.gpus = fmt::format("{}", fmt::join(group.gpus, ",")),
+                        .why = describe(group, placed->exact)};
 }
 
 }  // namespace
@@ -95,6 +97,19 @@ void add_place_option(CLI::App* sub, int& place) {
         ->check(whole_number(1, 4096));
 }
 
+util::Expected<PlacedLaunch> place_launch(const Invocation& inv,
+                                          const std::optional<std::string>& given,
+                                          int place,
+                                          const std::string& profile,
+                                          const std::string& identity_helper) {
+    auto candidates = given ? util::Expected<std::string>(*given)
+                            : place_candidates(inv, profile, identity_helper);
+    if (!candidates) {
+        return util::unexpected(candidates.error());
+    }
+    return place_among(inv, place, *candidates);
+}
+
 util::Expected<std::optional<std::string>> launch_gpus(const Invocation& inv,
                                                        const std::optional<std::string>& given,
                                                        int place,
@@ -102,16 +117,13 @@ util::Expected<std::optional<std::string>> launch_gpus(const Invocation& inv,
     if (place == 0) {
         return given;
     }
-    auto candidates = given ? util::Expected<std::string>(*given) : place_candidates(inv, profile);
-    if (!candidates) {
-        return util::unexpected(candidates.error());
-    }
-    auto placed = place_for_launch(inv, place, *candidates);
+    // This binary is the identity join's helper (runs `cuda-visible`).
+    auto placed = place_launch(inv, given, place, profile, self_executable());
     if (!placed) {
         return util::unexpected(placed.error());
     }
     if (!inv.output.quiet) {
-        fmt::print(inv.output.err, "peergate: {}\n", placed->log);
+        fmt::print(inv.output.err, "peergate: {}\n", placed->why);
     }
     return std::optional<std::string>(placed->gpus);
 }

@@ -16,6 +16,21 @@ namespace peergate::cli {
 // --place K for gate and exec.
 void add_place_option(CLI::App* sub, int& place);
 
+struct PlacedLaunch {
+    std::string gpus;  // "2,3": what --gpus would have said
+    std::string why;   // one line: the weakest link, the NUMA nodes, proven best or not
+};
+
+// The best `place` GPUs for a launch among `given` (a --gpus text); without it, among the
+// GPUs an inherited CUDA_VISIBLE_DEVICES exposes (an allocation), matched to nvidia-smi
+// indices through `identity_helper` as the gate matches them (GateRequest), else every GPU.
+// Errors are usage errors: no topology, a bad list, fewer candidates than `place`.
+util::Expected<PlacedLaunch> place_launch(const Invocation& inv,
+                                          const std::optional<std::string>& given,
+                                          int place,
+                                          const std::string& profile,
+                                          const std::string& identity_helper);
+
 // The --gpus text a launch is gated for: `given` (nullopt: no --gpus) as it is, or with
 // `place` > 0 the best `place` GPUs among it; without --gpus, among the GPUs an inherited
 // CUDA_VISIBLE_DEVICES exposes (an allocation), else every GPU. The choice is logged on

@@ -77,6 +77,49 @@ TEST(CApi, ASimulatedMachineIsReadThroughTheSimulatedNvml) {
     EXPECT_EQ(doc["rule"], "every_pair_nvlink");
 }
 
+TEST(CApi, PlacesTheBestGroupAndDecidesForIt) {
+    const auto env = bridged_env();
+    std::string out(1 << 16, '\0');
+    // Bridged A100: NV pairs {0,1} and {2,3}; the smallest indices win the tie.
+    EXPECT_EQ(
+        peergate_gate_place_json(env.pointers.data(), nullptr, 2, "nccl", out.data(), out.size()),
+        0);
+    auto doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["selection"], nlohmann::json({0, 1})) << doc.dump(2);
+    EXPECT_EQ(doc["set"]["CUDA_VISIBLE_DEVICES"], "0,1") << doc.dump(2);
+    EXPECT_EQ(
+        peergate_gate_place_json(env.pointers.data(), "1,2,3", 2, nullptr, out.data(), out.size()),
+        0);
+    EXPECT_EQ(nlohmann::json::parse(out.c_str())["selection"], nlohmann::json({2, 3}));
+    // place 0 is the plain gate.
+    EXPECT_EQ(
+        peergate_gate_place_json(env.pointers.data(), "0,2", 0, "nccl", out.data(), out.size()), 1);
+    EXPECT_EQ(nlohmann::json::parse(out.c_str())["selection"], nlohmann::json({0, 2}));
+    // More GPUs than there are, or fewer than one: an error, never a decision.
+    EXPECT_EQ(
+        peergate_gate_place_json(env.pointers.data(), nullptr, 5, nullptr, out.data(), out.size()),
+        2);
+    doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["schema"], "peergate.gate/v1");
+    EXPECT_NE(doc["error"].get<std::string>().find("4 candidate"), std::string::npos) << doc;
+    EXPECT_EQ(
+        peergate_gate_place_json(env.pointers.data(), nullptr, -1, nullptr, out.data(), out.size()),
+        2);
+}
+
+// identity-mixed-4x: CUDA ordinals 0,1 are nvidia-smi GPUs 2,3; the best single GPU of the
+// whole host is GPU 0, of the inherited allocation GPU 2.
+TEST(CApi, PlacesWithinTheInheritedAllocation) {
+    const Envp env({"PATH=/usr/bin:/bin",
+                    std::string("PEERGATE_SIMULATE=") + PEERGATE_TEST_FIXTURES +
+                        "/machines/identity-mixed-4x.json",
+                    "CUDA_VISIBLE_DEVICES=0,1"});
+    std::string out(1 << 16, '\0');
+    peergate_gate_place_json(env.pointers.data(), nullptr, 1, nullptr, out.data(), out.size());
+    const auto doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["selection"], nlohmann::json({2})) << doc.dump(2);
+}
+
 TEST(CApi, BadArgumentsAndSmallBuffers) {
     const auto env = bridged_env();
     std::string out(4096, '\0');

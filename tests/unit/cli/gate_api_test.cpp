@@ -29,6 +29,21 @@ TEST(GateApi, ApplyJoinsOnIdentityThroughThePeergateInstalledBesideIt) {
     EXPECT_FALSE(env.contains("PEERGATE_SIM_MACHINE"));  // the caller's environment stays its own
 }
 
+TEST(GateApi, ApplyPlacesTheBestGroupWhenAskedForASize) {
+    auto env = bridged_host_env();
+    const auto d = peergate::apply(env,
+                                   {.selection = peergate::Selection::list({1, 2, 3}),
+                                    .profile = peergate::Profile::nccl,
+                                    .place = 2});
+    EXPECT_EQ(d.selection, (std::vector<int>{2, 3})) << d.reason;
+    EXPECT_EQ(env.get("CUDA_VISIBLE_DEVICES"), "2,3");
+    // A placement that cannot be made vetoes P2P and says why.
+    auto too_many = bridged_host_env();
+    const auto vetoed = peergate::apply(too_many, {.place = 9});
+    EXPECT_FALSE(vetoed.p2p);
+    EXPECT_NE(vetoed.veto.find("9"), std::string::npos) << vetoed.veto;
+}
+
 TEST(GateApi, ApplyDiscoversDecidesAndRewritesTheEnvironment) {
     auto env = bridged_host_env();
     env.set("GGML_CUDA_P2P", "false");
