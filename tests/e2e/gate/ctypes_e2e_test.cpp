@@ -56,6 +56,22 @@ TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
     EXPECT_EQ(allowed->out, "0 True null 1\n") << allowed->err;
 }
 
+TEST(CtypesE2e, PythonGetsTheBestGroupAndItsDecision) {
+    if (const auto why = why_python_cannot_load(); !why.empty()) {
+        GTEST_SKIP() << why;
+    }
+    auto env = base_env();
+    env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
+    env.set("PEERGATE_NVIDIA_SMI", kScripts + "/smi_bridged_a100_4x.sh");
+    env.set("PEERGATE_HOST_ROOT", kFixtures + "/host/vm-dma");
+    auto command = ctypes_example(env);
+    command.argv[3] = "1,2,3";
+    command.argv.push_back("2");
+    const auto placed = util::run_process(command);
+    ASSERT_TRUE(placed.has_value());
+    EXPECT_EQ(placed->out, "0 True null 1\nplaced on [2, 3]\n") << placed->err;
+}
+
 // A built-in machine name resolves beside libpeergate.so, not beside python3.
 TEST(CtypesE2e, ABuiltInMachineNameResolvesBesideTheLibrary) {
     if (const auto why = why_python_cannot_load(); !why.empty()) {
