@@ -43,7 +43,8 @@ Finding no_driver_finding(const DoctorInput& input) {
         "point peergate at them with --nvml-lib, --cuda-lib and --nvidia-smi.";
     if (!input.simulate_hint.empty()) {
         remedy += fmt::format(
-            " To see what peergate reports on a GPU machine: peergate --simulate {} doctor",
+            " To see what peergate reports on a GPU machine, integrity probe included: "
+            "peergate --simulate {} doctor --probe",
             input.simulate_hint);
     }
     return Finding{
