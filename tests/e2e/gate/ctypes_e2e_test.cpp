@@ -33,14 +33,20 @@ util::Command ctypes_example(const util::EnvMap& env) {
     return command;
 }
 
-TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
-    if (const auto why = why_python_cannot_load(); !why.empty()) {
-        GTEST_SKIP() << why;
-    }
+// The bridged A100s (NV pairs 0-1 and 2-3) read through nvidia-smi, in a VM.
+util::EnvMap bridged_vm_env() {
     auto env = base_env();
     env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
     env.set("PEERGATE_NVIDIA_SMI", kScripts + "/smi_bridged_a100_4x.sh");
     env.set("PEERGATE_HOST_ROOT", kFixtures + "/host/vm-dma");
+    return env;
+}
+
+TEST(CtypesE2e, PythonGetsTheDecisionFromLibpeergate) {
+    if (const auto why = why_python_cannot_load(); !why.empty()) {
+        GTEST_SKIP() << why;
+    }
+    auto env = bridged_vm_env();
     env.set("GGML_CUDA_P2P", "0");
     auto command = ctypes_example(env);
     const auto vetoed = util::run_process(command);
@@ -60,11 +66,7 @@ TEST(CtypesE2e, PythonGetsTheBestGroupAndItsDecision) {
     if (const auto why = why_python_cannot_load(); !why.empty()) {
         GTEST_SKIP() << why;
     }
-    auto env = base_env();
-    env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
-    env.set("PEERGATE_NVIDIA_SMI", kScripts + "/smi_bridged_a100_4x.sh");
-    env.set("PEERGATE_HOST_ROOT", kFixtures + "/host/vm-dma");
-    auto command = ctypes_example(env);
+    auto command = ctypes_example(bridged_vm_env());
     command.argv[3] = "1,2,3";
     command.argv.push_back("2");
     const auto placed = util::run_process(command);
