@@ -179,6 +179,8 @@ model::ProbeResult judge_probe(const ProbePlan& plan,
         for (const int dst : plan.gpus) {
             if (src != dst) {
                 result.pairs.push_back(make_pair(src, dst, result.cells, plan.modes));
+                result.pairs.back().rounds = rounds;
+                result.pairs.back().soak_s = result.soak_s;
             }
         }
     }

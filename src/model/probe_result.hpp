@@ -72,6 +72,10 @@ struct ProbePair {
     PairVerdict verdict = PairVerdict::skipped;
     std::vector<ProbeModeVerdict> modes;  // one per mode run, in run order
     std::string detail;
+    // The run that gave this verdict: how many sweeps its cells sum, the soak asked for. A
+    // verdict cache merges runs, and each pair keeps its own.
+    int rounds = 1;
+    std::optional<double> soak_s;
 
     friend bool operator==(const ProbePair&, const ProbePair&) = default;
 };

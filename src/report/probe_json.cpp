@@ -39,7 +39,9 @@ OJson pair_json(const model::ProbePair& p) {
                  {"dst", p.dst},
                  {"verdict", model::to_string(p.verdict)},
                  {"detail", p.detail},
-                 {"modes", modes}};
+                 {"modes", modes},
+                 {"rounds", p.rounds},
+                 {"soak_s", or_null(p.soak_s)}};
 }
 
 template <typename Enum, std::size_t N>
@@ -91,8 +93,15 @@ model::ProbeCell cell_from(const nlohmann::json& j) {
     return c;
 }
 
-model::ProbePair pair_from(const nlohmann::json& j) {
-    model::ProbePair p;
+// `run`'s rounds and soak stand for a pair's own where the pair has none (written before
+// pairs carried them).
+model::ProbePair pair_from(const nlohmann::json& j, const model::ProbeResult& run) {
+    model::ProbePair p{.rounds = run.rounds, .soak_s = run.soak_s};
+    if (j.contains("rounds")) {
+        p.rounds = util::json_integer_at<int>(j, "rounds");
+        p.soak_s = j.at("soak_s").is_null() ? std::nullopt
+                                            : std::optional(util::json_finite_at(j, "soak_s"));
+    }
     p.src = util::json_integer_at<int>(j, "src");
     p.dst = util::json_integer_at<int>(j, "dst");
     p.verdict = parse_enum(j.at("verdict").get<std::string>(), kVerdicts)
@@ -166,14 +175,14 @@ std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
         for (const auto& c : j.at("cells")) {
             r.cells.push_back(cell_from(c));
         }
-        for (const auto& p : j.at("pairs")) {
-            r.pairs.push_back(pair_from(p));
-        }
         r.remedy = j.at("remedy").is_null() ? "" : j.at("remedy").get<std::string>();
         // Both came later: a cached result written before them was one sweep.
         r.rounds = j.contains("rounds") ? util::json_integer_at<int>(j, "rounds") : 1;
         if (j.contains("soak_s") && !j.at("soak_s").is_null()) {
             r.soak_s = util::json_finite_at(j, "soak_s");
+        }
+        for (const auto& p : j.at("pairs")) {
+            r.pairs.push_back(pair_from(p, r));
         }
         return r;
     } catch (const nlohmann::json::exception&) {

@@ -57,6 +57,23 @@ TEST(ProbeCacheMerge, AProbeOfOtherGpusKeepsTheEarlierPairs) {
         << merged.reason;
 }
 
+TEST(ProbeCacheMerge, AKeptPairKeepsTheSoakThatVouchedForIt) {
+    auto soaked = probe_of(0, 1, PairVerdict::ok);
+    soaked.rounds = 40;
+    soaked.soak_s = 600.0;
+    for (auto& pair : soaked.pairs) {
+        pair.rounds = 40;
+        pair.soak_s = 600.0;
+    }
+    const auto merged = report::merge_probe_results(soaked, probe_of(2, 3, PairVerdict::ok));
+    EXPECT_EQ(merged.rounds, 1) << "the document's rounds are the latest run's";
+    for (const auto& pair : merged.pairs) {
+        const bool from_soak = pair.src < 2;
+        EXPECT_EQ(pair.rounds, from_soak ? 40 : 1) << pair.src << "->" << pair.dst;
+        EXPECT_EQ(pair.soak_s, from_soak ? std::optional(600.0) : std::nullopt);
+    }
+}
+
 TEST(ProbeCacheMerge, TheLatestVerdictOfAPairWins) {
     const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
                                                     probe_of(0, 1, PairVerdict::data_lost));

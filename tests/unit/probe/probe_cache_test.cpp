@@ -90,6 +90,32 @@ TEST(ProbeCache, ASoaksRoundsRoundTripAndAnOlderDocumentWasOneSweep) {
     EXPECT_FALSE(read->soak_s.has_value());
 }
 
+TEST(ProbeCache, EachPairKeepsTheRoundsOfItsRunAndAnOlderPairTakesTheDocuments) {
+    auto e = entry();
+    e.result.rounds = 42;
+    e.result.soak_s = 600.0;
+    e.result.pairs[0].rounds = 7;
+    e.result.pairs[0].soak_s = 60.0;
+    auto back =
+        report::probe_from_json(nlohmann::json::parse(report::probe_to_json(e.result).dump()));
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->pairs[0].rounds, 7);
+    EXPECT_EQ(back->pairs[0].soak_s, 60.0);
+    EXPECT_EQ(back->pairs[1].rounds, 1);
+    EXPECT_FALSE(back->pairs[1].soak_s.has_value());
+    auto older = report::probe_to_json(e.result);
+    for (auto& pair : older["pairs"]) {
+        pair.erase("rounds");
+        pair.erase("soak_s");
+    }
+    const auto read = report::probe_from_json(nlohmann::json::parse(older.dump()));
+    ASSERT_TRUE(read.has_value());
+    for (const auto& pair : read->pairs) {
+        EXPECT_EQ(pair.rounds, 42);
+        EXPECT_EQ(pair.soak_s, 600.0);
+    }
+}
+
 TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
     const auto verdict = report::judge_cache(entry(), recorded_identity());
     EXPECT_TRUE(verdict.valid);

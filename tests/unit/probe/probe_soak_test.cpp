@@ -56,6 +56,10 @@ TEST(ProbeSoak, SweepsUntilTheSoakHasPassedAndSumsEachCell) {
     EXPECT_EQ(result.rounds, 5);
     EXPECT_EQ(result.soak_s, 5.0);
     EXPECT_NE(result.reason.find("5 rounds of a 5 s soak"), std::string::npos) << result.reason;
+    for (const auto& pair : result.pairs) {
+        EXPECT_EQ(pair.rounds, 5);
+        EXPECT_EQ(pair.soak_s, 5.0);
+    }
 }
 
 TEST(ProbeSoak, EveryRepeatOfEveryRoundHasAPatternOfItsOwn) {
