@@ -41,10 +41,6 @@ peergate::util::Expected<std::optional<std::string>> selection_text(
     if (place == 0) {
         return given;
     }
-    if (place < 0) {
-        return peergate::util::unexpected(peergate::util::ErrorCode::invalid_input,
-                                          "place: a group of GPUs has at least one member");
-    }
     auto placed = peergate::cli::place_launch(
         inv, given, place, profile, peergate::cli::installed_peergate());
     if (!placed) {

@@ -6,6 +6,9 @@
 #include "cli/seams_resolver.hpp"
 #include "peergate/gate.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 namespace peergate {
 
 GateDecision decide(const GateInput& input) {
@@ -38,11 +41,7 @@ std::optional<std::string> selection_text(const Selection& selection) {
         case Selection::Kind::list:
             break;
     }
-    std::string text;
-    for (const int id : selection.ids) {
-        text += (text.empty() ? "" : ",") + std::to_string(id);
-    }
-    return text;
+    return fmt::format("{}", fmt::join(selection.ids, ","));
 }
 
 // options.selection, or with options.place the best group among it (gate --place).

@@ -102,6 +102,10 @@ util::Expected<PlacedLaunch> place_launch(const Invocation& inv,
                                           int place,
                                           const std::string& profile,
                                           const std::string& identity_helper) {
+    if (place < 1) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                "--place: a group of GPUs has at least one member");
+    }
     auto candidates = given ? util::Expected<std::string>(*given)
                             : place_candidates(inv, profile, identity_helper);
     if (!candidates) {
