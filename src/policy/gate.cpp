@@ -14,7 +14,7 @@ bool wants(Profile profile, Profile part) {
     return profile == part || profile == Profile::all;
 }
 
-GateDecision verdict_to_decision(const GateFacts& facts, const Verdict& verdict) {
+GateDecision verdict_to_decision(const GateFacts& facts, const P2pVerdict& verdict) {
     GateDecision d;
     d.profile = facts.input.profile;
     d.selection = facts.selection.ids;
@@ -31,7 +31,7 @@ GateDecision verdict_to_decision(const GateFacts& facts, const Verdict& verdict)
     return d;
 }
 
-void warn_forced(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+void warn_forced(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
     if (verdict.rule != "force_p2p") {
         return;
     }
@@ -47,7 +47,7 @@ void warn_forced(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) 
 
 GateDecision decide(const GateInput& input) {
     const GateFacts facts(input);
-    const Verdict verdict = decide_p2p(facts);
+    const P2pVerdict verdict = decide_p2p(facts);
     GateDecision decision = verdict_to_decision(facts, verdict);
     EnvPlan plan(input.env, decision);
     plan_strip(facts, plan);

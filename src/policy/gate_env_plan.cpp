@@ -97,7 +97,7 @@ void plan_pinning(const GateFacts& facts, EnvPlan& plan) {
 
 namespace {
 
-void plan_p2p_variable(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+void plan_p2p_variable(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
     const bool user_truthy = facts.inherited.truthy();
     if (facts.control.disable_p2p.on) {
         if (user_truthy) {
@@ -125,7 +125,7 @@ void plan_p2p_variable(const GateFacts& facts, const Verdict& verdict, EnvPlan& 
 
 }  // namespace
 
-void plan_llama_cpp(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+void plan_llama_cpp(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
     if (facts.control.disable_tuning.on) {
         plan_p2p_variable(facts, verdict, plan);  // only keeps and warns: no tuning at all
         return;

@@ -49,6 +49,6 @@ void plan_pinning(const GateFacts& facts, EnvPlan& plan);
 
 // The llama.cpp profile: GGML_CUDA_FORCE_CUBLAS_COMPUTE_32F, CUDA_SCALE_LAUNCH_QUEUES and
 // GGML_CUDA_P2P under the control plane of §2.
-void plan_llama_cpp(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan);
+void plan_llama_cpp(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan);
 
 }  // namespace peergate::policy

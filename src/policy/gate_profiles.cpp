@@ -19,7 +19,7 @@ constexpr std::array<std::string_view, 2> kNcclP2pSettings = {"NCCL_P2P_LEVEL", 
 
 // PCIe P2P is vouched for when P2P was allowed by something other than NV# (a passing
 // probe, FORCE_P2P): the user or the probe takes responsibility for the PCIe path.
-bool pcie_vouched(const Verdict& verdict) {
+bool pcie_vouched(const P2pVerdict& verdict) {
     return verdict.p2p && verdict.rule != "every_pair_nvlink";
 }
 
@@ -138,7 +138,7 @@ void warn_of_custom_all_reduce(const GateFacts& facts,
 
 }  // namespace
 
-void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+void plan_nccl(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
     warn_of_unchecked_topo_file(facts, plan);
     if (facts.selection.ids.size() < 2 || facts.all_pairs_nvlinked() || pcie_vouched(verdict)) {
         return;  // no peer, every pair NVLink, or PCIe P2P vouched for
@@ -167,7 +167,7 @@ void plan_nccl(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
         pair + ": NCCL keeps P2P on NVLink and stages the other pairs through host memory");
 }
 
-void plan_vllm(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+void plan_vllm(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
     if (verdict.p2p || facts.selection.ids.size() < 2) {
         return;  // P2P allowed, or no tensor-parallel peer
     }
@@ -182,7 +182,7 @@ void plan_vllm(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
         facts, facts.input.vllm_p2p_caches, "vLLM", "VLLM_SKIP_P2P_CHECK=0", plan);
 }
 
-void plan_sglang(const GateFacts& facts, const Verdict& verdict, EnvPlan& plan) {
+void plan_sglang(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
     if (verdict.p2p || facts.selection.ids.size() < 2) {
         return;  // P2P allowed, or no tensor-parallel peer
     }

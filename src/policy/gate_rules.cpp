@@ -236,16 +236,16 @@ constexpr std::array<Rule, 14> kRules = {
 
 }  // namespace
 
-Verdict decide_p2p(const GateFacts& facts) {
+P2pVerdict decide_p2p(const GateFacts& facts) {
     for (const Rule rule : kRules) {
         if (auto answer = rule(facts)) {
             if (!answer->p2p && answer->pcie_path) {
                 answer->reason += iommu_suffix(facts.input.host);
             }
-            return Verdict{answer->p2p, std::move(answer->rule), std::move(answer->reason)};
+            return P2pVerdict{answer->p2p, std::move(answer->rule), std::move(answer->reason)};
         }
     }
-    return Verdict{false, "internal", "no rule answered"};  // unreachable: the last rule answers
+    return P2pVerdict{false, "internal", "no rule answered"};  // unreachable: the last rule answers
 }
 
 }  // namespace peergate::policy

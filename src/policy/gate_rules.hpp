@@ -40,7 +40,7 @@ struct GateFacts {
     std::optional<std::string> first_non_nvlink_pair() const;
 };
 
-struct Verdict {
+struct P2pVerdict {
     bool p2p = false;
     std::string rule;    // stable snake_case id
     std::string reason;  // the veto (suffix included), or what allowed P2P
@@ -48,6 +48,6 @@ struct Verdict {
 
 // Runs the rules in order; the first that answers decides. Never fails: the last rule
 // always answers.
-Verdict decide_p2p(const GateFacts& facts);
+P2pVerdict decide_p2p(const GateFacts& facts);
 
 }  // namespace peergate::policy
