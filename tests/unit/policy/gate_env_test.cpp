@@ -2,6 +2,7 @@
 // The environment plan: set if absent, kept user values, the off-value strip, profiles.
 #include "gate_test_support.hpp"
 #include "policy/gate.hpp"
+#include "policy/gate_env_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,6 +17,20 @@ std::vector<std::string> set_names(const GateDecision& d) {
         names.push_back(s.name);
     }
     return names;
+}
+
+// `unset` lists only what the child would otherwise inherit, each name once.
+TEST(GateEnv, PlanRemovesOnlyWhatTheParentHas) {
+    const auto parent = env({{"GGML_CUDA_P2P", "0"}});
+    GateDecision decision;
+    EnvPlan plan(parent, decision);
+    plan.remove("NCCL_P2P_DISABLE", "not inherited");
+    plan.remove("GGML_CUDA_P2P", "reads as off");
+    plan.remove("GGML_CUDA_P2P", "twice");
+    ASSERT_EQ(decision.unset.size(), 1U);
+    EXPECT_EQ(decision.unset.front().name, "GGML_CUDA_P2P");
+    EXPECT_EQ(decision.unset.front().reason, "reads as off");
+    EXPECT_FALSE(plan.inherited("GGML_CUDA_P2P"));
 }
 
 TEST(GateEnv, OffValuesAreStrippedOnEveryPath) {

@@ -94,6 +94,15 @@ TEST(GateVerdict, IommuSuffixOnBareMetalOnlyAndNeverTheDecision) {
         {"NV#-confirmed selection is not vetoed by the IOMMU", [&] {
              return with_host(uniform_nvlink(8), bare_metal(IommuMode::translating));
          }, true, "every_pair_nvlink", ""},
+        // Vetoes that say nothing about a PCIe path take no suffix.
+        {"switched off on bare metal", [&] {
+             auto in = with_host(pcie_box(2, ada), bare_metal(IommuMode::translating));
+             in.env = env({{"PEERGATE_DISABLE_P2P", "1"}});
+             return in;
+         }, false, "disable_p2p", "=PEERGATE_DISABLE_P2P=1: P2P is switched off"},
+        {"single GPU on bare metal", [&] {
+             return with_host(uniform_nvlink(1, "NVIDIA H200"), bare_metal(IommuMode::translating));
+         }, false, "single_gpu", "=only GPU 0 is selected: there is no peer"},
     };
     // clang-format on
     for (const auto& c : cases) {
@@ -129,6 +138,24 @@ TEST(GateVerdict, ControlPlanePrecedence) {
         {"DISABLE_TUNING beats FORCE", [&] {
              return l40s_with(env({{"PEERGATE_DISABLE_TUNING", "1"}, {"PEERGATE_FORCE_P2P", "1"}}));
          }, false, "disable_tuning", ""},
+        {"DISABLE_P2P is named before DISABLE_TUNING", [&] {
+             return uniform_with(env({{"PEERGATE_DISABLE_TUNING", "1"}, {"PEERGATE_DISABLE_P2P", "1"}}));
+         }, false, "disable_p2p", ""},
+        {"the data-center gate comes before the GPU count", [&] {
+             return input(uniform_nvlink(1, "NVIDIA GeForce RTX 4090"));
+         }, false, "datacenter_name", "GPU 0 (NVIDIA GeForce RTX 4090)"},
+        {"a failed probe beats FORCE", [&] {
+             auto in = l40s_with(env({{"PEERGATE_FORCE_P2P", "1"}}));
+             in.probe = ProbeVerdict{false, "GPU 0 to GPU 1 dropped 4 MiB"};
+             return in;
+         }, false, "probe_failed", "dropped 4 MiB"},
+        {"the NVLink name gate comes before the matrix", [&] {
+             GateInput in = l40s_with({});
+             in.gpus = in.topology->gpus;
+             in.topology.reset();
+             in.topology_reason = "nvidia-smi: not found";
+             return in;
+         }, false, "nvlink_name", "GPU 0 (NVIDIA L40S) has no NVLink connector"},
         {"FORCE on a PCIe data-center box", [&] { return l40s_with(env({{"PEERGATE_FORCE_P2P", "1"}})); },
          true, "force_p2p", "PEERGATE_FORCE_P2P=1"},
         {"Unsloth alias of FORCE", [&] { return l40s_with(env({{"UNSLOTH_FORCE_DC_P2P", "1"}})); },
