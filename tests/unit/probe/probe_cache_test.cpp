@@ -138,6 +138,25 @@ TEST(ProbeCache, APairThatLostDataInAnotherModeIsNotTrusted) {
     EXPECT_TRUE(verdict.concurrent_pass_pairs.empty());
 }
 
+// The gate trusts a pair only on the evidence that the loss would have shown: its
+// concurrent-mode copies, each on the direct path llama.cpp uses.
+TEST(ProbeCache, ASerialOrStagedPassDoesNotVouch) {
+    auto staged = entry();
+    staged.result.cells[1].path = model::CopyPath::staged;  // 0 -> 1, concurrent
+    EXPECT_TRUE(report::judge_cache(staged, recorded_identity()).concurrent_pass_pairs.empty());
+
+    auto serial_only = entry();
+    serial_only.result.modes = {ProbeMode::serial};
+    std::erase_if(serial_only.result.cells,
+                  [](const model::ProbeCell& c) { return c.mode == ProbeMode::concurrent; });
+    for (auto& pair : serial_only.result.pairs) {
+        pair.verdict = model::PairVerdict::ok;
+        pair.modes = {{ProbeMode::serial, model::PairVerdict::ok}};
+    }
+    EXPECT_TRUE(
+        report::judge_cache(serial_only, recorded_identity()).concurrent_pass_pairs.empty());
+}
+
 TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
     using Change = void (*)(model::MachineIdentity&);
     const std::vector<std::pair<const char*, Change>> changes = {

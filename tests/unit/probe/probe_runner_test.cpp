@@ -221,6 +221,25 @@ TEST(ProbeRunner, StagedPathIsNamedInThePairDetail) {
     EXPECT_NE(r.pairs[0].detail.find("staged"), std::string::npos);
 }
 
+// A watchdog error in one cell must not hide a loss seen in another: the loss decides.
+TEST(ProbeVerdict, DataLossWinsOverAnError) {
+    model::ProbeCell errored;
+    errored.status = CellStatus::error;
+    model::ProbeCell dropped;
+    dropped.status = CellStatus::dropped;
+    EXPECT_EQ(engine::pair_verdict({&errored, &dropped}), PairVerdict::data_lost);
+    EXPECT_EQ(engine::pair_verdict({&dropped, &errored}), PairVerdict::data_lost);
+}
+
+// Nothing tested is never a pass: a pair without cells, or a plan without pairs.
+TEST(ProbeVerdict, NothingTestedIsNotAPass) {
+    EXPECT_EQ(engine::pair_verdict({}), PairVerdict::skipped);
+    const auto one_gpu = engine::judge_probe(plan_for(1, {1}, 1, {ProbeMode::serial}), {});
+    EXPECT_TRUE(one_gpu.pairs.empty());
+    EXPECT_EQ(one_gpu.outcome, model::ProbeOutcome::inconclusive);
+    EXPECT_EQ(engine::exit_status(one_gpu), 2);
+}
+
 TEST(ProbeVerdict, CannotRunIsInconclusive) {
     const auto r = engine::cannot_run({0}, "fewer than two GPUs");
     EXPECT_EQ(engine::exit_status(r), 2);
