@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <set>
+#include <string_view>
 
 namespace peergate::sim {
 
@@ -143,7 +145,8 @@ util::Expected<void> parse_matrix(const Json& j, MachineFile& m) {
 util::Expected<void> check_status_matrix(const std::vector<std::vector<std::string>>& statuses,
                                          std::size_t n,
                                          const char* field) {
-    static const std::set<std::string> kTokens{"X", "OK", "CNS", "GNS", "TNS", "DR", "NS", "U"};
+    constexpr std::array<std::string_view, 8> kTokens{
+        "X", "OK", "CNS", "GNS", "TNS", "DR", "NS", "U"};
     if (statuses.empty()) {
         return {};
     }
@@ -156,7 +159,7 @@ util::Expected<void> check_status_matrix(const std::vector<std::vector<std::stri
                 fmt::format("{}[{}]: {} entries for {} GPUs", field, p, statuses[p].size(), n));
         }
         for (const auto& token : statuses[p]) {
-            if (!kTokens.contains(token)) {
+            if (std::find(kTokens.begin(), kTokens.end(), token) == kTokens.end()) {
                 return invalid(fmt::format(
                     "{}[{}]: '{}' is not one of X OK CNS GNS TNS DR NS U", field, p, token));
             }
@@ -166,7 +169,9 @@ util::Expected<void> check_status_matrix(const std::vector<std::vector<std::stri
 }
 
 util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
-    static const std::set<std::string> kEffects{
+    // No static with a destructor here: a hung simulated call may still be parsing on an
+    // abandoned worker thread while the process runs its exit-time destructors.
+    constexpr std::array<std::string_view, 8> kEffects{
         "fail", "unknown", "hang", "missing", "exit", "truncated", "drop", "corrupt"};
     MachineFault fault;
     fault.layer = get_or<std::string>(j, "layer", "");
@@ -177,7 +182,7 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
         return invalid(
             fmt::format("faults[{}].layer: '{}' is not nvml, smi, cuda or copy", k, fault.layer));
     }
-    if (!kEffects.contains(fault.effect)) {
+    if (std::find(kEffects.begin(), kEffects.end(), fault.effect) == kEffects.end()) {
         return invalid(
             fmt::format("faults[{}].effect: '{}' is not a known effect", k, fault.effect));
     }

@@ -79,8 +79,10 @@ FaultAnswer fault_answer(const SimMachine& machine, std::string_view entry_point
     return {};
 }
 
-// Constructed after the first machine is parsed, so destroyed before the parser's own
-// function-local statics: it orders their destruction after every hung thread's reads.
+// Constructed after the first machine is parsed, so destroyed before every static that
+// existed by then (the machine schema's tables): its lock orders their destruction after
+// each parse another thread made under the lock. A function-local static first built by a
+// later parse would be destroyed before it, so the parser keeps none with a destructor.
 struct ExitFence {
     ExitFence() = default;
     ExitFence(const ExitFence&) = delete;
