@@ -34,13 +34,18 @@ std::vector<int> absent_from(const std::vector<int>& ids, const std::vector<mode
     return absent;
 }
 
-// "0,1,3" -> {0,1,3}; nullopt for UUIDs, MIG ids or anything not a plain index list.
+// "0,1,3" -> {0,1,3}. CUDA stops at the first negative index and shows the ones before it
+// ("0,2,-1,1" shows 0 and 2; "-1" hides every GPU). nullopt for UUIDs, MIG ids or anything
+// else that is not an index: then every GPU must qualify.
 std::optional<std::vector<int>> numeric_mask(std::string_view mask) {
     std::vector<int> ids;
     for (std::string_view field : util::split(mask, ',')) {
         const auto id = util::parse_int<int>(util::trim(field));
-        if (!id || *id < 0) {
+        if (!id) {
             return std::nullopt;
+        }
+        if (*id < 0) {
+            break;
         }
         ids.push_back(*id);
     }
@@ -93,6 +98,11 @@ ResolvedSelection resolve_inherited(const GateInput& input, const std::vector<mo
     }
     r.ids = *numeric;
     r.source = "cuda_visible_devices";
+    if (r.ids.empty()) {
+        r.notes.push_back(fmt::format(
+            "CUDA_VISIBLE_DEVICES={} starts with a negative index: the child sees no GPU",
+            trimmed));
+    }
     r.absent = absent_from(r.ids, host);
     return r;
 }
@@ -112,8 +122,10 @@ std::vector<model::Gpu> host_gpus(const GateInput& input) {
     return input.topology ? input.topology->gpus : std::vector<model::Gpu>{};
 }
 
+// The exact value only: whether the driver would accept " PCI_BUS_ID" or "pci_bus_id" is
+// not documented, and a value it ignores leaves FASTEST_FIRST in force.
 bool order_pinned(const util::EnvMap& env) {
-    return util::trim(env.get(kDeviceOrder).value_or("")) == "PCI_BUS_ID";
+    return env.get(kDeviceOrder) == "PCI_BUS_ID";
 }
 
 namespace {
