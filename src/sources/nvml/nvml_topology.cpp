@@ -114,13 +114,7 @@ util::Expected<model::LinkLabel> pair_label(NvmlCalls& nvml, const Device& a, co
 
 }  // namespace
 
-util::Expected<NvlinkStatus> nvlink_status(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b) {
-    nvmlGpuP2PStatus_t status = NVML_P2P_STATUS_UNKNOWN;
-    const auto rc =
-        nvml(nvml.api().nvmlDeviceGetP2PStatus, a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status);
-    if (rc != NVML_SUCCESS) {
-        return nvml.failed(rc, "nvmlDeviceGetP2PStatus(NVLINK)");
-    }
+std::optional<NvlinkStatus> read_nvlink_status(nvmlGpuP2PStatus_t status) {
     switch (status) {
         case NVML_P2P_STATUS_OK:
             return NvlinkStatus::linked;
@@ -131,20 +125,26 @@ util::Expected<NvlinkStatus> nvlink_status(NvmlCalls& nvml, nvmlDevice_t a, nvml
         case NVML_P2P_STATUS_NOT_SUPPORTED:
             return NvlinkStatus::denied;
         default:
-            // UNKNOWN, or a value a newer driver added: not a denial, so not an answer.
-            return no_verdict(
-                fmt::format("NVLink P2P status {} ({}) is not a definite answer",
-                            static_cast<int>(status),
-                            status == NVML_P2P_STATUS_UNKNOWN ? "UNKNOWN" : "unrecognised"));
+            return std::nullopt;  // UNKNOWN, or a value a newer driver added
     }
 }
 
-util::Expected<model::LinkLabel> pcie_label(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b) {
-    nvmlGpuTopologyLevel_t level = NVML_TOPOLOGY_SYSTEM;
-    const auto rc = nvml(nvml.api().nvmlDeviceGetTopologyCommonAncestor, a, b, &level);
+util::Expected<NvlinkStatus> nvlink_status(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b) {
+    nvmlGpuP2PStatus_t status = NVML_P2P_STATUS_UNKNOWN;
+    const auto rc =
+        nvml(nvml.api().nvmlDeviceGetP2PStatus, a, b, NVML_P2P_CAPS_INDEX_NVLINK, &status);
     if (rc != NVML_SUCCESS) {
-        return nvml.failed(rc, "nvmlDeviceGetTopologyCommonAncestor");
+        return nvml.failed(rc, "nvmlDeviceGetP2PStatus(NVLINK)");
     }
+    if (const auto answer = read_nvlink_status(status)) {
+        return *answer;
+    }
+    return no_verdict(fmt::format("NVLink P2P status {} ({}) is not a definite answer",
+                                  static_cast<int>(status),
+                                  status == NVML_P2P_STATUS_UNKNOWN ? "UNKNOWN" : "unrecognised"));
+}
+
+std::optional<model::LinkLabel> label_for_ancestor(nvmlGpuTopologyLevel_t level) {
     switch (level) {
         case NVML_TOPOLOGY_INTERNAL:
         case NVML_TOPOLOGY_SINGLE:
@@ -158,9 +158,21 @@ util::Expected<model::LinkLabel> pcie_label(NvmlCalls& nvml, nvmlDevice_t a, nvm
         case NVML_TOPOLOGY_SYSTEM:
             return model::LinkLabel::of(model::LinkKind::sys);
         default:
-            return no_verdict(fmt::format("common-ancestor level {} is not one NVML documents",
-                                          static_cast<int>(level)));
+            return std::nullopt;
     }
+}
+
+util::Expected<model::LinkLabel> pcie_label(NvmlCalls& nvml, nvmlDevice_t a, nvmlDevice_t b) {
+    nvmlGpuTopologyLevel_t level = NVML_TOPOLOGY_SYSTEM;
+    const auto rc = nvml(nvml.api().nvmlDeviceGetTopologyCommonAncestor, a, b, &level);
+    if (rc != NVML_SUCCESS) {
+        return nvml.failed(rc, "nvmlDeviceGetTopologyCommonAncestor");
+    }
+    if (const auto label = label_for_ancestor(level)) {
+        return *label;
+    }
+    return no_verdict(
+        fmt::format("common-ancestor level {} is not one NVML documents", static_cast<int>(level)));
 }
 
 util::Expected<model::Topology> read_nvml_topology(NvmlCalls& nvml,

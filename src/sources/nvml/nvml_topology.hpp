@@ -13,6 +13,13 @@ namespace peergate::nvml {
 // How NVML's NVLink P2P status for one ordered pair reads.
 enum class NvlinkStatus { linked, denied };
 
+// What one NVLink P2P status value says: 0 linked; 1-5 denied; nullopt for 6 (UNKNOWN)
+// and any value a newer driver adds, which are not denials.
+std::optional<NvlinkStatus> read_nvlink_status(nvmlGpuP2PStatus_t status);
+
+// nvidia-smi's token for a common-ancestor level; nullopt for a level NVML does not document.
+std::optional<model::LinkLabel> label_for_ancestor(nvmlGpuTopologyLevel_t level);
+
 // Status 0 is linked; 1-5 (chipset/GPU/IOH topology not supported, disabled by regkey,
 // not supported) are definite denials; 6 (UNKNOWN) or any value a newer driver adds is
 // no verdict, as is a failed call.

@@ -59,6 +59,20 @@ TEST(NvmlMatrix, NvswitchMachineIsNv18EverywhereWithIdentity) {
     EXPECT_GT(result.calls, 64U);
 }
 
+// Through NVSwitches the narrower end bounds the path: GPU 3 reaches the switches with 16
+// of its 18 links, so each of its pairs reads NV16 both ways, as topo -m shows it.
+TEST(NvmlMatrix, ASwitchedPairReadsTheNarrowerEndsLinks) {
+    const auto result = run_tier(fixture("nvlink-down-8x"));
+    ASSERT_TRUE(result.topology) << result.topology.error().message;
+    const auto& m = result.topology->matrix;
+    for (std::size_t p = 0; p < 8; ++p) {
+        for (std::size_t q = 0; q < 8; ++q) {
+            const char* want = p == q ? "X" : (p == 3 || q == 3) ? "NV16" : "NV18";
+            EXPECT_EQ(m[p][q].to_token(), want) << p << "," << q;
+        }
+    }
+}
+
 TEST(NvmlMatrix, DirectLinksGiveTheDgx1HybridCubeMesh) {
     const auto machine = load_fixture("nvml-dgx1-v100");
     const auto result = run_tier(fixture("nvml-dgx1-v100"));
