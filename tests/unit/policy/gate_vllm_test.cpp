@@ -82,5 +82,16 @@ TEST(GateVllm, OnNvlinkTheCacheIsNotAConcern) {
     EXPECT_TRUE(d.warnings.empty());
 }
 
+// One GPU has no tensor-parallel peer: nothing to keep vLLM testing, nothing to warn of.
+TEST(GateVllm, ASingleGpuNeedsNothing) {
+    auto in = vllm_on_pcie(gpus({1}));
+    in.vllm_p2p_caches = {cache_for("1", {"1->1"})};
+    const auto d = decide(in);
+    EXPECT_FALSE(d.p2p);
+    EXPECT_FALSE(d.set_value("VLLM_SKIP_P2P_CHECK"));
+    EXPECT_FALSE(d.set_value("VLLM_ALLREDUCE_USE_SYMM_MEM"));
+    EXPECT_FALSE(warns_about(d, kFlagWarning));
+}
+
 }  // namespace
 }  // namespace peergate::policy
