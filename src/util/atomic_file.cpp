@@ -33,18 +33,16 @@ bool write_all(int fd, std::string_view content) {
     return true;
 }
 
-// ".<name>.tmp.XXXXXX" beside the target: readers that scan the directory skip it while it
-// is written (NFD reads every file not starting with '.', node_exporter every *.prom).
-std::string hidden_temp_name(const std::string& path) {
+}  // namespace
+
+std::string hidden_temp_template(const std::string& path) {
     const auto slash = path.rfind('/');
     const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
     return path.substr(0, base) + "." + path.substr(base) + ".tmp.XXXXXX";
 }
 
-}  // namespace
-
 Expected<void> write_file_atomically(const std::string& path, std::string_view content) {
-    std::string temp = hidden_temp_name(path);
+    std::string temp = hidden_temp_template(path);
     const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
     if (fd < 0) {
         return io_error("cannot create a temporary file beside", path);

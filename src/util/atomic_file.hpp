@@ -13,6 +13,11 @@ namespace peergate::util {
 // absence) is left as it was and the temporary is removed.
 Expected<void> write_file_atomically(const std::string& path, std::string_view content);
 
+// The temporary's mkostemp template beside `path`: hidden (".out.prom.tmp.XXXXXX"), so the
+// readers that scan the directory skip it while it is written (node_exporter reads every
+// *.prom, NFD every file not starting with '.').
+std::string hidden_temp_template(const std::string& path);
+
 // Reads a whole file; the error names the path and the reason.
 Expected<std::string> read_file(const std::string& path);
 

@@ -164,5 +164,17 @@ TEST(Pattern, ChunksOfABufferAddUpToTheWholeCompare) {
     EXPECT_EQ(total.wrong, 1U);
 }
 
+// A chunk that starts past element 0 finds the stand-in at its own offset: a lost copy of
+// exactly that element reads as the sentinel, which the fast pass would take for intact.
+TEST(Pattern, AChunkFindsTheStandInAtItsOwnOffset) {
+    const std::uint32_t seed = engine::kSentinelBits - 5000U * engine::kPatternStep;
+    std::vector<std::uint32_t> data(20000);
+    engine::fill_pattern(data, seed);
+    data[5000] = engine::kSentinelBits;
+    const auto chunk = engine::verify_pattern(std::span(data).subspan(4096, 4096), seed, 4096);
+    EXPECT_EQ(chunk.dropped, 1U);
+    EXPECT_EQ(chunk.first_bad_element, 5000U);
+}
+
 }  // namespace
 }  // namespace peergate

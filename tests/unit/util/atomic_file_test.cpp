@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -86,6 +88,33 @@ TEST_F(AtomicFile, FailedRenameKeepsTheTargetAndRemovesTheTemporary) {
     EXPECT_NE(written.error().message.find("rename"), std::string::npos) << written.error().message;
     EXPECT_EQ(listing(), std::vector<std::string>{"taken"});
     EXPECT_EQ(*read_file((target / "inside").string()), "keep");
+}
+
+// A write that fails part-way (here: past the file-size limit) leaves the old file whole
+// and no temporary behind.
+TEST_F(AtomicFile, AFailedWriteKeepsTheTargetAndRemovesTheTemporary) {
+    const std::string path = (dir_ / "gpu.prom").string();
+    ASSERT_TRUE(write_file_atomically(path, "old\n").has_value());
+    rlimit saved{};
+    ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+    rlimit small = saved;
+    small.rlim_cur = 1024;
+    const auto old_handler = std::signal(SIGXFSZ, SIG_IGN);  // EFBIG instead of a signal
+    ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+    const auto written = write_file_atomically(path, std::string(64 * 1024, 'x'));
+    ::setrlimit(RLIMIT_FSIZE, &saved);
+    std::signal(SIGXFSZ, old_handler);
+    ASSERT_FALSE(written.has_value());
+    EXPECT_NE(written.error().message.find("cannot write"), std::string::npos)
+        << written.error().message;
+    EXPECT_EQ(listing(), std::vector<std::string>{"gpu.prom"});
+    EXPECT_EQ(*read_file(path), "old\n");
+}
+
+TEST(AtomicFileName, TheTemporaryIsHiddenBesideTheTarget) {
+    EXPECT_EQ(hidden_temp_template("/var/lib/node_exporter/gpu.prom"),
+              "/var/lib/node_exporter/.gpu.prom.tmp.XXXXXX");
+    EXPECT_EQ(hidden_temp_template("labels"), ".labels.tmp.XXXXXX");
 }
 
 TEST_F(AtomicFile, ReadFileErrorsNameThePathAndTheReason) {
