@@ -13,6 +13,7 @@
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <exception>
 #include <filesystem>
@@ -85,8 +86,17 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
 
 namespace {
 
-// The verdict cache (docs/probe.md): always reported, used only with PEERGATE_TRUST_PROBE=1,
-// and then only for the pairs that passed the concurrent mode on this boot and identity.
+std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
+    std::vector<std::string> names;
+    for (const auto& [a, b] : pairs) {
+        names.push_back(fmt::format("GPU {} -> GPU {}", a, b));
+    }
+    return fmt::format("{}", fmt::join(names, ", "));
+}
+
+// The verdict cache (docs/probe.md): always reported. Its passes count only with
+// PEERGATE_TRUST_PROBE=1, and then only for the pairs that passed the concurrent mode on this
+// boot and identity; its losses always count, since data lost on this boot is no doubt.
 void consider_cached_probe(const util::Seams& seams,
                            const util::EnvMap& env,
                            const model::Discovery& discovery,
@@ -105,17 +115,20 @@ void consider_cached_probe(const util::Seams& seams,
         return;
     }
     input.notes.push_back(fmt::format(
-        "cached probe result for this boot: {} ordered pairs passed the concurrent mode{}",
+        "cached probe result for this boot: {} ordered pairs passed the concurrent mode{}{}",
         verdict.concurrent_pass_pairs.size(),
         trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)"
-                : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P"));
-    if (trusted) {
+                : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P",
+        verdict.lost_pairs.empty() ? "" : "; data lost on " + pair_list(verdict.lost_pairs)));
+    if (trusted || !verdict.lost_pairs.empty()) {
         input.probe = policy::ProbeVerdict{
             .passed = false,
             .detail = fmt::format("{} ordered pairs passed the concurrent mode in the cached run",
                                   verdict.concurrent_pass_pairs.size()),
             .pair_level = true,
-            .passed_pairs = verdict.concurrent_pass_pairs};
+            .passed_pairs =
+                trusted ? verdict.concurrent_pass_pairs : std::vector<std::pair<int, int>>{},
+            .lost_pairs = verdict.lost_pairs};
     }
 }
 

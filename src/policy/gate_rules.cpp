@@ -132,9 +132,33 @@ bool probe_vouches(const GateFacts& f) {
     return true;
 }
 
+// The first selected ordered pair that the cached run on this boot saw lose data.
+std::optional<std::pair<int, int>> selected_lost_pair(const GateFacts& f) {
+    for (const auto& [a, b] : f.input.probe->lost_pairs) {
+        const auto& ids = f.selection.ids;
+        if (std::find(ids.begin(), ids.end(), a) != ids.end() &&
+            std::find(ids.begin(), ids.end(), b) != ids.end()) {
+            return std::pair{a, b};
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<Answer> rule_probe_failed(const GateFacts& f) {
-    if (!f.input.probe || f.input.probe->pair_level || f.input.probe->passed) {
+    if (!f.input.probe || f.input.probe->passed) {
         return std::nullopt;
+    }
+    if (f.input.probe->pair_level) {
+        const auto lost = selected_lost_pair(f);
+        if (!lost) {
+            return std::nullopt;
+        }
+        return veto("probe_failed",
+                    fmt::format("the integrity probe lost data from GPU {} to GPU {} on this "
+                                "boot (the verdict cache's run)",
+                                lost->first,
+                                lost->second),
+                    true);
     }
     return veto("probe_failed",
                 "the integrity probe lost data on this boot: " + f.input.probe->detail,

@@ -55,11 +55,13 @@ struct Selection {
 struct ProbeVerdict {
     bool passed = false;
     std::string detail;  // "probe of 2026-11-29 on this boot: 12/12 pairs intact"
-    // Pair-level verdict from the on-disk cache (PEERGATE_TRUST_PROBE=1): it vouches only
-    // for the ordered pairs listed, those that passed the concurrent mode on the direct path;
-    // `passed` is then ignored and a selection passes when all its pairs are listed.
+    // Pair-level verdict from the on-disk cache: with PEERGATE_TRUST_PROBE=1 it vouches only
+    // for the ordered pairs in passed_pairs, those that passed the concurrent mode on the
+    // direct path; `passed` is then ignored and a selection passes when all its pairs are
+    // listed. A selected pair in lost_pairs (data lost on this boot) vetoes, trusted or not.
     bool pair_level = false;
     std::vector<std::pair<int, int>> passed_pairs;
+    std::vector<std::pair<int, int>> lost_pairs;
 };
 
 struct GateInput {

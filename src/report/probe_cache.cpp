@@ -100,6 +100,9 @@ CacheVerdict judge_cache(const std::optional<ProbeCacheEntry>& entry,
     // A pair that lost data in any mode does not vouch, however its concurrent cells went:
     // the loss is load-dependent, and one seen is doubt.
     for (const auto& pair : entry->result.pairs) {
+        if (pair.verdict == model::PairVerdict::data_lost) {
+            verdict.lost_pairs.emplace_back(pair.src, pair.dst);
+        }
         if (pair.verdict == model::PairVerdict::ok &&
             passed_concurrent(entry->result, pair.src, pair.dst)) {
             verdict.concurrent_pass_pairs.emplace_back(pair.src, pair.dst);

@@ -32,6 +32,8 @@ struct CacheVerdict {
     // Ordered pairs (nvidia-smi indices) that passed the concurrent mode on the direct
     // path in the cached run; empty unless valid.
     std::vector<std::pair<int, int>> concurrent_pass_pairs;
+    // Ordered pairs that lost data in any mode of the cached run; empty unless valid.
+    std::vector<std::pair<int, int>> lost_pairs;
 };
 
 CacheVerdict judge_cache(const std::optional<ProbeCacheEntry>& entry,

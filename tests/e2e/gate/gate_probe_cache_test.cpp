@@ -92,6 +92,24 @@ TEST_F(GateProbeCache, WithOptInADataLosingProbeStillVetoes) {
     EXPECT_FALSE(doc["set"].contains("GGML_CUDA_P2P"));
 }
 
+// Data lost on this boot is no doubt: the cached loss vetoes without the opt-in, and beats
+// PEERGATE_FORCE_P2P as a probe failure does.
+TEST_F(GateProbeCache, ACachedLossVetoesEvenForcedP2pWithoutOptIn) {
+    ASSERT_EQ(probe("pcie-rtx6000ada-2x-iommu"), 1);
+    auto forced = env(false);
+    forced.set("PEERGATE_FORCE_P2P", "1");
+    const auto run =
+        run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "gate", "--json"}, forced);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.out;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_NE(doc["veto"].get<std::string>().find("the integrity probe lost data from GPU"),
+              std::string::npos)
+        << doc.dump(2);
+    EXPECT_NE(doc["warnings"].dump().find("data lost on GPU 0 -> GPU 1"), std::string::npos)
+        << doc.dump(2);
+}
+
 TEST_F(GateProbeCache, AnotherBootInvalidatesTheEntry) {
     const auto machine = fixture_machine("probe-intact-2x");
     ASSERT_EQ(probe(machine), 0);

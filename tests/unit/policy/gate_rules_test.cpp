@@ -319,6 +319,21 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
              in.probe = ProbeVerdict{false, "GPU 0 to GPU 1 dropped 4 MiB"};
              return in;
          }, false, "probe_failed", "dropped 4 MiB"},
+        {"a cached loss on a selected pair beats FORCE", [] {
+             auto in = input(pcie_box(3, "NVIDIA L40S"), gpus({0, 2}), env({{"PEERGATE_FORCE_P2P", "1"}}));
+             in.probe = ProbeVerdict{.pair_level = true, .lost_pairs = {{2, 0}}};
+             return in;
+         }, false, "probe_failed", "=the integrity probe lost data from GPU 2 to GPU 0 on this boot (the verdict cache's run)"},
+        {"a cached loss vetoes even NVLink", [] {
+             auto in = input(uniform_nvlink(4), gpus({0, 1}));
+             in.probe = ProbeVerdict{.pair_level = true, .lost_pairs = {{0, 1}}};
+             return in;
+         }, false, "probe_failed", "GPU 0 to GPU 1"},
+        {"a cached loss elsewhere says nothing about this selection", [] {
+             auto in = input(pcie_box(3, "NVIDIA L40S"), gpus({0, 1}), env({{"PEERGATE_FORCE_P2P", "1"}}));
+             in.probe = ProbeVerdict{.pair_level = true, .lost_pairs = {{0, 2}, {2, 1}}};
+             return in;
+         }, true, "force_p2p", ""},
         {"identity join gates the child's GPUs", [&] {
              auto in = input(with_pci());
              in.child_visible = std::vector<model::PciAddress>{pci("0000:48:00.0"), pci("0000:4c:00.0")};

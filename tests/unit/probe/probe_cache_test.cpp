@@ -120,6 +120,7 @@ TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
     const auto verdict = report::judge_cache(entry(), recorded_identity());
     EXPECT_TRUE(verdict.valid);
     EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
+    EXPECT_EQ(verdict.lost_pairs, (std::vector<std::pair<int, int>>{{1, 0}}));
 }
 
 // The failure is load-dependent: a pair can come through the concurrent mode intact and
