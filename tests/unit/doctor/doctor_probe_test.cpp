@@ -2,6 +2,8 @@
 // What doctor --probe concludes from a probe result (policy/doctor_probe.cpp).
 #include "policy/doctor_probe.hpp"
 
+#include "policy/doctor.hpp"
+
 #include <gtest/gtest.h>
 
 namespace peergate::policy {
@@ -61,6 +63,23 @@ TEST(DoctorProbeFinding, OnlyAPassCoveringBothDirectionsOfEveryPairVouches) {
     auto failed = pass;
     failed.outcome = ProbeOutcome::fail;
     EXPECT_FALSE(probe_vouches_for(failed, {{0, 1}}));
+}
+
+// On NVLink nothing else finds fault, so only the probe's loss can make the verdict
+// problems (an NVLink pair that loses data is a hardware fault, not the IOMMU's).
+TEST(DoctorProbeFinding, LostDataMakesAHealthyBoxProblems) {
+    DoctorInput input;
+    input.parts = {PartStatus{.what = "CUDA driver library", .found = true}};
+    model::Topology nvlinked;
+    nvlinked.gpus = {model::Gpu{.index = 0}, model::Gpu{.index = 1}};
+    nvlinked.matrix = {{model::LinkLabel::self(), model::LinkLabel::nvlink(12)},
+                       {model::LinkLabel::nvlink(12), model::LinkLabel::self()}};
+    input.discovery.topology = nvlinked;
+    EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
+    input.probe = result_of(ProbeOutcome::fail, {{0, 1, PairVerdict::data_lost}});
+    const auto report = diagnose(input);
+    EXPECT_EQ(report.verdict, Verdict::problems);
+    EXPECT_EQ(exit_status(report.verdict), 1);
 }
 
 }  // namespace
