@@ -5,6 +5,7 @@
 #include "cli/doctor_layers.hpp"
 #include "cli/kernel_log_input.hpp"
 #include "cli/nccl_topo_file_input.hpp"
+#include "cli/probe_cache_io.hpp"
 #include "cli/probe_sweep.hpp"
 #include "cli/simulate.hpp"
 #include "cli/topology_input.hpp"
@@ -21,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 
 namespace peergate::cli {
 
@@ -95,6 +97,20 @@ void probe_pairs(const Invocation& inv, double soak_s, policy::DoctorInput& inpu
     }
 }
 
+// Without --probe: the verdict cache's result, when it was written on this boot and identity
+// (reading it opens the CUDA driver, so only when the file is there).
+void read_cached_probe(const Invocation& inv, policy::DoctorInput& input) {
+    const std::string file = probe_cache_path(inv, "");
+    if (file.empty() || !std::filesystem::exists(file)) {
+        return;
+    }
+    auto reading = read_probe_cache(inv, input.discovery);
+    if (reading.verdict.valid && reading.entry) {
+        input.cached_probe = std::move(reading.entry->result);
+        input.cached_probe_written_at = std::move(reading.entry->written_at);
+    }
+}
+
 // --gpus as ascending nvidia-smi indices (empty: every GPU), each one a GPU of `topology`
 // (unchecked without one: the doctor then reports why no GPU could be listed).
 util::Expected<std::vector<int>> examined_gpus(const std::string& text,
@@ -149,6 +165,8 @@ util::Expected<policy::DoctorInput> gather_doctor_input(const Invocation& inv,
     if (options.probe && !input.pairs.empty()) {  // two or more GPUs examined
         probe_pairs(inv, options.soak_s, input);
         read_counters_after_probe(inv, *topology, input);
+    } else if (!input.pairs.empty()) {
+        read_cached_probe(inv, input);
     }
     if (!options.bandwidth.empty()) {
         PEERGATE_TRY(add_bandwidth(options.bandwidth, input));

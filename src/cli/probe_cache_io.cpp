@@ -120,9 +120,9 @@ void store_probe_result(const Invocation& inv,
     }
 }
 
-report::CacheVerdict consult_probe_cache(const Invocation& inv,
-                                         const model::Discovery& discovery,
-                                         const std::string& cache_dir) {
+CacheReading read_probe_cache(const Invocation& inv,
+                              const model::Discovery& discovery,
+                              const std::string& cache_dir) {
     const std::string file = probe_cache_path(inv, cache_dir);
     auto text = file.empty() ? util::Expected<std::string>(util::unexpected(
                                    util::ErrorCode::not_found, "no cache directory"))
@@ -134,8 +134,10 @@ report::CacheVerdict consult_probe_cache(const Invocation& inv,
     }
     auto setup = set_up_cuda(inv, discovery, {}, std::chrono::seconds(10));
     if (!setup) {
-        return report::CacheVerdict{
-            .valid = false, .reason = "cannot identify this machine: " + setup.error().message};
+        return CacheReading{
+            .entry = std::move(entry),
+            .verdict = {.valid = false,
+                        .reason = "cannot identify this machine: " + setup.error().message}};
     }
     auto verdict = report::judge_cache(entry, identity_of(*setup, discovery, host_facts(inv)));
     if (!text) {
@@ -143,7 +145,13 @@ report::CacheVerdict consult_probe_cache(const Invocation& inv,
     } else if (!entry) {
         verdict.reason = "the cache is unreadable: " + why;
     }
-    return verdict;
+    return CacheReading{.entry = std::move(entry), .verdict = std::move(verdict)};
+}
+
+report::CacheVerdict consult_probe_cache(const Invocation& inv,
+                                         const model::Discovery& discovery,
+                                         const std::string& cache_dir) {
+    return read_probe_cache(inv, discovery, cache_dir).verdict;
 }
 
 }  // namespace peergate::cli

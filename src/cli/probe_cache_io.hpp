@@ -13,6 +13,7 @@
 #include "model/probe_result.hpp"
 #include "report/probe_cache.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -45,8 +46,20 @@ void store_probe_result(const Invocation& inv,
                         const model::Discovery& discovery,
                         const model::ProbeResult& result);
 
-// For the gate: reads the cache and judges it against this machine now (opens the CUDA
-// driver to learn the driver version and bus ids). The gate may allow PCIe P2P for
+// The cache as read and judged against this machine now; `entry` is kept whether or not
+// the verdict finds it valid.
+struct CacheReading {
+    std::optional<report::ProbeCacheEntry> entry;
+    report::CacheVerdict verdict;
+};
+
+// Reads the cache and judges it against this machine now (opens the CUDA driver to learn
+// the driver version and bus ids).
+CacheReading read_probe_cache(const Invocation& inv,
+                              const model::Discovery& discovery,
+                              const std::string& cache_dir = "");
+
+// For the gate: read_probe_cache's verdict. The gate may allow PCIe P2P for
 // verdict.concurrent_pass_pairs only when the user opted in with PEERGATE_TRUST_PROBE=1.
 report::CacheVerdict consult_probe_cache(const Invocation& inv,
                                          const model::Discovery& discovery,

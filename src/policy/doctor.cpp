@@ -168,6 +168,19 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
     return report;
 }
 
+// What moved data says: the probe just run (--probe), else the verdict cache's from earlier
+// on this boot.
+std::optional<Finding> probe_evidence(const DoctorInput& input) {
+    if (input.probe) {
+        return probe_finding(*input.probe);
+    }
+    if (input.cached_probe) {
+        return cached_probe_finding(
+            *input.cached_probe, input.cached_probe_written_at, input.selection);
+    }
+    return std::nullopt;
+}
+
 bool has_error(const std::vector<Finding>& findings) {
     return std::any_of(findings.begin(), findings.end(), [](const Finding& f) {
         return f.severity == Severity::error;
@@ -315,11 +328,11 @@ DoctorReport diagnose(const DoctorInput& input) {
         report.findings.push_back(std::move(*acs));
     }
     add_gpu_nic_findings(gpu_nic_paths(input), input, report);
-    if (input.probe) {
-        report.findings.push_back(probe_finding(*input.probe));
-        if (report.findings.back().severity == Severity::error) {
+    if (auto probe = probe_evidence(input)) {
+        if (probe->severity == Severity::error) {
             report.verdict = Verdict::problems;  // data lost is a problem whatever else said
         }
+        report.findings.push_back(std::move(*probe));
     }
     if (auto vllm = p2p_cache_finding(kVllmCache, input.vllm_p2p_caches, report.findings)) {
         report.findings.push_back(std::move(*vllm));

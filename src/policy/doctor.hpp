@@ -77,8 +77,11 @@ struct DoctorInput {
     std::string kernel_log_source;  // where the kernel log came from, or why none was read
     std::vector<int> selection;     // --gpus: the GPUs examined, ascending; empty = every GPU
     std::vector<PairLayers> pairs;  // every ordered pair of the GPUs examined
-    std::vector<std::string> layer_notes;              // why a capability layer could not be read
-    std::optional<model::ProbeResult> probe;           // --probe: data moved and compared just now
+    std::vector<std::string> layer_notes;     // why a capability layer could not be read
+    std::optional<model::ProbeResult> probe;  // --probe: data moved and compared just now
+    // Without --probe: the verdict cache's result, when written on this boot and identity.
+    std::optional<model::ProbeResult> cached_probe;
+    std::string cached_probe_written_at;               // its written_at (UTC, ISO 8601)
     std::map<int, std::vector<model::PciPort>> ports;  // per GPU: the PCIe ports above it
     std::vector<model::Nic> nics;  // the host's network functions, their ports and names
     std::map<int, bool> dma_buf;   // per GPU: CUDA's DMA-BUF answer; absent: not read

@@ -73,6 +73,64 @@ Finding probe_finding(const model::ProbeResult& result) {
                        "cells; it needs the CUDA driver and two free GPUs."};
 }
 
+namespace {
+
+std::vector<const model::ProbePair*> examined_pairs(const model::ProbeResult& result,
+                                                    const std::vector<int>& examined) {
+    const auto in = [&](int gpu) {
+        return examined.empty() ||
+               std::find(examined.begin(), examined.end(), gpu) != examined.end();
+    };
+    std::vector<const model::ProbePair*> pairs;
+    for (const auto& pair : result.pairs) {
+        if (in(pair.src) && in(pair.dst)) {
+            pairs.push_back(&pair);
+        }
+    }
+    return pairs;
+}
+
+}  // namespace
+
+std::optional<Finding> cached_probe_finding(const model::ProbeResult& result,
+                                            const std::string& written_at,
+                                            const std::vector<int>& examined) {
+    const auto pairs = examined_pairs(result, examined);
+    std::vector<std::string> lost;
+    std::vector<int> gpus;
+    for (const auto* pair : pairs) {
+        if (pair->verdict == PairVerdict::data_lost) {
+            lost.push_back(fmt::format("GPU {} -> GPU {}", pair->src, pair->dst));
+            gpus.insert(gpus.end(), {pair->src, pair->dst});
+        }
+    }
+    const std::string when = fmt::format(
+        "The probe run earlier on this boot (the verdict "
+        "cache, written {})",
+        written_at.empty() ? "at an unknown time" : written_at);
+    if (!lost.empty()) {
+        std::sort(gpus.begin(), gpus.end());
+        gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
+        return Finding{.code = "cached_probe_data_lost",
+                       .severity = Severity::error,
+                       .gpus = gpus,
+                       .message = fmt::format("{} lost data on {}", when, fmt::join(lost, ", ")),
+                       .remedy = result.remedy};
+    }
+    const bool all_ok = std::all_of(
+        pairs.begin(), pairs.end(), [](const auto* p) { return p->verdict == PairVerdict::ok; });
+    if (pairs.empty() || !all_ok) {
+        return std::nullopt;
+    }
+    return Finding{.code = "cached_probe_intact",
+                   .severity = Severity::info,
+                   .message = fmt::format("{} moved data intact on {} ordered pairs of these "
+                                          "GPUs (modes {}); doctor --probe tests them again now",
+                                          when,
+                                          pairs.size(),
+                                          mode_names(result))};
+}
+
 bool probe_vouches_for(const model::ProbeResult& result,
                        const std::vector<std::pair<int, int>>& pairs) {
     return result.outcome == model::ProbeOutcome::pass &&

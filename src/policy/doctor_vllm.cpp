@@ -14,7 +14,8 @@ namespace {
 
 // The findings that make PCIe peer copies unsafe on this host, whatever a small copy showed.
 const model::Finding* unsafe_peer_copies(const std::vector<model::Finding>& findings) {
-    constexpr std::string_view kUnsafe[] = {"pcie_p2p_under_translating_iommu", "probe_data_lost"};
+    constexpr std::string_view kUnsafe[] = {
+        "pcie_p2p_under_translating_iommu", "probe_data_lost", "cached_probe_data_lost"};
     const auto it = std::find_if(findings.begin(), findings.end(), [&](const model::Finding& f) {
         return f.severity == model::Severity::error &&
                std::find(std::begin(kUnsafe), std::end(kUnsafe), f.code) != std::end(kUnsafe);

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 namespace peergate::test {
@@ -82,6 +83,39 @@ TEST(DoctorProbe, WithoutTheFlagNothingIsProbed) {
     const auto doc = stdout_json(run_peergate({"--simulate", "hgx-b200-8x", "doctor", "--json"}));
     EXPECT_TRUE(doc["layers"]["probe"].is_null());
     EXPECT_TRUE(doc["layers"]["peer_access"]["pairs"][0]["probe"].is_null());
+}
+
+// Without --probe the doctor reads the verdict cache an earlier probe wrote on this boot.
+TEST(DoctorProbe, WithoutTheFlagTheCachedLossOfThisBootIsReported) {
+    const std::filesystem::path cache =
+        std::filesystem::path(::testing::TempDir()) / "peergate-doctor-cached-probe";
+    std::filesystem::remove_all(cache);
+    auto env = clean_env();
+    env.set("XDG_CACHE_HOME", cache.string());
+    const auto probe = run_peergate({"--simulate",
+                                     "pcie-rtx6000ada-2x-iommu",
+                                     "probe",
+                                     "-q",
+                                     "--mode",
+                                     "concurrent",
+                                     "--sizes-mib",
+                                     "1",
+                                     "--repeats",
+                                     "1"},
+                                    env);
+    ASSERT_EQ(probe.process.exit_code, 1) << probe.process.err;
+    const auto run =
+        run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "doctor", "--json"}, env);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
+    const auto doc = stdout_json(run);
+    const Json* lost = find_finding(doc, "cached_probe_data_lost");
+    ASSERT_NE(lost, nullptr) << doc.dump(2);
+    EXPECT_EQ((*lost)["gpus"], Json::array({0, 1}));
+    EXPECT_NE((*lost)["message"].get<std::string>().find("GPU 0 -> GPU 1, GPU 1 -> GPU 0"),
+              std::string::npos)
+        << (*lost)["message"];
+    EXPECT_TRUE(doc["layers"]["probe"].is_null()) << "no probe ran now";
+    std::filesystem::remove_all(cache);
 }
 
 TEST(DoctorProbe, ASoakReachesTheProbeAndNeedsIt) {

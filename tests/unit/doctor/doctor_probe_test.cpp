@@ -82,5 +82,53 @@ TEST(DoctorProbeFinding, LostDataMakesAHealthyBoxProblems) {
     EXPECT_EQ(exit_status(report.verdict), 1);
 }
 
+TEST(DoctorCachedProbe, ALossAmongTheGpusExaminedIsAnErrorSayingWhen) {
+    const auto cached = result_of(
+        ProbeOutcome::fail,
+        {{0, 1, PairVerdict::ok}, {2, 1, PairVerdict::data_lost}, {1, 2, PairVerdict::ok}});
+    const auto f = cached_probe_finding(cached, "2026-12-01T08:00:00Z", {});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->code, "cached_probe_data_lost");
+    EXPECT_EQ(f->severity, model::Severity::error);
+    EXPECT_EQ(f->gpus, (std::vector<int>{1, 2}));
+    EXPECT_EQ(f->message,
+              "The probe run earlier on this boot (the verdict cache, written "
+              "2026-12-01T08:00:00Z) lost data on GPU 2 -> GPU 1");
+    EXPECT_EQ(f->remedy, "boot with iommu=pt");
+
+    const auto other = cached_probe_finding(cached, "", {0, 1});  // the loss is elsewhere
+    ASSERT_TRUE(other);
+    EXPECT_EQ(other->code, "cached_probe_intact");
+    EXPECT_EQ(other->severity, model::Severity::info);
+    EXPECT_NE(other->message.find("on 1 ordered pairs"), std::string::npos) << other->message;
+    EXPECT_NE(other->message.find("at an unknown time"), std::string::npos) << other->message;
+}
+
+TEST(DoctorCachedProbe, NothingWhenItTestedNoneOrSomeWereNotIntact) {
+    const auto cached = result_of(ProbeOutcome::inconclusive,
+                                  {{0, 1, PairVerdict::ok}, {1, 0, PairVerdict::skipped}});
+    EXPECT_FALSE(cached_probe_finding(cached, "", {}));      // 1 -> 0 untested: no bill
+    EXPECT_FALSE(cached_probe_finding(cached, "", {1, 2}));  // no pair of these GPUs
+}
+
+// Without --probe the cache stands in: its loss makes the verdict problems too.
+TEST(DoctorCachedProbe, ACachedLossMakesTheVerdictProblemsAndAFreshProbeSupersedesIt) {
+    DoctorInput input;
+    input.parts = {PartStatus{.what = "CUDA driver library", .found = true}};
+    model::Topology nvlinked;
+    nvlinked.gpus = {model::Gpu{.index = 0}, model::Gpu{.index = 1}};
+    nvlinked.matrix = {{model::LinkLabel::self(), model::LinkLabel::nvlink(12)},
+                       {model::LinkLabel::nvlink(12), model::LinkLabel::self()}};
+    input.discovery.topology = nvlinked;
+    input.cached_probe = result_of(ProbeOutcome::fail, {{0, 1, PairVerdict::data_lost}});
+    EXPECT_EQ(diagnose(input).verdict, Verdict::problems);
+    input.probe = result_of(ProbeOutcome::pass, {{0, 1, PairVerdict::ok}, {1, 0, PairVerdict::ok}});
+    const auto fresh = diagnose(input);
+    EXPECT_EQ(fresh.verdict, Verdict::healthy);
+    for (const auto& f : fresh.findings) {
+        EXPECT_NE(f.code, "cached_probe_data_lost");
+    }
+}
+
 }  // namespace
 }  // namespace peergate::policy
