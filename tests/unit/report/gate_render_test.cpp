@@ -69,6 +69,24 @@ TEST(GateRender, ShellLinesQuoteEverything) {
               "export WEIRD='it'\\''s $HOME `x`'\n");
 }
 
+// `eval "$(peergate gate --format shell)"` runs this text: a newline in a reason or warning
+// (they quote inherited values and file names) must not end its comment and start a command.
+TEST(GateRender, ShellCommentsStayOnTheirLine) {
+    auto d = vetoed();
+    d.reason = "vetoed\ntouch /tmp/pwned-reason";
+    d.warnings = {"GGML_CUDA_P2P='1\ntouch /tmp/pwned-warning' set by the user is kept"};
+    const std::string shell = gate_to_shell(d);
+    std::size_t start = 0;
+    while (start < shell.size()) {
+        const std::size_t end = shell.find('\n', start);
+        const std::string line = shell.substr(start, end - start);
+        EXPECT_TRUE(line.starts_with("# ") || line.starts_with("unset ") ||
+                    line.starts_with("export "))
+            << line;
+        start = end + 1;
+    }
+}
+
 TEST(GateRender, TextAndLogLine) {
     const std::string text = gate_to_text(vetoed());
     EXPECT_NE(
