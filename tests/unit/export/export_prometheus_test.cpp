@@ -4,6 +4,7 @@
 #include "report/export_prometheus.hpp"
 
 #include "export_facts_fixture.hpp"
+#include "report/prometheus_family.hpp"
 #include "support/pci_builders.hpp"
 #include "util/strings.hpp"
 
@@ -87,6 +88,15 @@ TEST(ExportPrometheus, LabelsFollowDcgmAndAreEscaped) {
         testing::HasSubstr(
             R"(peergate_gpu_info{gpu="0",UUID="GPU-0",pci_bus_id="",model_name="Odd \"GPU\" \\ name\nline two",numa_node=)"));
     EXPECT_THAT(text, testing::HasSubstr("peergate_pair_nvlinks{gpu=\"0\",peer_gpu=\"1\"} 0\n"));
+}
+
+// HELP text escapes backslash and newline only (a quote stays): the format's rule for it.
+TEST(ExportPrometheus, HelpTextIsEscapedAsTheFormatSays) {
+    PrometheusFamily family("peergate_demo", "gauge", "a \\ b\nc \"d\"");
+    family.sample({}, 1.0);
+    EXPECT_EQ(
+        family.text(),
+        "# HELP peergate_demo a \\\\ b\\nc \"d\"\n# TYPE peergate_demo gauge\npeergate_demo 1\n");
 }
 
 TEST(ExportPrometheus, EachExaminedGpusNvlinksUpAndSlots) {
