@@ -65,9 +65,8 @@ TEST(DoctorProbeFinding, OnlyAPassCoveringBothDirectionsOfEveryPairVouches) {
     EXPECT_FALSE(probe_vouches_for(failed, {{0, 1}}));
 }
 
-// On NVLink nothing else finds fault, so only the probe's loss can make the verdict
-// problems (an NVLink pair that loses data is a hardware fault, not the IOMMU's).
-TEST(DoctorProbeFinding, LostDataMakesAHealthyBoxProblems) {
+// Two GPUs joined by NV12 with a driver found: a machine where nothing but a probe finds fault.
+DoctorInput nvlinked_pair_with_driver() {
     DoctorInput input;
     input.parts = {PartStatus{.what = "CUDA driver library", .found = true}};
     model::Topology nvlinked;
@@ -75,6 +74,13 @@ TEST(DoctorProbeFinding, LostDataMakesAHealthyBoxProblems) {
     nvlinked.matrix = {{model::LinkLabel::self(), model::LinkLabel::nvlink(12)},
                        {model::LinkLabel::nvlink(12), model::LinkLabel::self()}};
     input.discovery.topology = nvlinked;
+    return input;
+}
+
+// On NVLink nothing else finds fault, so only the probe's loss can make the verdict
+// problems (an NVLink pair that loses data is a hardware fault, not the IOMMU's).
+TEST(DoctorProbeFinding, LostDataMakesAHealthyBoxProblems) {
+    DoctorInput input = nvlinked_pair_with_driver();
     EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
     input.probe = result_of(ProbeOutcome::fail, {{0, 1, PairVerdict::data_lost}});
     const auto report = diagnose(input);
@@ -113,13 +119,7 @@ TEST(DoctorCachedProbe, NothingWhenItTestedNoneOrSomeWereNotIntact) {
 
 // Without --probe the cache stands in: its loss makes the verdict problems too.
 TEST(DoctorCachedProbe, ACachedLossMakesTheVerdictProblemsAndAFreshProbeSupersedesIt) {
-    DoctorInput input;
-    input.parts = {PartStatus{.what = "CUDA driver library", .found = true}};
-    model::Topology nvlinked;
-    nvlinked.gpus = {model::Gpu{.index = 0}, model::Gpu{.index = 1}};
-    nvlinked.matrix = {{model::LinkLabel::self(), model::LinkLabel::nvlink(12)},
-                       {model::LinkLabel::nvlink(12), model::LinkLabel::self()}};
-    input.discovery.topology = nvlinked;
+    DoctorInput input = nvlinked_pair_with_driver();
     input.cached_probe = result_of(ProbeOutcome::fail, {{0, 1, PairVerdict::data_lost}});
     EXPECT_EQ(diagnose(input).verdict, Verdict::problems);
     input.probe = result_of(ProbeOutcome::pass, {{0, 1, PairVerdict::ok}, {1, 0, PairVerdict::ok}});
