@@ -198,6 +198,35 @@ int run_export(const Invocation& inv, const ExportOptions& options) {
     return status;
 }
 
+// What the export examines, as doctor does: the GPUs, a probe, bandwidth, the kernel log.
+void add_examination_options(CLI::App* sub, DoctorOptions& doctor) {
+    sub->add_option("--gpus", doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
+    CLI::Option* probe =
+        sub->add_flag("--probe",
+                      doctor.probe,
+                      "also move data over every ordered pair and compare it (integrity labels "
+                      "and metrics)");
+    add_soak_option(sub, doctor.soak_s, probe);
+    sub->add_option("--bandwidth",
+                    doctor.bandwidth,
+                    "a 'peergate bench --json' result: bandwidth metrics and labels");
+    sub->add_option("--kernel-log", doctor.kernel_log, "as for doctor");
+}
+
+// Settings only some formats read.
+void add_format_options(CLI::App* sub, ExportRequest& request) {
+    sub->add_option("--node-name",
+                    request.node_name,
+                    "gres: the node's name (default: SLURMD_NODENAME, else the host name)");
+    sub->add_option(
+        "--gres-type", request.gres_type, "gres: Type= for every GPU (default: from its name)");
+    sub->add_option("--expiry-hours",
+                    request.expiry_hours,
+                    "nfd: labels expire this many hours after the run, unless rewritten (at least "
+                    "twice the run interval; default: never)")
+        ->check(whole_number(0, 24 * 365 * 10));
+}
+
 }  // namespace
 
 Command add_export_command(CLI::App& app) {
@@ -223,29 +252,8 @@ Command add_export_command(CLI::App& app) {
                     options->bus_ids,
                     "nccl-topo: HOST=VM, write the VM's bus id for a device or port of the host "
                     "(repeatable; for a VM's NCCL_TOPO_FILE)");
-    sub->add_option(
-        "--gpus", options->request.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
-    CLI::Option* probe =
-        sub->add_flag("--probe",
-                      options->request.doctor.probe,
-                      "also move data over every ordered pair and compare it (integrity labels "
-                      "and metrics)");
-    add_soak_option(sub, options->request.doctor.soak_s, probe);
-    sub->add_option("--bandwidth",
-                    options->request.doctor.bandwidth,
-                    "a 'peergate bench --json' result: bandwidth metrics and labels");
-    sub->add_option("--kernel-log", options->request.doctor.kernel_log, "as for doctor");
-    sub->add_option("--node-name",
-                    options->request.node_name,
-                    "gres: the node's name (default: SLURMD_NODENAME, else the host name)");
-    sub->add_option("--gres-type",
-                    options->request.gres_type,
-                    "gres: Type= for every GPU (default: from its name)");
-    sub->add_option("--expiry-hours",
-                    options->request.expiry_hours,
-                    "nfd: labels expire this many hours after the run, unless rewritten (at least "
-                    "twice the run interval; default: never)")
-        ->check(whole_number(0, 24 * 365 * 10));
+    add_examination_options(sub, options->request.doctor);
+    add_format_options(sub, options->request);
     sub->footer(
         "Exit status: 0 written (whatever the verdict), 2 usage error or nothing to export.\n"
         "Textfile collector: peergate export prometheus --output "
