@@ -94,6 +94,8 @@ TEST(SlurmHealth, TheSameReasonIsNotWrittenAgain) {
     EXPECT_FALSE(plan.healthy);
     EXPECT_EQ(plan.action, SlurmAction::none);
     EXPECT_EQ(plan.why, "already drained by peergate for this reason");
+    const policy::SlurmNodeDrain bare{.draining = true, .reason = reason};  // no [user@time]
+    EXPECT_EQ(policy::plan_health(failing(), bare).action, SlurmAction::none);
     const policy::SlurmNodeDrain longer{.draining = true, .reason = reason + " and more [x]"};
     EXPECT_EQ(policy::plan_health(failing(), longer).action, SlurmAction::drain);
 }
