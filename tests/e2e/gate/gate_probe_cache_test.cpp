@@ -110,6 +110,19 @@ TEST_F(GateProbeCache, ACachedLossVetoesEvenForcedP2pWithoutOptIn) {
         << doc.dump(2);
 }
 
+// The driver allows peer access but will not enable it (CUDA_ERROR_TOO_MANY_PEERS): the
+// copies were staged through host memory, so their pass says nothing of the direct path.
+TEST_F(GateProbeCache, APassOnTheStagedPathDoesNotVouchEvenWithOptIn) {
+    const auto machine = fixture_machine("probe-peer-enable-fail-2x");
+    ASSERT_EQ(probe(machine), 0);
+    const auto run = gate(machine, true);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.out;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_NE(doc["warnings"].dump().find("0 ordered pairs passed"), std::string::npos)
+        << doc.dump(2);
+}
+
 TEST_F(GateProbeCache, AnotherBootInvalidatesTheEntry) {
     const auto machine = fixture_machine("probe-intact-2x");
     ASSERT_EQ(probe(machine), 0);
