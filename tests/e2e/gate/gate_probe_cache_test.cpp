@@ -59,18 +59,22 @@ protected:
         return run_peergate({"--simulate", machine, "gate", "--json"}, env(trust));
     }
 
+    // A probe of the fixture `name` passes, yet the gate vetoes and its warning says `why`.
+    void expect_passing_probe_not_used(const std::string& name, bool trust, const char* why) {
+        const auto machine = fixture_machine(name);
+        ASSERT_EQ(probe(machine), 0);
+        const auto run = gate(machine, trust);
+        EXPECT_EQ(run.process.exit_code, 1) << run.process.out;
+        const auto doc = stdout_json(run);
+        EXPECT_EQ(doc["p2p"], false);
+        EXPECT_NE(doc["warnings"].dump().find(why), std::string::npos) << doc.dump(2);
+    }
+
     fs::path root_;
 };
 
 TEST_F(GateProbeCache, APassedProbeIsReportedButNotTrustedWithoutOptIn) {
-    const auto machine = fixture_machine("probe-intact-2x");
-    ASSERT_EQ(probe(machine), 0);
-    const auto run = gate(machine, false);
-    EXPECT_EQ(run.process.exit_code, 1);
-    const auto doc = stdout_json(run);
-    EXPECT_EQ(doc["p2p"], false);
-    EXPECT_NE(doc["warnings"].dump().find("PEERGATE_TRUST_PROBE=1"), std::string::npos)
-        << doc.dump(2);
+    expect_passing_probe_not_used("probe-intact-2x", false, "PEERGATE_TRUST_PROBE=1");
 }
 
 TEST_F(GateProbeCache, WithOptInAPassedConcurrentProbeAllowsPciePeerToPeer) {
@@ -113,14 +117,7 @@ TEST_F(GateProbeCache, ACachedLossVetoesEvenForcedP2pWithoutOptIn) {
 // The driver allows peer access but will not enable it (CUDA_ERROR_TOO_MANY_PEERS): the
 // copies were staged through host memory, so their pass says nothing of the direct path.
 TEST_F(GateProbeCache, APassOnTheStagedPathDoesNotVouchEvenWithOptIn) {
-    const auto machine = fixture_machine("probe-peer-enable-fail-2x");
-    ASSERT_EQ(probe(machine), 0);
-    const auto run = gate(machine, true);
-    EXPECT_EQ(run.process.exit_code, 1) << run.process.out;
-    const auto doc = stdout_json(run);
-    EXPECT_EQ(doc["p2p"], false);
-    EXPECT_NE(doc["warnings"].dump().find("0 ordered pairs passed"), std::string::npos)
-        << doc.dump(2);
+    expect_passing_probe_not_used("probe-peer-enable-fail-2x", true, "0 ordered pairs passed");
 }
 
 TEST_F(GateProbeCache, AnotherBootInvalidatesTheEntry) {
