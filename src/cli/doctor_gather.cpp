@@ -22,7 +22,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
 
 namespace peergate::cli {
 
@@ -97,17 +96,12 @@ void probe_pairs(const Invocation& inv, double soak_s, policy::DoctorInput& inpu
     }
 }
 
-// Without --probe: the verdict cache's result, when it was written on this boot and identity
-// (reading it opens the CUDA driver, so only when the file is there).
+// Without --probe: the verdict cache's result, when it was written on this boot and identity.
 void read_cached_probe(const Invocation& inv, policy::DoctorInput& input) {
-    const std::string file = probe_cache_path(inv, "");
-    if (file.empty() || !std::filesystem::exists(file)) {
-        return;
-    }
-    auto reading = read_probe_cache(inv, input.discovery);
-    if (reading.verdict.valid && reading.entry) {
-        input.cached_probe = std::move(reading.entry->result);
-        input.cached_probe_written_at = std::move(reading.entry->written_at);
+    auto reading = read_probe_cache_if_present(inv, input.discovery);
+    if (reading && reading->verdict.valid && reading->entry) {
+        input.cached_probe = std::move(reading->entry->result);
+        input.cached_probe_written_at = std::move(reading->entry->written_at);
     }
 }
 

@@ -16,7 +16,6 @@
 #include <fmt/ranges.h>
 
 #include <exception>
-#include <filesystem>
 
 namespace peergate::cli {
 
@@ -104,11 +103,11 @@ void consider_cached_probe(const util::Seams& seams,
     Invocation inv;
     inv.env = env;
     inv.seams = seams;
-    const std::string file = probe_cache_path(inv, "");
-    if (file.empty() || !std::filesystem::exists(file)) {
+    const auto reading = read_probe_cache_if_present(inv, discovery);
+    if (!reading) {
         return;  // no cache: nothing to say, and no need to open the CUDA driver
     }
-    const auto verdict = consult_probe_cache(inv, discovery);
+    const auto& verdict = reading->verdict;
     const bool trusted = env.is_one("PEERGATE_TRUST_PROBE");
     if (!verdict.valid) {
         input.notes.push_back("cached probe result not used: " + verdict.reason);

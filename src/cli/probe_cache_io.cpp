@@ -148,6 +148,15 @@ CacheReading read_probe_cache(const Invocation& inv,
     return CacheReading{.entry = std::move(entry), .verdict = std::move(verdict)};
 }
 
+std::optional<CacheReading> read_probe_cache_if_present(const Invocation& inv,
+                                                        const model::Discovery& discovery) {
+    const std::string file = probe_cache_path(inv, "");
+    if (file.empty() || !std::filesystem::exists(file)) {
+        return std::nullopt;
+    }
+    return read_probe_cache(inv, discovery);
+}
+
 report::CacheVerdict consult_probe_cache(const Invocation& inv,
                                          const model::Discovery& discovery,
                                          const std::string& cache_dir) {

@@ -59,6 +59,11 @@ CacheReading read_probe_cache(const Invocation& inv,
                               const model::Discovery& discovery,
                               const std::string& cache_dir = "");
 
+// read_probe_cache when the cache file exists; nullopt (and no CUDA driver opened) when it
+// does not, or no cache directory is known.
+std::optional<CacheReading> read_probe_cache_if_present(const Invocation& inv,
+                                                        const model::Discovery& discovery);
+
 // For the gate: read_probe_cache's verdict. The gate may allow PCIe P2P for
 // verdict.concurrent_pass_pairs only when the user opted in with PEERGATE_TRUST_PROBE=1.
 report::CacheVerdict consult_probe_cache(const Invocation& inv,

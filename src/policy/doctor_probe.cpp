@@ -15,11 +15,29 @@ using model::Finding;
 using model::PairVerdict;
 using model::Severity;
 
-std::vector<int> gpus_where(const model::ProbeResult& result, PairVerdict verdict) {
-    std::vector<int> gpus;
+// The result's ordered pairs between GPUs examined (empty: every GPU).
+std::vector<const model::ProbePair*> examined_pairs(const model::ProbeResult& result,
+                                                    const std::vector<int>& examined) {
+    const auto in = [&](int gpu) {
+        return examined.empty() ||
+               std::find(examined.begin(), examined.end(), gpu) != examined.end();
+    };
+    std::vector<const model::ProbePair*> pairs;
     for (const auto& pair : result.pairs) {
-        if (pair.verdict == verdict) {
-            gpus.insert(gpus.end(), {pair.src, pair.dst});
+        if (in(pair.src) && in(pair.dst)) {
+            pairs.push_back(&pair);
+        }
+    }
+    return pairs;
+}
+
+// The GPUs of those pairs whose verdict is `verdict`, ascending, each once.
+std::vector<int> gpus_where(const std::vector<const model::ProbePair*>& pairs,
+                            PairVerdict verdict) {
+    std::vector<int> gpus;
+    for (const auto* pair : pairs) {
+        if (pair->verdict == verdict) {
+            gpus.insert(gpus.end(), {pair->src, pair->dst});
         }
     }
     std::sort(gpus.begin(), gpus.end());
@@ -49,7 +67,7 @@ Finding probe_finding(const model::ProbeResult& result) {
             return Finding{
                 .code = "probe_data_lost",
                 .severity = Severity::error,
-                .gpus = gpus_where(result, PairVerdict::data_lost),
+                .gpus = gpus_where(examined_pairs(result, {}), PairVerdict::data_lost),
                 .message = "Peer copies lost data under the probe (" + result.reason + ")",
                 .remedy = result.remedy};
         case model::ProbeOutcome::pass:
@@ -73,47 +91,23 @@ Finding probe_finding(const model::ProbeResult& result) {
                        "cells; it needs the CUDA driver and two free GPUs."};
 }
 
-namespace {
-
-std::vector<const model::ProbePair*> examined_pairs(const model::ProbeResult& result,
-                                                    const std::vector<int>& examined) {
-    const auto in = [&](int gpu) {
-        return examined.empty() ||
-               std::find(examined.begin(), examined.end(), gpu) != examined.end();
-    };
-    std::vector<const model::ProbePair*> pairs;
-    for (const auto& pair : result.pairs) {
-        if (in(pair.src) && in(pair.dst)) {
-            pairs.push_back(&pair);
-        }
-    }
-    return pairs;
-}
-
-}  // namespace
-
 std::optional<Finding> cached_probe_finding(const model::ProbeResult& result,
                                             const std::string& written_at,
                                             const std::vector<int>& examined) {
     const auto pairs = examined_pairs(result, examined);
     std::vector<std::string> lost;
-    std::vector<int> gpus;
     for (const auto* pair : pairs) {
         if (pair->verdict == PairVerdict::data_lost) {
             lost.push_back(fmt::format("GPU {} -> GPU {}", pair->src, pair->dst));
-            gpus.insert(gpus.end(), {pair->src, pair->dst});
         }
     }
-    const std::string when = fmt::format(
-        "The probe run earlier on this boot (the verdict "
-        "cache, written {})",
-        written_at.empty() ? "at an unknown time" : written_at);
+    const std::string when =
+        fmt::format("The probe run earlier on this boot (the verdict cache, written {})",
+                    written_at.empty() ? "at an unknown time" : written_at);
     if (!lost.empty()) {
-        std::sort(gpus.begin(), gpus.end());
-        gpus.erase(std::unique(gpus.begin(), gpus.end()), gpus.end());
         return Finding{.code = "cached_probe_data_lost",
                        .severity = Severity::error,
-                       .gpus = gpus,
+                       .gpus = gpus_where(pairs, PairVerdict::data_lost),
                        .message = fmt::format("{} lost data on {}", when, fmt::join(lost, ", ")),
                        .remedy = result.remedy};
     }
