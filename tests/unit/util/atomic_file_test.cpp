@@ -38,16 +38,80 @@ protected:
     fs::path dir_;
 };
 
+mode_t mode_of(const std::string& path) {
+    struct stat st {};
+
+    EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+    return st.st_mode & 0777U;
+}
+
+// Sets the process umask for one scope (the tests run on one thread).
+class ScopedUmask {
+public:
+    explicit ScopedUmask(mode_t mask) : saved_(::umask(mask)) {}
+
+    ~ScopedUmask() { ::umask(saved_); }
+
+    ScopedUmask(const ScopedUmask&) = delete;
+    ScopedUmask& operator=(const ScopedUmask&) = delete;
+
+private:
+    mode_t saved_;
+};
+
 TEST_F(AtomicFile, WritesANewFileAndLeavesNoTemporary) {
+    const ScopedUmask usual(022);
     const std::string path = (dir_ / "out.json").string();
     ASSERT_TRUE(write_file_atomically(path, "{\"a\": 1}\n").has_value());
     EXPECT_EQ(*read_file(path), "{\"a\": 1}\n");
     EXPECT_EQ(listing(), std::vector<std::string>{"out.json"});
+    EXPECT_EQ(mode_of(path), 0644U) << "an ordinary document, not mkstemp's 0600";
+}
 
-    struct stat st {};
+TEST_F(AtomicFile, ANewFileTakesItsModeFromTheUmask) {
+    const std::string shared = (dir_ / "group.prom").string();
+    const std::string own = (dir_ / "own.json").string();
+    {
+        const ScopedUmask group(002);
+        ASSERT_TRUE(write_file_atomically(shared, "x\n").has_value());
+    }
+    {
+        const ScopedUmask strict(077);
+        ASSERT_TRUE(write_file_atomically(own, "x\n").has_value());
+    }
+    EXPECT_EQ(mode_of(shared), 0664U);
+    EXPECT_EQ(mode_of(own), 0600U) << "a umask of 077 keeps what is written private";
+}
 
-    ASSERT_EQ(::stat(path.c_str(), &st), 0);
-    EXPECT_EQ(st.st_mode & 0777U, 0644U) << "an ordinary document, not mkstemp's 0600";
+TEST_F(AtomicFile, AReplacedFileKeepsItsMode) {
+    const ScopedUmask usual(022);
+    const std::string path = (dir_ / "labels").string();
+    std::ofstream(path) << "old\n";
+    ASSERT_EQ(::chmod(path.c_str(), 0640), 0);
+    ASSERT_TRUE(write_file_atomically(path, "new\n").has_value());
+    EXPECT_EQ(*read_file(path), "new\n");
+    EXPECT_EQ(mode_of(path), 0640U) << "the operator's chmod survives the rewrite";
+}
+
+TEST_F(AtomicFile, ASymbolicLinkIsFollowedAndKept) {
+    const fs::path real = dir_ / "real.prom";
+    const fs::path link = dir_ / "link.prom";
+    std::ofstream(real) << "old\n";
+    fs::create_symlink(real.filename(), link);
+    EXPECT_EQ(replacement_target(link.string()), fs::canonical(real).string());
+    ASSERT_TRUE(write_file_atomically(link.string(), "new\n").has_value());
+    EXPECT_TRUE(fs::is_symlink(link)) << "the link is not replaced by a copy";
+    EXPECT_EQ(*read_file(real.string()), "new\n");
+    EXPECT_EQ(listing(), (std::vector<std::string>{"link.prom", "real.prom"}));
+}
+
+TEST_F(AtomicFile, ADanglingSymbolicLinkIsReplaced) {
+    const fs::path link = dir_ / "dangling";
+    fs::create_symlink("nowhere", link);
+    EXPECT_EQ(replacement_target(link.string()), link.string());
+    ASSERT_TRUE(write_file_atomically(link.string(), "new\n").has_value());
+    EXPECT_FALSE(fs::is_symlink(link));
+    EXPECT_EQ(*read_file(link.string()), "new\n");
 }
 
 TEST_F(AtomicFile, ReplacesAnExistingFileWhole) {
