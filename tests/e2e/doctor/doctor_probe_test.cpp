@@ -129,7 +129,9 @@ TEST(DoctorProbe, ASoakReachesTheProbeAndNeedsIt) {
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["layers"]["probe"]["soak_s"], 0.001);
-    EXPECT_EQ(doc["layers"]["probe"]["rounds"], 1);  // a millisecond passes in one round
+    // A round takes about a millisecond on the simulated host, so a 1 ms soak runs one or a
+    // few, as the machine's load has it; at least the one it must.
+    EXPECT_GE(doc["layers"]["probe"]["rounds"].get<int>(), 1);
     const auto alone =
         run_peergate({"--simulate", fixture_machine("probe-intact-2x"), "doctor", "--soak", "60"});
     EXPECT_EQ(alone.process.exit_code, 2);
