@@ -13,6 +13,7 @@ constexpr std::size_t kExtendedStart = 0x100;
 constexpr std::size_t kExtendedEnd = 0x1000;
 constexpr std::uint16_t kAcsId = 0x000D;
 constexpr std::size_t kAcsControlOffset = 6;
+constexpr std::uint32_t kNextOffsetMask = 0xFFC;
 
 std::uint32_t read_le(std::string_view bytes, std::size_t at, std::size_t width) {
     std::uint32_t value = 0;
@@ -34,9 +35,11 @@ util::Expected<std::optional<model::AcsControl>> parse_acs_control(std::string_v
     }
     const std::size_t end = std::min(config.size(), kExtendedEnd);
     std::size_t at = kExtendedStart;
-    // Each step moves to a later, dword-aligned offset, so the walk ends (a loop in a
-    // corrupt list cannot hold it).
-    while (at + 4 <= end) {
+    // As Linux walks it (pci_find_next_ext_capability): the next offset's two low bits are
+    // reserved and masked off, the list may point back below itself, and a step count (one
+    // capability per 8 bytes at most) ends a loop in a corrupt list.
+    for (std::size_t steps = (kExtendedEnd - kExtendedStart) / 8; steps > 0 && at + 4 <= end;
+         --steps) {
         const std::uint32_t header = read_le(config, at, 4);
         if (header == 0 || header == 0xFFFFFFFFU) {
             break;  // no (more) extended capabilities
@@ -48,11 +51,10 @@ util::Expected<std::optional<model::AcsControl>> parse_acs_control(std::string_v
             return std::optional(model::AcsControl{
                 .bits = static_cast<std::uint16_t>(read_le(config, at + kAcsControlOffset, 2))});
         }
-        const std::size_t next = header >> 20U;
-        if (next <= at || next % 4 != 0) {
-            break;
+        at = (header >> 20U) & kNextOffsetMask;
+        if (at < kExtendedStart) {
+            break;  // 0 ends the list; anything else below 0x100 is corrupt
         }
-        at = next;
     }
     return std::optional<model::AcsControl>{};
 }

@@ -79,14 +79,32 @@ TEST(AcsParse, WhatANonRootReaderSeesIsAnErrorSayingSo) {
 }
 
 TEST(AcsParse, CorruptListsEndTheWalk) {
-    auto backwards = config_with({{0x100, 0x0001}}, 0);
-    put32(backwards, 0x100, 0x0001U | (0x100U << 20U));  // points at itself
-    EXPECT_FALSE(parse_acs_control(backwards)->has_value());
-    auto misaligned = config_with({{0x100, 0x0001}}, 0);
-    put32(misaligned, 0x100, 0x0001U | (0x142U << 20U));
-    EXPECT_FALSE(parse_acs_control(misaligned)->has_value());
+    auto loop = config_with({{0x100, 0x0001}}, 0);
+    put32(loop, 0x100, 0x0001U | (0x100U << 20U));  // points at itself
+    EXPECT_FALSE(parse_acs_control(loop)->has_value());
+    auto into_the_header = config_with({{0x100, 0x0001}}, 0);
+    put32(into_the_header, 0x100, 0x0001U | (0x40U << 20U));  // below the extended space
+    EXPECT_FALSE(parse_acs_control(into_the_header)->has_value());
     const auto cut = config_with({{0x100, 0x000D}}, kRccl547Control).substr(0, 0x106);
     EXPECT_FALSE(parse_acs_control(cut)->has_value());  // control word past the end
+}
+
+// The next offset's two low bits are reserved: software masks them off (PCIe base
+// specification; Linux's PCI_EXT_CAP_NEXT does), so a device that sets them still has its
+// ACS capability found.
+TEST(AcsParse, TheNextOffsetsReservedBitsAreMasked) {
+    auto config = config_with({{0x100, 0x0001}, {0x148, 0x000D}}, kRccl547Control);
+    put32(config, 0x100, 0x0001U | (1U << 16U) | (0x14BU << 20U));
+    ASSERT_TRUE(parse_acs_control(config)->has_value());
+    EXPECT_EQ(parse_acs_control(config)->value().bits, kRccl547Control);
+}
+
+// A linked list need not run upwards: a capability may point back below itself.
+TEST(AcsParse, AListThatPointsBackIsFollowed) {
+    const auto config =
+        config_with({{0x100, 0x0001}, {0x300, 0x0002}, {0x140, 0x000D}}, kRccl547Control);
+    ASSERT_TRUE(parse_acs_control(config)->has_value());
+    EXPECT_EQ(parse_acs_control(config)->value().bits, kRccl547Control);
 }
 
 class PciTree : public ::testing::Test {
