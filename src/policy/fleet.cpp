@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace peergate::policy {
@@ -97,10 +98,11 @@ std::string outlier_detail(const model::FleetNode& node,
 }
 
 // The value more than half of the nodes report; with `skip_unread`, of the nodes that read
-// it ("" when none did, or none has a majority).
-std::string majority_of(const std::vector<FleetNodeView>& nodes,
-                        const std::string& property,
-                        bool skip_unread = false) {
+// it. nullopt when none did, or none has a majority; "" is a value where every node reads
+// nothing (a fleet of nodes without GPUs has one topology, the empty one).
+std::optional<std::string> majority_of(const std::vector<FleetNodeView>& nodes,
+                                       const std::string& property,
+                                       bool skip_unread = false) {
     std::map<std::string, std::size_t> counts;
     std::size_t voters = 0;
     for (const auto& view : nodes) {
@@ -115,7 +117,7 @@ std::string majority_of(const std::vector<FleetNodeView>& nodes,
             return value;
         }
     }
-    return "";
+    return std::nullopt;
 }
 
 void add(FleetReport& report,
@@ -175,16 +177,19 @@ void judge_health(FleetReport& report) {
 }
 
 FleetMajority majority_of_all(const std::vector<FleetNodeView>& nodes) {
-    FleetMajority majority{.gpus = majority_of(nodes, "gpus"),
-                           .gpu_model = majority_of(nodes, "gpu_model"),
+    const auto of = [&](const char* property, bool skip_unread = false) {
+        return majority_of(nodes, property, skip_unread).value_or("");
+    };
+    FleetMajority majority{.gpus = of("gpus"),
+                           .gpu_model = of("gpu_model"),
                            .matrix = {},
-                           .topology = majority_of(nodes, "topology"),
-                           .p2p = majority_of(nodes, "p2p"),
-                           .iommu = majority_of(nodes, "iommu"),
-                           .version = majority_of(nodes, "version"),
-                           .driver = majority_of(nodes, "driver", true),
-                           .kernel = majority_of(nodes, "kernel", true),
-                           .nics = majority_of(nodes, "nics", true),
+                           .topology = of("topology"),
+                           .p2p = of("p2p"),
+                           .iommu = of("iommu"),
+                           .version = of("version"),
+                           .driver = of("driver", true),
+                           .kernel = of("kernel", true),
+                           .nics = of("nics", true),
                            .nic_list = {}};
     for (const auto& view : nodes) {
         if (!majority.topology.empty() && matrix_text(view.node.matrix) == majority.topology) {
@@ -198,7 +203,7 @@ FleetMajority majority_of_all(const std::vector<FleetNodeView>& nodes) {
 }
 
 void judge_property(FleetReport& report, const Property& property) {
-    const std::string majority = majority_of(report.nodes, property.name, property.may_be_unread);
+    const auto majority = majority_of(report.nodes, property.name, property.may_be_unread);
     const bool any_read =
         std::any_of(report.nodes.begin(), report.nodes.end(), [&](const FleetNodeView& view) {
             return !fleet_property(view.node, property.name).empty();
@@ -206,7 +211,7 @@ void judge_property(FleetReport& report, const Property& property) {
     if (property.may_be_unread && !any_read) {
         return;  // no node read it: nothing to compare
     }
-    if (majority.empty()) {
+    if (!majority) {
         std::set<std::string> values;
         for (const auto& view : report.nodes) {
             values.insert(fleet_property(view.node, property.name));
@@ -223,12 +228,12 @@ void judge_property(FleetReport& report, const Property& property) {
     }
     for (auto& view : report.nodes) {
         const std::string mine = fleet_property(view.node, property.name);
-        if (mine == majority || (property.may_be_unread && mine.empty())) {
+        if (mine == *majority || (property.may_be_unread && mine.empty())) {
             continue;
         }
         view.differs.push_back(property.name);
         const std::string detail =
-            outlier_detail(view.node, property.name, mine, majority, report.majority);
+            outlier_detail(view.node, property.name, mine, *majority, report.majority);
         add(report,
             "fleet_outlier",
             property.severity,

@@ -166,9 +166,72 @@ TEST(FleetVerdict, NobodyAnswered) {
 TEST(FleetVerdict, ARepeatedNodeCountsOnce) {
     auto again = like("a");
     again.source = "all.jsonl:9";
+    again.verdict = "problems";
     const auto report = policy::judge_fleet({like("a"), again, like("b")}, {}, std::nullopt);
     EXPECT_EQ(report.nodes.size(), 2U);
     EXPECT_EQ(issue(report, "node_repeated")->severity, "warning");
+    EXPECT_EQ(report.nodes[0].node.source, "all.jsonl:9") << "the last record read stands";
+    ASSERT_NE(issue(report, "node_problems"), nullptr);
+}
+
+TEST(FleetVerdict, AP2pAnswerUnlikeThePeersIsAnError) {
+    auto vetoed = like("c");
+    vetoed.p2p = false;
+    const auto report = policy::judge_fleet({like("a"), like("b"), vetoed}, {}, std::nullopt);
+    EXPECT_TRUE(report.failed);
+    const auto* outlier = issue(report, "fleet_outlier");
+    ASSERT_NE(outlier, nullptr);
+    EXPECT_EQ(outlier->severity, "error");
+    EXPECT_EQ(outlier->message, "c: p2p differs from most nodes: vetoed (fleet: allowed)");
+}
+
+TEST(FleetVerdict, ATopologyUnlikeInManyPairsNamesFourAndCountsTheRest) {
+    const auto four = [](const std::string& name, const std::string& link) {
+        FleetNode node = like(name);
+        node.gpu_names.push_back(node.gpu_names.front());
+        node.matrix.assign(4, std::vector<std::string>(4, link));
+        for (std::size_t k = 0; k < 4; ++k) {
+            node.matrix[k][k] = "X";
+        }
+        return node;
+    };
+    const auto report = policy::judge_fleet(
+        {four("a", "NV18"), four("b", "NV18"), four("c", "PIX")}, {}, std::nullopt);
+    const auto* outlier = issue(report, "fleet_outlier");
+    ASSERT_NE(outlier, nullptr);
+    EXPECT_EQ(outlier->message,
+              "c: topology differs from most nodes: GPU0-GPU1 PIX (fleet: NV18), GPU0-GPU2 PIX "
+              "(fleet: NV18), GPU0-GPU3 PIX (fleet: NV18), GPU1-GPU2 PIX (fleet: NV18) and 2 "
+              "more");
+}
+
+// A verdict word the fleet does not know (a newer or a damaged record) is not health.
+TEST(FleetVerdict, AnUnknownVerdictIsInconclusive) {
+    auto odd = like("c");
+    odd.verdict = "";
+    const auto report = policy::judge_fleet({like("a"), like("b"), odd}, {}, std::nullopt);
+    EXPECT_TRUE(report.failed);
+    ASSERT_NE(issue(report, "node_inconclusive"), nullptr);
+    EXPECT_EQ(issue(report, "node_problems"), nullptr);
+}
+
+// Nodes that read no GPU agree on the empty topology: each is inconclusive, and the fleet is
+// not split over "no topology".
+TEST(FleetVerdict, NodesWithoutGpusShareTheEmptyTopology) {
+    std::vector<FleetNode> nodes;
+    for (const char* name : {"a", "b", "c"}) {
+        FleetNode node = like(name);
+        node.verdict = "inconclusive";
+        node.p2p = false;
+        node.gpu_names.clear();
+        node.matrix.clear();
+        nodes.push_back(node);
+    }
+    const auto report = policy::judge_fleet(nodes, {}, std::nullopt);
+    EXPECT_EQ(issue(report, "fleet_split"), nullptr) << issue(report, "fleet_split")->message;
+    EXPECT_EQ(issue(report, "fleet_outlier"), nullptr);
+    EXPECT_NE(issue(report, "node_inconclusive"), nullptr);
+    EXPECT_EQ(report.majority.topology, "");
 }
 
 TEST(FleetLines, ReadsLabelledAndPlainLinesAndSkipsChatter) {
