@@ -115,7 +115,8 @@ std::optional<model::Finding> acs_redirect_finding(const DoctorInput& input) {
         finding->gpus.erase(std::unique(finding->gpus.begin(), finding->gpus.end()),
                             finding->gpus.end());
         if (more > 0) {
-            finding->message += fmt::format("; {} more pairs likewise", more);
+            finding->message +=
+                fmt::format("; {} more pair{} likewise", more, more == 1 ? "" : "s");
         }
     }
     return finding;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace peergate::policy {
 namespace {
 
@@ -35,6 +37,15 @@ TEST(AcsPath, PortsAboveTheSharedOneDoNotMatter) {
     const auto path = acs_path(a, b);
     EXPECT_EQ(path.state, State::off);  // the root port's 0x001d is above the switch
     EXPECT_EQ(to_string(path.state), "off");
+}
+
+// ACS redirect acts at downstream and root ports; the switch's upstream port, where the two
+// paths meet, forwards their peer traffic across the switch whatever its own bits say.
+TEST(AcsPath, TheSharedUpstreamPortsOwnBitsDoNotRedirect) {
+    auto [a, b] = switch_pair(0x0000, 0x0000);
+    a[1] = port("0000:03:00.0", 0x001d);
+    b[1] = port("0000:03:00.0", 0x001d);
+    EXPECT_EQ(acs_path(a, b).state, State::off);
 }
 
 TEST(AcsPath, AnUnreadPortBetweenThemIsUnknownUnlessAnotherRedirects) {
@@ -81,6 +92,18 @@ TEST(AcsFinding, NamesTheFirstPairThePortAndTheBitsAndCountsTheRest) {
     input.ports[1][0].acs = model::AcsControl{0x0011};
     input.ports[2][0].acs = model::AcsControl{0x0011};
     EXPECT_FALSE(acs_redirect_finding(input).has_value());
+}
+
+TEST(AcsFinding, OneMorePairIsSingular) {
+    DoctorInput input;
+    std::tie(input.ports[0], input.ports[1]) = switch_pair(0x001d, 0x001d);
+    input.pairs = {PairLayers{.src = 0, .dst = 1}, PairLayers{.src = 1, .dst = 0}};
+    EXPECT_FALSE(acs_redirect_finding(input)->message.ends_with("likewise"))
+        << "a pair's two directions are one pair";
+    input.ports[2] = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", {})};
+    input.pairs.push_back(PairLayers{.src = 0, .dst = 2});
+    EXPECT_TRUE(acs_redirect_finding(input)->message.ends_with("; 1 more pair likewise"))
+        << acs_redirect_finding(input)->message;
 }
 
 }  // namespace
