@@ -45,6 +45,7 @@ TEST(CApi, ReturnsTheGateDocumentAndTheVerdict) {
     const auto clean = bridged_env();
     EXPECT_EQ(peergate_gate_json(clean.pointers.data(), "0,1", nullptr, out.data(), out.size()), 0);
     EXPECT_EQ(nlohmann::json::parse(out.c_str())["set"]["GGML_CUDA_P2P"], "1");
+    EXPECT_EQ(nlohmann::json::parse(out.c_str())["profile"], "llama.cpp") << "NULL's profile";
     EXPECT_EQ(peergate_gate_json(clean.pointers.data(), "0,2", "nccl", out.data(), out.size()), 1);
     EXPECT_EQ(nlohmann::json::parse(out.c_str())["set"]["NCCL_P2P_LEVEL"], "NVL");
 }
@@ -137,7 +138,29 @@ TEST(CApi, BadArgumentsAndSmallBuffers) {
     std::string exact(static_cast<std::size_t>(-needed), '\0');
     EXPECT_EQ(peergate_gate_json(env.pointers.data(), "0,1", nullptr, exact.data(), exact.size()),
               0);
+    std::vector<char> one_short(exact.size() - 1, 'x');  // room for the text, not its NUL
+    EXPECT_EQ(
+        peergate_gate_json(env.pointers.data(), "0,1", nullptr, one_short.data(), one_short.size()),
+        needed);
+    EXPECT_EQ(one_short[0], '\0');
     EXPECT_EQ(peergate_gate_json(nullptr, nullptr, nullptr, nullptr, 0) < 0, true);
+}
+
+// A simulated machine that cannot be set up leaves nothing to decide on: the plain gate
+// vetoes (fails closed, status 1), and a placement, which needs the topology, is status 2.
+TEST(CApi, AnUnknownSimulatedMachineVetoesOrCannotPlace) {
+    const Envp env({"PATH=/usr/bin:/bin", "PEERGATE_SIMULATE=no-such-machine"});
+    std::string out(1 << 16, '\0');
+    EXPECT_EQ(peergate_gate_json(env.pointers.data(), "0,1", nullptr, out.data(), out.size()), 1);
+    const auto doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_NE(doc["reason"].get<std::string>().find("no-such-machine"), std::string::npos)
+        << doc.dump(2);
+    EXPECT_EQ(
+        peergate_gate_place_json(env.pointers.data(), nullptr, 2, nullptr, out.data(), out.size()),
+        2);
+    EXPECT_EQ(nlohmann::json::parse(out.c_str())["error"].get<std::string>().rfind("place: ", 0),
+              0U);
 }
 
 }  // namespace

@@ -25,6 +25,12 @@ TEST(DriverMismatch, NvidiaSmisLinesGiveTheLibraryVersion) {
     input.host.nvidia_module = model::NvidiaKernelModule{
         .flavour = model::KernelModuleFlavour::proprietary, .version = "535.129.03"};
     EXPECT_EQ(mismatched_library_version(input.discovery), "535.161");
+    EXPECT_EQ(mismatched_library_version(
+                  failed_with({"Failed to initialize NVML: Driver/library version mismatch\nNVML "
+                               "library version: 570.133.07 (exit status 18)"})
+                      .discovery),
+              "570.133.07")
+        << "the version ends where its digits and dots do";
     const auto finding = driver_mismatch_finding(input);
     ASSERT_TRUE(finding.has_value());
     EXPECT_EQ(finding->code, "driver_version_mismatch");

@@ -178,6 +178,10 @@ TEST(GdrMemory, APeerMemoryModuleThenDmaBufThenWhatRulesItOut) {
          {},
          GdrMemory::unknown},
         {"nothing read", {}, {}, GdrMemory::unknown},
+        {"/sys/module unread, one GPU says no",
+         {.kernel_release = "6.8.0"},
+         mixed,
+         GdrMemory::unknown},
     };
     for (const auto& c : cases) {
         EXPECT_EQ(gdr_memory(c.host, c.dma_buf), c.expected) << c.name;

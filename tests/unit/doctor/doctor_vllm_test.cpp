@@ -40,6 +40,20 @@ TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
 TEST(DoctorVllm, DataLostInTheProbeCountsAsUnsafe) {
     const std::vector<Finding> lost{{.code = "probe_data_lost", .severity = Severity::error}};
     EXPECT_TRUE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, lost).has_value());
+    const std::vector<Finding> cached{
+        {.code = "cached_probe_data_lost", .severity = Severity::error}};
+    EXPECT_TRUE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, cached).has_value())
+        << "a loss the verdict cache recorded on this boot counts as one seen now";
+}
+
+// Device numbers of two digits: "10->10" is a device with itself, "10->1" is not.
+TEST(DoctorVllm, SelfPairsOfTwoDigitDevicesClaimNothing) {
+    EXPECT_FALSE(p2p_cache_finding(kVllmCache, {cache("10,11", {"10->10", "11->11"})}, kUnderIommu)
+                     .has_value());
+    const auto finding =
+        p2p_cache_finding(kVllmCache, {cache("1,10", {"10->1", "1->1"})}, kUnderIommu);
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_NE(finding->message.find("(10->1)"), std::string::npos) << finding->message;
 }
 
 TEST(DoctorVllm, NothingToSayOnASafeHostOrWithoutAClaim) {

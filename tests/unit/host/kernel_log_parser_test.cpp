@@ -57,6 +57,21 @@ TEST(KernelLogParser, ReadsDmarFaultsAndTheirSuppressedCount) {
     EXPECT_EQ(events[0].suppressed, 2474);
 }
 
+// Faults of two devices stay two events; a suppression note counts against the latest.
+TEST(KernelLogParser, FaultsOfTwoDevicesAndTheSuppressionOfTheLatest) {
+    const auto events = parse_kernel_log(
+        "DMAR: [DMA Write NO_PASID] Request device [41:00.0] fault addr 0x1000 [fault reason "
+        "0x05] PTE Write access is not set\n"
+        "DMAR: [DMA Write NO_PASID] Request device [81:00.0] fault addr 0x2000 [fault reason "
+        "0x05] PTE Write access is not set\n"
+        "dmar_fault: 12 callbacks suppressed\n");
+    ASSERT_EQ(events.size(), 2U);
+    EXPECT_EQ(events[0].device, pci("41:00.0"));
+    EXPECT_EQ(events[0].suppressed, 0);
+    EXPECT_EQ(events[1].device, pci("81:00.0"));
+    EXPECT_EQ(events[1].suppressed, 12);
+}
+
 TEST(KernelLogParser, JoinsTheMultiLineFallenOffTheBusMessage) {
     const auto events = parse_kernel_log(fixture("nvsentinel-155_fallen_off_bus.txt"));
     ASSERT_EQ(events.size(), 2U);

@@ -8,6 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
 namespace peergate {
 namespace {
 
@@ -132,6 +138,53 @@ TEST(IdentityJoin, ParsesTheHelperOutput) {
     EXPECT_TRUE(none->empty()) << "no line: the child sees no GPU";
     EXPECT_FALSE(cli::parse_cuda_visible("00000000:B1:00.0\nGPU 1\n"))
         << "a stray line is an error";
+}
+
+// A stand-in helper script in a temporary file, removed afterwards.
+class HelperScript {
+public:
+    explicit HelperScript(const std::string& body) {
+        std::string pattern =
+            (std::filesystem::temp_directory_path() / "pg-helper-XXXXXX").string();
+        const int fd = ::mkstemp(pattern.data());
+        EXPECT_GE(fd, 0);
+        const std::string text = "#!/bin/sh\n" + body;
+        EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+        ::fchmod(fd, 0700);
+        ::close(fd);
+        path_ = pattern;
+    }
+
+    ~HelperScript() { std::filesystem::remove(path_); }
+
+    HelperScript(const HelperScript&) = delete;
+    HelperScript& operator=(const HelperScript&) = delete;
+
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+// The helper runs in the child's environment less PEERGATE_SIMULATE (it would build the
+// simulated host again), and what a failing helper printed is not read as the answer.
+TEST(IdentityJoin, TheHelpersEnvironmentAndItsFailure) {
+    util::EnvMap child;
+    child.set("PEERGATE_SIMULATE", "hgx-b200-8x");
+    child.set("CUDA_VISIBLE_DEVICES", "1");
+    const HelperScript answers(
+        "[ -z \"$PEERGATE_SIMULATE\" ] || exit 9\n[ \"$CUDA_VISIBLE_DEVICES\" = 1 ] || exit 8\n"
+        "echo 0000:b1:00.0\n");
+    const auto seen = cli::enumerate_child_visible(answers.path(), util::Seams{}, child);
+    ASSERT_TRUE(seen) << seen.error().message;
+    EXPECT_EQ(*seen, std::vector<model::PciAddress>{*model::PciAddress::parse("0000:b1:00.0")});
+
+    const HelperScript fails("echo 0000:b1:00.0\necho 'cuInit failed' >&2\nexit 3\n");
+    const auto failed = cli::enumerate_child_visible(fails.path(), util::Seams{}, child);
+    ASSERT_FALSE(failed);
+    EXPECT_EQ(failed.error().code, util::ErrorCode::unavailable);
+    EXPECT_NE(failed.error().message.find("cuInit failed"), std::string::npos)
+        << failed.error().message;
 }
 
 TEST(IdentityJoin, LibraryLoadCheck) {

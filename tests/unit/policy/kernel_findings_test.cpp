@@ -66,6 +66,34 @@ TEST(KernelFindings, XidsMatchGpusIgnoringThePciFunctionAndCarryTheirMeaning) {
     EXPECT_EQ(findings[3].severity, Severity::warning);
 }
 
+// Two GPUs on one bus, told apart by the device number (the function is ignored).
+TEST(KernelFindings, AnXidNamesTheGpuOfItsDeviceNumberOnASharedBus) {
+    const auto events =
+        sources::host::parse_kernel_log("NVRM: Xid (PCI:0000:41:01): 74, pid=1, NVLink: error\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:41:01.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
+}
+
+TEST(KernelFindings, HowOftenCountsRepeatsAndTheKernelsSuppressedCallbacks) {
+    const auto events = sources::host::parse_kernel_log(
+        "DMAR: [DMA Write NO_PASID] Request device [81:00.0] fault addr 0x1000 [fault reason "
+        "0x05] PTE Write access is not set\n"
+        "dmar_fault: 2474 callbacks suppressed\n"
+        "DMAR: [DMA Write NO_PASID] Request device [81:00.0] fault addr 0x2000 [fault reason "
+        "0x05] PTE Write access is not set\n"
+        "NVRM: Xid (PCI:0000:41:00): 13, pid=1, Graphics Exception\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 2U);
+    EXPECT_EQ(findings[0].code, "dmar_fault_gpu");
+    EXPECT_NE(findings[0].message.find("(2 times, and 2474 more suppressed by the kernel)"),
+              std::string::npos)
+        << findings[0].message;
+    EXPECT_NE(findings[1].message.find("(once)"), std::string::npos) << findings[1].message;
+}
+
 TEST(KernelFindings, FallenOffTheBusWithoutAnXidReadsAsXid79) {
     const auto events =
         sources::host::parse_kernel_log("NVRM: GPU at 0000:41:00.0 has fallen off the bus.\n");
