@@ -23,6 +23,7 @@ struct Answer {
     bool exact = false;
     Weight upper_bound = kUnlimited;
     std::uint64_t nodes = 0;
+    std::optional<placement::Score> score_bound;  // on (2)-(4), where (1) is proven
 };
 
 // Groups of one: every placement scores the same, so the smallest list wins, which holds
@@ -79,7 +80,8 @@ Answer solve(const Problem& p, std::uint64_t node_budget) {
                   .method = solved.exact ? PlacementMethod::exact : PlacementMethod::heuristic,
                   .exact = solved.exact,
                   .upper_bound = solved.upper_bound,
-                  .nodes = solved.nodes};
+                  .nodes = solved.nodes,
+                  .score_bound = solved.score_bound};
 }
 
 PlacedGroup describe(const model::Topology& topology,
@@ -112,6 +114,34 @@ PlacedGroup describe(const model::Topology& topology,
     return placed;
 }
 
+// PlacementResult::bound: the objective when exact; else (1)'s upper bound and, where the
+// searches proved one, theirs on (2)-(4) (a score doubles (3) and negates (4)). A term
+// after the first the answer may fall short on bounds only placements that reach the
+// bound there, not the answer's peers, so it is left unbounded.
+PlacementObjective bound_of(const PlacementResult& result, const Answer& answer) {
+    const PlacementObjective& found = result.objective;
+    if (answer.exact) {
+        return found;
+    }
+    PlacementObjective bound{.min_bottleneck = result.upper_bound,
+                             .sum_bottleneck = kUnlimited,
+                             .sum_pair_weight = kUnlimited,
+                             .numa_spans = 0};
+    if (!answer.score_bound || bound.min_bottleneck != found.min_bottleneck) {
+        return bound;
+    }
+    const placement::Score& s = *answer.score_bound;
+    bound.sum_bottleneck = s.sum_bottleneck;
+    if (bound.sum_bottleneck != found.sum_bottleneck || s.doubled_weight >= kUnlimited) {
+        return bound;
+    }
+    bound.sum_pair_weight = s.doubled_weight / 2;
+    if (bound.sum_pair_weight == found.sum_pair_weight) {
+        bound.numa_spans = static_cast<int>(-s.negative_spans);
+    }
+    return bound;
+}
+
 PlacementResult describe(const model::Topology& topology,
                          const Problem& p,
                          const Answer& answer,
@@ -137,10 +167,32 @@ PlacementResult describe(const model::Topology& topology,
     const bool bounded =
         result.upper_bound != kUnlimited && result.objective.min_bottleneck != kUnlimited;
     result.gap = bounded ? result.upper_bound - result.objective.min_bottleneck : 0;
+    result.bound = bound_of(result, answer);
     return result;
 }
 
 }  // namespace
+
+std::optional<std::string_view> open_term(const PlacementResult& result) {
+    if (result.exact) {
+        return std::nullopt;
+    }
+    const PlacementObjective& found = result.objective;
+    const PlacementObjective& bound = result.bound;
+    if (bound.min_bottleneck != found.min_bottleneck) {
+        return "min_bottleneck";
+    }
+    if (bound.sum_bottleneck != found.sum_bottleneck) {
+        return "sum_bottleneck";
+    }
+    if (bound.sum_pair_weight != found.sum_pair_weight) {
+        return "sum_pair_weight";
+    }
+    if (bound.numa_spans != found.numa_spans) {
+        return "numa_spans";
+    }
+    return "tie_break";
+}
 
 util::Expected<PlacementResult> place(const model::Topology& topology,
                                       const PlacementRequest& request) {

@@ -96,13 +96,24 @@ struct PlacementResult {
     bool exact = false;               // the objective value and the tie-break are proven
     Weight upper_bound = kUnlimited;  // no placement has a larger (1)
     Weight gap = 0;                   // upper_bound - objective.min_bottleneck
-    std::uint64_t nodes = 0;          // search nodes explored
-    bool measured = false;            // weights are bandwidth (x kBandwidthScale), not labels
+    // What no placement can beat, term by term in the objective's order: no (1) above
+    // bound.min_bottleneck (= upper_bound); among placements with the answer's (1), no (2)
+    // above bound.sum_bottleneck; among those with its (2) too, no (3) above
+    // bound.sum_pair_weight; then no fewer NUMA spans than bound.numa_spans. The objective
+    // itself when exact; kUnlimited (numa_spans 0) where nothing bounds a term.
+    PlacementObjective bound;
+    std::uint64_t nodes = 0;  // search nodes explored
+    bool measured = false;    // weights are bandwidth (x kBandwidthScale), not labels
 };
 
 // Chooses the groups. Errors (invalid_input): K < 1, an unknown or repeated GPU in
 // candidates/required, required not among the candidates or larger than K, K*G larger
 // than the candidates, G < 1, a candidate pair with no label or no bandwidth sample.
+// The first term of the objective that the answer is not proven to reach the best possible
+// of ("min_bottleneck", "sum_bottleneck", "sum_pair_weight", "numa_spans"), "tie_break" when
+// only the smallest list is not proven, nullopt when exact.
+std::optional<std::string_view> open_term(const PlacementResult& result);
+
 util::Expected<PlacementResult> place(const model::Topology& topology,
                                       const PlacementRequest& request);
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace peergate::policy::placement {
 
@@ -59,7 +60,8 @@ public:
                             .found = has_best_,
                             .groups = best_groups_,
                             .score = best_,
-                            .nodes = nodes_};
+                            .nodes = nodes_,
+                            .upper = proven_upper()};
     }
 
 private:
@@ -84,6 +86,7 @@ private:
         charged_steps_ = steps - (steps - charged_steps_) % kScansPerNode;
         if (done_ || stopped_ || nodes_ > budget_ || stop_requested(stop_)) {
             stopped_ = !done_;
+            bound_unexplored();
             return;
         }
         if (s_.missing == 0) {
@@ -171,6 +174,41 @@ private:
 
     bool prunes(const Score& upper) const { return has_best_ && upper < best_; }
 
+    // A branch the search stops before: its bound joins what the unfinished search proves
+    // (SearchResult::upper). Once the search has stopped, every call left on the stack
+    // lands here, one per branch not taken, so this costs a bound or two per level and
+    // choice. The bound works out (3) and (4) only where (2) ties the score it is given,
+    // so a branch whose (2) may beat the best's is asked again with its own (2).
+    void bound_unexplored() {
+        if (feasibility_ || !stopped_) {
+            return;
+        }
+        if (s_.missing == 0) {
+            offer();
+            return;
+        }
+        const Bounded bounded = bound_.bound(s_, has_best_ ? &best_ : nullptr);
+        if (bounded.branch_on < 0) {
+            return;  // no placement below it
+        }
+        Score upper = bounded.upper;
+        if (has_best_ && upper.sum_bottleneck < best_.sum_bottleneck) {
+            return;  // nothing below it beats the best
+        }
+        if (!has_best_ || upper.sum_bottleneck != best_.sum_bottleneck) {
+            const Score tie{.sum_bottleneck = upper.sum_bottleneck};
+            upper = bound_.bound(s_, &tie).upper;
+        }
+        unexplored_ = unexplored_ ? std::max(*unexplored_, upper) : upper;
+    }
+
+    std::optional<Score> proven_upper() const {
+        if (!stopped_ || !has_best_) {
+            return std::nullopt;
+        }
+        return unexplored_ ? std::max(*unexplored_, best_) : best_;
+    }
+
     void offer() {
         done_ = feasibility_;
         Score score;
@@ -206,6 +244,7 @@ private:
     bool has_best_ = false;
     Score best_;
     Groups best_groups_;
+    std::optional<Score> unexplored_;  // the best bound of a branch not explored
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "policy/placement_assign.hpp"
 #include "policy/placement_bounds.hpp"
 #include "policy/placement_heuristic.hpp"
+#include "policy/placement_level_start.hpp"
 #include "policy/placement_numa_start.hpp"
 #include "policy/placement_regroup.hpp"
 #include "policy/placement_search.hpp"
@@ -75,11 +76,14 @@ void climb(const Problem& problem,
 // For each weight above weights[lo], ascending: the most disjoint groups whose pairs all
 // reach it (required GPUs ignored: any group may be the one reaching it). Found from the
 // top level down, where the graphs are sparse; levels not settled within the budget keep G.
+// `witnesses` gets, highest level first, a packing of that many groups at each level where
+// the count grew.
 std::vector<int> level_caps(const Problem& problem,
                             const std::vector<Weight>& weights,
                             std::size_t lo,
                             Solved& solved,
-                            std::uint64_t budget) {
+                            std::uint64_t budget,
+                            std::vector<LevelWitness>& witnesses) {
     std::vector<int> caps(weights.size() - lo - 1, problem.g);
     Problem unconstrained = problem;
     std::fill(unconstrained.required.begin(), unconstrained.required.end(), 0);
@@ -99,6 +103,10 @@ std::vector<int> level_caps(const Problem& problem,
                 break;
             }
             known = unconstrained.g;
+            if (witnesses.empty() || witnesses.back().level != weights[lo + 1 + i]) {
+                witnesses.push_back({.level = weights[lo + 1 + i]});
+            }
+            witnesses.back().groups = probe.groups;
         }
         caps[i] = known;
     }
@@ -108,6 +116,35 @@ std::vector<int> level_caps(const Problem& problem,
 // Where NUMA nodes decide, a start that keeps each class's groups apart prunes far more.
 constexpr std::uint64_t kNumaStartNodes = 20'000;
 
+// A start that fills each level's groups first (placement_level_start.hpp).
+constexpr std::uint64_t kLevelStartNodes = 50'000;
+
+// The better of two placements at the threshold (then the smaller list) becomes the
+// incumbent; `found` is improved by swaps first.
+void adopt_if_better(const Problem& problem, Groups found, Groups& incumbent) {
+    improve_by_swaps(problem, found, kIncumbentSwaps);
+    normalise(found);
+    const PlacementObjective objective = evaluate(problem, found);
+    const PlacementObjective known = evaluate(problem, incumbent);
+    if (better(objective, known) || (objective == known && found < incumbent)) {
+        incumbent = std::move(found);
+    }
+}
+
+void adopt_level_start(const Problem& problem,
+                       Weight threshold,
+                       const std::vector<LevelWitness>& witnesses,
+                       Groups& incumbent,
+                       Solved& solved,
+                       std::uint64_t budget) {
+    const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
+    LevelStart start = level_start(problem, threshold, witnesses, std::min(left, kLevelStartNodes));
+    solved.nodes += start.nodes;
+    if (start.groups) {
+        adopt_if_better(problem, std::move(*start.groups), incumbent);
+    }
+}
+
 void adopt_numa_start(const Problem& problem,
                       Weight threshold,
                       Groups& incumbent,
@@ -116,15 +153,8 @@ void adopt_numa_start(const Problem& problem,
     const std::uint64_t left = budget > solved.nodes ? budget - solved.nodes : 0;
     NumaStart start = numa_first_start(problem, threshold, std::min(left, kNumaStartNodes));
     solved.nodes += start.nodes;
-    if (!start.groups) {
-        return;
-    }
-    improve_by_swaps(problem, *start.groups, kIncumbentSwaps);
-    normalise(*start.groups);
-    const PlacementObjective found = evaluate(problem, *start.groups);
-    const PlacementObjective known = evaluate(problem, incumbent);
-    if (better(found, known) || (found == known && *start.groups < incumbent)) {
-        incumbent = std::move(*start.groups);
+    if (start.groups) {
+        adopt_if_better(problem, std::move(*start.groups), incumbent);
     }
 }
 
@@ -142,16 +172,19 @@ Solved solve_exactly(const Problem& problem,
                   .at_lo = start};
     climb(problem, weights, ladder, solved, node_budget);
     solved.upper_bound = weights[ladder.hi];
+    std::vector<LevelWitness> witnesses;
     const auto caps =
         level_caps(problem,
                    weights,
                    ladder.lo,
                    solved,
-                   solved.nodes + (node_budget - std::min(node_budget, solved.nodes)) / kCapsShare);
+                   solved.nodes + (node_budget - std::min(node_budget, solved.nodes)) / kCapsShare,
+                   witnesses);
     // Swaps never lower the weakest link, so the packing stays at the threshold; a better
     // incumbent prunes more.
     improve_by_swaps(problem, ladder.at_lo, kIncumbentSwaps);
     normalise(ladder.at_lo);
+    adopt_level_start(problem, weights[ladder.lo], witnesses, ladder.at_lo, solved, node_budget);
     adopt_numa_start(problem, weights[ladder.lo], ladder.at_lo, solved, node_budget);
     solved.nodes +=
         regroup_pairs(problem, weights[ladder.lo], ladder.at_lo, regroup_share(node_budget));
@@ -170,6 +203,9 @@ Solved solve_exactly(const Problem& problem,
     solved.exact = ladder.complete && best.complete;
     if (solved.exact) {
         solved.upper_bound = weights[ladder.lo];
+    }
+    if (ladder.complete && !best.complete && best.upper) {
+        solved.score_bound = std::max(*best.upper, score_of(evaluate(problem, solved.groups)));
     }
     return solved;
 }

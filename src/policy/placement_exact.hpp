@@ -10,6 +10,7 @@
 #include "policy/placement_race.hpp"
 
 #include <cstdint>
+#include <optional>
 
 namespace peergate::policy::placement {
 
@@ -20,6 +21,9 @@ struct Solved {
     bool exact = false;
     Weight upper_bound = kUnlimited;  // on (1)
     std::uint64_t nodes = 0;
+    // Where (1) is proven and the rest is not: no placement with the optimal (1) scores
+    // more by (2), (3) and (4) than this (SearchResult::upper).
+    std::optional<Score> score_bound;
 };
 
 // `start` is a known placement (the heuristic's); `ceiling` an upper bound on (1).

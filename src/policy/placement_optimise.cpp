@@ -38,8 +38,11 @@ SearchResult optimise_packing(const Problem& problem,
         run_search(problem, threshold, Goal::smallest, left, level_caps, &best.groups, stop);
     smallest.nodes += best.nodes;
     if (!smallest.complete) {  // the score is proven, the tie-break is not
-        return SearchResult{
-            .found = true, .groups = best.groups, .score = best.score, .nodes = smallest.nodes};
+        return SearchResult{.found = true,
+                            .groups = best.groups,
+                            .score = best.score,
+                            .nodes = smallest.nodes,
+                            .upper = best.score};
     }
     return smallest;
 }

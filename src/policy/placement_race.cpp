@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <future>
+#include <optional>
 #include <system_error>
 #include <thread>
 
@@ -22,11 +23,22 @@ SearchResult better_of(SearchResult a, SearchResult b) {
     return b_wins ? b : a;
 }
 
+// Where neither finished, each bound either has proven holds: the tighter one stands.
+std::optional<Score> tighter_upper(const SearchResult& a, const SearchResult& b) {
+    if (a.upper && b.upper) {
+        return std::min(*a.upper, *b.upper);
+    }
+    return a.upper ? a.upper : b.upper;
+}
+
 SearchResult combined(const SearchResult& by_group, const SearchResult& all_groups) {
     SearchResult out = by_group.complete     ? by_group
                        : all_groups.complete ? all_groups
                                              : better_of(by_group, all_groups);
     out.nodes = by_group.nodes + all_groups.nodes;
+    if (!out.complete) {
+        out.upper = tighter_upper(by_group, all_groups);
+    }
     return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace peergate::policy::placement {
@@ -24,6 +25,10 @@ struct SearchResult {
     Groups groups;
     Score score;
     std::uint64_t nodes = 0;
+    // From a search that did not finish, what it proves: no placement at the threshold
+    // scores more (the best of what it found and of the bounds of the branches it did not
+    // reach). nullopt where the search kept no such bound.
+    std::optional<Score> upper;
 };
 
 // Whether whoever handed a search `stop` has set it (a search given none runs to its budget).

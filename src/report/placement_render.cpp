@@ -80,8 +80,21 @@ Json group_json(const policy::PlacementResult& result,
               {"exec", launch.exec}}}};
 }
 
+// What no placement can beat, term by term (PlacementResult::bound); null where nothing
+// bounds a term.
+Json bound_json(const policy::PlacementResult& result) {
+    const auto& b = result.bound;
+    const auto open = policy::open_term(result);
+    const bool spans_bounded = !open || *open == "numa_spans" || *open == "tie_break";
+    return Json{{"min_bottleneck", weight_json(result, b.min_bottleneck)},
+                {"sum_bottleneck", weight_json(result, b.sum_bottleneck)},
+                {"sum_pair_weight", weight_json(result, b.sum_pair_weight)},
+                {"numa_spans", spans_bounded ? Json(b.numa_spans) : Json(nullptr)}};
+}
+
 Json objective_json(const policy::PlacementResult& result) {
     const auto& o = result.objective;
+    const auto open = policy::open_term(result);
     return Json{{"min_bottleneck", weight_json(result, o.min_bottleneck)},
                 {"sum_bottleneck", weight_json(result, o.sum_bottleneck)},
                 {"sum_pair_weight", weight_json(result, o.sum_pair_weight)},
@@ -93,6 +106,8 @@ Json objective_json(const policy::PlacementResult& result) {
                 {"gap",
                  result.upper_bound == policy::kUnlimited ? Json(nullptr)
                                                           : weight_json(result, result.gap)},
+                {"bound", bound_json(result)},
+                {"open", open ? Json(std::string(*open)) : Json(nullptr)},
                 {"nodes", result.nodes}};
 }
 

@@ -30,13 +30,57 @@ std::string weight(const policy::PlacementResult& result, policy::Weight value) 
                            : std::to_string(value);
 }
 
+// "The weakest link is optimal; <what> is <got>, at most p % below the best possible".
+std::string term_shortfall(const policy::PlacementResult& result,
+                           const char* what,
+                           policy::Weight got,
+                           policy::Weight most) {
+    const std::string optimal = fmt::format("the weakest link is optimal ({})",
+                                            weight(result, result.objective.min_bottleneck));
+    if (most == policy::kUnlimited || most <= 0) {
+        return fmt::format("{}; {} ({}) is not proven best", optimal, what, weight(result, got));
+    }
+    return fmt::format("{}; {} is {}, at most {:.1f} % below the best possible (no more than {})",
+                       optimal,
+                       what,
+                       weight(result, got),
+                       100.0 * static_cast<double>(most - got) / static_cast<double>(most),
+                       weight(result, most));
+}
+
+// How far the answer may be from the best, told on the first term not proven.
+std::string shortfall(const policy::PlacementResult& result) {
+    const auto open = policy::open_term(result).value_or("tie_break");
+    const auto& found = result.objective;
+    const auto& bound = result.bound;
+    if (open == "min_bottleneck") {
+        return fmt::format("the weakest link is within {} of the best possible {}",
+                           weight(result, result.gap),
+                           weight(result, result.upper_bound));
+    }
+    if (open == "sum_bottleneck") {
+        return term_shortfall(result,
+                              "the sum of the groups' weakest links",
+                              found.sum_bottleneck,
+                              bound.sum_bottleneck);
+    }
+    if (open == "sum_pair_weight") {
+        return term_shortfall(
+            result, "the sum of pair weights", found.sum_pair_weight, bound.sum_pair_weight);
+    }
+    if (open == "numa_spans") {
+        return fmt::format(
+            "the weakest links and the pair weights are optimal; the groups span {} NUMA nodes "
+            "in all, where {} may be possible",
+            found.numa_spans,
+            bound.numa_spans);
+    }
+    return "the score is optimal; a placement of smaller GPU indices may score the same";
+}
+
 std::string headline(const policy::PlacementResult& result) {
-    std::string how =
-        result.exact
-            ? fmt::format("optimal ({})", policy::to_string(result.method))
-            : fmt::format("heuristic: the weakest link is within {} of the best possible {}",
-                          weight(result, result.gap),
-                          weight(result, result.upper_bound));
+    std::string how = result.exact ? fmt::format("optimal ({})", policy::to_string(result.method))
+                                   : fmt::format("heuristic: {}", shortfall(result));
     if (result.nodes > 0) {
         how += fmt::format(", {} search nodes", result.nodes);
     }

@@ -53,6 +53,10 @@ TEST(PlaceCli, Dgx1JsonKeepsTheCubeFacesAndNumaNodes) {
     EXPECT_EQ(doc["leftover"], Json::array());
     EXPECT_EQ(doc["objective"]["min_bottleneck"], 1001);
     EXPECT_EQ(doc["objective"]["exact"], true);
+    EXPECT_TRUE(doc["objective"]["open"].is_null()) << "every term proven";
+    for (const char* term : {"min_bottleneck", "sum_bottleneck", "sum_pair_weight", "numa_spans"}) {
+        EXPECT_EQ(doc["objective"]["bound"][term], doc["objective"][term]) << term;
+    }
 }
 
 TEST(PlaceCli, BridgedPairsAndTextLaunchLines) {

@@ -226,6 +226,7 @@ void expect_place_matches_brute_force(const model::Topology& topology,
     }
     EXPECT_TRUE(result->exact) << what;
     EXPECT_EQ(result->objective, brute->objective) << what;
+    EXPECT_EQ(result->bound, result->objective) << what << ": an exact answer is its own bound";
     EXPECT_EQ(sorted_groups(*result), brute->groups) << what;
 }
 
