@@ -132,7 +132,7 @@ PlacementObjective bound_of(const PlacementResult& result, const Answer& answer)
     }
     const placement::Score& s = *answer.score_bound;
     bound.sum_bottleneck = s.sum_bottleneck;
-    if (bound.sum_bottleneck != found.sum_bottleneck || s.doubled_weight >= kUnlimited) {
+    if (bound.sum_bottleneck != found.sum_bottleneck) {
         return bound;
     }
     bound.sum_pair_weight = s.doubled_weight / 2;
