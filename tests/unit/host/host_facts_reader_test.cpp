@@ -5,10 +5,9 @@
 #include "sources/host/host_facts_reader.hpp"
 
 #include "support/fixture_files.hpp"
+#include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
-
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -22,13 +21,7 @@ using model::IommuMode;
 // A host root in a fresh temporary directory, removed afterwards.
 class HostTree : public ::testing::Test {
 protected:
-    void SetUp() override {
-        std::string pattern = (fs::temp_directory_path() / "peergate-hostfacts-XXXXXX").string();
-        ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
-        root_ = pattern;
-    }
-
-    void TearDown() override { fs::remove_all(root_); }
+    void SetUp() override { ASSERT_FALSE(scratch_.path().empty()); }
 
     void write(const std::string& absolute, const std::string& text) const {
         const fs::path path = root_ / absolute.substr(1);
@@ -44,7 +37,8 @@ protected:
         return read_iommu_mode(HostRoot(root_.string()), detail);
     }
 
-    fs::path root_;
+    test::ScratchDir scratch_;
+    fs::path root_{scratch_.path()};
 };
 
 TEST_F(HostTree, NoGroupsDirectoryOrNoGroupIsOff) {

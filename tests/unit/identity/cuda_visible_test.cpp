@@ -5,13 +5,10 @@
 #include "sim/machine/cuda_visible.hpp"
 
 #include "cli/identity_join.hpp"
+#include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
 #include <filesystem>
 
 namespace peergate {
@@ -140,31 +137,14 @@ TEST(IdentityJoin, ParsesTheHelperOutput) {
         << "a stray line is an error";
 }
 
-// A stand-in helper script in a temporary file, removed afterwards.
-class HelperScript {
-public:
-    explicit HelperScript(const std::string& body) {
-        std::string pattern =
-            (std::filesystem::temp_directory_path() / "pg-helper-XXXXXX").string();
-        const int fd = ::mkstemp(pattern.data());
-        EXPECT_GE(fd, 0);
-        const std::string text = "#!/bin/sh\n" + body;
-        EXPECT_EQ(::write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
-        ::fchmod(fd, 0700);
-        ::close(fd);
-        path_ = pattern;
-    }
-
-    ~HelperScript() { std::filesystem::remove(path_); }
-
-    HelperScript(const HelperScript&) = delete;
-    HelperScript& operator=(const HelperScript&) = delete;
-
-    const std::string& path() const { return path_; }
-
-private:
-    std::string path_;
-};
+// A stand-in helper script, executable, in `scratch`.
+std::string helper_script(const test::ScratchDir& scratch,
+                          const std::string& name,
+                          const std::string& body) {
+    const std::string path = scratch.write(name, "#!/bin/sh\n" + body);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+    return path;
+}
 
 // The helper runs in the child's environment less PEERGATE_SIMULATE (it would build the
 // simulated host again), and what a failing helper printed is not read as the answer.
@@ -172,15 +152,19 @@ TEST(IdentityJoin, TheHelpersEnvironmentAndItsFailure) {
     util::EnvMap child;
     child.set("PEERGATE_SIMULATE", "hgx-b200-8x");
     child.set("CUDA_VISIBLE_DEVICES", "1");
-    const HelperScript answers(
+    const test::ScratchDir scratch;
+    const std::string answers = helper_script(
+        scratch,
+        "answers",
         "[ -z \"$PEERGATE_SIMULATE\" ] || exit 9\n[ \"$CUDA_VISIBLE_DEVICES\" = 1 ] || exit 8\n"
         "echo 0000:b1:00.0\n");
-    const auto seen = cli::enumerate_child_visible(answers.path(), util::Seams{}, child);
+    const auto seen = cli::enumerate_child_visible(answers, util::Seams{}, child);
     ASSERT_TRUE(seen) << seen.error().message;
     EXPECT_EQ(*seen, std::vector<model::PciAddress>{*model::PciAddress::parse("0000:b1:00.0")});
 
-    const HelperScript fails("echo 0000:b1:00.0\necho 'cuInit failed' >&2\nexit 3\n");
-    const auto failed = cli::enumerate_child_visible(fails.path(), util::Seams{}, child);
+    const std::string fails =
+        helper_script(scratch, "fails", "echo 0000:b1:00.0\necho 'cuInit failed' >&2\nexit 3\n");
+    const auto failed = cli::enumerate_child_visible(fails, util::Seams{}, child);
     ASSERT_FALSE(failed);
     EXPECT_EQ(failed.error().code, util::ErrorCode::unavailable);
     EXPECT_NE(failed.error().message.find("cuInit failed"), std::string::npos)
