@@ -4,8 +4,8 @@
 // N bytes in the same run; in device mode, the host bytes moved per cell.
 //   cmake --preset bench && cmake --build build/bench --target peergate_probe_cost_bench
 //   peergate_sim_cuda build/bench/bench/peergate_probe_cost_bench
-#include "cli/simulate.hpp"
 #include "engine/probe_runner.hpp"
+#include "pipeline/simulate.hpp"
 #include "sources/cuda/cuda_copy_engine.hpp"
 
 #include <benchmark/benchmark.h>
@@ -23,7 +23,8 @@ std::shared_ptr<sources::cuda::CudaDriver> sim_driver() {
         ::setenv("PEERGATE_SIM_MACHINE",
                  PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
                  1);  // NOLINT
-        auto opened = sources::cuda::open_cuda_driver(cli::locate_simulation_parts().cuda_library);
+        auto opened =
+            sources::cuda::open_cuda_driver(pipeline::locate_simulation_parts().cuda_library);
         return opened ? *opened : nullptr;
     }();
     return driver;

@@ -2,7 +2,7 @@
 // libFuzzer entry for the reader of `peergate bench --json` results (`place --bandwidth`,
 // `doctor --bandwidth`). Beyond "no crash": a rejection says why, and every sample accepted
 // names two different GPUs and carries a rate the placement may weigh with (finite, >= 0).
-#include "cli/bench_file.hpp"
+#include "sources/documents/bench_file.hpp"
 
 #include <cmath>
 #include <cstddef>
@@ -21,7 +21,7 @@ bool usable_rate(double gbps) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data),
                                 size);  // NOLINT: bytes as text
-    const auto file = peergate::cli::parse_bench_file(text);
+    const auto file = peergate::sources::documents::parse_bench_file(text);
     if (!file) {
         if (file.error().message.empty()) {
             std::abort();

@@ -2,8 +2,8 @@
 // libFuzzer entry for the reader of `topo --json` documents (peergate.topology/v1, as
 // `nccl-log --topology FILE` takes them). Beyond "no crash": a rejection says why, and what
 // it accepts is a complete, valid matrix whose islands hold every GPU once.
-#include "cli/nccl_log_input.hpp"
 #include "model/topology.hpp"
+#include "sources/documents/topology_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -13,7 +13,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data),
                                 size);  // NOLINT: bytes as text
-    const auto parsed = peergate::cli::parse_topology_json(text);
+    const auto parsed = peergate::sources::documents::parse_topology_document(text);
     if (!parsed) {
         if (parsed.error().message.empty()) {
             std::abort();

@@ -6,6 +6,11 @@
 
 #include <stddef.h>
 
+/* What libpeergate.so exports (it is built with hidden visibility). */
+#ifndef PEERGATE_API
+#define PEERGATE_API __attribute__((visibility("default")))
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,7 +26,7 @@ extern "C" {
    holds {"schema": "peergate.gate/v1", "error": "..."}), and -n when out_size is too small:
    n bytes (the NUL included) are needed, and out holds "" if out_size > 0. Never throws,
    never calls exit, thread-compatible (no global state). */
-int peergate_gate_json(
+PEERGATE_API int peergate_gate_json(
     const char* const* envp, const char* gpus, const char* profile, char* out, size_t out_size);
 
 /* The same decision for the best `place` GPUs among `gpus` (NULL: among those an inherited
@@ -30,12 +35,12 @@ int peergate_gate_json(
    the fewest NUMA nodes. The document's "selection" names them. place 0 is
    peergate_gate_json. Returns as peergate_gate_json does; 2 also when the GPUs cannot be
    placed (place < 0, fewer candidates than place, the topology unreadable). */
-int peergate_gate_place_json(const char* const* envp,
-                             const char* gpus,
-                             int place,
-                             const char* profile,
-                             char* out,
-                             size_t out_size);
+PEERGATE_API int peergate_gate_place_json(const char* const* envp,
+                                          const char* gpus,
+                                          int place,
+                                          const char* profile,
+                                          char* out,
+                                          size_t out_size);
 
 #ifdef __cplusplus
 }

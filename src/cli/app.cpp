@@ -2,8 +2,8 @@
 #include "cli/app.hpp"
 
 #include "cli/commands.hpp"
-#include "cli/seams_resolver.hpp"
 #include "peergate/version.hpp"
+#include "pipeline/seams.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -49,7 +49,12 @@ Output make_output(const GlobalOptions& options, const util::EnvMap& env) {
 
 int run_parsed(Invocation& inv, const std::vector<Command>& commands) {
     inv.output = make_output(inv.options, inv.env);
-    if (auto resolved = resolve_seams(inv); !resolved) {
+    const pipeline::SeamChoices chosen{.nvml_lib = inv.options.nvml_lib,
+                                       .cuda_lib = inv.options.cuda_lib,
+                                       .nvidia_smi = inv.options.nvidia_smi,
+                                       .host_root = inv.options.host_root,
+                                       .simulate = inv.options.simulate};
+    if (auto resolved = pipeline::resolve_seams(inv, chosen); !resolved) {
         print_error(inv.output, resolved.error().message);
         return kExitError;
     }
@@ -67,10 +72,6 @@ int run_parsed(Invocation& inv, const std::vector<Command>& commands) {
 }
 
 }  // namespace
-
-void print_error(const Output& output, const std::string& message) {
-    fmt::print(output.err, "peergate: {}\n", message);
-}
 
 int run_main(int argc, char** argv, char** envp) {
     CLI::App app{

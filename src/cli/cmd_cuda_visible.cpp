@@ -5,8 +5,7 @@
 // the driver reads CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER once at cuInit, so only a
 // fresh process started with the child's values can say what the child will see.
 #include "cli/commands.hpp"
-#include "sources/cuda/cuda_api.hpp"
-#include "sources/cuda/cuda_devices.hpp"
+#include "pipeline/identity_join.hpp"
 
 #include <fmt/format.h>
 
@@ -15,28 +14,12 @@ namespace peergate::cli {
 namespace {
 
 int run_cuda_visible(const Invocation& inv) {
-    auto driver = sources::cuda::open_cuda_driver(inv.seams.cuda_library);
-    if (!driver) {
-        print_error(inv.output, "cuda-visible: " + driver.error().message);
+    const auto lines = pipeline::list_cuda_visible(inv.seams);
+    if (!lines) {
+        print_error(inv.output, "cuda-visible: " + lines.error().message);
         return kExitError;
     }
-    auto devices = sources::cuda::enumerate_devices((*driver)->api);
-    if (!devices) {
-        print_error(inv.output, "cuda-visible: " + devices.error().message);
-        return kExitError;
-    }
-    std::string lines;
-    for (const auto& device : *devices) {
-        if (!device.pci) {
-            print_error(inv.output,
-                        fmt::format("cuda-visible: CUDA device {} reported a PCI bus id "
-                                    "that does not parse",
-                                    device.ordinal));
-            return kExitError;
-        }
-        lines += device.pci->to_nvml() + "\n";
-    }
-    fmt::print(inv.output.out, "{}", lines);  // all or nothing: a half list would mislead
+    fmt::print(inv.output.out, "{}", *lines);
     return kExitOk;
 }
 

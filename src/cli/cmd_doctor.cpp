@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
 #include "cli/commands.hpp"
-#include "cli/doctor_gather.hpp"
 #include "cli/option_checks.hpp"
+#include "pipeline/doctor.hpp"
 #include "policy/doctor.hpp"
 #include "report/doctor_html.hpp"
 #include "report/doctor_render.hpp"
@@ -15,8 +15,8 @@ namespace peergate::cli {
 
 namespace {
 
-int run_doctor(const Invocation& inv, const DoctorOptions& options) {
-    const auto gathered = gather_doctor_input(inv, options);
+int run_doctor(const Invocation& inv, const pipeline::DoctorOptions& options) {
+    const auto gathered = pipeline::gather_doctor_input(inv, options);
     if (!gathered) {
         print_error(inv.output, gathered.error().message);
         return kExitError;
@@ -44,7 +44,7 @@ int run_doctor(const Invocation& inv, const DoctorOptions& options) {
 }  // namespace
 
 Command add_doctor_command(CLI::App& app) {
-    auto options = std::make_shared<DoctorOptions>();
+    auto options = std::make_shared<pipeline::DoctorOptions>();
     CLI::App* sub = app.add_subcommand(
         "doctor", "every layer's answer per pair, the root cause and the remedy");
     sub->add_option("--gpus",

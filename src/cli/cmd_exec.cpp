@@ -3,13 +3,10 @@
 // (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start.
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
-#include "cli/gate_pipeline.hpp"
-#include "cli/launch_place.hpp"
-#include "policy/cpu_binding.hpp"
-#include "policy/memory_binding.hpp"
+#include "pipeline/gate.hpp"
+#include "pipeline/launch_binding.hpp"
+#include "pipeline/launch_place.hpp"
 #include "report/gate_render.hpp"
-#include "sources/host/memory_policy.hpp"
-#include "sources/host/sched_affinity.hpp"
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
@@ -65,12 +62,6 @@ int replace_process(const Invocation& inv,
     return kExitError;
 }
 
-// The GPUs the decision read, with their CPU affinity and NUMA node where known: the
-// topology's carry them, the bare listing (no topology) does not.
-const std::vector<model::Gpu>& gathered_gpus(const policy::GateInput& gathered) {
-    return gathered.topology ? gathered.topology->gpus : gathered.gpus;
-}
-
 void log_binding(const Invocation& inv,
                  bool bound,
                  const char* bound_words,
@@ -81,47 +72,12 @@ void log_binding(const Invocation& inv,
     }
 }
 
-// --bind-cpus: this process, and so the command it becomes, runs on the CPUs near the GPUs
-// gated. A hint, not a safety rule: where it cannot be done the command still starts, and
-// the log line says why.
-void bind_near_gpus(const Invocation& inv,
-                    const policy::GateInput& gathered,
-                    const std::vector<int>& selection) {
-    auto allowed = sources::host::allowed_cpus();
-    auto binding = allowed ? policy::cpu_binding(gathered_gpus(gathered), selection, *allowed)
-                           : policy::CpuBinding{.why = allowed.error().message};
-    if (!binding.cpus.empty()) {
-        if (auto bound = sources::host::bind_to_cpus(binding.cpus); !bound) {
-            binding.why = bound.error().message;
-            binding.cpus.clear();
-        }
-    }
-    log_binding(inv, !binding.cpus.empty(), "bound to ", "CPUs not bound: ", binding.why);
-}
-
-// --bind-memory: the command's allocations come from its GPUs' NUMA nodes. A hint as
-// --bind-cpus is: where it cannot be done the command still starts, and the log says why.
-void bind_memory_near_gpus(const Invocation& inv,
-                           const policy::GateInput& gathered,
-                           const std::vector<int>& selection) {
-    auto allowed = sources::host::allowed_memory_nodes();
-    auto binding = allowed ? policy::memory_binding(gathered_gpus(gathered), selection, *allowed)
-                           : policy::MemoryBinding{.why = allowed.error().message};
-    if (!binding.nodes.empty()) {
-        if (auto bound = sources::host::bind_memory_to_nodes(binding.nodes); !bound) {
-            binding.why = bound.error().message;
-            binding.nodes.clear();
-        }
-    }
-    log_binding(inv, !binding.nodes.empty(), "memory bound to ", "memory not bound: ", binding.why);
-}
-
 int run_exec(const Invocation& inv, const ExecOptions& options) {
     if (options.command.empty()) {
         print_error(inv.output, "exec needs a command: peergate exec [--gpus LIST] -- CMD ARGS...");
         return kExitError;
     }
-    const auto gpus = launch_gpus(
+    const auto gpus = pipeline::launch_gpus(
         inv, gpus_given(options.gpus_option, options.gpus), options.place, options.profile);
     if (!gpus) {
         print_error(inv.output, gpus.error().message);
@@ -141,10 +97,12 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         }
     }
     if (options.bind_cpus) {
-        bind_near_gpus(inv, gathered, decision.selection);
+        const auto cpus = pipeline::bind_cpus_near_gpus(gathered, decision.selection);
+        log_binding(inv, cpus.bound, "bound to ", "CPUs not bound: ", cpus.why);
     }
     if (options.bind_memory) {
-        bind_memory_near_gpus(inv, gathered, decision.selection);
+        const auto memory = pipeline::bind_memory_near_gpus(gathered, decision.selection);
+        log_binding(inv, memory.bound, "memory bound to ", "memory not bound: ", memory.why);
     }
     return replace_process(inv, options.command, child_environment(inv, decision));
 }

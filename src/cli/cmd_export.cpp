@@ -2,8 +2,8 @@
 // peergate export: the doctor's and the gate's verdicts in an ecosystem format, for the
 // node_exporter textfile collector, Node Feature Discovery, Slurm's gres.conf or Graphviz.
 #include "cli/commands.hpp"
-#include "cli/export_gather.hpp"
 #include "cli/option_checks.hpp"
+#include "pipeline/export_gather.hpp"
 #include "report/export_dot.hpp"
 #include "report/export_gres.hpp"
 #include "report/export_nccl_topo.hpp"
@@ -29,7 +29,7 @@ struct ExportOptions {
     std::string output;
     std::vector<std::string> also;     // FORMAT=FILE: more formats from the same read of the host
     std::vector<std::string> bus_ids;  // nccl-topo: HOST=VM
-    ExportRequest request;
+    pipeline::ExportRequest request;
 };
 
 constexpr std::array<std::string_view, 5> kFormats = {
@@ -163,7 +163,7 @@ util::Expected<report::ExportFacts> facts_for(const Invocation& inv,
     }
     auto request = options.request;
     request.pci_tree = topo;
-    auto facts = gather_export_facts(inv, request);
+    auto facts = pipeline::gather_export_facts(inv, request);
     if (!facts) {
         return facts;
     }
@@ -199,7 +199,7 @@ int run_export(const Invocation& inv, const ExportOptions& options) {
 }
 
 // What the export examines, as doctor does: the GPUs, a probe, bandwidth, the kernel log.
-void add_examination_options(CLI::App* sub, DoctorOptions& doctor) {
+void add_examination_options(CLI::App* sub, pipeline::DoctorOptions& doctor) {
     sub->add_option("--gpus", doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
     CLI::Option* probe =
         sub->add_flag("--probe",
@@ -214,7 +214,7 @@ void add_examination_options(CLI::App* sub, DoctorOptions& doctor) {
 }
 
 // Settings only some formats read.
-void add_format_options(CLI::App* sub, ExportRequest& request) {
+void add_format_options(CLI::App* sub, pipeline::ExportRequest& request) {
     sub->add_option("--node-name",
                     request.node_name,
                     "gres: the node's name (default: SLURMD_NODENAME, else the host name)");

@@ -4,14 +4,13 @@
 // and judges the lines; `fleet merge` judges lines collected some other way.
 #include "cli/cmd_fleet_health.hpp"
 #include "cli/commands.hpp"
-#include "cli/export_gather.hpp"
-#include "cli/module_location.hpp"
 #include "cli/option_checks.hpp"
+#include "pipeline/export_gather.hpp"
+#include "pipeline/module_location.hpp"
 #include "policy/fleet.hpp"
 #include "report/fleet_json.hpp"
 #include "report/fleet_render.hpp"
 #include "report/json_text.hpp"
-#include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
 #include "util/subprocess.hpp"
 
@@ -29,7 +28,7 @@ namespace peergate::cli {
 namespace {
 
 struct FleetOptions {
-    ExportRequest node;
+    pipeline::ExportRequest node;
     bool one_line = false;           // node: the whole record on one line, whatever its length
     std::vector<std::string> files;  // merge
     int nodes = 0;                   // run, merge: how many should answer; 0 unknown
@@ -42,7 +41,7 @@ struct FleetOptions {
 };
 
 int run_node(const Invocation& inv, const FleetOptions& options) {
-    const auto facts = gather_export_facts(inv, options.node);
+    const auto facts = pipeline::gather_export_facts(inv, options.node);
     if (!facts) {
         print_error(inv.output, facts.error().message);
         return kExitError;
@@ -50,13 +49,13 @@ int run_node(const Invocation& inv, const FleetOptions& options) {
     if (options.one_line) {
         fmt::print(inv.output.out,
                    "{}\n",
-                   report::fleet_node_line(*facts, sources::host::short_host_name()));
+                   report::fleet_node_line(*facts, pipeline::this_host_short_name()));
         return kExitOk;
     }
     const auto id =
         fmt::format("{:016x}", std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
     for (const auto& line :
-         report::fleet_node_lines(*facts, sources::host::short_host_name(), id)) {
+         report::fleet_node_lines(*facts, pipeline::this_host_short_name(), id)) {
         fmt::print(inv.output.out, "{}\n", line);
     }
     return kExitOk;
@@ -123,7 +122,7 @@ util::Command srun_command(const Invocation& inv,
         command.argv.insert(command.argv.end(), {"-N", std::to_string(options.nodes)});
     }
     command.argv.insert(command.argv.end(), options.srun_args.begin(), options.srun_args.end());
-    command.argv.push_back(installed_peergate());
+    command.argv.push_back(pipeline::installed_peergate());
     const auto globals = forwarded_globals(inv.options);
     command.argv.insert(command.argv.end(), globals.begin(), globals.end());
     command.argv.insert(command.argv.end(), {"fleet", "node"});
@@ -158,7 +157,7 @@ int run_run(const Invocation& inv, const FleetOptions& options) {
         return kExitError;
     }
     const auto srun = util::find_program("srun", inv.env.get("PATH").value_or("/usr/bin:/bin"));
-    if (!srun || installed_peergate().empty()) {
+    if (!srun || pipeline::installed_peergate().empty()) {
         print_error(
             inv.output,
             srun ? "fleet run: cannot find this peergate's own executable"
@@ -195,7 +194,7 @@ int run_run(const Invocation& inv, const FleetOptions& options) {
     return judge_and_print(inv, lines, options);
 }
 
-void add_node_options(CLI::App* sub, ExportRequest& request) {
+void add_node_options(CLI::App* sub, pipeline::ExportRequest& request) {
     sub->add_option("--gpus", request.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
     CLI::Option* probe = sub->add_flag(
         "--probe", request.doctor.probe, "also move data over every ordered pair and compare it");

@@ -5,12 +5,10 @@
 // with PATH unset and kills them after 60 s: scontrol is run by absolute path, with a timeout.
 #include "cli/cmd_fleet_health.hpp"
 
-#include "cli/export_gather.hpp"
+#include "pipeline/export_gather.hpp"
+#include "pipeline/slurm_drain.hpp"
 #include "policy/slurm_health.hpp"
 #include "report/json_text.hpp"
-#include "sources/slurm/scontrol_node.hpp"
-#include "util/strings.hpp"
-#include "util/subprocess.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,63 +20,10 @@ namespace peergate::cli {
 namespace {
 
 struct HealthOptions {
-    ExportRequest node;
+    pipeline::ExportRequest node;
     bool drain = false;
     std::string scontrol = "/usr/bin/scontrol";
 };
-
-util::Expected<std::string> scontrol(const Invocation& inv,
-                                     const HealthOptions& options,
-                                     std::vector<std::string> args) {
-    util::Command command;
-    command.argv = {options.scontrol};
-    command.argv.insert(command.argv.end(), args.begin(), args.end());
-    command.env = inv.env;
-    command.timeout = std::chrono::seconds(10);
-    const auto result = util::run_process(command);
-    if (!result || !result->succeeded()) {
-        return util::unexpected(
-            util::ErrorCode::unavailable,
-            fmt::format("{} {} failed: {}",
-                        options.scontrol,
-                        util::join(args, " "),
-                        result ? std::string(util::trim(result->err + result->out))
-                               : result.error().message));
-    }
-    return result->out;
-}
-
-util::Expected<policy::SlurmNodeDrain> node_drain(const Invocation& inv,
-                                                  const HealthOptions& options,
-                                                  const std::string& node) {
-    auto shown = scontrol(inv, options, {"show", "node", node});
-    if (!shown) {
-        return util::unexpected(shown.error());
-    }
-    const auto state = sources::slurm::parse_scontrol_node(*shown);
-    if (!state) {
-        return util::unexpected(util::ErrorCode::invalid_input,
-                                "scontrol show node " + node + " printed no NodeName=");
-    }
-    return policy::SlurmNodeDrain{.draining = state->draining(), .reason = state->reason};
-}
-
-util::Expected<void> act(const Invocation& inv,
-                         const HealthOptions& options,
-                         const std::string& node,
-                         const policy::HealthPlan& plan) {
-    if (plan.action == policy::SlurmAction::none) {
-        return {};
-    }
-    std::vector<std::string> args = {"update", "NodeName=" + node};
-    if (plan.action == policy::SlurmAction::drain) {
-        args.insert(args.end(), {"State=DRAIN", "Reason=" + plan.reason});
-    } else {
-        args.emplace_back("State=RESUME");
-    }
-    auto done = scontrol(inv, options, args);
-    return done ? util::Expected<void>{} : util::unexpected(done.error());
-}
 
 std::string_view action_name(policy::SlurmAction action) {
     return action == policy::SlurmAction::drain    ? "drain"
@@ -111,7 +56,7 @@ void print_plan(const Invocation& inv, const std::string& node, const policy::He
 }
 
 int run_health(const Invocation& inv, const HealthOptions& options) {
-    const auto facts = gather_export_facts(inv, options.node);
+    const auto facts = pipeline::gather_export_facts(inv, options.node);
     if (!facts) {
         print_error(inv.output, facts.error().message);
         return kExitError;
@@ -119,7 +64,7 @@ int run_health(const Invocation& inv, const HealthOptions& options) {
     const std::string& node = facts->run.node_name;
     std::optional<policy::SlurmNodeDrain> drain;
     if (options.drain) {
-        auto read = node_drain(inv, options, node);
+        auto read = pipeline::read_node_drain(inv, options.scontrol, node);
         if (!read) {
             print_error(inv.output, "fleet health --drain: " + read.error().message);
             return kExitError;
@@ -128,7 +73,7 @@ int run_health(const Invocation& inv, const HealthOptions& options) {
     }
     const auto plan = policy::plan_health(facts->report, drain);
     print_plan(inv, node, plan);
-    if (auto acted = act(inv, options, node, plan); !acted) {
+    if (auto acted = pipeline::apply_health_plan(inv, options.scontrol, node, plan); !acted) {
         print_error(inv.output, "fleet health --drain: " + acted.error().message);
         return kExitError;
     }

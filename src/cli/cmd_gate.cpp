@@ -2,8 +2,8 @@
 // peergate gate: the P2P decision for a selection and the environment changes it implies.
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
-#include "cli/gate_pipeline.hpp"
-#include "cli/launch_place.hpp"
+#include "pipeline/gate.hpp"
+#include "pipeline/launch_place.hpp"
 #include "report/gate_render.hpp"
 #include "report/json_text.hpp"
 
@@ -22,7 +22,7 @@ struct GateOptions {
 };
 
 int run_gate(const Invocation& inv, const GateOptions& options) {
-    const auto gpus = launch_gpus(
+    const auto gpus = pipeline::launch_gpus(
         inv, gpus_given(options.gpus_option, options.gpus), options.place, options.profile);
     if (!gpus) {
         print_error(inv.output, gpus.error().message);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gather: write a machine file from this host (or the host behind the seams).
 #include "cli/commands.hpp"
-#include "cli/gather_machine.hpp"
+#include "pipeline/gather_machine.hpp"
 #include "report/json_text.hpp"
 #include "util/atomic_file.hpp"
 
@@ -34,7 +34,7 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
     std::vector<std::string> notes;
     const auto watchdog =
         std::chrono::milliseconds(static_cast<std::int64_t>(options.nvml_timeout_s * 1000.0));
-    auto machine = gather_machine(inv, options.name, notes, watchdog);
+    auto machine = pipeline::gather_machine(inv, options.name, notes, watchdog);
     if (!machine) {
         print_error(inv.output, "gather: " + machine.error().message);
         return kExitError;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate nccl-log: what NCCL really did with the GPUs, read from NCCL_DEBUG=INFO logs.
 #include "cli/commands.hpp"
-#include "cli/nccl_log_input.hpp"
+#include "pipeline/nccl_log.hpp"
 #include "policy/nccl_analysis.hpp"
 #include "report/nccl_log_render.hpp"
 
@@ -23,25 +23,13 @@ struct NcclLogOptions {
 constexpr std::size_t kDefaultPairRows = 64;
 
 int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
-    std::optional<model::Topology> topology;
-    if (!options.topology.empty()) {
-        auto read = read_topology_for_nccl(options.topology);
-        if (!read) {
-            print_error(inv.output, "--topology " + read.error().message);
-            return kExitError;
-        }
-        topology = std::move(*read);
+    const auto read = pipeline::read_nccl_logs(options.files, options.topology, options.threads);
+    if (!read) {
+        print_error(inv.output, read.error().message);
+        return kExitError;
     }
-    sources::nccl::NcclLogParser parser;
-    for (const auto& file : options.files) {
-        if (auto streamed =
-                stream_log_file(file, parser, NcclReadOptions{.threads = options.threads});
-            !streamed) {
-            print_error(inv.output, streamed.error().message);
-            return kExitError;
-        }
-    }
-    const auto log = parser.result();
+    const auto& log = read->log;
+    const auto& topology = read->topology;
     const auto analysis = policy::analyze_nccl_log(log, topology ? &*topology : nullptr);
     const report::NcclLogReport report{options.files, options.topology, &log, &analysis};
     if (inv.output.json) {

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate place: the best groups of K GPUs for tensor parallelism, and how to launch on them.
-#include "cli/bench_file.hpp"
 #include "cli/commands.hpp"
-#include "cli/nic_input.hpp"
 #include "cli/option_checks.hpp"
-#include "cli/topology_input.hpp"
+#include "model/gpu_list.hpp"
+#include "pipeline/bandwidth_input.hpp"
+#include "pipeline/discover.hpp"
+#include "pipeline/nic_affinity.hpp"
 #include "policy/placement.hpp"
 #include "report/placement_render.hpp"
 #include "util/strings.hpp"
@@ -19,49 +20,53 @@ struct PlaceOptions {
     int size = 0;
     std::optional<int> count;
     std::string gpus = "all";
-    std::string require;
+    std::optional<std::string> require;
     std::string bandwidth;
     std::string from;
     std::string source = "auto";
     std::string profile = "all";
 };
 
-// "all" (or empty) is every GPU: an empty list.
-util::Expected<std::vector<int>> parse_list(const std::string& text, const char* option) {
-    std::vector<int> ids;
-    if (text.empty() || text == "all") {
-        return ids;
+// --gpus: 'all' is every GPU, an empty candidate list (model/gpu_list.hpp's grammar).
+util::Expected<std::vector<int>> parse_candidates(const std::string& text) {
+    auto ids = model::parse_gpu_list(text, "--gpus");
+    if (!ids) {
+        return util::unexpected(ids.error());
     }
-    for (auto part : util::split(text, ',')) {
-        const auto id = util::parse_int<int>(util::trim(part));
-        if (!id || *id < 0) {
-            return util::unexpected(
-                util::ErrorCode::invalid_input,
-                fmt::format("{}: '{}' is not a GPU index", option, util::trim(part)));
-        }
-        ids.push_back(*id);
+    return ids->value_or(std::vector<int>{});
+}
+
+// --require: the same grammar, but 'all' names no particular GPUs; not given: none.
+util::Expected<std::vector<int>> parse_required(const std::optional<std::string>& text) {
+    if (!text) {
+        return std::vector<int>{};
     }
-    return ids;
+    auto ids = model::parse_gpu_list(*text, "--require");
+    if (!ids) {
+        return util::unexpected(ids.error());
+    }
+    if (!*ids) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                "--require 'all': name the GPUs that must share the first "
+                                "group, such as 0,1");
+    }
+    return std::move(**ids);
 }
 
 util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& options,
                                                        const model::Topology& topology) {
     policy::PlacementRequest request{.size = options.size, .count = options.count};
-    auto candidates = parse_list(options.gpus, "--gpus");
-    auto required = parse_list(options.require, "--require");
+    auto candidates = parse_candidates(options.gpus);
+    auto required = parse_required(options.require);
     if (!candidates || !required) {
         return util::unexpected(candidates ? required.error() : candidates.error());
     }
     request.candidates = std::move(*candidates);
     request.required = std::move(*required);
     if (!options.bandwidth.empty()) {
-        auto file = read_bench_file(options.bandwidth);
-        auto matches = file ? check_bench_matches(*file, options.bandwidth, topology.gpus)
-                            : util::Expected<void>{};
-        if (!file || !matches) {
-            return util::unexpected(
-                util::ErrorCode::invalid_input,
-                "--bandwidth " + (file ? matches.error().message : file.error().message));
+        auto file = pipeline::read_bandwidth_file(options.bandwidth, &topology);
+        if (!file) {
+            return util::unexpected(file.error());
         }
         request.bandwidth = std::move(file->samples);
     }
@@ -69,8 +74,8 @@ util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& optio
 }
 
 int run_place(const Invocation& inv, const PlaceOptions& options) {
-    const auto discovery = options.from.empty() ? discover(inv, options.source, false)
-                                                : read_topology_file(options.from);
+    const auto discovery = options.from.empty() ? pipeline::discover(inv, options.source, false)
+                                                : pipeline::read_topology_file(options.from);
     const model::Topology* topology = discovery.described();
     if (topology == nullptr) {
         print_error(inv.output, "topology unreadable: " + discovery.reason);
@@ -87,8 +92,9 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
         return kExitError;
     }
     // A saved file has no sysfs: its NICs are unknown, not absent.
-    const auto nics =
-        options.from.empty() ? std::optional(read_nic_affinity(inv, *topology)) : std::nullopt;
+    const auto nics = options.from.empty()
+                          ? std::optional(pipeline::read_nic_affinity(inv, *topology))
+                          : std::nullopt;
     if (inv.output.json) {
         fmt::print(inv.output.out,
                    "{}\n",

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate probe: move data over every ordered pair and compare (GATE-SPEC.md §6).
 #include "cli/commands.hpp"
-#include "cli/cuda_setup.hpp"
 #include "cli/option_checks.hpp"
-#include "cli/probe_sweep.hpp"
-#include "cli/topology_input.hpp"
 #include "engine/probe_verdict.hpp"
+#include "pipeline/cuda_setup.hpp"
+#include "pipeline/discover.hpp"
+#include "pipeline/probe_sweep.hpp"
 #include "report/json_text.hpp"
 #include "report/probe_json.hpp"
 #include "report/probe_text.hpp"
@@ -74,8 +74,8 @@ void print_before_sweep(const Invocation& inv, const model::Discovery& discovery
 }
 
 int run_probe(const Invocation& inv, const ProbeOptions& o) {
-    auto selection = parse_gpu_list(o.gpus);
-    ProbeSettings settings{
+    auto selection = pipeline::parse_gpu_list(o.gpus);
+    pipeline::ProbeSettings settings{
         .request = {.sizes_mib = o.sizes_mib,
                     .repeats = o.repeats,
                     .modes = modes_of(o.mode),
@@ -91,9 +91,9 @@ int run_probe(const Invocation& inv, const ProbeOptions& o) {
         print_error(inv.output, (!selection ? selection.error() : checked.error()).message);
         return kExitError;
     }
-    const auto discovery = discover(inv, "auto", true);
+    const auto discovery = pipeline::discover(inv, "auto", true);
     print_before_sweep(inv, discovery);
-    return render(inv, probe_selection(inv, discovery, *selection, settings));
+    return render(inv, pipeline::probe_selection(inv, discovery, *selection, settings));
 }
 
 }  // namespace

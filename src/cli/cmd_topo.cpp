@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate topo: the interconnect matrix, NVLink islands, NUMA/CPU affinity.
 #include "cli/commands.hpp"
-#include "cli/nic_input.hpp"
-#include "cli/topology_input.hpp"
+#include "pipeline/discover.hpp"
+#include "pipeline/nic_affinity.hpp"
 #include "report/json_text.hpp"
 #include "report/topology_json.hpp"
 #include "report/topology_text.hpp"
@@ -20,13 +20,14 @@ struct TopoOptions {
 };
 
 int run_topo(const Invocation& inv, const TopoOptions& options) {
-    auto discovery = options.from.empty() ? discover(inv, options.source, options.crosscheck)
-                                          : read_topology_file(options.from);
+    auto discovery = options.from.empty()
+                         ? pipeline::discover(inv, options.source, options.crosscheck)
+                         : pipeline::read_topology_file(options.from);
     const model::Topology* described = discovery.described();
     // The NICs sysfs shows, on this host or the simulated one; a saved file has no sysfs.
     std::optional<policy::NicAffinity> nics;
     if (options.from.empty() && described != nullptr) {
-        nics = read_nic_affinity(inv, *described);
+        nics = pipeline::read_nic_affinity(inv, *described);
     }
     if (inv.output.json) {
         auto doc = report::topology_to_json(discovery);

@@ -14,6 +14,9 @@
 
 namespace peergate::cli {
 
+// --place K for gate and exec.
+void add_place_option(CLI::App* sub, int& place);
+
 // --gpus's text, nullopt where it was not given ("--gpus ''" is given, and an error).
 std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std::string& gpus);
 

@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// What every command receives: the global options as given, the environment as a value,
-// the resolved seams, and how to print.
+// What every command receives: the global options as given, and the use cases' context
+// (the environment as a value, the resolved seams, and how to print).
 #pragma once
 
-#include "util/env_map.hpp"
-#include "util/seams.hpp"
+#include "pipeline/context.hpp"
 
-#include <cstdio>
 #include <string>
 
 namespace peergate::cli {
 
-// Exit statuses shared by the commands (DESIGN.md's table gives each command's meaning).
+// Exit statuses shared by the commands (docs/contracts.md gives each command's meaning).
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;  // vetoed, data lost, problems found
 inline constexpr int kExitError = 2;     // unreadable, inconclusive, usage error
@@ -28,24 +26,12 @@ struct GlobalOptions {
     bool verbose = false;
 };
 
-struct Output {
-    bool json = false;
-    bool color = false;  // ANSI colour on stdout (a TTY, no --no-color, no NO_COLOR)
-    bool quiet = false;
-    bool verbose = false;
-    bool progress = false;  // stderr is a TTY and neither -q nor --json
-    std::FILE* out = stdout;
-    std::FILE* err = stderr;
-};
+using pipeline::Output;
+using pipeline::print_error;
 
-struct Invocation {
+// A command's view: the context every use case takes, and the flags it was built from.
+struct Invocation : pipeline::Context {
     GlobalOptions options;
-    util::EnvMap env;
-    util::Seams seams;
-    Output output;
 };
-
-// Prints "peergate: <message>" on stderr (always, even with --quiet: errors are not chatter).
-void print_error(const Output& output, const std::string& message);
 
 }  // namespace peergate::cli

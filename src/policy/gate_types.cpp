@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/gate_types.hpp"
 
+#include "model/gpu_list.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -8,13 +9,6 @@
 #include <algorithm>
 
 namespace peergate::policy {
-
-namespace {
-
-// More GPUs than any chassis holds; a larger number is a typo, not an index.
-constexpr int kMaxGpuIndex = 4095;
-
-}  // namespace
 
 std::string_view to_string(Profile profile) {
     switch (profile) {
@@ -45,33 +39,11 @@ util::Expected<Profile> parse_profile(std::string_view text) {
 }
 
 util::Expected<Selection> Selection::parse(std::string_view text) {
-    const std::string_view trimmed = util::trim(text);
-    if (trimmed == "all") {
-        return Selection::all();
+    auto ids = model::parse_gpu_list(text);
+    if (!ids) {
+        return util::unexpected(ids.error());
     }
-    if (trimmed.empty()) {
-        return util::unexpected(util::ErrorCode::invalid_input,
-                                "--gpus is empty: give nvidia-smi indices such as 0,1,3 or 'all'");
-    }
-    std::vector<int> ids;
-    for (std::string_view field : util::split(trimmed, ',')) {
-        const std::string_view id_text = util::trim(field);
-        const auto id = util::parse_int<int>(id_text);
-        if (!id || *id < 0 || *id > kMaxGpuIndex) {
-            return util::unexpected(
-                util::ErrorCode::invalid_input,
-                fmt::format("--gpus '{}': '{}' is not a GPU index (expected nvidia-smi indices "
-                            "such as 0,1,3, or 'all')",
-                            text,
-                            id_text));
-        }
-        if (std::find(ids.begin(), ids.end(), *id) != ids.end()) {
-            return util::unexpected(util::ErrorCode::invalid_input,
-                                    fmt::format("--gpus '{}': GPU {} is listed twice", text, *id));
-        }
-        ids.push_back(*id);
-    }
-    return Selection::list(std::move(ids));
+    return *ids ? Selection::list(std::move(**ids)) : Selection::all();
 }
 
 std::optional<std::string> GateDecision::set_value(std::string_view name) const {

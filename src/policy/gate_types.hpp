@@ -42,7 +42,7 @@ struct Selection {
 
     static Selection list(std::vector<int> ids) { return {Kind::list, std::move(ids)}; }
 
-    // "0,1,3" or "all"; rejects empty fields, signs, junk, duplicates and huge numbers.
+    // "0,1,3" or "all" (model/gpu_list.hpp: the one --gpus grammar).
     static util::Expected<Selection> parse(std::string_view text);
 
     bool is_explicit() const { return kind != Kind::inherit; }

@@ -10,6 +10,7 @@
 // Pure: a Topology and a request in, a result out.
 #pragma once
 
+#include "model/bandwidth_sample.hpp"
 #include "model/link_label.hpp"
 #include "model/topology.hpp"
 #include "util/expected.hpp"
@@ -36,12 +37,7 @@ inline constexpr Weight kBandwidthScale = 100;
 Weight link_weight(const model::LinkLabel& label);
 
 // One directed bandwidth measurement (src -> dst), as a peergate.bench/v1 file gives it.
-struct BandwidthSample {
-    int src = 0;
-    int dst = 0;
-    double gbps = 0.0;                  // peer-to-peer
-    std::optional<double> staged_gbps;  // the same copy staged through host memory, if measured
-};
+using model::BandwidthSample;
 
 struct PlacementRequest {
     int size = 0;                 // K: GPUs per group

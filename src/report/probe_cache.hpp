@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The verdict cache document (peergate.probe_cache/v1): the probe result with the machine
 // identity it was measured on, and what the gate may conclude from it. Pure; the file
-// I/O is in cli/probe_cache_io.
+// I/O is in pipeline/probe_cache_io.
 #pragma once
 
 #include "model/machine_identity.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The topology cache behind include/peergate/topology.hpp.
-#include "peergate/topology.hpp"
+// The topology cache (topology_cache.hpp).
+#include "sources/discovery/topology_cache.hpp"
 
 #include <mutex>
 #include <system_error>

@@ -2,7 +2,7 @@
 // The verdict cache as the gate consults it: written by the probe's code, read back against
 // the machine now (driver through dlopen of the simulated driver, host facts under a host
 // root), and invalidated when the boot or the kernel command line changes.
-#include "cli/probe_cache_io.hpp"
+#include "pipeline/probe_cache_io.hpp"
 
 #include <gtest/gtest.h>
 
@@ -62,61 +62,62 @@ protected:
     }
 
     fs::path root_;
-    cli::Invocation inv_;
+    pipeline::Context inv_;
 };
 
 TEST_F(ProbeCacheIo, AFreshResultOnThisBootIsTrustedUntilTheBootOrCmdlineChanges) {
     const std::string dir = (root_ / "cache").string();
     const model::Discovery no_topology;
-    auto setup = cli::set_up_cuda(inv_, no_topology, {}, std::chrono::seconds(10));
+    auto setup = pipeline::set_up_cuda(inv_, no_topology, {}, std::chrono::seconds(10));
     ASSERT_TRUE(setup.has_value()) << setup.error().message;
-    cli::store_probe_result(inv_, dir, *setup, no_topology, concurrent_pass());
-    ASSERT_TRUE(fs::exists(cli::probe_cache_path(inv_, dir)));
+    pipeline::store_probe_result(inv_, dir, *setup, no_topology, concurrent_pass());
+    ASSERT_TRUE(fs::exists(pipeline::probe_cache_path(inv_, dir)));
 
-    auto verdict = cli::consult_probe_cache(inv_, no_topology, dir);
+    auto verdict = pipeline::consult_probe_cache(inv_, no_topology, dir);
     EXPECT_TRUE(verdict.valid) << verdict.reason;
     EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}}));
 
     write(root_ / "host/proc/cmdline", "root=/dev/sda1 iommu=pt\n");
-    verdict = cli::consult_probe_cache(inv_, no_topology, dir);
+    verdict = pipeline::consult_probe_cache(inv_, no_topology, dir);
     EXPECT_FALSE(verdict.valid);
     EXPECT_NE(verdict.reason.find("kernel_cmdline"), std::string::npos) << verdict.reason;
 
     write(root_ / "host/proc/cmdline", "root=/dev/sda1\n");
     write(root_ / "host/proc/sys/kernel/random/boot_id", "boot-2\n");
-    verdict = cli::consult_probe_cache(inv_, no_topology, dir);
+    verdict = pipeline::consult_probe_cache(inv_, no_topology, dir);
     EXPECT_FALSE(verdict.valid);
     EXPECT_NE(verdict.reason.find("boot_id"), std::string::npos) << verdict.reason;
 }
 
 TEST_F(ProbeCacheIo, NoCacheIsNotTrusted) {
     const auto verdict =
-        cli::consult_probe_cache(inv_, model::Discovery{}, (root_ / "empty").string());
+        pipeline::consult_probe_cache(inv_, model::Discovery{}, (root_ / "empty").string());
     EXPECT_FALSE(verdict.valid);
     EXPECT_NE(verdict.reason.find("no cached probe result"), std::string::npos) << verdict.reason;
 }
 
 TEST(ProbeCacheDir, FlagThenXdgThenHome) {
     util::EnvMap env;
-    EXPECT_EQ(cli::probe_cache_dir(env, ""), "");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, ""), "");
     env.set("HOME", "/home/u");
-    EXPECT_EQ(cli::probe_cache_dir(env, ""), "/home/u/.cache/peergate");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, ""), "/home/u/.cache/peergate");
     env.set("XDG_CACHE_HOME", "/x");
-    EXPECT_EQ(cli::probe_cache_dir(env, ""), "/x/peergate");
-    EXPECT_EQ(cli::probe_cache_dir(env, "/flag"), "/flag");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, ""), "/x/peergate");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "/flag"), "/flag");
 }
 
 // One file per host (nodes sharing an NFS $HOME) and per simulated machine (a demo on a GPU
 // host), so neither replaces another's result.
 TEST(ProbeCacheFile, OnePerHostAndOnePerSimulatedMachine) {
-    EXPECT_EQ(cli::probe_cache_file_name("gpu-node-07.cluster", ""),
+    EXPECT_EQ(pipeline::probe_cache_file_name("gpu-node-07.cluster", ""),
               "probe-gpu-node-07.cluster.json");
-    EXPECT_EQ(
-        cli::probe_cache_file_name("gpu-node-07", "/usr/share/peergate/machines/dgx1-v100.json"),
-        "probe-simulated-dgx1-v100.json");
-    EXPECT_EQ(cli::probe_cache_file_name("a/b c", ""), "probe-a_b_c.json");
-    EXPECT_EQ(cli::probe_cache_file_name("", ""), "probe-localhost.json");
-    EXPECT_EQ(cli::probe_cache_file_name("..", ""), "probe-...json");  // stays in the directory
+    EXPECT_EQ(pipeline::probe_cache_file_name("gpu-node-07",
+                                              "/usr/share/peergate/machines/dgx1-v100.json"),
+              "probe-simulated-dgx1-v100.json");
+    EXPECT_EQ(pipeline::probe_cache_file_name("a/b c", ""), "probe-a_b_c.json");
+    EXPECT_EQ(pipeline::probe_cache_file_name("", ""), "probe-localhost.json");
+    EXPECT_EQ(pipeline::probe_cache_file_name("..", ""),
+              "probe-...json");  // stays in the directory
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // output.
 #include "sim/machine/cuda_visible.hpp"
 
-#include "cli/identity_join.hpp"
+#include "pipeline/identity_join.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
@@ -107,33 +107,33 @@ TEST(IdentityJoin, ChildEnvironmentPinsAnExplicitSelection) {
     parent.set("CUDA_VISIBLE_DEVICES", "3");
     parent.set("PEERGATE_SIM_MACHINE", "/m.json");
     const auto list = *policy::Selection::parse("2,0");
-    const auto pinned = cli::child_cuda_environment(parent, list, true, {});
+    const auto pinned = pipeline::child_cuda_environment(parent, list, true, {});
     EXPECT_EQ(pinned.get("CUDA_VISIBLE_DEVICES"), "2,0");
     EXPECT_EQ(pinned.get("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
     EXPECT_EQ(pinned.get("PEERGATE_SIM_MACHINE"), "/m.json");
 
-    const auto unpinned = cli::child_cuda_environment(parent, list, false, {});
+    const auto unpinned = pipeline::child_cuda_environment(parent, list, false, {});
     EXPECT_EQ(unpinned, parent) << "without pinning the child keeps what it inherits";
-    EXPECT_EQ(cli::child_cuda_environment(parent, policy::Selection{}, true, {}), parent);
+    EXPECT_EQ(pipeline::child_cuda_environment(parent, policy::Selection{}, true, {}), parent);
 
     std::vector<model::Gpu> host(3);
     for (int i = 0; i < 3; ++i) {
         host[static_cast<std::size_t>(i)].index = i;
     }
     const auto all =
-        cli::child_cuda_environment(parent, *policy::Selection::parse("all"), true, host);
+        pipeline::child_cuda_environment(parent, *policy::Selection::parse("all"), true, host);
     EXPECT_EQ(all.get("CUDA_VISIBLE_DEVICES"), "0,1,2");
 }
 
 TEST(IdentityJoin, ParsesTheHelperOutput) {
-    const auto parsed = cli::parse_cuda_visible("00000000:B1:00.0\n00000000:CA:00.0\n");
+    const auto parsed = pipeline::parse_cuda_visible("00000000:B1:00.0\n00000000:CA:00.0\n");
     ASSERT_TRUE(parsed) << parsed.error().message;
     ASSERT_EQ(parsed->size(), 2U);
     EXPECT_EQ((*parsed)[0], *model::PciAddress::parse("0000:b1:00.0"));
-    const auto none = cli::parse_cuda_visible("");
+    const auto none = pipeline::parse_cuda_visible("");
     ASSERT_TRUE(none);
     EXPECT_TRUE(none->empty()) << "no line: the child sees no GPU";
-    EXPECT_FALSE(cli::parse_cuda_visible("00000000:B1:00.0\nGPU 1\n"))
+    EXPECT_FALSE(pipeline::parse_cuda_visible("00000000:B1:00.0\nGPU 1\n"))
         << "a stray line is an error";
 }
 
@@ -158,13 +158,13 @@ TEST(IdentityJoin, TheHelpersEnvironmentAndItsFailure) {
         "answers",
         "[ -z \"$PEERGATE_SIMULATE\" ] || exit 9\n[ \"$CUDA_VISIBLE_DEVICES\" = 1 ] || exit 8\n"
         "echo 0000:b1:00.0\n");
-    const auto seen = cli::enumerate_child_visible(answers, util::Seams{}, child);
+    const auto seen = pipeline::enumerate_child_visible(answers, util::Seams{}, child);
     ASSERT_TRUE(seen) << seen.error().message;
     EXPECT_EQ(*seen, std::vector<model::PciAddress>{*model::PciAddress::parse("0000:b1:00.0")});
 
     const std::string fails =
         helper_script(scratch, "fails", "echo 0000:b1:00.0\necho 'cuInit failed' >&2\nexit 3\n");
-    const auto failed = cli::enumerate_child_visible(fails, util::Seams{}, child);
+    const auto failed = pipeline::enumerate_child_visible(fails, util::Seams{}, child);
     ASSERT_FALSE(failed);
     EXPECT_EQ(failed.error().code, util::ErrorCode::unavailable);
     EXPECT_NE(failed.error().message.find("cuInit failed"), std::string::npos)
@@ -172,9 +172,9 @@ TEST(IdentityJoin, TheHelpersEnvironmentAndItsFailure) {
 }
 
 TEST(IdentityJoin, LibraryLoadCheck) {
-    EXPECT_FALSE(cli::cuda_library_loads(""));
-    EXPECT_FALSE(cli::cuda_library_loads("/nonexistent/libcuda.so.1"));
-    EXPECT_FALSE(cli::cuda_library_loads("libpeergate-no-such-driver.so.1"));
+    EXPECT_FALSE(pipeline::cuda_library_loads(""));
+    EXPECT_FALSE(pipeline::cuda_library_loads("/nonexistent/libcuda.so.1"));
+    EXPECT_FALSE(pipeline::cuda_library_loads("libpeergate-no-such-driver.so.1"));
 }
 
 }  // namespace

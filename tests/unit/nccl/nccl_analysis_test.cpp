@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/nccl_analysis.hpp"
 
-#include "cli/nccl_log_input.hpp"
 #include "nccl_log_support.hpp"
 #include "policy/nccl_findings.hpp"
+#include "sources/documents/topology_file.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 
@@ -236,7 +236,7 @@ TEST(NcclAnalysis, BusIdOfPciAddress) {
 }
 
 TEST(NcclTopologyJson, ReadsTopoJsonAndRejectsOthers) {
-    auto topology = cli::parse_topology_json(
+    auto topology = sources::documents::parse_topology_document(
         R"({"schema": "peergate.topology/v1", "readable": true, "source": "nvml",
             "gpus": [{"index": 0, "pci_bus_id": "00000000:1B:00.0"}, {"index": 1, "pci_bus_id": "00000000:1C:00.0"}],
             "matrix": [["X", "NV18"], ["NV18", "X"]], "nvlink_islands": [[0, 1]]})");
@@ -251,12 +251,12 @@ TEST(NcclTopologyJson, ReadsTopoJsonAndRejectsOthers) {
     const auto analysis = analyze_nccl_log(log, &*topology);
     EXPECT_EQ(codes(analysis), (std::multiset<std::string>{kNcclNvlinkUnused}));
 
-    EXPECT_FALSE(cli::parse_topology_json("{}"));
-    EXPECT_FALSE(cli::parse_topology_json("not json"));
-    EXPECT_FALSE(
-        cli::parse_topology_json(R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}],
+    EXPECT_FALSE(sources::documents::parse_topology_document("{}"));
+    EXPECT_FALSE(sources::documents::parse_topology_document("not json"));
+    EXPECT_FALSE(sources::documents::parse_topology_document(
+        R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}],
                                               "matrix": [["X", "NV1"]]})"));
-    EXPECT_FALSE(cli::parse_topology_json(
+    EXPECT_FALSE(sources::documents::parse_topology_document(
         R"({"schema": "peergate.topology/v1", "gpus": [{"index": 0}, {"index": 1}],
                                               "matrix": [["X", "BOGUS"], ["BOGUS", "X"]]})"));
 }

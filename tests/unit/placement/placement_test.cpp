@@ -2,7 +2,7 @@
 // peergate place: the solvers against a brute-force enumerator and on known machines.
 #include "policy/placement.hpp"
 
-#include "cli/topology_input.hpp"
+#include "pipeline/discover.hpp"
 #include "placement_support.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 
@@ -113,7 +113,7 @@ TEST(PlacementMachines, BuiltInMachinesMatchBruteForceForEveryK) {
     int machines = 0;
     for (const auto& entry :
          std::filesystem::directory_iterator(std::string(PEERGATE_SOURCE_DIR) + "/machines")) {
-        const auto discovery = cli::read_topology_file(entry.path().string());
+        const auto discovery = pipeline::read_topology_file(entry.path().string());
         if (!discovery.topology) {
             continue;  // a single-GPU machine has no interconnect matrix to place on
         }

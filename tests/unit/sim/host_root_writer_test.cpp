@@ -2,7 +2,7 @@
 // The materialised host root is read back by the real host reader to the machine's facts.
 #include "sim/machine/host_root_writer.hpp"
 
-#include "cli/simulate.hpp"
+#include "pipeline/simulate.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/nvidia_version.hpp"
@@ -184,7 +184,7 @@ TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
     std::vector<std::thread> threads;
     for (auto& root : roots) {
         threads.emplace_back([&] {
-            auto made = cli::materialise_host_root(text, machine, env);
+            auto made = pipeline::materialise_host_root(text, machine, env);
             root = made ? *made : made.error().message;
         });
     }
@@ -202,9 +202,9 @@ TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
         ++entries;
     }
     EXPECT_EQ(entries, 1U);
-    auto again = cli::materialise_host_root(text, machine, env);
+    auto again = pipeline::materialise_host_root(text, machine, env);
     EXPECT_EQ(*again, roots[0]);
-    auto other = cli::materialise_host_root(text + " ", machine, env);
+    auto other = pipeline::materialise_host_root(text + " ", machine, env);
     EXPECT_NE(*other, roots[0]) << "different content, different tree";
 }
 

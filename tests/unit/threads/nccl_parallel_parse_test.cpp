@@ -3,8 +3,8 @@
 // a generated log (dumps, settings with many values, rank fields that change, a last line
 // without '\n') read by 2 to 7 threads, must give exactly the one-pass result. These run
 // under ThreadSanitizer (ctest label threads, preset tsan).
-#include "cli/nccl_log_input.hpp"
-#include "cli/nccl_log_parallel.hpp"
+#include "sources/nccl/nccl_log_file.hpp"
+#include "sources/nccl/nccl_log_parallel.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 
 #include <fmt/format.h>
@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-namespace peergate::cli {
+namespace peergate::sources::nccl {
 namespace {
 
 using sources::nccl::NcclLogParser;
@@ -298,4 +298,4 @@ TEST(NcclParallelParse, UnreadableFileIsAnError) {
 }
 
 }  // namespace
-}  // namespace peergate::cli
+}  // namespace peergate::sources::nccl

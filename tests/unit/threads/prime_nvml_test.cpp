@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // prime() and topology() against the simulated NVML: a warm-up publishes the NVSwitch
 // matrix, and a hung driver neither blocks prime() nor publishes anything.
-#include "peergate/topology.hpp"
+#include "sources/discovery/topology_cache.hpp"
 
 #include <gtest/gtest.h>
 

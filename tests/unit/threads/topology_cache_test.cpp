@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The process topology cache: publish on success, generations, refresh, prime. These run
 // under ThreadSanitizer (ctest label threads, preset tsan).
-#include "peergate/topology.hpp"
+#include "sources/discovery/topology_cache.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pipeline/export_gather.hpp"
+
+#include "peergate/version.hpp"
+#include "pipeline/gate.hpp"
+#include "report/export_prometheus.hpp"
+#include "sources/host/cpu_cores.hpp"
+#include "sources/host/device_minor.hpp"
+#include "sources/host/host_name.hpp"
+#include "sources/host/numa_cpumap.hpp"
+#include "sources/host/pci_attributes.hpp"
+#include "util/atomic_file.hpp"
+
+#include <chrono>
+
+namespace peergate::pipeline {
+
+namespace {
+
+// slurmd's name for the node: --node-name, else SLURMD_NODENAME, else the short host name.
+std::string node_name(const Context& ctx, const ExportRequest& options) {
+    if (!options.node_name.empty()) {
+        return options.node_name;
+    }
+    return ctx.env.get("SLURMD_NODENAME").value_or(sources::host::short_host_name());
+}
+
+// The gate's decision for the GPUs examined, on the topology the doctor read.
+report::ExportGate gate_verdict(const Context& ctx,
+                                const std::string& gpus,
+                                const model::Discovery& discovery) {
+    auto request = parse_gate_request(gpus, "all");
+    if (!request) {
+        return {.p2p = false, .rule = "usage_error", .reason = request.error().message};
+    }
+    const auto decision =
+        decide_safely([&] { return gate_input_from(discovery, ctx.seams, ctx.env, *request); },
+                      ctx.env,
+                      *request);
+    return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
+}
+
+// What nccl-topo writes beyond the doctor's facts: the host's network functions, sysfs's
+// attributes of every examined GPU, every NIC and the ports above them, and the cpumap of
+// each NUMA node they name.
+void add_pci_tree(const sources::host::HostRoot& root, report::ExportFacts& facts) {
+    facts.nics = facts.doctor.nics;  // the doctor's layers read them
+    std::vector<model::PciAddress> read;
+    for (const auto& gpu : report::examined_gpus(facts)) {
+        if (gpu.pci) {
+            read.push_back(*gpu.pci);
+        }
+    }
+    for (const auto& [index, ports] : facts.doctor.ports) {
+        for (const auto& port : ports) {
+            read.push_back(port.address);
+        }
+    }
+    for (const auto& nic : facts.nics) {
+        read.push_back(nic.path.device);
+        for (const auto& port : nic.path.ports) {
+            read.push_back(port.address);
+        }
+    }
+    for (const auto& address : read) {
+        facts.pci[address] = sources::host::read_pci_attributes(root, address);
+        const int node = facts.pci[address].numa_node.value_or(-1);
+        if (const auto mask = sources::host::read_numa_cpumap(root, node)) {
+            facts.numa_cpumaps[node] = *mask;
+        }
+    }
+}
+
+}  // namespace
+
+std::string this_host_short_name() {
+    return sources::host::short_host_name();
+}
+
+util::Expected<report::ExportFacts> gather_export_facts(const Context& ctx,
+                                                        const ExportRequest& options) {
+    const auto started = std::chrono::steady_clock::now();
+    report::ExportFacts facts;
+    auto doctor = gather_doctor_input(ctx, options.doctor);
+    if (!doctor) {
+        return util::unexpected(doctor.error());
+    }
+    facts.doctor = std::move(*doctor);
+    facts.report = policy::diagnose(facts.doctor);
+    facts.gate = gate_verdict(ctx, options.doctor.gpus, facts.doctor.discovery);
+    if (const auto* topology = facts.doctor.discovery.described()) {
+        const sources::host::HostRoot root(ctx.seams.host_root);
+        facts.device_minors = sources::host::read_device_minors(root, topology->gpus);
+        facts.logical_cores = sources::host::logical_cores(root);
+        if (options.pci_tree) {
+            add_pci_tree(root, facts);
+        }
+    }
+    facts.run = report::ExportRun{
+        .version = kVersion,
+        .finished_unix = std::chrono::duration_cast<std::chrono::seconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count(),
+        .duration_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
+        .node_name = node_name(ctx, options),
+        .gres_type = options.gres_type,
+        .expiry_seconds = std::int64_t{options.expiry_hours} * 3600};
+    return facts;
+}
+
+}  // namespace peergate::pipeline

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "pipeline/identity_join.hpp"
+
+#include "policy/gate_control.hpp"
+#include "sources/cuda/cuda_api.hpp"
+#include "sources/cuda/cuda_devices.hpp"
+#include "util/dynamic_library.hpp"
+#include "util/strings.hpp"
+#include "util/subprocess.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace peergate::pipeline {
+
+util::EnvMap child_cuda_environment(const util::EnvMap& env,
+                                    const policy::Selection& selection,
+                                    bool pin_selection,
+                                    const std::vector<model::Gpu>& host) {
+    util::EnvMap child = env;
+    if (!selection.is_explicit() || !pin_selection) {
+        return child;
+    }
+    child.set(std::string(policy::kDeviceOrder), "PCI_BUS_ID");
+    std::vector<int> ids = selection.ids;
+    if (selection.kind == policy::Selection::Kind::all) {
+        ids.clear();
+        for (const auto& gpu : host) {
+            ids.push_back(gpu.index);
+        }
+    }
+    if (!ids.empty()) {
+        child.set(std::string(policy::kVisibleDevices), fmt::format("{}", fmt::join(ids, ",")));
+    }
+    return child;
+}
+
+util::Expected<std::vector<model::PciAddress>> parse_cuda_visible(const std::string& text) {
+    std::vector<model::PciAddress> out;
+    for (const auto line : util::split(text, '\n')) {
+        const auto trimmed = util::trim(line);
+        if (trimmed.empty()) {
+            continue;
+        }
+        auto pci = model::PciAddress::parse(trimmed);
+        if (!pci) {
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format("cuda-visible printed '{}', not a PCI bus id", trimmed));
+        }
+        out.push_back(*pci);
+    }
+    return out;
+}
+
+std::string self_executable() {
+    std::error_code ec;
+    auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string() : path.string();
+}
+
+bool cuda_library_loads(const std::string& path) {
+    if (path.empty()) {
+        return false;
+    }
+    if (path.find('/') != std::string::npos) {
+        std::error_code ec;
+        return std::filesystem::is_regular_file(path, ec);  // the helper dlopens it for real
+    }
+    return util::DynamicLibrary::open(path).has_value();
+}
+
+util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
+    const std::string& helper_binary,
+    const util::Seams& seams,
+    const util::EnvMap& child_env,
+    std::chrono::milliseconds timeout) {
+    // PEERGATE_SIMULATE would make the helper materialise the simulated host again; the
+    // driver it stands in for reads PEERGATE_SIM_MACHINE, which stays, and --cuda-lib names
+    // the library this process resolved. Nothing else differs from the child's environment.
+    util::EnvMap env = child_env;
+    env.unset("PEERGATE_SIMULATE");
+    util::Command command{
+        .argv = {helper_binary, "--cuda-lib", seams.cuda_library, "cuda-visible"},
+        .env = std::move(env),
+        .timeout = timeout,
+        .max_output_bytes = 1U << 20U,
+    };
+    auto result = util::run_process(command);
+    if (!result) {
+        return util::unexpected(result.error());
+    }
+    if (!result->succeeded()) {
+        std::string why = util::describe_failure(*result, timeout);
+        if (const auto err = util::trim(result->err); !err.empty()) {
+            why += ": " + std::string(err);
+        }
+        return util::unexpected(util::ErrorCode::unavailable, "the CUDA helper " + why);
+    }
+    return parse_cuda_visible(result->out);
+}
+
+util::Expected<std::string> list_cuda_visible(const util::Seams& seams) {
+    auto driver = sources::cuda::open_cuda_driver(seams.cuda_library);
+    if (!driver) {
+        return util::unexpected(driver.error());
+    }
+    auto devices = sources::cuda::enumerate_devices((*driver)->api);
+    if (!devices) {
+        return util::unexpected(devices.error());
+    }
+    std::string lines;
+    for (const auto& device : *devices) {
+        if (!device.pci) {
+            return util::unexpected(
+                util::ErrorCode::invalid_input,
+                fmt::format("CUDA device {} reported a PCI bus id that does not parse",
+                            device.ordinal));
+        }
+        lines += device.pci->to_nvml() + "\n";
+    }
+    return lines;
+}
+
+}  // namespace peergate::pipeline

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "sources/documents/bench_file.hpp"
+
+#include "util/atomic_file.hpp"
+#include "util/json_read.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <optional>
+
+namespace peergate::sources::documents {
+
+namespace {
+
+using Json = nlohmann::json;
+
+util::Unexpected fail(std::string message) {
+    return util::unexpected(util::ErrorCode::invalid_input, std::move(message));
+}
+
+const Json* gbps_of(const Json& entry) {
+    for (const char* key : {"p2p_gbps", "gbps", "bandwidth_gbps"}) {
+        if (entry.contains(key)) {
+            return &entry[key];
+        }
+    }
+    return nullptr;
+}
+
+// A GPU index as nvidia-smi numbers them: an integer from 0 (nullopt otherwise).
+std::optional<int> gpu_index(const Json& entry, const char* key) {
+    const auto value = entry.contains(key) ? util::json_integer<int>(entry[key]) : std::nullopt;
+    return value && *value >= 0 ? value : std::nullopt;
+}
+
+// A rate the placement may weigh with: a finite number from 0.
+bool usable_rate(const Json& value) {
+    const auto rate = util::json_finite(value);
+    return rate && *rate >= 0.0;
+}
+
+// One entry's sample; nullopt when the pair was not measured (no rate, or null).
+util::Expected<std::optional<model::BandwidthSample>> sample_of(const Json& entry) {
+    const auto src = entry.is_object() ? gpu_index(entry, "src") : std::nullopt;
+    const auto dst = entry.is_object() ? gpu_index(entry, "dst") : std::nullopt;
+    if (!src || !dst || *src == *dst) {
+        return fail(
+            "peergate.bench/v1: an entry's \"src\" and \"dst\" must be two different GPU "
+            "indices (integers from 0)");
+    }
+    const Json* gbps = gbps_of(entry);
+    if (gbps == nullptr || gbps->is_null()) {
+        return std::optional<model::BandwidthSample>();
+    }
+    if (!usable_rate(*gbps)) {
+        return fail("peergate.bench/v1: a GB/s value is not a finite number from 0");
+    }
+    model::BandwidthSample sample{.src = *src, .dst = *dst, .gbps = gbps->get<double>()};
+    if (entry.contains("staged_gbps") && !entry["staged_gbps"].is_null()) {
+        if (!usable_rate(entry["staged_gbps"])) {
+            return fail("peergate.bench/v1: a \"staged_gbps\" value is not a finite number from 0");
+        }
+        sample.staged_gbps = entry["staged_gbps"].get<double>();
+    }
+    return std::optional(sample);
+}
+
+util::Expected<std::vector<model::BandwidthSample>> samples_of(const Json& list) {
+    std::vector<model::BandwidthSample> samples;
+    for (const auto& entry : list) {
+        auto sample = sample_of(entry);
+        if (!sample) {
+            return util::unexpected(sample.error());
+        }
+        if (*sample) {
+            samples.push_back(**sample);
+        }
+    }
+    return samples;
+}
+
+// "gpus" and "gpu_uuids" side by side, as bench writes them; entries of another type are
+// left out (the UUIDs only ever refuse a file, so what cannot be read refuses nothing).
+std::vector<std::pair<int, std::string>> uuids_of(const Json& doc) {
+    std::vector<std::pair<int, std::string>> uuids;
+    const auto gpus = doc.find("gpus");
+    const auto ids = doc.find("gpu_uuids");
+    if (gpus == doc.end() || ids == doc.end() || !gpus->is_array() || !ids->is_array()) {
+        return uuids;
+    }
+    for (std::size_t i = 0; i < std::min(gpus->size(), ids->size()); ++i) {
+        const auto index = util::json_integer<int>((*gpus)[i]);
+        if (index && (*ids)[i].is_string() && !(*ids)[i].get_ref<const std::string&>().empty()) {
+            uuids.emplace_back(*index, (*ids)[i].get<std::string>());
+        }
+    }
+    return uuids;
+}
+
+std::string measured_on(const BenchFile& file) {
+    return file.host.empty() ? std::string("another machine") : "host " + file.host;
+}
+
+}  // namespace
+
+util::Expected<BenchFile> parse_bench_file(std::string_view text) {
+    const Json doc = Json::parse(text, nullptr, false);
+    if (doc.is_discarded() || !doc.is_object()) {
+        return fail("not a JSON object");
+    }
+    if (!util::json_string_is(doc, "schema", "peergate.bench/v1")) {
+        return fail("\"schema\" is not \"peergate.bench/v1\"");
+    }
+    const char* key = doc.contains("pairs") ? "pairs" : "cells";
+    if (!doc.contains(key) || !doc[key].is_array()) {
+        return fail("no \"pairs\" or \"cells\" array");
+    }
+    auto samples = samples_of(doc[key]);
+    if (!samples) {
+        return util::unexpected(samples.error());
+    }
+    if (samples->empty()) {
+        return fail("no measured pair");
+    }
+    const auto host = doc.find("host");
+    return BenchFile{
+        .samples = std::move(*samples),
+        .gpu_uuids = uuids_of(doc),
+        .host = host != doc.end() && host->is_string() ? host->get<std::string>() : std::string()};
+}
+
+util::Expected<BenchFile> read_bench_file(const std::string& path) {
+    auto text = util::read_file(path);
+    if (!text) {
+        return util::unexpected(text.error());
+    }
+    auto file = parse_bench_file(*text);
+    if (!file) {
+        return fail(path + ": " + file.error().message);
+    }
+    return file;
+}
+
+util::Expected<void> check_bench_matches(const BenchFile& file,
+                                         const std::string& path,
+                                         const std::vector<model::Gpu>& here) {
+    for (const auto& [index, uuid] : file.gpu_uuids) {
+        const model::Gpu* gpu = model::find_gpu(here, index);
+        if (gpu != nullptr && !gpu->uuid.empty() && gpu->uuid != uuid) {
+            return fail(fmt::format(
+                "{} was measured on other GPUs ({}): GPU {} there is {}, here it is {}; "
+                "measure this machine with peergate bench --json",
+                path,
+                measured_on(file),
+                index,
+                uuid,
+                gpu->uuid));
+        }
+    }
+    for (const auto& sample : file.samples) {
+        for (const int index : {sample.src, sample.dst}) {
+            if (model::find_gpu(here, index) == nullptr) {
+                return fail(fmt::format(
+                    "{} has a rate for GPU {}, which this machine does not have; it was measured "
+                    "on {}",
+                    path,
+                    index,
+                    measured_on(file)));
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace peergate::sources::documents
