@@ -11,10 +11,12 @@
 # the layer table: its folder under src/ and the DEPS that are peergate_*
 # targets (the layers it may include).
 #
-#   peergate_declare_layer(NAME DIR [DEPS...])
+#   peergate_declare_layer(NAME DIR [DEPS...] [NOT FOLDER...])
 #
 # Records a layer without creating a target, for folders whose targets are made
-# by their own CMakeLists.txt. DIR is relative to src/.
+# by their own CMakeLists.txt. DIR is relative to src/. The FOLDERs after NOT (relative
+# to src/) are denied although the deps' closure reaches them: cli reaches sources/
+# through pipeline and must call pipeline instead (written "!FOLDER" in the table).
 #
 #   peergate_write_layer_table(FILE)
 #
@@ -56,8 +58,13 @@ function(_peergate_record_layer name src_dir)
     message(FATAL_ERROR "layer ${name} is recorded twice")
   endif()
   set(deps)
+  set(denying OFF)
   foreach(dep ${ARGN})
-    if(dep MATCHES "^peergate_(.+)$")
+    if(dep STREQUAL "NOT")
+      set(denying ON)  # what follows are folders the layer may not include (lint.layers)
+    elseif(denying)
+      list(APPEND deps "!${dep}")
+    elseif(dep MATCHES "^peergate_(.+)$")
       list(APPEND deps ${CMAKE_MATCH_1})
     endif()
   endforeach()

@@ -41,7 +41,11 @@ def parse_args(argv):
 
 
 def read_table(path):
-    """Returns {name: (dir, [deps])} from the table, checking that it is consistent."""
+    """Returns {name: (dir, [deps], [denied])} from the table, checking that it is consistent.
+
+    A field "!DIR" is no dependency: it says the layer may not include files under src/DIR even
+    where its dependencies' closure reaches them (cli reaches sources/ through pipeline, and
+    must call pipeline instead)."""
     layers = {}
     with open(path, encoding="utf-8") as table:
         for number, line in enumerate(table, 1):
@@ -50,17 +54,19 @@ def read_table(path):
                 continue
             if len(fields) < 2:
                 raise TableError(f"{path}:{number}: a layer needs NAME and DIR")
-            name, folder, deps = fields[0], fields[1].strip("/"), fields[2:]
+            name, folder, rest = fields[0], fields[1].strip("/"), fields[2:]
             if name in layers:
                 raise TableError(f"{path}:{number}: layer {name} is declared twice")
-            layers[name] = (folder, deps)
+            deps = [field for field in rest if not field.startswith("!")]
+            denied = [field[1:].strip("/") for field in rest if field.startswith("!")]
+            layers[name] = (folder, deps, denied)
     check_table(path, layers)
     return layers
 
 
 def check_table(path, layers):
     folders = {}
-    for name, (folder, deps) in layers.items():
+    for name, (folder, deps, _) in layers.items():
         if folder in folders:
             raise TableError(f"{path}: layers {folders[folder]} and {name} share {folder}")
         folders[folder] = name
@@ -141,7 +147,7 @@ class Checker:
 
     def __init__(self, layers, src, public, known):
         self.layers = layers
-        self.folders = {folder: name for name, (folder, _) in layers.items()}
+        self.folders = {folder: name for name, (folder, _, _) in layers.items()}
         self.allowed = allowed_layers(layers)
         self.src, self.public, self.known = src, public, known
         self.label = os.path.basename(os.path.normpath(src))
@@ -173,7 +179,7 @@ class Checker:
         target_layer = owner_of(target, self.folders)
         if target_layer is None:
             self.problems.append(f"{where}:{number}: {target} is in no layer")
-        elif target_layer not in self.allowed[layer]:
+        elif target_layer not in self.allowed[layer] or self.denied(layer, target):
             key = f"{where}:{target}"
             if key in self.known:
                 self.known_seen.add(key)
@@ -181,6 +187,10 @@ class Checker:
             self.crossings += 1
             self.problems.append(
                 f"{where}:{number}: {layer} may not include {target} (layer {target_layer})")
+
+    def denied(self, layer, target):
+        return any(target == folder or target.startswith(folder + "/")
+                   for folder in self.layers[layer][2])
 
     def summary(self):
         accepted = f", {len(self.known_seen)} known" if self.known else ""
