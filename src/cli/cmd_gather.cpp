@@ -39,9 +39,9 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
         print_error(inv.output, "gather: " + machine.error().message);
         return kExitError;
     }
-    const std::string text = sim::to_json_text(*machine);
+    const std::string text = snapshot::to_json_text(*machine);
     // Never leave a file that --simulate would refuse: check it reads back as written.
-    if (auto again = sim::parse_machine(text); !again || !(*again == *machine)) {
+    if (auto again = snapshot::parse_machine(text); !again || !(*again == *machine)) {
         print_error(inv.output,
                     "gather: the recorded machine does not read back: " +
                         (again ? std::string("fields differ") : again.error().message));

@@ -21,7 +21,7 @@ namespace {
 using Matrix = std::vector<std::vector<std::string>>;
 
 // The gathered status matrices in kP2pCaps order; empty where NVML did not answer.
-std::array<const Matrix*, policy::kP2pCaps.size()> status_matrices(const sim::MachineFile& m) {
+std::array<const Matrix*, policy::kP2pCaps.size()> status_matrices(const snapshot::MachineFile& m) {
     return {&m.nvml_p2p_read,
             &m.nvml_p2p_write,
             &m.nvml_p2p_nvlink,
@@ -29,7 +29,7 @@ std::array<const Matrix*, policy::kP2pCaps.size()> status_matrices(const sim::Ma
             &m.nvml_p2p_prop};
 }
 
-std::optional<std::size_t> position_of(const sim::MachineFile& machine, int index) {
+std::optional<std::size_t> position_of(const snapshot::MachineFile& machine, int index) {
     for (std::size_t p = 0; p < machine.gpus.size(); ++p) {
         if (machine.gpus[p].index == index) {
             return p;
@@ -43,7 +43,7 @@ const T* cell(const std::vector<std::vector<T>>& matrix, std::size_t p, std::siz
     return p < matrix.size() && q < matrix[p].size() ? &matrix[p][q] : nullptr;
 }
 
-policy::PairLayers pair_layers(const sim::MachineFile& machine,
+policy::PairLayers pair_layers(const snapshot::MachineFile& machine,
                                const model::Topology& topology,
                                int src,
                                int dst) {
@@ -87,7 +87,7 @@ bool seed_gpus(const model::Topology& topology, GatherState& state) {
             state.machine.gpus.clear();
             return false;
         }
-        state.machine.gpus.push_back(sim::MachineGpu{
+        state.machine.gpus.push_back(snapshot::MachineGpu{
             .index = gpu.index, .name = gpu.name, .pci = *gpu.pci, .uuid = gpu.uuid});
     }
     state.have_gpus = true;
@@ -173,11 +173,11 @@ std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
 
 // An active link's error counters: as the file lists them, else a clean link of the GPU's
 // counter set (gather lists only the links that answer otherwise).
-model::LinkErrors errors_of(const sim::MachineGpu& gpu, int link) {
-    const auto listed =
-        std::find_if(gpu.nvlink_errors.begin(),
-                     gpu.nvlink_errors.end(),
-                     [&](const sim::MachineNvlinkErrors& entry) { return entry.link == link; });
+model::LinkErrors errors_of(const snapshot::MachineGpu& gpu, int link) {
+    const auto listed = std::find_if(
+        gpu.nvlink_errors.begin(),
+        gpu.nvlink_errors.end(),
+        [&](const snapshot::MachineNvlinkErrors& entry) { return entry.link == link; });
     if (listed != gpu.nvlink_errors.end()) {
         return model::LinkErrors{.link = link, .counts = listed->counts};
     }
@@ -186,7 +186,7 @@ model::LinkErrors errors_of(const sim::MachineGpu& gpu, int link) {
 }
 
 // What NVML's walk found on each GPU's links; GPUs it could not walk are left out.
-std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
+std::vector<policy::GpuLinks> links_of(const snapshot::MachineFile& machine) {
     std::vector<policy::GpuLinks> out;
     for (const auto& gpu : machine.gpus) {
         if (gpu.nvlink_slots <= 0 || gpu.nvlinks.empty()) {
@@ -212,7 +212,7 @@ std::vector<policy::GpuLinks> links_of(const sim::MachineFile& machine) {
 }
 
 // Per GPU: the driver's DMA-BUF answer, the fabric registration and MIG mode NVML gave.
-void take_gpu_answers(const sim::MachineFile& machine, policy::DoctorInput& input) {
+void take_gpu_answers(const snapshot::MachineFile& machine, policy::DoctorInput& input) {
     for (const auto& gpu : machine.gpus) {
         if (gpu.cuda_dma_buf) {
             input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;

@@ -18,7 +18,7 @@ namespace peergate::pipeline {
 namespace {
 
 // Each machine GPU's CUDA ordinal, by PCI bus id; empty when one is missing.
-std::vector<int> ordinals_by_bus_id(const sim::MachineFile& machine,
+std::vector<int> ordinals_by_bus_id(const snapshot::MachineFile& machine,
                                     const std::vector<engine::DeviceIdentity>& devices) {
     std::vector<int> ordinals;
     for (const auto& gpu : machine.gpus) {

@@ -33,7 +33,7 @@ std::string run_or_note(const Context& ctx,
 }
 
 // "0, 183359, 570.86.15" lines of --query-gpu=index,memory.total,driver_version (nounits).
-void add_memory_and_driver(const std::string& text, sim::MachineFile& m) {
+void add_memory_and_driver(const std::string& text, snapshot::MachineFile& m) {
     for (const auto line : util::split_lines(text)) {
         const auto fields = util::split(line, ',');
         const auto index =
@@ -49,7 +49,7 @@ void add_memory_and_driver(const std::string& text, sim::MachineFile& m) {
 }
 
 // "0, 9.0" lines of --query-gpu=index,compute_cap (older drivers do not know the field).
-void add_compute_capability(const std::string& text, sim::MachineFile& m) {
+void add_compute_capability(const std::string& text, snapshot::MachineFile& m) {
     for (const auto line : util::split_lines(text)) {
         const auto fields = util::split(line, ',');
         const auto cc = fields.size() == 2 ? util::split(util::trim(fields[1]), '.')
@@ -103,10 +103,11 @@ bool add_gpus(const std::string& listing, GatherState& state) {
         return false;
     }
     for (const auto& gpu : *gpus) {
-        state.machine.gpus.push_back(sim::MachineGpu{.index = gpu.index,
-                                                     .name = gpu.name,
-                                                     .pci = gpu.pci.value_or(model::PciAddress{}),
-                                                     .uuid = gpu.uuid});
+        state.machine.gpus.push_back(
+            snapshot::MachineGpu{.index = gpu.index,
+                                 .name = gpu.name,
+                                 .pci = gpu.pci.value_or(model::PciAddress{}),
+                                 .uuid = gpu.uuid});
     }
     state.machine.recorded_query_gpu = listing;
     return true;
@@ -186,10 +187,10 @@ void gather_from_host(const Context& ctx, GatherState& state) {
     state.notes.insert(state.notes.end(), skipped.begin(), skipped.end());
 }
 
-util::Expected<sim::MachineFile> gather_machine(const Context& ctx,
-                                                const std::string& name,
-                                                std::vector<std::string>& notes,
-                                                std::chrono::milliseconds driver_watchdog) {
+util::Expected<snapshot::MachineFile> gather_machine(const Context& ctx,
+                                                     const std::string& name,
+                                                     std::vector<std::string>& notes,
+                                                     std::chrono::milliseconds driver_watchdog) {
     GatherState state;
     state.driver_watchdog = driver_watchdog;
     state.machine.name = name;

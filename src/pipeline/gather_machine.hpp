@@ -4,7 +4,7 @@
 #pragma once
 
 #include "pipeline/context.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/nvml/nvml_record.hpp"
 #include "util/expected.hpp"
 
@@ -16,7 +16,7 @@ namespace peergate::pipeline {
 // One step of the recording: adds what one source knows to the machine. A step that finds
 // its source absent leaves the machine as it was and says why in `notes`.
 struct GatherState {
-    sim::MachineFile machine;
+    snapshot::MachineFile machine;
     std::vector<std::string> notes;  // what a source could not tell, for the user
     bool have_gpus = false;          // some NVIDIA tool listed the GPUs
     std::chrono::milliseconds driver_watchdog{
@@ -48,7 +48,7 @@ void gather_from_host(const Context& ctx, GatherState& state);
 
 // Runs every step in order: smi, NVML, CUDA, host. Fails (exit 2) when no NVIDIA tool listed
 // the GPUs or none gave a usable matrix.
-util::Expected<sim::MachineFile> gather_machine(
+util::Expected<snapshot::MachineFile> gather_machine(
     const Context& ctx,
     const std::string& name,
     std::vector<std::string>& notes,

@@ -18,7 +18,7 @@ using nvml::NvmlRecord;
 
 // For each machine GPU (nvidia-smi's order) the position of the same GPU in NVML's order,
 // matched by PCI bus id; nullopt when the two tools do not list the same GPUs.
-std::optional<std::vector<std::size_t>> nvml_positions(const sim::MachineFile& m,
+std::optional<std::vector<std::size_t>> nvml_positions(const snapshot::MachineFile& m,
                                                        const NvmlRecord& record) {
     if (record.gpus.size() != m.gpus.size()) {
         return std::nullopt;
@@ -37,13 +37,13 @@ std::optional<std::vector<std::size_t>> nvml_positions(const sim::MachineFile& m
     return positions;
 }
 
-std::vector<sim::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
-    std::vector<sim::MachineNvlink> links;
+std::vector<snapshot::MachineNvlink> machine_links(const nvml::RecordedGpu& gpu) {
+    std::vector<snapshot::MachineNvlink> links;
     for (const auto& link : gpu.links) {
-        links.push_back(sim::MachineNvlink{.link = link.link,
-                                           .active = link.active,
-                                           .remote_type = link.to_switch ? "switch" : "gpu",
-                                           .remote_pci = link.remote});
+        links.push_back(snapshot::MachineNvlink{.link = link.link,
+                                                .active = link.active,
+                                                .remote_type = link.to_switch ? "switch" : "gpu",
+                                                .remote_pci = link.remote});
     }
     return links;
 }
@@ -59,13 +59,13 @@ model::NvlinkCounterSet counter_set(const nvml::RecordedGpu& gpu) {
 
 // The active links that answer other than a clean link of the GPU's counter set: a link the
 // file does not list replays as one.
-std::vector<sim::MachineNvlinkErrors> machine_link_errors(const nvml::RecordedGpu& gpu,
-                                                          model::NvlinkCounterSet set) {
+std::vector<snapshot::MachineNvlinkErrors> machine_link_errors(const nvml::RecordedGpu& gpu,
+                                                               model::NvlinkCounterSet set) {
     const auto clean = model::NvlinkErrorCounts::clean(set);
-    std::vector<sim::MachineNvlinkErrors> out;
+    std::vector<snapshot::MachineNvlinkErrors> out;
     for (const auto& link : gpu.links) {
         if (link.active && link.errors != clean) {
-            out.push_back(sim::MachineNvlinkErrors{.link = link.link, .counts = link.errors});
+            out.push_back(snapshot::MachineNvlinkErrors{.link = link.link, .counts = link.errors});
         }
     }
     return out;
@@ -102,7 +102,9 @@ void add_links(const NvmlRecord& record, const std::vector<std::size_t>& pos, Ga
     state.machine.nvswitch = any_switch;
 }
 
-void add_p2p(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim::MachineFile& m) {
+void add_p2p(const NvmlRecord& record,
+             const std::vector<std::size_t>& pos,
+             snapshot::MachineFile& m) {
     const std::array<std::vector<std::vector<std::string>>*, nvml::kRecordedCaps> fields{
         &m.nvml_p2p_read,
         &m.nvml_p2p_write,
@@ -119,7 +121,7 @@ void add_p2p(const NvmlRecord& record, const std::vector<std::size_t>& pos, sim:
 // NUMA node and CPU list from NVML where topo -m gave none (one GPU: topo -m has no matrix).
 void add_affinity(const NvmlRecord& record,
                   const std::vector<std::size_t>& pos,
-                  sim::MachineFile& m) {
+                  snapshot::MachineFile& m) {
     for (std::size_t p = 0; p < pos.size(); ++p) {
         const auto& id = record.gpus[pos[p]].identity;
         auto& gpu = m.gpus[p];
@@ -136,7 +138,7 @@ void add_affinity(const NvmlRecord& record,
 // a GPU without either (NOT_SUPPORTED) is left without, as the file says of it.
 void add_gpu_modes(const NvmlRecord& record,
                    const std::vector<std::size_t>& pos,
-                   sim::MachineFile& m) {
+                   snapshot::MachineFile& m) {
     for (std::size_t p = 0; p < pos.size(); ++p) {
         const auto& recorded = record.gpus[pos[p]];
         if (recorded.fabric && recorded.fabric->state != model::FabricState::not_supported) {
@@ -151,12 +153,12 @@ void add_gpus_from_nvml(const NvmlRecord& record, GatherState& state) {
     auto& m = state.machine;
     for (const auto& recorded : record.gpus) {
         const auto& id = recorded.identity;
-        m.gpus.push_back(sim::MachineGpu{.index = id.index,
-                                         .name = id.name,
-                                         .pci = id.pci.value_or(model::PciAddress{}),
-                                         .uuid = id.uuid,
-                                         .numa_node = id.numa_node,
-                                         .cpu_affinity = id.cpu_affinity});
+        m.gpus.push_back(snapshot::MachineGpu{.index = id.index,
+                                              .name = id.name,
+                                              .pci = id.pci.value_or(model::PciAddress{}),
+                                              .uuid = id.uuid,
+                                              .numa_node = id.numa_node,
+                                              .cpu_affinity = id.cpu_affinity});
     }
     if (record.topology) {
         m.matrix = record.topology->matrix;

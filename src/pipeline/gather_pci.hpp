@@ -4,7 +4,7 @@
 // network function, so that a replay's doctor and export nccl-topo read what this host showed.
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/host/host_root.hpp"
 
 #include <cstddef>
@@ -15,11 +15,11 @@ namespace peergate::pipeline {
 
 // The GPU's link, AER counters and the ports above it. Returns how many of those ports'
 // ACS control words could not be read (recorded as unknown).
-std::size_t record_gpu_pci(const sources::host::HostRoot& root, sim::MachineGpu& gpu);
+std::size_t record_gpu_pci(const sources::host::HostRoot& root, snapshot::MachineGpu& gpu);
 
 // The host's network functions (one per card, class 0x02) with their ports and links, into
 // `nics`; returns a note for each one left out because sysfs did not name its ids.
 std::vector<std::string> record_nics(const sources::host::HostRoot& root,
-                                     std::vector<sim::MachineNic>& nics);
+                                     std::vector<snapshot::MachineNic>& nics);
 
 }  // namespace peergate::pipeline

@@ -2,8 +2,9 @@
 #include "pipeline/simulate.hpp"
 
 #include "pipeline/module_location.hpp"
+#include "peergate/install_layout.hpp"
 #include "sim/machine/host_root_writer.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
@@ -62,7 +63,7 @@ std::uint64_t content_hash(std::string_view text) {
 
 // Writes the tree into a private sibling, then renames it into place: a concurrent run
 // either wins the rename or finds the finished tree; nobody ever sees half a tree.
-util::Expected<std::string> publish_host_root(const sim::MachineFile& machine,
+util::Expected<std::string> publish_host_root(const snapshot::MachineFile& machine,
                                               const fs::path& target) {
     std::error_code ec;
     // Unique per process and per call, so two writers (processes or threads) never share one.
@@ -84,14 +85,14 @@ util::Expected<std::string> publish_host_root(const sim::MachineFile& machine,
 
 }  // namespace
 
-bool smi_missing(const sim::MachineFile& machine) {
-    const auto faults = sim::faults_for(machine, "smi");
+bool smi_missing(const snapshot::MachineFile& machine) {
+    const auto faults = snapshot::faults_for(machine, "smi");
     return std::any_of(
         faults.begin(), faults.end(), [](const auto& f) { return f.effect == "missing"; });
 }
 
 util::Expected<std::string> materialise_host_root(const std::string& machine_text,
-                                                  const sim::MachineFile& machine,
+                                                  const snapshot::MachineFile& machine,
                                                   const util::EnvMap& env) {
     const std::string tmp = env.get("TMPDIR").value_or("");
     const fs::path base =
@@ -111,12 +112,13 @@ util::Expected<std::string> materialise_host_root(const std::string& machine_tex
 }
 
 SimulationParts locate_simulation_parts() {
-    const fs::path root = module_dir().parent_path();
+    const fs::path root = install_prefix();
+    const fs::path parts = root / install::kPartsDir;
     return SimulationParts{
-        .machines_dir = (root / "share/peergate/machines").string(),
-        .nvml_library = (root / "lib/peergate/libpeergate_sim_nvml.so").string(),
-        .cuda_library = (root / "lib/peergate/libpeergate_sim_cuda.so").string(),
-        .nvidia_smi = (root / "libexec/peergate/peergate-sim-nvidia-smi").string(),
+        .machines_dir = (root / install::kMachinesDir).string(),
+        .nvml_library = (parts / "libpeergate_sim_nvml.so").string(),
+        .cuda_library = (parts / "libpeergate_sim_cuda.so").string(),
+        .nvidia_smi = (root / install::kHelpersDir / "peergate-sim-nvidia-smi").string(),
     };
 }
 
@@ -142,7 +144,7 @@ util::Expected<void> apply_simulation(const std::string& name_or_file, Context& 
     if (!text) {
         return util::unexpected(text.error());
     }
-    auto parsed = sim::parse_machine(*text);
+    auto parsed = snapshot::parse_machine(*text);
     if (!parsed) {
         return util::unexpected(parsed.error().code,
                                 "--simulate: " + *machine + ": " + parsed.error().message);

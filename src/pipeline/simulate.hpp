@@ -4,7 +4,7 @@
 #pragma once
 
 #include "pipeline/context.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
 
@@ -13,13 +13,13 @@
 
 namespace peergate::pipeline {
 
-// Where the installed (or built) parts live, relative to the binary that holds this code. The build
-// tree mirrors the install tree: bin/, lib/peergate/, libexec/peergate/, share/peergate/.
+// Where the installed (or built) parts live, under the prefix of the binary that holds this
+// code (peergate/install_layout.hpp). The build tree mirrors the install tree.
 struct SimulationParts {
-    std::string machines_dir;  // share/peergate/machines
-    std::string nvml_library;  // lib/peergate/libpeergate_sim_nvml.so
-    std::string cuda_library;  // lib/peergate/libpeergate_sim_cuda.so
-    std::string nvidia_smi;    // libexec/peergate/peergate-sim-nvidia-smi
+    std::string machines_dir;  // <datadir>/peergate/machines
+    std::string nvml_library;  // <libdir>/peergate/libpeergate_sim_nvml.so
+    std::string cuda_library;  // <libdir>/peergate/libpeergate_sim_cuda.so
+    std::string nvidia_smi;    // <libexecdir>/peergate/peergate-sim-nvidia-smi
 };
 
 // Locates the parts beside the binary this code is in: the executable, or libpeergate.so.
@@ -29,13 +29,13 @@ SimulationParts locate_simulation_parts();
 std::vector<std::string> builtin_machines(const SimulationParts& parts);
 
 // True when the machine file has an "smi" fault with effect "missing".
-bool smi_missing(const sim::MachineFile& machine);
+bool smi_missing(const snapshot::MachineFile& machine);
 
 // Writes the machine's host root (sim/machine/host_root_writer.hpp) once per machine file
 // content, under $TMPDIR (else /tmp)/peergate-sim-<uid>/<hash>, and returns its path.
 // Concurrent runs are safe (temporary sibling + rename); later runs reuse the tree.
 util::Expected<std::string> materialise_host_root(const std::string& machine_text,
-                                                  const sim::MachineFile& machine,
+                                                  const snapshot::MachineFile& machine,
                                                   const util::EnvMap& env);
 
 // Resolves NAME (a built-in machine) or FILE (a machine file path) and points

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The install test: installs the build into a temporary prefix, then builds and runs a C++
 # consumer through find_package(peergate) and a C consumer through pkg-config, against that
-# prefix alone. Usage: run.sh BUILD_DIR SOURCE_DIR CXX CC "SANITIZE_FLAGS"
+# prefix alone, and runs the installed peergate on a built-in simulated machine.
+# Usage: run.sh BUILD_DIR SOURCE_DIR CXX CC "SANITIZE_FLAGS"
 # A sanitizer build's libpeergate.so needs the sanitizer runtime first in the consumer too, so
 # the consumers are built with the same -fsanitize flags.
 set -euo pipefail
@@ -13,6 +14,10 @@ cmake --install "$build" --prefix "$prefix/usr" > "$prefix/install.log"
 for header in gate.hpp peergate_c.h; do
   test -f "$prefix/usr/include/peergate/$header" || { echo "not installed: $header"; exit 1; }
 done
+
+# The installed binary finds its simulated parts under its own prefix, wherever the libdir is.
+"$prefix/usr/bin/peergate" --simulate bridged-a100-4x topo > "$prefix/topo.txt" ||
+  { echo "installed peergate --simulate failed"; cat "$prefix/topo.txt"; exit 1; }
 
 flags=""
 if [ -n "$sanitize" ]; then

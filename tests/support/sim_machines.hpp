@@ -3,7 +3,7 @@
 // directory that removes itself, and running a built program with an explicit environment.
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/env_map.hpp"
 #include "util/subprocess.hpp"
@@ -31,10 +31,10 @@ inline std::string builtin_machine_path(const std::string& name) {
     return std::string(PEERGATE_SOURCE_DIR) + "/machines/" + name + ".json";
 }
 
-inline sim::MachineFile load_builtin_machine(const std::string& name) {
-    auto machine = sim::load_machine(builtin_machine_path(name));
+inline snapshot::MachineFile load_builtin_machine(const std::string& name) {
+    auto machine = snapshot::load_machine(builtin_machine_path(name));
     EXPECT_TRUE(machine.has_value()) << (machine ? "" : machine.error().message);
-    return machine ? *machine : sim::MachineFile{};
+    return machine ? *machine : snapshot::MachineFile{};
 }
 
 // A fresh directory under the system temp dir, removed with everything in it.

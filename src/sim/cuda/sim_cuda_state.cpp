@@ -37,10 +37,10 @@ int gpu_index(const State& s, int device) {
     return s.machine.gpus.at(static_cast<std::size_t>(device)).index;
 }
 
-std::optional<MachineFault> cuda_fault(const State& s,
-                                       const char* call,
-                                       int device,
-                                       std::uint64_t bytes) {
+std::optional<snapshot::MachineFault> cuda_fault(const State& s,
+                                                 const char* call,
+                                                 int device,
+                                                 std::uint64_t bytes) {
     for (const auto& fault : s.machine.faults) {
         if (fault.layer != "cuda" || (!fault.call.empty() && fault.call != call)) {
             continue;
@@ -56,7 +56,7 @@ std::optional<MachineFault> cuda_fault(const State& s,
     return std::nullopt;
 }
 
-CUresult fail_or_hang(const MachineFault& fault) {
+CUresult fail_or_hang(const snapshot::MachineFault& fault) {
     if (fault.effect == "hang") {
         // A driver that never answers. Nothing is touched after this point.
         while (true) {
@@ -105,19 +105,19 @@ std::optional<std::string> environment(const char* name) {
 
 // Reads the machine file and applies a cuInit fault, without holding the lock (a hanging
 // cuInit must not block the other threads' calls).
-CUresult load(std::optional<peergate::sim::MachineFile>& out) {
+CUresult load(std::optional<peergate::snapshot::MachineFile>& out) {
     const char* path = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT: a driver stand-in
     if (path == nullptr) {
         return CUDA_ERROR_NO_DEVICE;
     }
-    auto machine = peergate::sim::load_machine(path);
+    auto machine = peergate::snapshot::load_machine(path);
     if (!machine) {
         return CUDA_ERROR_NO_DEVICE;
     }
-    if (peergate::sim::driver_mismatch(*machine)) {
+    if (peergate::snapshot::driver_mismatch(*machine)) {
         return CUDA_ERROR_SYSTEM_DRIVER_MISMATCH;  // as after an upgrade without a reboot
     }
-    if (peergate::sim::fabric_unregistered(*machine)) {
+    if (peergate::snapshot::fabric_unregistered(*machine)) {
         return CUDA_ERROR_SYSTEM_NOT_READY;  // no fabric manager has registered every GPU
     }
     for (const auto& fault : machine->faults) {
@@ -133,7 +133,7 @@ CUresult load(std::optional<peergate::sim::MachineFile>& out) {
     return CUDA_SUCCESS;
 }
 
-void install(State& s, peergate::sim::MachineFile machine) {
+void install(State& s, peergate::snapshot::MachineFile machine) {
     s.machine = std::move(machine);
     for (std::size_t p = 0; p < s.machine.gpus.size(); ++p) {
         s.contexts.push_back(std::make_unique<CUctx_st>());
@@ -190,7 +190,7 @@ PEERGATE_SIM_EXPORT CUresult cuInit(unsigned int flags) {
             return CUDA_SUCCESS;
         }
     }
-    std::optional<peergate::sim::MachineFile> machine;
+    std::optional<peergate::snapshot::MachineFile> machine;
     if (const CUresult status = load(machine); status != CUDA_SUCCESS) {
         return status;
     }

@@ -6,7 +6,7 @@
 #pragma once
 
 #include "sim/cuda/sim_cuda_memory.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/cuda/cuda_abi.hpp"
 
 #include <cstdint>
@@ -56,7 +56,7 @@ using namespace peergate::sources::cuda;  // NOLINT: the CUresult constants
 struct State {
     std::mutex mutex;
     bool initialised = false;
-    MachineFile machine;
+    snapshot::MachineFile machine;
     std::vector<std::unique_ptr<CUctx_st>> contexts;  // one primary context per device
     std::map<CUdeviceptr, Allocation> allocations;    // by start address
     std::vector<std::uint64_t> allocated_bytes;       // per device
@@ -80,13 +80,13 @@ CUctx_st*& current_context();
 DeviceRange device_range(State& s, CUdeviceptr address, std::size_t bytes);
 
 // The first "cuda" fault for `call` that applies (device filter, min_bytes), if any.
-std::optional<MachineFault> cuda_fault(const State& s,
-                                       const char* call,
-                                       int device,
-                                       std::uint64_t bytes);
+std::optional<snapshot::MachineFault> cuda_fault(const State& s,
+                                                 const char* call,
+                                                 int device,
+                                                 std::uint64_t bytes);
 
 // Applies a "cuda" fault: never returns for "hang"; the code for "fail".
-CUresult fail_or_hang(const MachineFault& fault);
+CUresult fail_or_hang(const snapshot::MachineFault& fault);
 
 // Modelled seconds x 1e6 for `bytes` from device src to dst (-1 = pinned host).
 double copy_time_us(const State& s, int src, int dst, std::size_t bytes, bool direct);

@@ -8,7 +8,7 @@
 #include <cstring>
 
 using namespace peergate::sim::cuda;  // NOLINT
-using peergate::sim::MachineFault;
+using peergate::snapshot::MachineFault;
 
 namespace {
 
@@ -57,7 +57,7 @@ std::uint32_t spread(std::uint64_t i) {
 }
 
 // The first "copy" fault that applies to this peer copy.
-std::optional<MachineFault> copy_fault(
+std::optional<peergate::snapshot::MachineFault> copy_fault(
     const State& s, int src, int dst, std::size_t bytes, int in_flight) {
     for (const auto& f : s.machine.faults) {
         if (f.layer == "copy" && (f.src < 0 || f.src == gpu_index(s, src)) &&
@@ -73,7 +73,7 @@ std::optional<MachineFault> copy_fault(
 void faulty_copy(std::uint8_t* to,
                  const std::uint8_t* from,
                  std::size_t bytes,
-                 const MachineFault& fault) {
+                 const peergate::snapshot::MachineFault& fault) {
     const auto threshold = static_cast<std::uint32_t>(fault.fraction * 1'000'000.0);
     for (std::size_t i = 0; i < bytes / 4U; ++i) {
         std::uint32_t value = 0;

@@ -42,7 +42,7 @@ std::optional<std::size_t> parse_ordinal(std::string_view entry) {
 }
 
 // The position one entry names, or nullopt for a bad or ambiguous one.
-std::optional<std::size_t> resolve_entry(const std::vector<MachineGpu>& gpus,
+std::optional<std::size_t> resolve_entry(const std::vector<snapshot::MachineGpu>& gpus,
                                          const std::vector<std::size_t>& order,
                                          std::string_view entry) {
     if (auto ordinal = parse_ordinal(entry)) {
@@ -65,16 +65,16 @@ std::optional<std::size_t> resolve_entry(const std::vector<MachineGpu>& gpus,
 
 }  // namespace
 
-std::vector<std::size_t> cuda_enumeration_order(const std::vector<MachineGpu>& gpus,
+std::vector<std::size_t> cuda_enumeration_order(const std::vector<snapshot::MachineGpu>& gpus,
                                                 const std::optional<std::string>& device_order) {
     std::vector<std::size_t> order(gpus.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     const bool by_bus = device_order && trimmed(*device_order) == "PCI_BUS_ID";
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const MachineGpu& x = gpus[a];
-        const MachineGpu& y = gpus[b];
+        const snapshot::MachineGpu& x = gpus[a];
+        const snapshot::MachineGpu& y = gpus[b];
         if (!by_bus) {
-            const auto speed = [](const MachineGpu& g) {
+            const auto speed = [](const snapshot::MachineGpu& g) {
                 return std::tuple(g.cc_major, g.cc_minor, g.memory_bytes);
             };
             if (speed(x) != speed(y)) {
@@ -86,7 +86,7 @@ std::vector<std::size_t> cuda_enumeration_order(const std::vector<MachineGpu>& g
     return order;
 }
 
-std::vector<std::size_t> apply_visible_mask(const std::vector<MachineGpu>& gpus,
+std::vector<std::size_t> apply_visible_mask(const std::vector<snapshot::MachineGpu>& gpus,
                                             const std::vector<std::size_t>& order,
                                             const std::optional<std::string>& visible) {
     if (!visible) {
@@ -112,7 +112,7 @@ std::vector<std::size_t> apply_visible_mask(const std::vector<MachineGpu>& gpus,
     return out;
 }
 
-std::vector<std::size_t> cuda_visible_positions(const std::vector<MachineGpu>& gpus,
+std::vector<std::size_t> cuda_visible_positions(const std::vector<snapshot::MachineGpu>& gpus,
                                                 const std::optional<std::string>& visible,
                                                 const std::optional<std::string>& device_order) {
     return apply_visible_mask(gpus, cuda_enumeration_order(gpus, device_order), visible);
@@ -141,9 +141,9 @@ std::vector<std::vector<T>> permuted(const std::vector<std::vector<T>>& table,
 
 }  // namespace
 
-MachineFile restrict_to_positions(const MachineFile& machine,
-                                  const std::vector<std::size_t>& positions) {
-    MachineFile out = machine;
+snapshot::MachineFile restrict_to_positions(const snapshot::MachineFile& machine,
+                                            const std::vector<std::size_t>& positions) {
+    snapshot::MachineFile out = machine;
     out.gpus.clear();
     for (const std::size_t p : positions) {
         out.gpus.push_back(machine.gpus.at(p));

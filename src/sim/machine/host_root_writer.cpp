@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/host_root_writer.hpp"
 
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_aer.hpp"
+#include "snapshot/derived.hpp"
+#include "snapshot/machine_aer.hpp"
 #include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
@@ -67,7 +67,7 @@ util::Expected<void> make_link(const std::string& target, const fs::path& link) 
 
 // GeForce and RTX workstation boards enumerate as VGA controllers, data-centre parts as
 // 3D controllers (lspci: "VGA compatible controller" 0x0300 vs "3D controller" 0x0302).
-std::string gpu_class(const MachineGpu& gpu) {
+std::string gpu_class(const snapshot::MachineGpu& gpu) {
     const bool display =
         util::contains_word(gpu.name, "GeForce") || util::contains_word(gpu.name, "RTX");
     return display ? "0x030000" : "0x030200";
@@ -80,8 +80,8 @@ struct PciDevice {
     std::uint16_t device_id = 0;
     std::optional<int> numa_node;
     std::optional<int> iommu_group;
-    std::vector<MachinePort> above;  // nearest first
-    std::optional<MachinePcieLink> pcie_link;
+    std::vector<snapshot::MachinePort> above;  // nearest first
+    std::optional<snapshot::MachinePcieLink> pcie_link;
     std::optional<model::PciAer> aer;
     std::vector<std::pair<std::string, std::string>> class_devices;  // {"net/ib0", its uevent}
     std::optional<model::PciAddress> physfn;  // an SR-IOV virtual function's physical one
@@ -89,7 +89,8 @@ struct PciDevice {
 
 // Where sysfs keeps a device: under its root bus, inside every port above it
 // ("pci0000:40/0000:40:01.1/0000:41:00.0/0000:42:00.0").
-std::string device_path(const model::PciAddress& pci, const std::vector<MachinePort>& above) {
+std::string device_path(const model::PciAddress& pci,
+                        const std::vector<snapshot::MachinePort>& above) {
     const auto& top = above.empty() ? pci : above.back().pci;
     std::string path = fmt::format("pci{:04x}:{:02x}", top.domain, top.bus);
     for (auto it = above.rbegin(); it != above.rend(); ++it) {
@@ -101,7 +102,7 @@ std::string device_path(const model::PciAddress& pci, const std::vector<MachineP
 // A port's 4 KiB configuration space: all zero but for the ACS extended capability at
 // 0x100 when the port has one (id 0x000D, version 1, last in the list; every capability
 // bit set, the control word as given). An unread port gives the 64 bytes non-root sees.
-std::string port_config(const MachinePort& port) {
+std::string port_config(const snapshot::MachinePort& port) {
     if (port.acs_unread) {
         return std::string(64, '\0');  // what a reader without root gets
     }
@@ -121,7 +122,8 @@ std::string port_config(const MachinePort& port) {
 
 // The link attributes sysfs shows for a PCIe function; those the machine gives no value for
 // are not written, as on a function without a PCIe capability.
-util::Expected<void> write_link(const fs::path& dir, const std::optional<MachinePcieLink>& link) {
+util::Expected<void> write_link(const fs::path& dir,
+                                const std::optional<snapshot::MachinePcieLink>& link) {
     if (!link) {
         return {};
     }
@@ -149,7 +151,7 @@ util::Expected<void> write_aer(const fs::path& dir, const std::optional<model::P
           std::tuple{"aer_dev_nonfatal", "TOTAL_ERR_NONFATAL", &aer->nonfatal},
           std::tuple{"aer_dev_fatal", "TOTAL_ERR_FATAL", &aer->fatal}}) {
         if (*counters) {
-            PEERGATE_TRY(write_text(dir / name, aer_file_text(**counters, total)));
+            PEERGATE_TRY(write_text(dir / name, snapshot::aer_file_text(**counters, total)));
         }
     }
     return {};
@@ -157,11 +159,11 @@ util::Expected<void> write_aer(const fs::path& dir, const std::optional<model::P
 
 // The ports above a device, each on the device's NUMA node (a PCIe tree has one root complex).
 util::Expected<void> write_ports(const fs::path& root,
-                                 const std::vector<MachinePort>& above,
+                                 const std::vector<snapshot::MachinePort>& above,
                                  std::optional<int> numa_node) {
     for (std::size_t k = 0; k < above.size(); ++k) {
-        const std::vector<MachinePort> further(above.begin() + static_cast<std::ptrdiff_t>(k) + 1,
-                                               above.end());
+        const std::vector<snapshot::MachinePort> further(
+            above.begin() + static_cast<std::ptrdiff_t>(k) + 1, above.end());
         const std::string path = device_path(above[k].pci, further);
         const fs::path dir = root / "sys/devices" / path;
         PEERGATE_TRY(write_text(dir / "class", "0x060400\n"));
@@ -205,7 +207,7 @@ util::Expected<void> write_pci_device(const fs::path& root, const PciDevice& d) 
 
 // The network functions, each where sysfs keeps it, below its ports, with a directory per
 // name the kernel gives it (its uevent as the kernel writes it).
-util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
+util::Expected<void> write_nics(const snapshot::MachineFile& m, const fs::path& root) {
     for (const auto& nic : m.nics) {
         std::vector<std::pair<std::string, std::string>> names;
         for (const auto& name : nic.rdma_devices) {
@@ -230,7 +232,7 @@ util::Expected<void> write_nics(const MachineFile& m, const fs::path& root) {
     return {};
 }
 
-util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) {
+util::Expected<void> write_pci_tree(const snapshot::MachineFile& m, const fs::path& root) {
     const bool groups = m.host.iommu != "off";
     const std::string type =
         m.host.iommu == "translating"
@@ -259,14 +261,14 @@ util::Expected<void> write_pci_tree(const MachineFile& m, const fs::path& root) 
                                        .aer = gpu.aer}));
     }
     PEERGATE_TRY(write_nics(m, root));
-    for (const auto& pci : nvswitch_addresses(m)) {
+    for (const auto& pci : snapshot::nvswitch_addresses(m)) {
         PEERGATE_TRY(write_pci_device(root, PciDevice{.pci = pci, .pci_class = "0x068000"}));
     }
     return {};
 }
 
 // The highest CPU named in any GPU's affinity list ("0-47,96-143" -> 143).
-int highest_cpu(const MachineFile& m) {
+int highest_cpu(const snapshot::MachineFile& m) {
     int highest = 0;
     for (const auto& gpu : m.gpus) {
         for (const auto range : util::split(gpu.cpu_affinity, ',')) {
@@ -277,7 +279,7 @@ int highest_cpu(const MachineFile& m) {
     return highest;
 }
 
-std::string cpuinfo(const MachineFile& m) {
+std::string cpuinfo(const snapshot::MachineFile& m) {
     const std::string flags =
         std::string(kFlagsBefore) + (m.host.hypervisor ? " hypervisor " : " ") + kFlagsAfter;
     std::string text;
@@ -294,7 +296,7 @@ std::string cpuinfo(const MachineFile& m) {
 
 // The driver's /proc entry per GPU, as a live host has it; a simulated GPU's device file is
 // /dev/nvidia<index>.
-util::Expected<void> write_driver_proc(const MachineFile& m, const fs::path& root) {
+util::Expected<void> write_driver_proc(const snapshot::MachineFile& m, const fs::path& root) {
     for (const auto& gpu : m.gpus) {
         PEERGATE_TRY(write_text(
             root / fmt::format("proc/driver/nvidia/gpus/{}/information", gpu.pci.to_sysfs()),
@@ -309,7 +311,7 @@ util::Expected<void> write_driver_proc(const MachineFile& m, const fs::path& roo
 }
 
 // The CPUs' topology, where the machine file records it (Slurm's Cores= reads it).
-util::Expected<void> write_cpu_topology(const MachineFile& m, const fs::path& root) {
+util::Expected<void> write_cpu_topology(const snapshot::MachineFile& m, const fs::path& root) {
     for (const auto& cpu : m.host.cpus) {
         if (cpu.size() != 3) {
             continue;  // the schema refuses such rows; a machine built in code may still hold one
@@ -323,7 +325,7 @@ util::Expected<void> write_cpu_topology(const MachineFile& m, const fs::path& ro
 
 // Each NUMA node's cpumap: the CPU affinity its GPUs report, which on a real host is the
 // node's CPUs. A node whose GPUs report different lists gets none.
-util::Expected<void> write_numa_nodes(const MachineFile& m, const fs::path& root) {
+util::Expected<void> write_numa_nodes(const snapshot::MachineFile& m, const fs::path& root) {
     std::map<int, std::string> lists;
     for (const auto& gpu : m.gpus) {
         if (gpu.numa_node && !gpu.cpu_affinity.empty()) {
@@ -342,7 +344,7 @@ util::Expected<void> write_numa_nodes(const MachineFile& m, const fs::path& root
 
 // /sys/module with the GPU driver's own module, and the peer-memory module where the file
 // names one, where NCCL looks for it.
-util::Expected<void> write_modules(const MachineHost& host, const fs::path& root) {
+util::Expected<void> write_modules(const snapshot::MachineHost& host, const fs::path& root) {
     PEERGATE_TRY(write_text(root / "sys/module/nvidia/refcnt", "1\n"));
     if (host.peer_memory_module == "nvidia_peermem") {
         return write_text(root / "sys/module/nvidia_peermem/refcnt", "0\n");
@@ -354,7 +356,7 @@ util::Expected<void> write_modules(const MachineHost& host, const fs::path& root
 }
 
 // The running module's version file as the driver prints it, and the kernel's release.
-util::Expected<void> write_kernel_identity(const MachineFile& m, const fs::path& root) {
+util::Expected<void> write_kernel_identity(const snapshot::MachineFile& m, const fs::path& root) {
     if (!m.host.kernel_module.empty()) {
         const bool open = m.host.kernel_module == "open";
         PEERGATE_TRY(write_text(
@@ -372,7 +374,7 @@ util::Expected<void> write_kernel_identity(const MachineFile& m, const fs::path&
 
 }  // namespace
 
-util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir) {
+util::Expected<void> write_host_root(const snapshot::MachineFile& machine, const std::string& dir) {
     const fs::path root(dir);
     PEERGATE_TRY(write_pci_tree(machine, root));
     PEERGATE_TRY(write_text(root / "proc/cmdline", machine.host.kernel_cmdline + "\n"));

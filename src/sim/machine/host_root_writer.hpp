@@ -4,7 +4,7 @@
 // its real file code against a simulated machine (hwloc's HWLOC_FSROOT method).
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "util/expected.hpp"
 
 #include <string>
@@ -31,7 +31,7 @@ inline constexpr const char* kHostRootLayout = "host-root/9";
 //   sys/kernel/mm/memory_peers/nv_mem/version as host.peer_memory_module says
 //   proc/driver/nvidia/version (the first line of host.kernel_module's flavour, with
 //   driver_version) and proc/sys/kernel/osrelease, where the file records them
-util::Expected<void> write_host_root(const MachineFile& machine, const std::string& dir);
+util::Expected<void> write_host_root(const snapshot::MachineFile& machine, const std::string& dir);
 
 // Where the simulated kernel log lies under a host root.
 inline constexpr const char* kSimKernelLogPath = "/var/log/peergate-sim-dmesg.txt";

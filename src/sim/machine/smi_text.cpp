@@ -42,7 +42,7 @@ constexpr const char* kP2pLegend =
     "  DR   = Disabled by regkey\n"
     "  U    = Unknown\n";
 
-std::string gpu_columns(const MachineFile& m) {
+std::string gpu_columns(const snapshot::MachineFile& m) {
     std::vector<std::string> names;
     for (const auto& gpu : m.gpus) {
         names.push_back(fmt::format("GPU{}", gpu.index));
@@ -50,7 +50,7 @@ std::string gpu_columns(const MachineFile& m) {
     return util::join(names, "\t");
 }
 
-std::string topo_row(const MachineFile& m, std::size_t p) {
+std::string topo_row(const snapshot::MachineFile& m, std::size_t p) {
     const auto& gpu = m.gpus[p];
     std::string row = fmt::format("GPU{}", gpu.index);
     for (std::size_t q = 0; q < m.gpus.size(); ++q) {
@@ -62,12 +62,13 @@ std::string topo_row(const MachineFile& m, std::size_t p) {
     return row + "\t" + cpus + "\t" + numa + "\t\tN/A\n";
 }
 
-std::string memory_total(const MachineGpu& gpu, bool units) {
+std::string memory_total(const snapshot::MachineGpu& gpu, bool units) {
     const std::uint64_t mib = gpu.memory_bytes >> 20U;
     return units ? fmt::format("{} MiB", mib) : std::to_string(mib);
 }
 
-using FieldRenderer = std::function<std::string(const MachineFile&, const MachineGpu&, bool units)>;
+using FieldRenderer = std::function<std::string(
+    const snapshot::MachineFile&, const snapshot::MachineGpu&, bool units)>;
 
 const std::map<std::string, FieldRenderer>& field_renderers() {
     static const std::map<std::string, FieldRenderer> kFields{
@@ -97,7 +98,7 @@ std::string header_name(const std::string& field, bool units) {
 
 }  // namespace
 
-std::string render_topo_m(const MachineFile& machine, std::size_t rows) {
+std::string render_topo_m(const snapshot::MachineFile& machine, std::size_t rows) {
     std::string text =
         "\t\x1b[4m" + gpu_columns(machine) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n";
     const std::size_t shown = std::min(rows, machine.gpus.size());
@@ -107,8 +108,10 @@ std::string render_topo_m(const MachineFile& machine, std::size_t rows) {
     return shown == machine.gpus.size() ? text + kTopoLegend : text;
 }
 
-std::string render_topo_p2p(const MachineFile& machine, P2pCaps caps, std::size_t rows) {
-    const auto statuses = p2p_status_matrix(machine, caps);
+std::string render_topo_p2p(const snapshot::MachineFile& machine,
+                            snapshot::P2pCaps caps,
+                            std::size_t rows) {
+    const auto statuses = snapshot::p2p_status_matrix(machine, caps);
     std::string text = "\t" + gpu_columns(machine) + "\n";
     const std::size_t shown = std::min(rows, machine.gpus.size());
     for (std::size_t p = 0; p < shown; ++p) {
@@ -139,7 +142,7 @@ util::Expected<CsvFormat> parse_csv_format(const std::string& text) {
     return format;
 }
 
-util::Expected<std::string> render_query_gpu(const MachineFile& machine,
+util::Expected<std::string> render_query_gpu(const snapshot::MachineFile& machine,
                                              const std::string& fields,
                                              CsvFormat format,
                                              std::size_t rows) {
@@ -172,7 +175,7 @@ util::Expected<std::string> render_query_gpu(const MachineFile& machine,
     return text;
 }
 
-std::string render_list(const MachineFile& machine, std::size_t rows) {
+std::string render_list(const snapshot::MachineFile& machine, std::size_t rows) {
     std::string text;
     const std::size_t shown = std::min(rows, machine.gpus.size());
     for (std::size_t p = 0; p < shown; ++p) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/nvml/sim_nvml_machine.hpp"
 
-#include "sim/machine/derived.hpp"
+#include "snapshot/derived.hpp"
 #include "sources/nvml/nvml_abi.hpp"
 #include "util/strings.hpp"
 
@@ -11,7 +11,7 @@ namespace peergate::sim::nvml {
 
 namespace {
 
-SimLink sim_link(const MachineNvlink& link, const model::PciAddress& any_switch) {
+SimLink sim_link(const snapshot::MachineNvlink& link, const model::PciAddress& any_switch) {
     const bool to_switch = link.remote_type == "switch";
     return SimLink{link.active,
                    to_switch,
@@ -20,16 +20,16 @@ SimLink sim_link(const MachineNvlink& link, const model::PciAddress& any_switch)
 
 }  // namespace
 
-SimMachine derive_machine(MachineFile file) {
+SimMachine derive_machine(snapshot::MachineFile file) {
     SimMachine machine;
-    const auto switches = nvswitch_addresses(file);
+    const auto switches = snapshot::nvswitch_addresses(file);
     const model::PciAddress any_switch =
         switches.empty() ? model::PciAddress{0, 0xC0, 0, 0} : switches.front();
     for (std::size_t p = 0; p < file.gpus.size(); ++p) {
         SimGpu gpu{.gpu = file.gpus[p], .links = {}};
-        // The same links the simulated nvidia-smi and CUDA see (sim/machine/derived.hpp),
+        // The same links the simulated nvidia-smi and CUDA see (snapshot/derived.hpp),
         // placed at their link index; the slots past them are inactive links.
-        for (const auto& link : gpu_nvlinks(file, p)) {
+        for (const auto& link : snapshot::gpu_nvlinks(file, p)) {
             const auto slot = static_cast<std::size_t>(std::max(0, link.link));
             if (gpu.links.size() <= slot) {
                 gpu.links.resize(slot + 1, SimLink{false, false, {}});
@@ -50,7 +50,8 @@ int p2p_status(const SimMachine& machine, int caps, std::size_t p, std::size_t q
     if (caps < NVML_P2P_CAPS_INDEX_READ || caps > NVML_P2P_CAPS_INDEX_PROP) {
         return NVML_P2P_STATUS_UNKNOWN;
     }
-    return p2p_status_code(p2p_status_token(machine.file, static_cast<P2pCaps>(caps), p, q));
+    return snapshot::p2p_status_code(
+        snapshot::p2p_status_token(machine.file, static_cast<snapshot::P2pCaps>(caps), p, q));
 }
 
 int ancestor_level(const SimMachine& machine, std::size_t p, std::size_t q) {
@@ -131,7 +132,7 @@ void fill_common(const model::GpuFabric& fabric, Info* info) {
 
 }  // namespace
 
-nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_t* info) {
+nvmlReturn_t fabric_info(const snapshot::MachineGpu& gpu, nvmlGpuFabricInfo_t* info) {
     if (!gpu.fabric) {
         return NVML_ERROR_NOT_SUPPORTED;
     }
@@ -142,7 +143,7 @@ nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_t* info) {
     return NVML_SUCCESS;
 }
 
-nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info) {
+nvmlReturn_t fabric_info(const snapshot::MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info) {
     if (!gpu.fabric) {
         return NVML_ERROR_NOT_SUPPORTED;
     }
@@ -157,7 +158,7 @@ nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info) {
     return NVML_SUCCESS;
 }
 
-nvmlReturn_t mig_mode(const MachineGpu& gpu, unsigned* current, unsigned* pending) {
+nvmlReturn_t mig_mode(const snapshot::MachineGpu& gpu, unsigned* current, unsigned* pending) {
     if (!gpu.mig) {
         return NVML_ERROR_NOT_SUPPORTED;
     }

@@ -4,7 +4,7 @@
 // ancestor level, and the affinity bitmasks.
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/nvml/nvml_abi.hpp"
 
 #include <cstdint>
@@ -21,19 +21,19 @@ struct SimLink {
 };
 
 struct SimGpu {
-    MachineGpu gpu;
+    snapshot::MachineGpu gpu;
     std::vector<SimLink> links;  // index = NVLink index; size = the GPU's link slots
 };
 
 struct SimMachine {
-    MachineFile file;
+    snapshot::MachineFile file;
     std::vector<SimGpu> gpus;  // by position, as nvmlDeviceGetHandleByIndex counts them
 };
 
-// Derives the links with sim/machine/derived.hpp (explicit "nvlinks" win; otherwise NV<n>
+// Derives the links with snapshot/derived.hpp (explicit "nvlinks" win; otherwise NV<n>
 // to a peer is n links to it, or on an NVSwitch machine the row's largest n go to the
 // switches). Slots past the listed links (nvlink_slots) are inactive links.
-SimMachine derive_machine(MachineFile file);
+SimMachine derive_machine(snapshot::MachineFile file);
 
 // nvmlGpuP2PStatus_t value for caps index `caps` from p to q, as derived.hpp derives the
 // token (explicit nvml_p2p rows win); UNKNOWN for a caps index NVML does not define.
@@ -59,11 +59,11 @@ void fill_field_value(const SimGpu& gpu, int session, nvmlFieldValue_t* value);
 // nvmlDeviceGetGpuFabricInfo(V)'s answer for the GPU: NOT_SUPPORTED where the file gives no
 // "fabric"; the v2 structure needs its version word (else ARGUMENT_VERSION_MISMATCH) and
 // carries the health mask.
-nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_t* info);
-nvmlReturn_t fabric_info(const MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info);
+nvmlReturn_t fabric_info(const snapshot::MachineGpu& gpu, nvmlGpuFabricInfo_t* info);
+nvmlReturn_t fabric_info(const snapshot::MachineGpu& gpu, nvmlGpuFabricInfo_v2_t* info);
 
 // nvmlDeviceGetMigMode's answer for the GPU: NOT_SUPPORTED where the file gives no "mig".
-nvmlReturn_t mig_mode(const MachineGpu& gpu, unsigned* current, unsigned* pending);
+nvmlReturn_t mig_mode(const snapshot::MachineGpu& gpu, unsigned* current, unsigned* pending);
 
 // "0-47,96-143" as 64-bit words; `words` long; bits past it are dropped, as NVML does.
 std::vector<std::uint64_t> cpu_words(const std::string& list, unsigned words);

@@ -105,7 +105,7 @@ nvmlReturn_t sim_init(const char* entry_point) {
         const char* env = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT(concurrency-mt-unsafe)
         const std::string path = !s.chosen.empty() ? s.chosen : env != nullptr ? env : "";
         if (s.machine == nullptr || path != s.path) {
-            auto file = load_machine(path);
+            auto file = snapshot::load_machine(path);
             if (!file) {
                 return NVML_ERROR_DRIVER_NOT_LOADED;  // no machine: as if no driver ran
             }
@@ -117,7 +117,7 @@ nvmlReturn_t sim_init(const char* entry_point) {
         }
     }
     static const ExitFence fence;
-    if (driver_mismatch(current_machine().file)) {
+    if (snapshot::driver_mismatch(current_machine().file)) {
         return NVML_ERROR_LIB_RM_VERSION_MISMATCH;  // the running module is another version
     }
     const auto answer = fault_answer(current_machine(), entry_point);  // may hang: no lock held

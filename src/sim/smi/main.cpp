@@ -3,9 +3,9 @@
 // named by PEERGATE_SIM_MACHINE says, in the real tool's layout, and misbehaves the way
 // the file's "smi" faults say (hang, exit, truncated). `peergate --simulate` runs it
 // through the same subprocess code as the real tool.
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_file.hpp"
 #include "sim/machine/smi_text.hpp"
+#include "snapshot/derived.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <fmt/format.h>
 
@@ -20,8 +20,8 @@
 
 namespace {
 
-using peergate::sim::MachineFault;
-using peergate::sim::MachineFile;
+using peergate::snapshot::MachineFault;
+using peergate::snapshot::MachineFile;
 
 constexpr int kUsage = 2;
 
@@ -86,7 +86,7 @@ std::optional<Request> parse_args(const std::vector<std::string>& args) {
 }
 
 std::optional<MachineFault> fault_for(const MachineFile& machine, const std::string& key) {
-    for (const auto& fault : peergate::sim::faults_for(machine, "smi")) {
+    for (const auto& fault : peergate::snapshot::faults_for(machine, "smi")) {
         if (fault.call.empty() || fault.call == key) {
             return fault;
         }
@@ -120,8 +120,8 @@ bool is_default_listing(const Request& request) {
 }
 
 int print_topo_p2p(const MachineFile& machine, char letter, std::size_t rows) {
-    peergate::sim::P2pCaps caps{};
-    if (!peergate::sim::p2p_caps_from_letter(letter, caps)) {
+    peergate::snapshot::P2pCaps caps{};
+    if (!peergate::snapshot::p2p_caps_from_letter(letter, caps)) {
         return fail(fmt::format("topo -p2p: '{}' is not one of r, w, n, a, p", letter));
     }
     fmt::print("{}", peergate::sim::render_topo_p2p(machine, caps, rows));
@@ -165,7 +165,7 @@ int answer(const MachineFile& machine, const Request& request, std::size_t rows)
 
 // What nvidia-smi prints, on stdout, when its NVML and the running kernel module differ: the
 // library's version as major.minor, and exit status 18 (NVML_ERROR_LIB_RM_VERSION_MISMATCH).
-int mismatch(const peergate::sim::MachineFile& machine) {
+int mismatch(const peergate::snapshot::MachineFile& machine) {
     const auto& version = machine.driver_version;
     fmt::print(
         "Failed to initialize NVML: Driver/library version mismatch\n"
@@ -185,11 +185,11 @@ int run(const std::vector<std::string>& args) {
     if (path == nullptr || *path == '\0') {
         return fail("PEERGATE_SIM_MACHINE names no machine file");
     }
-    auto machine = peergate::sim::load_machine(path);
+    auto machine = peergate::snapshot::load_machine(path);
     if (!machine) {
         return fail(machine.error().message);
     }
-    if (peergate::sim::driver_mismatch(*machine)) {
+    if (peergate::snapshot::driver_mismatch(*machine)) {
         return mismatch(*machine);
     }
     std::size_t rows = SIZE_MAX;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/documents/topology_file.hpp"
 
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/derived.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
 #include "util/json_read.hpp"
@@ -74,11 +74,11 @@ std::string schema_of(std::string_view text) {
 }
 
 util::Expected<model::Topology> topology_of_machine_file(std::string_view text) {
-    auto machine = sim::parse_machine(std::string(text));
+    auto machine = snapshot::parse_machine(std::string(text));
     if (!machine) {
         return util::unexpected(machine.error());
     }
-    return sim::machine_topology(*machine);
+    return snapshot::machine_topology(*machine);
 }
 
 // Any of the three forms; a machine file's topology may hold fewer than 2 GPUs.

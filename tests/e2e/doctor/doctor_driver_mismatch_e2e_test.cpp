@@ -3,7 +3,7 @@
 // (host.kernel_module_version) is older than its user-space driver, so simulated NVML,
 // nvidia-smi and CUDA refuse to start as the real ones do, and the doctor names both
 // versions and the remedy instead of "topology unreadable".
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -17,7 +17,7 @@ namespace {
 std::string upgraded_without_reboot(const test::ScratchDir& scratch) {
     auto machine = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     machine.host.kernel_module_version = "560.35.03";  // driver_version is 570.86.15
-    return scratch.write("mismatch.json", sim::to_json_text(machine));
+    return scratch.write("mismatch.json", snapshot::to_json_text(machine));
 }
 
 TEST(DoctorDriverMismatch, NamesBothVersionsAndTheRemedy) {

@@ -2,7 +2,7 @@
 // GPUDirect RDMA paths end to end (tests/fixtures/machines/gdr-acs-4x.json): the doctor reads
 // the host's network functions from the simulated sysfs, pairs each examined GPU with the
 // NICs below its PCIe switch, and warns where ACS sends their traffic to the root complex.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -57,11 +57,11 @@ TEST(DoctorGpuNic, APeerMemoryModuleIsLookedFor) {
     EXPECT_EQ((*none)["severity"], "info");
     EXPECT_EQ((*none)["gpus"].dump(), "[0,1,2,3]");
     // The same machine with nvidia-peermem loaded: the host says so and the note goes.
-    auto machine = sim::load_machine(gdr_machine());
+    auto machine = snapshot::load_machine(gdr_machine());
     ASSERT_TRUE(machine.has_value());
     machine->host.peer_memory_module = "nvidia_peermem";
     const test::ScratchDir scratch;
-    const auto path = scratch.write("peermem.json", sim::to_json_text(*machine));
+    const auto path = scratch.write("peermem.json", snapshot::to_json_text(*machine));
     const auto loaded = stdout_json(run_peergate({"--simulate", path, "doctor", "--json"}));
     EXPECT_EQ(loaded["layers"]["host"]["peer_memory_module"], "nvidia_peermem");
     EXPECT_EQ(find_finding(loaded, "gdr_no_peer_memory"), nullptr);
@@ -71,11 +71,12 @@ TEST(DoctorGpuNic, APeerMemoryModuleIsLookedFor) {
 std::string with_host(const test::ScratchDir& scratch,
                       const std::string& kernel_module,
                       const std::string& kernel_release) {
-    auto machine = sim::load_machine(gdr_machine());
+    auto machine = snapshot::load_machine(gdr_machine());
     EXPECT_TRUE(machine.has_value());
     machine->host.kernel_module = kernel_module;
     machine->host.kernel_release = kernel_release;
-    return scratch.write(kernel_module + kernel_release + ".json", sim::to_json_text(*machine));
+    return scratch.write(kernel_module + kernel_release + ".json",
+                         snapshot::to_json_text(*machine));
 }
 
 TEST(DoctorGpuNic, TheProprietaryModuleLeavesNoDmaBuf) {

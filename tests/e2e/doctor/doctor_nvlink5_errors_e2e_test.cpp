@@ -4,7 +4,7 @@
 // errors), not as the DL counters of nvmlDeviceGetNvLinkErrorCounter. The doctor reads them
 // through the real NVML code, judges a retrain as it does on older GPUs, and sees them grow
 // under the probe; export and gather carry them.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -70,7 +70,7 @@ TEST(DoctorNvlink5Errors, PrometheusAndGatherCarryThem) {
     const auto gathered =
         run_peergate({"--simulate", nvlink5_machine(), "gather", "--output", out});
     ASSERT_EQ(gathered.process.exit_code, 0) << gathered.process.err;
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     ASSERT_EQ(recorded->gpus[2].nvlink_errors.size(), 1U);
     const auto& counts = recorded->gpus[2].nvlink_errors[0].counts;

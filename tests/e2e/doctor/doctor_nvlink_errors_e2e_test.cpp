@@ -3,7 +3,7 @@
 // doctor reads them through the real NVML code, names the links that count errors, with
 // --probe reads them again after moving data and names what the load added; export writes
 // them for Prometheus, and gather records them so that a replay reads the same.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -91,7 +91,7 @@ TEST(DoctorNvlinkErrors, GatherRecordsThemForTheReplay) {
     const std::string out = scratch.path() + "/gathered.json";
     const auto run = run_peergate({"--simulate", errors_machine(), "gather", "--output", out});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     ASSERT_EQ(recorded->gpus[2].nvlink_errors.size(), 1U);
     EXPECT_EQ(recorded->gpus[2].nvlink_errors[0].link, 5);

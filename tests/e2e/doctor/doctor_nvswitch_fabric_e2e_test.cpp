@@ -4,7 +4,7 @@
 // (tests/fixtures/machines/fabric-in-progress-8x.json), the simulated cuInit fails with
 // CUDA_ERROR_SYSTEM_NOT_READY as the real driver does, every NVLink still reads NV18, and the
 // doctor names the cause where the capability layers cannot.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -55,8 +55,8 @@ std::string hgx_a100_without_fabric_manager(const ScratchDir& scratch) {
         }
     }
     machine.faults.push_back(
-        sim::MachineFault{.layer = "cuda", .call = "cuInit", .effect = "fail", .code = 802});
-    return scratch.write("hgx-a100.json", sim::to_json_text(machine));
+        snapshot::MachineFault{.layer = "cuda", .call = "cuInit", .effect = "fail", .code = 802});
+    return scratch.write("hgx-a100.json", snapshot::to_json_text(machine));
 }
 
 TEST(DoctorNvswitchFabric, BeforeHopperCuInitsAnswerNamesTheFabricManager) {
@@ -111,7 +111,7 @@ TEST(DoctorMig, MigOnGpusOfTheSelectionIsAWarningNamingThem) {
     machine.gpus[2].mig = model::MigMode{.enabled = true, .pending = true};
     machine.gpus[3].mig = model::MigMode{.enabled = true, .pending = true};
     machine.gpus[4].mig = model::MigMode{};
-    const auto path = scratch.write("mig.json", sim::to_json_text(machine));
+    const auto path = scratch.write("mig.json", snapshot::to_json_text(machine));
     const auto run = run_peergate({"--simulate", path, "doctor", "--json", "--gpus", "2,3,4"});
     EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
     const auto doc = stdout_json(run);

@@ -3,7 +3,7 @@
 // sysfs holds each device's three files, the doctor reads them through the real reader for
 // every GPU and port on the paths, reads them again after --probe, and export and gather
 // carry them.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -81,7 +81,7 @@ TEST(DoctorPcieAer, GatherRecordsTheCountsAboveZero) {
     const std::string out = scratch.file("gathered.json");
     const auto run = run_peergate({"--simulate", aer_machine(), "gather", "--output", out});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     const auto& gpu1 = recorded->gpus[1].aer;
     ASSERT_TRUE(gpu1.has_value());

@@ -4,7 +4,7 @@
 // real sysfs reader and names GPU 1's x8 link and switch B's x4 uplink, not GPU 2's slot wired
 // x8 nor the idle speeds; export and gather carry the same links, and the NIC beside GPUs 0
 // and 1.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -53,13 +53,13 @@ TEST(DoctorPcieLink, NamesTheLinksThatTrainedNarrowAndNothingElse) {
 // The NIC beside GPUs 0 and 1 trained at x8 of x16 (its port shows the same): a warning
 // naming the card, which no GPU's link shows.
 TEST(DoctorPcieLink, ANicTrainedNarrowIsNamedByItsBusId) {
-    auto machine = sim::load_machine(narrow_machine());
+    auto machine = snapshot::load_machine(narrow_machine());
     ASSERT_TRUE(machine.has_value()) << machine.error().message;
     ASSERT_TRUE(machine->nics.at(0).pcie_link.has_value());
     machine->nics[0].pcie_link->current_width = 8;
     machine->nics[0].upstream_ports.at(0).pcie_link->current_width = 8;
     const test::ScratchDir scratch;
-    const auto file = scratch.write("narrow-nic.json", sim::to_json_text(*machine));
+    const auto file = scratch.write("narrow-nic.json", snapshot::to_json_text(*machine));
     const auto doc = stdout_json(run_peergate({"--simulate", file, "doctor", "--json"}));
     const nlohmann::ordered_json* found = nullptr;
     for (const auto& finding : doc["findings"]) {
@@ -87,12 +87,12 @@ TEST(DoctorPcieLink, ANicTrainedNarrowIsNamedByItsBusId) {
 // The NIC beside GPUs 0 and 1 counts a completion timeout: the doctor and the textfile name
 // the card; gather records the counters and the replay says the same.
 TEST(DoctorPcieLink, ANicsAerCountsAreNamedAndRecorded) {
-    auto machine = sim::load_machine(narrow_machine());
+    auto machine = snapshot::load_machine(narrow_machine());
     ASSERT_TRUE(machine.has_value()) << machine.error().message;
     machine->nics.at(0).aer =
         model::PciAer{.nonfatal = model::AerCounters{.counts = {{"CmpltTO", 2}}, .total = 2}};
     const test::ScratchDir scratch;
-    const auto file = scratch.write("nic-aer.json", sim::to_json_text(*machine));
+    const auto file = scratch.write("nic-aer.json", snapshot::to_json_text(*machine));
     const auto doc = stdout_json(run_peergate({"--simulate", file, "doctor", "--json"}));
     std::string message;
     for (const auto& finding : doc["findings"]) {
@@ -110,7 +110,7 @@ TEST(DoctorPcieLink, ANicsAerCountsAreNamedAndRecorded) {
         << prom;
     const auto out = scratch.file("gathered.json");
     ASSERT_EQ(run_peergate({"--simulate", file, "gather", "--output", out}).process.exit_code, 0);
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     ASSERT_TRUE(recorded->nics.at(0).aer.has_value());
     EXPECT_EQ(recorded->nics[0].aer->nonfatal->sum(), 2U);
@@ -153,9 +153,9 @@ TEST(DoctorPcieLink, GatherRecordsTheLinksForTheReplay) {
     const std::string out = scratch.file("gathered.json");
     const auto run = run_peergate({"--simulate", narrow_machine(), "gather", "--output", out});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
-    const auto original = sim::load_machine(narrow_machine());
+    const auto original = snapshot::load_machine(narrow_machine());
     ASSERT_TRUE(original.has_value());
     for (std::size_t g = 0; g < original->gpus.size(); ++g) {
         EXPECT_EQ(recorded->gpus[g].pcie_link, original->gpus[g].pcie_link) << g;

@@ -118,7 +118,7 @@ TEST(DoctorPeerAccess, ABenchResultNamesAPairFarSlowerThanItsKind) {
     auto hgx = test::load_builtin_machine("hgx-b200-8x");
     hgx.bandwidth.p2p_gbps.assign(8, std::vector<double>(8, 450.0));
     hgx.bandwidth.p2p_gbps[0][3] = hgx.bandwidth.p2p_gbps[3][0] = 100.0;
-    const std::string machine = scratch.write("slow-pair-8x.json", sim::to_json_text(hgx));
+    const std::string machine = scratch.write("slow-pair-8x.json", snapshot::to_json_text(hgx));
     const auto bench = run_peergate(
         {"--simulate", machine, "--json", "bench", "--gpus", "0,1,2,3", "--size-mib", "4"});
     ASSERT_EQ(bench.process.exit_code, 0) << bench.process.err;

@@ -27,7 +27,7 @@ util::Command ctypes_example(const util::EnvMap& env) {
     util::Command command;
     command.argv = {"/usr/bin/python3",
                     kScripts + "/gate_ctypes_example.py",
-                    std::string(PEERGATE_BUILD_DIR) + "/lib/libpeergate.so",
+                    PEERGATE_C_LIBRARY,
                     "0,1"};
     command.env = env;
     return command;

@@ -2,8 +2,8 @@
 // peergate gather records NVML's answers (NVLinks, P2P status per caps index) so that
 // replaying the record answers what the simulated NVML answered for the original, and a
 // hung NVML never hangs gather.
-#include "sim/machine/derived.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/derived.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -31,20 +31,20 @@ std::vector<std::string> machines_under_test() {
     return paths;
 }
 
-sim::MachineFile gather(const ScratchDir& scratch,
-                        const std::string& machine,
-                        const std::string& out) {
+snapshot::MachineFile gather(const ScratchDir& scratch,
+                             const std::string& machine,
+                             const std::string& out) {
     const auto result = peergate_in(scratch, {"--simulate", machine, "gather", "--output", out});
     EXPECT_EQ(result.exit_code, 0) << result.err;
-    auto recorded = sim::load_machine(out);
+    auto recorded = snapshot::load_machine(out);
     EXPECT_TRUE(recorded.has_value()) << (recorded ? "" : recorded.error().message);
-    return recorded ? *recorded : sim::MachineFile{};
+    return recorded ? *recorded : snapshot::MachineFile{};
 }
 
-sim::MachineFile load(const std::string& path) {
-    auto machine = sim::load_machine(path);
+snapshot::MachineFile load(const std::string& path) {
+    auto machine = snapshot::load_machine(path);
     EXPECT_TRUE(machine.has_value()) << (machine ? "" : machine.error().message);
-    return machine ? *machine : sim::MachineFile{};
+    return machine ? *machine : snapshot::MachineFile{};
 }
 
 // The identity fields of topo --json's gpus (NUMA and CPUs are compared by the smi tests).
@@ -60,8 +60,9 @@ json gpu_identities(const json& topo) {
     return out;
 }
 
-std::vector<sim::MachineNvlink> active_links(const std::vector<sim::MachineNvlink>& links) {
-    std::vector<sim::MachineNvlink> out;
+std::vector<snapshot::MachineNvlink> active_links(
+    const std::vector<snapshot::MachineNvlink>& links) {
+    std::vector<snapshot::MachineNvlink> out;
     for (const auto& link : links) {
         if (link.active) {
             out.push_back(link);
@@ -97,7 +98,7 @@ TEST(GatherNvml, ReplayGivesTheSameNvmlTopologyForEveryMachine) {
 }
 
 TEST(GatherNvml, RecordsWhatTheSimulatedNvmlAnswersAndIsAFixedPoint) {
-    using sim::P2pCaps;
+    using snapshot::P2pCaps;
     for (const auto& path : machines_under_test()) {
         SCOPED_TRACE(path);
         const ScratchDir scratch;
@@ -105,15 +106,15 @@ TEST(GatherNvml, RecordsWhatTheSimulatedNvmlAnswersAndIsAFixedPoint) {
         const auto once = gather(scratch, path, scratch.file("g1.json"));
         const auto twice = gather(scratch, scratch.file("g1.json"), scratch.file("g2.json"));
         ASSERT_EQ(once.gpus.size(), original.gpus.size());
-        EXPECT_EQ(once.nvml_p2p_read, sim::p2p_status_matrix(original, P2pCaps::read));
-        EXPECT_EQ(once.nvml_p2p_write, sim::p2p_status_matrix(original, P2pCaps::write));
-        EXPECT_EQ(once.nvml_p2p_nvlink, sim::p2p_status_matrix(original, P2pCaps::nvlink));
-        EXPECT_EQ(once.nvml_p2p_atomics, sim::p2p_status_matrix(original, P2pCaps::atomics));
-        EXPECT_EQ(once.nvml_p2p_prop, sim::p2p_status_matrix(original, P2pCaps::prop));
+        EXPECT_EQ(once.nvml_p2p_read, snapshot::p2p_status_matrix(original, P2pCaps::read));
+        EXPECT_EQ(once.nvml_p2p_write, snapshot::p2p_status_matrix(original, P2pCaps::write));
+        EXPECT_EQ(once.nvml_p2p_nvlink, snapshot::p2p_status_matrix(original, P2pCaps::nvlink));
+        EXPECT_EQ(once.nvml_p2p_atomics, snapshot::p2p_status_matrix(original, P2pCaps::atomics));
+        EXPECT_EQ(once.nvml_p2p_prop, snapshot::p2p_status_matrix(original, P2pCaps::prop));
         EXPECT_EQ(once.nvswitch, original.nvswitch);
         for (std::size_t p = 0; p < once.gpus.size(); ++p) {
             EXPECT_EQ(active_links(once.gpus[p].nvlinks),
-                      active_links(sim::gpu_nvlinks(original, p)))
+                      active_links(snapshot::gpu_nvlinks(original, p)))
                 << "GPU " << p;
             EXPECT_EQ(static_cast<int>(once.gpus[p].nvlinks.size()), once.gpus[p].nvlink_slots)
                 << "GPU " << p;
@@ -151,7 +152,7 @@ TEST(GatherNvml, ExplicitStatusThatDisagreesWithTheMatrixSurvivesReplay) {
     auto machine = load(fixture_machine("nvml-pcie-2x"));
     machine.nvml_p2p_nvlink = {{"X", "OK"}, {"OK", "X"}};  // NVML claims NVLink, topo -m says NODE
     machine.nvml_p2p_read = {{"X", "GNS"}, {"DR", "X"}};
-    const std::string original = scratch.write("cross.json", sim::to_json_text(machine));
+    const std::string original = scratch.write("cross.json", snapshot::to_json_text(machine));
     const auto once = gather(scratch, original, scratch.file("g1.json"));
     EXPECT_EQ(once.nvml_p2p_nvlink, machine.nvml_p2p_nvlink);
     EXPECT_EQ(once.nvml_p2p_read, machine.nvml_p2p_read);
@@ -170,9 +171,9 @@ TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
     auto machine = load(fixture_machine("nvml-dgx1-v100"));
     machine.gpus[0].nvlink_slots = 6;
     for (int link = 0; link < 6; ++link) {
-        machine.gpus[0].nvlinks.push_back(sim::MachineNvlink{.link = link, .active = false});
+        machine.gpus[0].nvlinks.push_back(snapshot::MachineNvlink{.link = link, .active = false});
     }
-    const std::string original = scratch.write("down.json", sim::to_json_text(machine));
+    const std::string original = scratch.write("down.json", snapshot::to_json_text(machine));
     const auto once = gather(scratch, original, scratch.file("g1.json"));
     ASSERT_EQ(once.gpus[0].nvlinks.size(), 6U)
         << "inactive links are recorded, not left to derivation";
@@ -185,9 +186,9 @@ TEST(GatherNvml, LinksThatAreAllDownStayDownOnReplay) {
 TEST(GatherNvml, HungNvmlIsAbandonedAndTheRestIsRecorded) {
     const ScratchDir scratch;
     auto machine = load(fixture_machine("nvml-pcie-2x"));
-    machine.faults.push_back(
-        sim::MachineFault{.layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "hang"});
-    const std::string hung = scratch.write("hung.json", sim::to_json_text(machine));
+    machine.faults.push_back(snapshot::MachineFault{
+        .layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "hang"});
+    const std::string hung = scratch.write("hung.json", snapshot::to_json_text(machine));
     const std::string out = scratch.file("g.json");
     const auto start = std::chrono::steady_clock::now();
     const auto result =
@@ -209,10 +210,11 @@ TEST(GatherNvml, HungNvmlIsAbandonedAndTheRestIsRecorded) {
 TEST(GatherNvml, FailedStatusCallsLeaveTheirMatrixAbsent) {
     const ScratchDir scratch;
     auto machine = load(fixture_machine("nvml-pcie-2x"));
-    machine.faults.push_back(sim::MachineFault{
+    machine.faults.push_back(snapshot::MachineFault{
         .layer = "nvml", .call = "nvmlDeviceGetP2PStatus", .effect = "fail", .code = 999});
-    const auto recorded = gather(
-        scratch, scratch.write("fail.json", sim::to_json_text(machine)), scratch.file("g.json"));
+    const auto recorded = gather(scratch,
+                                 scratch.write("fail.json", snapshot::to_json_text(machine)),
+                                 scratch.file("g.json"));
     EXPECT_TRUE(recorded.nvml_p2p_read.empty());
     EXPECT_TRUE(recorded.nvml_p2p_atomics.empty());
     EXPECT_EQ(recorded.matrix, machine.matrix);
@@ -223,8 +225,8 @@ TEST(GatherNvml, WithoutNvidiaSmiTheGpusAndMatrixComeFromNvml) {
         SCOPED_TRACE(name);
         const ScratchDir scratch;
         auto machine = load(fixture_machine(name));
-        machine.faults.push_back(sim::MachineFault{.layer = "smi", .effect = "missing"});
-        const std::string no_smi = scratch.write("no-smi.json", sim::to_json_text(machine));
+        machine.faults.push_back(snapshot::MachineFault{.layer = "smi", .effect = "missing"});
+        const std::string no_smi = scratch.write("no-smi.json", snapshot::to_json_text(machine));
         const std::string out = scratch.file("g.json");
         const auto result = peergate_in(scratch, {"--simulate", no_smi, "gather", "-o", out});
         ASSERT_EQ(result.exit_code, 0) << result.err;
@@ -251,7 +253,7 @@ TEST(GatherNvml, FabricRegistrationIsRecordedAndReplayed) {
                          .clique_id = 4026,
                          .cluster_uuid = "9c6f5af3-53bf-49b5-a436-b66766c413c3",
                          .health_mask = 0x1};
-    const std::string original = scratch.write("fabric.json", sim::to_json_text(machine));
+    const std::string original = scratch.write("fabric.json", snapshot::to_json_text(machine));
     const std::string out = scratch.file("g.json");
     const auto result = peergate_in(scratch, {"--simulate", original, "gather", "-o", out});
     ASSERT_EQ(result.exit_code, 0) << result.err;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gather records a machine that --simulate replays to the same topology.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -19,26 +19,26 @@ using test::ScratchDir;
 
 // The fixture machine `name` and what gather records of its simulated host, both read back:
 // {recorded, original}. The test fails where gather or a read does.
-std::pair<sim::MachineFile, sim::MachineFile> gather_fixture(const ScratchDir& scratch,
-                                                             const std::string& name) {
+std::pair<snapshot::MachineFile, snapshot::MachineFile> gather_fixture(const ScratchDir& scratch,
+                                                                       const std::string& name) {
     const std::string out = scratch.file("g.json");
     const std::string machine = fixture_machine(name);
     const auto gathered = peergate_in(scratch, {"--simulate", machine, "gather", "-o", out});
     EXPECT_EQ(gathered.exit_code, 0) << gathered.err;
-    auto recorded = sim::load_machine(out);
-    auto original = sim::load_machine(machine);
+    auto recorded = snapshot::load_machine(out);
+    auto original = snapshot::load_machine(machine);
     EXPECT_TRUE(recorded && original);
-    return {recorded ? std::move(*recorded) : sim::MachineFile{},
-            original ? std::move(*original) : sim::MachineFile{}};
+    return {recorded ? std::move(*recorded) : snapshot::MachineFile{},
+            original ? std::move(*original) : snapshot::MachineFile{}};
 }
 
 // What gather records of the built-in machine `name`, read back from scratch's g.json.
-util::Expected<sim::MachineFile> gather_builtin(const ScratchDir& scratch,
-                                                const std::string& name) {
+util::Expected<snapshot::MachineFile> gather_builtin(const ScratchDir& scratch,
+                                                     const std::string& name) {
     const std::string out = scratch.file("g.json");
     const auto gathered = peergate_in(scratch, {"--simulate", name, "gather", "-o", out});
     EXPECT_EQ(gathered.exit_code, 0) << gathered.err;
-    return sim::load_machine(out);
+    return snapshot::load_machine(out);
 }
 
 json topo_json(const ScratchDir& scratch, const std::string& machine) {
@@ -72,7 +72,7 @@ TEST(Gather, RecordsTextsHostFactsAndGpuDetails) {
             {"--simulate", "pcie-rtx6000ada-2x-iommu", "gather", "-o", out, "--name", "bug-42"})
             .exit_code,
         0);
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     const auto original = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     EXPECT_EQ(recorded->name, "bug-42");
@@ -109,10 +109,10 @@ TEST(Gather, RecordsEachGpusDmaBufAnswer) {
     const ScratchDir scratch;
     auto machine = test::load_builtin_machine("pcie-rtx6000ada-2x-iommu");
     machine.gpus[1].cuda_dma_buf = false;
-    const std::string file = scratch.write("dmabuf.json", sim::to_json_text(machine));
+    const std::string file = scratch.write("dmabuf.json", snapshot::to_json_text(machine));
     const std::string out = scratch.file("g.json");
     ASSERT_EQ(peergate_in(scratch, {"--simulate", file, "gather", "-o", out}).exit_code, 0);
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value());
     ASSERT_EQ(recorded->gpus.size(), 2U);
     EXPECT_EQ(recorded->gpus[0].cuda_dma_buf, true);
@@ -159,7 +159,7 @@ TEST(Gather, RecordsTheCpuTopologyForSlurmsCores) {
     const ScratchDir scratch;
     const std::string out = scratch.file("g.json");
     ASSERT_EQ(peergate_in(scratch, {"--simulate", "dgx1-v100", "gather", "-o", out}).exit_code, 0);
-    const auto recorded = sim::load_machine(out);
+    const auto recorded = snapshot::load_machine(out);
     ASSERT_TRUE(recorded.has_value()) << recorded.error().message;
     EXPECT_EQ(recorded->host.cpus, test::load_builtin_machine("dgx1-v100").host.cpus);
     const auto gres = peergate_in(scratch, {"--simulate", out, "export", "gres"});

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The built peergate-sim-nvidia-smi, run as a process: what it prints for every built-in
 // machine reads back to the machine's matrix, and bad usage is refused.
-#include "sim/machine/derived.hpp"
+#include "snapshot/derived.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "support/sim_machines.hpp"
 
@@ -32,7 +32,7 @@ TEST(SimNvidiaSmiBinary, TopoMReadsBackToEveryBuiltinsMatrix) {
             continue;
         }
         ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
-        EXPECT_EQ(parsed->matrix, sim::machine_topology(machine).matrix);
+        EXPECT_EQ(parsed->matrix, snapshot::machine_topology(machine).matrix);
     }
 }
 

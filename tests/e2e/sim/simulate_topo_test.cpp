@@ -2,7 +2,7 @@
 // peergate --simulate, end to end: the nvidia-smi tier on every built-in machine answers
 // what the same text answers when saved and read with --from; nvidia-smi faults end in a
 // clean "unreadable" (exit 2) with the reason.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
@@ -74,8 +74,9 @@ std::string machine_with_smi_fault(const ScratchDir& scratch,
                                    const std::string& effect,
                                    int code = 0) {
     auto machine = test::load_builtin_machine("hgx-b200-8x");
-    machine.faults.push_back(sim::MachineFault{.layer = "smi", .effect = effect, .code = code});
-    return scratch.write("faulty-" + effect + ".json", sim::to_json_text(machine));
+    machine.faults.push_back(
+        snapshot::MachineFault{.layer = "smi", .effect = effect, .code = code});
+    return scratch.write("faulty-" + effect + ".json", snapshot::to_json_text(machine));
 }
 
 struct FaultCase {

@@ -3,7 +3,7 @@
 // tier gives a matrix, since there is no pair, yet the machine is described: topo reads
 // it, doctor calls it healthy, place groups it, and the gate still vetoes P2P. Found on a
 // real one-H200 machine, where doctor said "inconclusive" (docs/PERFORMANCE.md).
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -97,8 +97,8 @@ TEST(OneGpu, GatheringTheReplayedH200IsAFixedPoint) {
     const std::string again = scratch.file("again.json");
     const auto run = run_peergate({"--simulate", kGatheredH200, "gather", "-o", again});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-    const auto original = sim::load_machine(kGatheredH200);
-    const auto replayed = sim::load_machine(again);
+    const auto original = snapshot::load_machine(kGatheredH200);
+    const auto replayed = snapshot::load_machine(again);
     ASSERT_TRUE(original && replayed);
     EXPECT_EQ(replayed->gpus, original->gpus);
     EXPECT_EQ(replayed->matrix, original->matrix);

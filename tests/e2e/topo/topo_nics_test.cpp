@@ -2,7 +2,7 @@
 // topo's NIC rows end to end: a simulated host with a ConnectX below each PCIe switch
 // (gdr-acs-4x) shows each NIC's class of path to each GPU, its names and each GPU's nearest
 // NIC, worked out from the simulated sysfs as on a live host; a saved file has no sysfs.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 
@@ -47,7 +47,7 @@ TEST(TopoNics, TextAddsTheNicTableAndTheNearestNicLine) {
 // A virtual function of NIC0 (SR-IOV, as Kubernetes' RDMA device plugins set up): listed in
 // the JSON with its physical function, left out of the table and of the nearest NICs.
 TEST(TopoNics, AnSriovVirtualFunctionIsNamedButNotARowOrANearestNic) {
-    auto machine = sim::load_machine(fixture_machine("gdr-acs-4x"));
+    auto machine = snapshot::load_machine(fixture_machine("gdr-acs-4x"));
     ASSERT_TRUE(machine.has_value()) << machine.error().message;
     auto vf = machine->nics[0];
     vf.pci = model::PciAddress::parse("0000:07:01.0").value();
@@ -56,7 +56,7 @@ TEST(TopoNics, AnSriovVirtualFunctionIsNamedButNotARowOrANearestNic) {
     vf.physfn = machine->nics[0].pci;
     machine->nics.push_back(vf);
     const ScratchDir scratch;
-    const auto file = scratch.write("vf.json", sim::to_json_text(*machine));
+    const auto file = scratch.write("vf.json", snapshot::to_json_text(*machine));
 
     const auto doc = stdout_json(run_peergate({"--simulate", file, "topo", "--json"}));
     ASSERT_EQ(doc["nics"].size(), 3U) << doc.dump(2);
@@ -75,7 +75,7 @@ TEST(TopoNics, AnSriovVirtualFunctionIsNamedButNotARowOrANearestNic) {
 // A dual-port card (a second physical function, 07:00.1) is one NIC with both ports' names,
 // as NCCL merges them; a virtual function at another function number is listed on its own.
 TEST(TopoNics, ACardsSecondPortJoinsItsNicAndEachVirtualFunctionIsListed) {
-    auto machine = sim::load_machine(fixture_machine("gdr-acs-4x"));
+    auto machine = snapshot::load_machine(fixture_machine("gdr-acs-4x"));
     ASSERT_TRUE(machine.has_value()) << machine.error().message;
     auto port = machine->nics[0];
     port.pci = model::PciAddress::parse("0000:07:00.1").value();
@@ -88,7 +88,7 @@ TEST(TopoNics, ACardsSecondPortJoinsItsNicAndEachVirtualFunctionIsListed) {
     vf.physfn = machine->nics[0].pci;
     machine->nics.insert(machine->nics.begin() + 1, {port, vf});
     const ScratchDir scratch;
-    const auto file = scratch.write("dual.json", sim::to_json_text(*machine));
+    const auto file = scratch.write("dual.json", snapshot::to_json_text(*machine));
 
     const auto doc = stdout_json(run_peergate({"--simulate", file, "topo", "--json"}));
     ASSERT_EQ(doc["nics"].size(), 3U) << doc.dump(2);

@@ -3,7 +3,7 @@
 // (name, bus id, UUID, NUMA node, CPU list) and the same matrix the simulated nvidia-smi
 // prints, so the two tiers agree unless a machine file makes them disagree.
 #include "loader/nvml/nvml_loader_support.hpp"
-#include "sim/machine/derived.hpp"
+#include "snapshot/derived.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ TEST(NvmlBuiltinMachines, NvmlReadsWhatEachMachineFileSays) {
             continue;
         }
         SCOPED_TRACE(entry.path().filename().string());
-        auto machine = sim::load_machine(entry.path().string());
+        auto machine = snapshot::load_machine(entry.path().string());
         ASSERT_TRUE(machine) << machine.error().message;
         const auto result = run_tier(entry.path().string());
         if (machine->gpus.size() < 2) {
@@ -30,7 +30,7 @@ TEST(NvmlBuiltinMachines, NvmlReadsWhatEachMachineFileSays) {
             continue;
         }
         ASSERT_TRUE(result.topology) << result.topology.error().message;
-        const auto expected = sim::machine_topology(*machine);
+        const auto expected = snapshot::machine_topology(*machine);
         EXPECT_EQ(result.topology->gpus, expected.gpus);
         EXPECT_EQ(result.topology->matrix, expected.matrix);
         ++checked;

@@ -13,7 +13,7 @@ namespace {
 using namespace testing_nvml;  // NOLINT(google-build-using-namespace)
 
 // The machine's matrix as nvidia-smi topo -m prints it (tab-separated, with a legend).
-std::string topo_m_text(const sim::MachineFile& machine) {
+std::string topo_m_text(const snapshot::MachineFile& machine) {
     std::string text = "\t";
     for (std::size_t q = 0; q < machine.gpus.size(); ++q) {
         text += "GPU" + std::to_string(q) + "\t";
@@ -35,7 +35,7 @@ struct Host {
     util::EnvMap env;
 };
 
-Host simulated_host(const sim::MachineFile& machine, const std::string& tag) {
+Host simulated_host(const snapshot::MachineFile& machine, const std::string& tag) {
     Host host;
     const std::string topo_path = ::testing::TempDir() + "/peergate-topo-" + tag + ".txt";
     EXPECT_TRUE(util::write_file_atomically(topo_path, topo_m_text(machine)));
@@ -64,7 +64,7 @@ TEST(NvmlCrosscheck, NvmlOnlyLinkIsReportedAndTopoMWins) {
         machine.gpus[p].nvlink_slots = 4;
         for (int link = 0; link < 4; ++link) {
             machine.gpus[p].nvlinks.push_back(
-                sim::MachineNvlink{link, true, "gpu", machine.gpus[1 - p].pci});
+                snapshot::MachineNvlink{link, true, "gpu", machine.gpus[1 - p].pci});
         }
     }
     const auto discovery = crosschecked(simulated_host(machine, "nvml-only"));

@@ -26,8 +26,8 @@ std::string builtin(const std::string& name) {
     return std::string(PEERGATE_SOURCE_DIR) + "/machines/" + name + ".json";
 }
 
-sim::MachineFile hgx_with(const GpuFabric& gpu0, const GpuFabric& others) {
-    auto machine = sim::load_machine(builtin("hgx-b200-8x"));
+snapshot::MachineFile hgx_with(const GpuFabric& gpu0, const GpuFabric& others) {
+    auto machine = snapshot::load_machine(builtin("hgx-b200-8x"));
     EXPECT_TRUE(machine);
     for (auto& gpu : machine->gpus) {
         gpu.fabric = gpu.index == 0 ? gpu0 : others;
@@ -93,7 +93,7 @@ TEST(NvmlFabric, AGpuOutsideAnyFabricIsNotSupportedNotUnknown) {
 }
 
 TEST(NvmlFabric, AFailingCallLeavesTheRegistrationUnknownNotTheRecord) {
-    auto machine = sim::load_machine(builtin("hgx-b200-8x"));
+    auto machine = snapshot::load_machine(builtin("hgx-b200-8x"));
     ASSERT_TRUE(machine);
     machine->faults.push_back(nvml_fault("nvmlDeviceGetGpuFabricInfoV", "fail", 999));
     const auto r = record_fabric(write_variant(*machine, "fails"));
@@ -107,7 +107,7 @@ TEST(NvmlFabric, AFailingCallLeavesTheRegistrationUnknownNotTheRecord) {
 }
 
 TEST(NvmlMig, TheCurrentAndPendingModeComeBackAndNoMigIsAbsent) {
-    auto machine = sim::load_machine(builtin("hgx-b200-8x"));
+    auto machine = snapshot::load_machine(builtin("hgx-b200-8x"));
     ASSERT_TRUE(machine);
     machine->gpus[1].mig = model::MigMode{.enabled = true, .pending = true};
     machine->gpus[2].mig = model::MigMode{.enabled = false, .pending = true};
@@ -121,7 +121,7 @@ TEST(NvmlMig, TheCurrentAndPendingModeComeBackAndNoMigIsAbsent) {
 }
 
 TEST(NvmlMig, AFailingCallLeavesTheModeUnknownWithANote) {
-    auto machine = sim::load_machine(builtin("hgx-b200-8x"));
+    auto machine = snapshot::load_machine(builtin("hgx-b200-8x"));
     ASSERT_TRUE(machine);
     machine->gpus[0].mig = model::MigMode{.enabled = true, .pending = true};
     machine->faults.push_back(nvml_fault("nvmlDeviceGetMigMode", "fail", 999));

@@ -3,7 +3,7 @@
 // one tier run through the simulated library (the real dlopen path).
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/nvml/nvml_tier.hpp"
 #include "util/atomic_file.hpp"
 
@@ -19,27 +19,27 @@ inline std::string fixture(const std::string& name) {
     return std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name + ".json";
 }
 
-inline sim::MachineFile load_fixture(const std::string& name) {
-    auto machine = sim::load_machine(fixture(name));
+inline snapshot::MachineFile load_fixture(const std::string& name) {
+    auto machine = snapshot::load_machine(fixture(name));
     EXPECT_TRUE(machine) << (machine ? "" : machine.error().message);
-    return machine ? *machine : sim::MachineFile{};
+    return machine ? *machine : snapshot::MachineFile{};
 }
 
 // Writes `machine` to a file of its own: the simulated driver reloads when the path
 // changes, so each variant needs a distinct name.
-inline std::string write_variant(const sim::MachineFile& machine, const std::string& tag) {
+inline std::string write_variant(const snapshot::MachineFile& machine, const std::string& tag) {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     const std::string path = ::testing::TempDir() + "/peergate-nvml-" + info->test_suite_name() +
                              "-" + info->name() + "-" + tag + ".json";
     std::filesystem::remove(path);
-    EXPECT_TRUE(util::write_file_atomically(path, sim::to_json_text(machine)));
+    EXPECT_TRUE(util::write_file_atomically(path, snapshot::to_json_text(machine)));
     return path;
 }
 
-inline sim::MachineFault nvml_fault(const std::string& call,
-                                    const std::string& effect,
-                                    int code = 0) {
-    sim::MachineFault fault;
+inline snapshot::MachineFault nvml_fault(const std::string& call,
+                                         const std::string& effect,
+                                         int code = 0) {
+    snapshot::MachineFault fault;
     fault.layer = "nvml";
     fault.call = call;
     fault.effect = effect;

@@ -2,7 +2,7 @@
 // The matrix tier 1 reads from the simulated NVML: NVSwitch and direct links, denials,
 // UNKNOWN, the contradiction guard and the one-GPU case (GATE-SPEC.md §3 tier 1).
 #include "loader/nvml/nvml_loader_support.hpp"
-#include "sim/machine/derived.hpp"
+#include "snapshot/derived.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@ std::vector<std::vector<std::string>> tokens(const model::Topology& topology) {
     return out;
 }
 
-std::vector<std::vector<std::string>> tokens(const sim::MachineFile& machine) {
+std::vector<std::vector<std::string>> tokens(const snapshot::MachineFile& machine) {
     std::vector<std::vector<std::string>> out;
     for (const auto& row : machine.matrix) {
         out.emplace_back();
@@ -211,7 +211,7 @@ TEST(NvmlMatrix, SwitchIsRecognisedByPciClassWhenTheDriverCannotSay) {
     EXPECT_FALSE(run_tier(path).topology) << "without the class, switch links reach no GPU";
 
     const auto root = std::filesystem::path(::testing::TempDir()) / "peergate-nvml-host-root";
-    const auto switches = sim::nvswitch_addresses(machine);
+    const auto switches = snapshot::nvswitch_addresses(machine);
     ASSERT_FALSE(switches.empty());
     for (const auto& pci : switches) {
         const auto device = root / "sys/bus/pci/devices" / pci.to_sysfs();
@@ -231,7 +231,7 @@ TEST(NvmlMatrix, InactiveLinksAreNotCounted) {
         gpu.nvlink_slots = 4;
         const auto peer = &gpu == &machine.gpus[0] ? machine.gpus[1].pci : machine.gpus[0].pci;
         for (int link = 0; link < 4; ++link) {
-            gpu.nvlinks.push_back(sim::MachineNvlink{link, link != 2, "gpu", peer});
+            gpu.nvlinks.push_back(snapshot::MachineNvlink{link, link != 2, "gpu", peer});
         }
     }
     const auto result = run_tier(write_variant(machine, "inactive"));

@@ -16,8 +16,9 @@ namespace {
 
 using Positions = std::vector<std::size_t>;
 
-sim::MachineGpu gpu(int index, const char* bus, const char* uuid, int cc_major, std::uint64_t gib) {
-    sim::MachineGpu g;
+snapshot::MachineGpu gpu(
+    int index, const char* bus, const char* uuid, int cc_major, std::uint64_t gib) {
+    snapshot::MachineGpu g;
     g.index = index;
     g.pci = *model::PciAddress::parse(bus);
     g.uuid = uuid;
@@ -27,7 +28,7 @@ sim::MachineGpu gpu(int index, const char* bus, const char* uuid, int cc_major, 
 }
 
 // PCI order: two slow GPUs, then a fast one, then a middle one (same cc, more memory).
-std::vector<sim::MachineGpu> mixed() {
+std::vector<snapshot::MachineGpu> mixed() {
     return {gpu(0, "0000:17:00.0", "GPU-aaaa0000", 8, 80),
             gpu(1, "0000:31:00.0", "GPU-aaaa1111", 8, 80),
             gpu(2, "0000:b1:00.0", "GPU-bbbb2222", 9, 80),
@@ -44,8 +45,8 @@ TEST(SimCudaOrder, FastestFirstSortsBySpeedWithTiesInPciOrder) {
 }
 
 TEST(SimCudaOrder, IdenticalGpusEnumerateInPciOrder) {
-    std::vector<sim::MachineGpu> same{gpu(0, "0000:b1:00.0", "GPU-1", 9, 80),
-                                      gpu(1, "0000:17:00.0", "GPU-2", 9, 80)};
+    std::vector<snapshot::MachineGpu> same{gpu(0, "0000:b1:00.0", "GPU-1", 9, 80),
+                                           gpu(1, "0000:17:00.0", "GPU-2", 9, 80)};
     EXPECT_EQ(sim::cuda_enumeration_order(same, std::nullopt), (Positions{1, 0}));
 }
 
@@ -85,7 +86,7 @@ TEST(SimCudaVisible, MaskRulesTable) {
 }
 
 TEST(SimCudaVisible, RestrictedMachinePermutesItsTables) {
-    sim::MachineFile machine;
+    snapshot::MachineFile machine;
     machine.gpus = mixed();
     const auto L = [](const char* t) { return *model::LinkLabel::parse(t); };
     machine.matrix = {{L("X"), L("NODE"), L("SYS"), L("SYS")},

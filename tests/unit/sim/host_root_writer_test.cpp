@@ -57,8 +57,8 @@ TEST(HostRootWriter, PeerMemoryModuleReadsBack) {
     for (const std::string module : {"", "nvidia_peermem", "nv_peer_mem"}) {
         SCOPED_TRACE(module);
         const ScratchDir scratch;
-        const auto root =
-            bridged_root(scratch, [&](MachineFile& m) { m.host.peer_memory_module = module; });
+        const auto root = bridged_root(
+            scratch, [&](snapshot::MachineFile& m) { m.host.peer_memory_module = module; });
         EXPECT_EQ(sources::host::read_peer_memory_module(root), std::optional<std::string>(module));
     }
     const ScratchDir empty;
@@ -71,8 +71,8 @@ TEST(HostRootWriter, KernelModuleAndReleaseReadBack) {
     for (const std::string flavour : {"open", "proprietary"}) {
         SCOPED_TRACE(flavour);
         const ScratchDir scratch;
-        const auto root =
-            bridged_root(scratch, [&](MachineFile& m) { m.host.kernel_module = flavour; });
+        const auto root = bridged_root(
+            scratch, [&](snapshot::MachineFile& m) { m.host.kernel_module = flavour; });
         const auto module = sources::host::read_nvidia_module(root);
         ASSERT_TRUE(module.has_value());
         EXPECT_EQ(model::to_string(module->flavour), flavour);
@@ -80,7 +80,7 @@ TEST(HostRootWriter, KernelModuleAndReleaseReadBack) {
         EXPECT_EQ(sources::host::read_kernel_release(root), "5.15.0-125-generic");
     }
     const ScratchDir scratch;
-    const auto root = bridged_root(scratch, [](MachineFile& m) {
+    const auto root = bridged_root(scratch, [](snapshot::MachineFile& m) {
         m.host.kernel_module = "";
         m.host.kernel_release = "";
     });
@@ -179,7 +179,7 @@ TEST(MaterialiseHostRoot, ReusesTheTreeAndIsSafeUnderConcurrentRuns) {
     env.set("TMPDIR", scratch.path());
     const std::string path = test::builtin_machine_path("pcie-rtx6000ada-2x-iommu");
     const auto text = *util::read_file(path);
-    const auto machine = *parse_machine(text);
+    const auto machine = *snapshot::parse_machine(text);
     std::vector<std::string> roots(8);
     std::vector<std::thread> threads;
     for (auto& root : roots) {

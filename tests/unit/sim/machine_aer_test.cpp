@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // A GPU's or port's AER counters in a machine file: read, checked, written back, and laid
 // out as sysfs's three files where the real reader (sources/host/aer_stats.cpp) finds them.
-#include "sim/machine/machine_aer.hpp"
+#include "snapshot/machine_aer.hpp"
 
 #include "sim/machine/host_root_writer.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/host/aer_stats.hpp"
 #include "support/sim_machines.hpp"
 
@@ -31,7 +31,7 @@ const std::string kGpuAer =
 const std::string kPortAer = R"({"correctable": {"RxErr": 12}})";
 
 TEST(MachineAer, IsReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_with_aer(kGpuAer, kPortAer));
+    const auto m = snapshot::parse_machine(machine_with_aer(kGpuAer, kPortAer));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_TRUE(m->gpus[0].aer.has_value());
     const auto& aer = *m->gpus[0].aer;
@@ -39,7 +39,7 @@ TEST(MachineAer, IsReadAndWrittenBackUnchanged) {
     EXPECT_EQ(aer.correctable->total, 37U);
     EXPECT_FALSE(aer.fatal.has_value());
     EXPECT_FALSE(m->gpus[1].aer.has_value());
-    const auto again = parse_machine(to_json_text(*m));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
 }
@@ -52,7 +52,7 @@ TEST(MachineAer, BadCountersAreErrorsNamingTheField) {
         {R"(5)", "gpus[0].aer"},
     };
     for (const auto& [aer, named] : cases) {
-        const auto m = parse_machine(machine_with_aer(aer, kPortAer));
+        const auto m = snapshot::parse_machine(machine_with_aer(aer, kPortAer));
         ASSERT_FALSE(m.has_value()) << aer;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << aer << ": " << m.error().message;
@@ -62,7 +62,7 @@ TEST(MachineAer, BadCountersAreErrorsNamingTheField) {
 TEST(MachineAer, CanonicalFormKeepsNamedCountsAboveZeroByName) {
     model::PciAer aer{.correctable = model::AerCounters{
                           .counts = {{"Timeout", 2}, {"RxErr", 0}, {"BadTLP", 37}}, .total = 39}};
-    const auto canonical = canonical_aer(aer);
+    const auto canonical = snapshot::canonical_aer(aer);
     ASSERT_TRUE(canonical.correctable.has_value());
     EXPECT_EQ(canonical.correctable->counts,
               (std::vector<std::pair<std::string, std::uint64_t>>{{"BadTLP", 37}, {"Timeout", 2}}));
@@ -70,7 +70,7 @@ TEST(MachineAer, CanonicalFormKeepsNamedCountsAboveZeroByName) {
 }
 
 TEST(MachineAer, TheSimulatedSysfsShowsItToTheRealReader) {
-    const auto m = parse_machine(machine_with_aer(kGpuAer, kPortAer));
+    const auto m = snapshot::parse_machine(machine_with_aer(kGpuAer, kPortAer));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());

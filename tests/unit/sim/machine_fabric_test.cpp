@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A GPU's NVSwitch fabric registration and MIG mode in a machine file: read, checked,
 // written back.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ std::string machine_with_mig(const std::string& mig) {
 }
 
 TEST(MachineFabric, IsReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_with_fabric(
+    const auto m = snapshot::parse_machine(machine_with_fabric(
         R"({"state": "completed", "status": 0, "clique_id": 4026,
             "cluster_uuid": "9c6f5af3-53bf-49b5-a436-b66766c413c3", "health_mask": 2})"));
     ASSERT_TRUE(m.has_value()) << m.error().message;
@@ -40,27 +40,29 @@ TEST(MachineFabric, IsReadAndWrittenBackUnchanged) {
     EXPECT_TRUE(m->gpus[0].fabric->ready());
     EXPECT_FALSE(m->gpus[0].fabric->bandwidth_degraded()) << "2 is DEGRADED_BW FALSE";
     EXPECT_FALSE(m->gpus[1].fabric.has_value());
-    const auto again = parse_machine(to_json_text(*m));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
 }
 
 TEST(MachineFabric, OnlyTheStateIsRequired) {
-    const auto m = parse_machine(machine_with_fabric(R"({"state": "in_progress"})"));
+    const auto m = snapshot::parse_machine(machine_with_fabric(R"({"state": "in_progress"})"));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     EXPECT_EQ(m->gpus[0].fabric, (model::GpuFabric{.state = model::FabricState::in_progress}));
-    EXPECT_TRUE(fabric_unregistered(*m));
+    EXPECT_TRUE(snapshot::fabric_unregistered(*m));
 }
 
 TEST(MachineFabric, AnUnregisteredGpuIsWhatCudaRefusesToStartOn) {
-    const auto completed = parse_machine(machine_with_fabric(R"({"state": "completed"})"));
+    const auto completed =
+        snapshot::parse_machine(machine_with_fabric(R"({"state": "completed"})"));
     const auto failed =
-        parse_machine(machine_with_fabric(R"({"state": "completed", "status": 999})"));
-    const auto outside = parse_machine(machine_with_fabric(R"({"state": "not_supported"})"));
+        snapshot::parse_machine(machine_with_fabric(R"({"state": "completed", "status": 999})"));
+    const auto outside =
+        snapshot::parse_machine(machine_with_fabric(R"({"state": "not_supported"})"));
     ASSERT_TRUE(completed && failed && outside);
-    EXPECT_FALSE(fabric_unregistered(*completed));
-    EXPECT_TRUE(fabric_unregistered(*failed));
-    EXPECT_FALSE(fabric_unregistered(*outside));
+    EXPECT_FALSE(snapshot::fabric_unregistered(*completed));
+    EXPECT_TRUE(snapshot::fabric_unregistered(*failed));
+    EXPECT_FALSE(snapshot::fabric_unregistered(*outside));
 }
 
 TEST(MachineFabric, BadRegistrationsAreErrorsNamingTheField) {
@@ -77,7 +79,7 @@ TEST(MachineFabric, BadRegistrationsAreErrorsNamingTheField) {
         {R"("completed")", "gpus[0].fabric"},
     };
     for (const auto& [fabric, named] : cases) {
-        const auto m = parse_machine(machine_with_fabric(fabric));
+        const auto m = snapshot::parse_machine(machine_with_fabric(fabric));
         ASSERT_FALSE(m.has_value()) << fabric;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << fabric << ": " << m.error().message;
@@ -85,13 +87,14 @@ TEST(MachineFabric, BadRegistrationsAreErrorsNamingTheField) {
 }
 
 TEST(MachineMig, IsReadAndWrittenBackWithPendingDefaultingToTheCurrentMode) {
-    const auto m = parse_machine(machine_with_mig(R"({"enabled": true})"));
+    const auto m = snapshot::parse_machine(machine_with_mig(R"({"enabled": true})"));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     EXPECT_EQ(m->gpus[0].mig, (model::MigMode{.enabled = true, .pending = true}));
     EXPECT_FALSE(m->gpus[1].mig.has_value());
-    const auto changing = parse_machine(machine_with_mig(R"({"enabled": false, "pending": true})"));
+    const auto changing =
+        snapshot::parse_machine(machine_with_mig(R"({"enabled": false, "pending": true})"));
     ASSERT_TRUE(changing.has_value()) << changing.error().message;
-    const auto again = parse_machine(to_json_text(*changing));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*changing));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *changing);
     EXPECT_EQ(again->gpus[0].mig, (model::MigMode{.enabled = false, .pending = true}));
@@ -102,7 +105,7 @@ TEST(MachineMig, BadModesAreErrorsNamingTheField) {
                             R"({"enabled": 1})",
                             R"({"enabled": true, "pending": "yes"})",
                             R"(true)"}) {
-        const auto m = parse_machine(machine_with_mig(bad));
+        const auto m = snapshot::parse_machine(machine_with_mig(bad));
         ASSERT_FALSE(m.has_value()) << bad;
         EXPECT_NE(m.error().message.find("gpus[0].mig"), std::string::npos)
             << bad << ": " << m.error().message;

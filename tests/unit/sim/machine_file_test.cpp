@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The built-in machine files and the machine file reader: every built-in parses, survives
 // a write/read round trip, and bad files are refused with the field named.
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
-#include "sim/machine/derived.hpp"
+#include "snapshot/derived.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>
@@ -47,7 +47,7 @@ TEST(BuiltinMachines, RoundTripThroughTheWriterIsLossless) {
     for (const auto& name : builtin_machine_names()) {
         SCOPED_TRACE(name);
         const auto m = load_builtin_machine(name);
-        auto again = parse_machine(to_json_text(m));
+        auto again = snapshot::parse_machine(snapshot::to_json_text(m));
         ASSERT_TRUE(again.has_value()) << again.error().message;
         EXPECT_EQ(*again, m);
     }
@@ -55,14 +55,14 @@ TEST(BuiltinMachines, RoundTripThroughTheWriterIsLossless) {
 
 TEST(BuiltinMachines, Dgx1IsTheHybridCubeMeshWithSixLinksPerGpu) {
     const auto m = load_builtin_machine("dgx1-v100");
-    const auto topology = machine_topology(m);
+    const auto topology = snapshot::machine_topology(m);
     for (std::size_t p = 0; p < m.gpus.size(); ++p) {
         int links = 0;
         for (std::size_t q = 0; q < m.gpus.size(); ++q) {
             links += topology.matrix[p][q].nvlinks;
         }
         EXPECT_EQ(links, 6) << "GPU" << p;
-        EXPECT_EQ(gpu_nvlinks(m, p).size(), 6U);
+        EXPECT_EQ(snapshot::gpu_nvlinks(m, p).size(), 6U);
     }
     EXPECT_EQ(topology.label(0, 3)->to_token(), "NV2");
     EXPECT_EQ(topology.label(0, 1)->to_token(), "NV1");
@@ -71,14 +71,14 @@ TEST(BuiltinMachines, Dgx1IsTheHybridCubeMeshWithSixLinksPerGpu) {
 }
 
 TEST(BuiltinMachines, BridgedA100HasTwoIslands) {
-    const auto topology = machine_topology(load_builtin_machine("bridged-a100-4x"));
+    const auto topology = snapshot::machine_topology(load_builtin_machine("bridged-a100-4x"));
     EXPECT_EQ(topology.nvlink_islands(), (std::vector<std::vector<int>>{{0, 1}, {2, 3}}));
     EXPECT_EQ(topology.label(1, 2)->to_token(), "SYS");
 }
 
 TEST(BuiltinMachines, SilentDropHostDropsUnderLoadOnly) {
     const auto m = load_builtin_machine("pcie-rtx6000ada-2x-iommu");
-    const auto drops = faults_for(m, "copy");
+    const auto drops = snapshot::faults_for(m, "copy");
     ASSERT_EQ(drops.size(), 1U);
     EXPECT_EQ(drops[0].effect, "drop");
     EXPECT_EQ(drops[0].min_inflight, 2);
@@ -86,19 +86,19 @@ TEST(BuiltinMachines, SilentDropHostDropsUnderLoadOnly) {
     EXPECT_EQ(m.host.iommu_group_type, "DMA-FQ");
     EXPECT_NE(m.host.kernel_cmdline.find("intel_iommu=on"), std::string::npos);
     EXPECT_NE(m.host.kernel_log.find("DMAR: [DMA Write NO_PASID]"), std::string::npos);
-    EXPECT_EQ(p2p_status_token(m, P2pCaps::read, 0, 1), "OK");
-    EXPECT_EQ(cuda_can_access_peer(m, 0, 1), 1);
+    EXPECT_EQ(snapshot::p2p_status_token(m, snapshot::P2pCaps::read, 0, 1), "OK");
+    EXPECT_EQ(snapshot::cuda_can_access_peer(m, 0, 1), 1);
 }
 
 TEST(MachineFileParser, AnIntermittentCopyFaultKeepsItsCountThroughTheWriter) {
-    auto m = load_machine(std::string(PEERGATE_TEST_FIXTURES) +
-                          "/machines/probe-drop-intermittent-2x.json");
+    auto m = snapshot::load_machine(std::string(PEERGATE_TEST_FIXTURES) +
+                                    "/machines/probe-drop-intermittent-2x.json");
     ASSERT_TRUE(m.has_value()) << m.error().message;
-    const auto drops = faults_for(*m, "copy");
+    const auto drops = snapshot::faults_for(*m, "copy");
     ASSERT_EQ(drops.size(), 1U);
     EXPECT_EQ(drops[0].after_copies, 10);
     EXPECT_EQ(drops[0].min_inflight, 0);
-    auto back = parse_machine(to_json_text(*m));
+    auto back = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(back.has_value()) << back.error().message;
     EXPECT_EQ(*back, *m);
 }
@@ -205,7 +205,7 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(c.name);
-        auto parsed = parse_machine(c.json);
+        auto parsed = snapshot::parse_machine(c.json);
         ASSERT_FALSE(parsed.has_value());
         EXPECT_NE(parsed.error().message.find(c.names_field), std::string::npos)
             << parsed.error().message;
@@ -213,7 +213,7 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
 }
 
 TEST(MachineFileParser, LoadNamesThePathOfAMissingFile) {
-    auto parsed = load_machine("/nonexistent/machine.json");
+    auto parsed = snapshot::load_machine("/nonexistent/machine.json");
     ASSERT_FALSE(parsed.has_value());
     EXPECT_NE(parsed.error().message.find("/nonexistent/machine.json"), std::string::npos);
 }

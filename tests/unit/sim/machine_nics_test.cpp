@@ -4,7 +4,7 @@
 // out in the simulated sysfs where the real reader (sources/host/network_devices.cpp) finds
 // them with the ports above.
 #include "sim/machine/host_root_writer.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/host/network_devices.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "support/sim_machines.hpp"
@@ -33,12 +33,12 @@ const std::string kNic = R"({"pci_bus_id": "0000:07:00.0", "class": "0x020700",
     "rdma_devices": ["mlx5_0"], "interfaces": ["ibp7s0"]})";
 
 TEST(MachineNics, AreReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_with_nics(kNic));
+    const auto m = snapshot::parse_machine(machine_with_nics(kNic));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_EQ(m->nics.size(), 1U);
     EXPECT_EQ(m->nics[0].pci_class, "0x020700");
     EXPECT_EQ(m->nics[0].upstream_ports.size(), 2U);
-    const auto again = parse_machine(to_json_text(*m));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
 }
@@ -63,7 +63,7 @@ TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
          "nics[0].physfn: the PCI bus id of another function"},
     };
     for (const auto& [nic, named] : cases) {
-        const auto m = parse_machine(machine_with_nics(nic));
+        const auto m = snapshot::parse_machine(machine_with_nics(nic));
         ASSERT_FALSE(m.has_value()) << nic;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << nic << ": " << m.error().message;
@@ -71,7 +71,7 @@ TEST(MachineNics, BadEntriesAreErrorsNamingTheField) {
 }
 
 TEST(MachineNics, TheSimulatedSysfsShowsThemToTheRealReader) {
-    const auto m = parse_machine(machine_with_nics(kNic));
+    const auto m = snapshot::parse_machine(machine_with_nics(kNic));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
@@ -102,9 +102,9 @@ TEST(MachineNics, AVirtualFunctionNamesItsPhysicalOne) {
     const std::string vf = R"({"pci_bus_id": "0000:07:01.0", "class": "0x020700",
         "upstream_ports": [{"pci": "0000:04:18.0"}, {"pci": "0000:03:00.0"}],
         "physfn": "0000:07:00.0"})";
-    const auto m = parse_machine(machine_with_nics(std::string(kNic) + ", " + vf));
+    const auto m = snapshot::parse_machine(machine_with_nics(std::string(kNic) + ", " + vf));
     ASSERT_TRUE(m.has_value()) << m.error().message;
-    EXPECT_EQ(parse_machine(to_json_text(*m)).value(), *m);
+    EXPECT_EQ(snapshot::parse_machine(snapshot::to_json_text(*m)).value(), *m);
     const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
     const auto nics = sources::host::read_nics(sources::host::HostRoot(scratch.file("root")));

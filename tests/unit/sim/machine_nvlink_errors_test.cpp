@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // A GPU's NVLink error counters in a machine file: read, checked and written back. What the
 // simulated NVML answers from them is tested through dlopen (tests/loader/nvml).
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@ const std::string kErrors =
          "growth": {"replay": 40, "recovery": 1}}])";
 
 TEST(MachineNvlinkErrors, AreReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_with_nvlink_errors(kErrors));
+    const auto m = snapshot::parse_machine(machine_with_nvlink_errors(kErrors));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     const auto& errors = m->gpus[0].nvlink_errors;
     ASSERT_EQ(errors.size(), 2U);
@@ -36,7 +36,7 @@ TEST(MachineNvlinkErrors, AreReadAndWrittenBackUnchanged) {
     EXPECT_EQ(errors[1].growth[0], 40U);
     EXPECT_EQ(errors[1].growth[1], 1U);
     EXPECT_TRUE(m->gpus[1].nvlink_errors.empty());
-    const auto again = parse_machine(to_json_text(*m));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
 }
@@ -45,7 +45,7 @@ TEST(MachineNvlinkErrors, Nvlink5CountersAndTheGpusCounterSetRoundTrip) {
     const std::string text = machine_with_nvlink_errors(
         R"([{"link": 2, "link_recovery_events": 1, "effective_errors": 7,
              "growth": {"effective_errors": 25}}], "nvlink_counters": "nvlink5")");
-    const auto m = parse_machine(text);
+    const auto m = snapshot::parse_machine(text);
     ASSERT_TRUE(m.has_value()) << m.error().message;
     EXPECT_EQ(m->gpus[0].nvlink_counters, model::NvlinkCounterSet::nvlink5);
     EXPECT_EQ(m->gpus[1].nvlink_counters, model::NvlinkCounterSet::dl);  // the default
@@ -53,13 +53,13 @@ TEST(MachineNvlinkErrors, Nvlink5CountersAndTheGpusCounterSetRoundTrip) {
     EXPECT_EQ(counts[model::NvlinkCounter::link_recovery_events], 1U);
     EXPECT_EQ(counts[model::NvlinkCounter::effective_errors], 7U);
     EXPECT_FALSE(counts[model::NvlinkCounter::replay].has_value());
-    const auto written = to_json_text(*m);
+    const auto written = snapshot::to_json_text(*m);
     EXPECT_NE(written.find(R"("nvlink_counters": "nvlink5")"), std::string::npos) << written;
-    const auto again = parse_machine(written);
+    const auto again = snapshot::parse_machine(written);
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
     const auto bad =
-        parse_machine(machine_with_nvlink_errors(R"([], "nvlink_counters": "nvlink4")"));
+        snapshot::parse_machine(machine_with_nvlink_errors(R"([], "nvlink_counters": "nvlink4")"));
     ASSERT_FALSE(bad.has_value());
     EXPECT_NE(bad.error().message.find("gpus[0].nvlink_counters: expected \"dl\" or"),
               std::string::npos)
@@ -79,7 +79,7 @@ TEST(MachineNvlinkErrors, BadEntriesAreErrorsNamingTheField) {
         {R"({"link": 1})", "nvlink_errors"},
     };
     for (const auto& [errors, named] : cases) {
-        const auto m = parse_machine(machine_with_nvlink_errors(errors));
+        const auto m = snapshot::parse_machine(machine_with_nvlink_errors(errors));
         ASSERT_FALSE(m.has_value()) << errors;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << errors << ": " << m.error().message;

@@ -2,7 +2,7 @@
 // A GPU's or port's PCIe link in a machine file: read, checked, written back, laid out in the
 // simulated sysfs where the real reader (sources/host/pci_attributes.cpp) finds it.
 #include "sim/machine/host_root_writer.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "support/sim_machines.hpp"
 
@@ -29,7 +29,7 @@ const std::string kGpuLink =
 const std::string kPortLink = R"({"max_speed": "16.0 GT/s PCIe", "max_width": 16})";
 
 TEST(MachinePcieLink, IsReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_with_pcie_link(kGpuLink, kPortLink));
+    const auto m = snapshot::parse_machine(machine_with_pcie_link(kGpuLink, kPortLink));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_TRUE(m->gpus[0].pcie_link.has_value());
     EXPECT_EQ(m->gpus[0].pcie_link->current_width, 8);
@@ -37,7 +37,7 @@ TEST(MachinePcieLink, IsReadAndWrittenBackUnchanged) {
     ASSERT_TRUE(m->gpus[0].upstream_ports[0].pcie_link.has_value());
     EXPECT_FALSE(m->gpus[0].upstream_ports[0].pcie_link->current_width.has_value());
     EXPECT_FALSE(m->gpus[1].pcie_link.has_value());
-    const auto again = parse_machine(to_json_text(*m));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
 }
@@ -51,12 +51,13 @@ TEST(MachinePcieLink, BadLinksAreErrorsNamingTheField) {
         {R"([16])", "gpus[0].pcie_link"},
     };
     for (const auto& [link, named] : cases) {
-        const auto m = parse_machine(machine_with_pcie_link(link, kPortLink));
+        const auto m = snapshot::parse_machine(machine_with_pcie_link(link, kPortLink));
         ASSERT_FALSE(m.has_value()) << link;
         EXPECT_NE(m.error().message.find(named), std::string::npos)
             << link << ": " << m.error().message;
     }
-    const auto port = parse_machine(machine_with_pcie_link(kGpuLink, R"({"max_width": 40})"));
+    const auto port =
+        snapshot::parse_machine(machine_with_pcie_link(kGpuLink, R"({"max_width": 40})"));
     ASSERT_FALSE(port.has_value());
     EXPECT_NE(port.error().message.find("gpus[0].upstream_ports[0].pcie_link.max_width"),
               std::string::npos)
@@ -70,7 +71,7 @@ TEST(MachinePcieLink, ASharedPortHasOneLink) {
                {"index": 1, "pci_bus_id": "00000000:06:00.0",
                 "upstream_ports": [{"pci": "0000:03:00.0", "pcie_link": {"max_width": 8}}]}],
       "matrix": [["X", "PIX"], ["PIX", "X"]]})";
-    const auto m = parse_machine(two);
+    const auto m = snapshot::parse_machine(two);
     ASSERT_FALSE(m.has_value());
     EXPECT_NE(m.error().message.find("port 0000:03:00.0 has two different pcie_link values"),
               std::string::npos)
@@ -78,7 +79,7 @@ TEST(MachinePcieLink, ASharedPortHasOneLink) {
 }
 
 TEST(MachinePcieLink, TheSimulatedSysfsShowsItToTheRealReader) {
-    const auto m = parse_machine(machine_with_pcie_link(kGpuLink, kPortLink));
+    const auto m = snapshot::parse_machine(machine_with_pcie_link(kGpuLink, kPortLink));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     const test::ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());

@@ -2,7 +2,7 @@
 // A GPU's upstream PCIe ports in a machine file: read, checked, written back, and laid out
 // in the simulated sysfs so that the real reader (sources/host/pci_tree.cpp) finds them.
 #include "sim/machine/host_root_writer.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "support/sim_machines.hpp"
 #include "util/atomic_file.hpp"
@@ -31,40 +31,40 @@ const std::string kPorts1 =
     R"([{"pci": "0000:04:10.0", "acs_control": "0x0000"}, {"pci": "0000:03:00.0"}])";
 
 TEST(MachinePorts, AreReadAndWrittenBackUnchanged) {
-    const auto m = parse_machine(machine_with_ports(kPorts0, kPorts1));
+    const auto m = snapshot::parse_machine(machine_with_ports(kPorts0, kPorts1));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     ASSERT_EQ(m->gpus[0].upstream_ports.size(), 2U);
     EXPECT_EQ(m->gpus[0].upstream_ports[0].acs_control, std::optional<std::uint16_t>(0x001d));
     EXPECT_FALSE(m->gpus[0].upstream_ports[1].acs_control.has_value());
-    const auto again = parse_machine(to_json_text(*m));
+    const auto again = snapshot::parse_machine(snapshot::to_json_text(*m));
     ASSERT_TRUE(again.has_value()) << again.error().message;
     EXPECT_EQ(*again, *m);
 }
 
 TEST(MachinePorts, BadPortsAreErrorsNamingTheField) {
-    const auto bad_word = parse_machine(
+    const auto bad_word = snapshot::parse_machine(
         machine_with_ports(R"([{"pci": "0000:04:08.0", "acs_control": "0xfffff"}])", "[]"));
     ASSERT_FALSE(bad_word.has_value());
     EXPECT_NE(bad_word.error().message.find("gpus[0].upstream_ports[0].acs_control"),
               std::string::npos)
         << bad_word.error().message;
-    const auto bad_pci = parse_machine(machine_with_ports(R"([{"pci": "04:08"}])", "[]"));
+    const auto bad_pci = snapshot::parse_machine(machine_with_ports(R"([{"pci": "04:08"}])", "[]"));
     ASSERT_FALSE(bad_pci.has_value());
     EXPECT_NE(bad_pci.error().message.find("upstream_ports[0].pci"), std::string::npos);
-    const auto conflict = parse_machine(
+    const auto conflict = snapshot::parse_machine(
         machine_with_ports(R"([{"pci": "0000:03:00.0", "acs_control": "0x0001"}])", kPorts1));
     ASSERT_FALSE(conflict.has_value());
     EXPECT_NE(conflict.error().message.find("0000:03:00.0 has two different acs_control"),
               std::string::npos)
         << conflict.error().message;
-    const auto twice = parse_machine(
+    const auto twice = snapshot::parse_machine(
         machine_with_ports(R"([{"pci": "0000:03:00.0"}, {"pci": "0000:03:00.0"}])", "[]"));
     ASSERT_FALSE(twice.has_value());
     EXPECT_NE(twice.error().message.find("listed twice"), std::string::npos);
 }
 
 TEST(MachinePorts, TheSimulatedSysfsGivesThemBackToTheRealReader) {
-    const auto m = parse_machine(machine_with_ports(kPorts0, kPorts1));
+    const auto m = snapshot::parse_machine(machine_with_ports(kPorts0, kPorts1));
     ASSERT_TRUE(m.has_value());
     const ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
@@ -85,11 +85,11 @@ TEST(MachinePorts, TheSimulatedSysfsGivesThemBackToTheRealReader) {
 }
 
 TEST(MachinePorts, AnUnknownControlWordReplaysAsUnreadable) {
-    const auto m = parse_machine(
+    const auto m = snapshot::parse_machine(
         machine_with_ports(R"([{"pci": "0000:04:08.0", "acs_control": "unknown"}])", "[]"));
     ASSERT_TRUE(m.has_value()) << m.error().message;
     EXPECT_TRUE(m->gpus[0].upstream_ports[0].acs_unread);
-    EXPECT_EQ(*parse_machine(to_json_text(*m)), *m);
+    EXPECT_EQ(*snapshot::parse_machine(snapshot::to_json_text(*m)), *m);
     const ScratchDir scratch;
     ASSERT_TRUE(write_host_root(*m, scratch.file("root")).has_value());
     const auto ports =

@@ -43,7 +43,7 @@ TEST(SimTopoM, ParsesBackToTheMachinesMatrixForEveryBuiltin) {
             continue;
         }
         ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
-        const auto expected = machine_topology(machine);
+        const auto expected = snapshot::machine_topology(machine);
         EXPECT_EQ(parsed->matrix, expected.matrix);
         for (std::size_t p = 0; p < expected.size(); ++p) {
             EXPECT_EQ(parsed->gpus[p].index, expected.gpus[p].index);
@@ -91,7 +91,7 @@ TEST(SimTopoP2p, MatchesTheRealEightGpuOutputByteForByte) {
         fixture->substr(fixture->find('\n') + 1);  // drop the "$ nvidia-smi" prompt
     const std::string dr_line = "  DR   = Disabled by regkey\n";
     std::string ours =
-        expand_tabs(render_topo_p2p(load_builtin_machine("hgx-b200-8x"), P2pCaps::read));
+        expand_tabs(render_topo_p2p(load_builtin_machine("hgx-b200-8x"), snapshot::P2pCaps::read));
     const auto dr = ours.find(dr_line);
     ASSERT_NE(dr, std::string::npos);
     ours.erase(dr, dr_line.size());
@@ -99,9 +99,11 @@ TEST(SimTopoP2p, MatchesTheRealEightGpuOutputByteForByte) {
 }
 
 TEST(SimTopoP2p, ShowsDerivedAndExplicitStatuses) {
-    const auto bridged = render_topo_p2p(load_builtin_machine("bridged-a100-4x"), P2pCaps::nvlink);
+    const auto bridged =
+        render_topo_p2p(load_builtin_machine("bridged-a100-4x"), snapshot::P2pCaps::nvlink);
     EXPECT_NE(bridged.find(" GPU0\tX\tOK\tNS\tNS\n"), std::string::npos) << bridged;
-    const auto geforce = render_topo_p2p(load_builtin_machine("rtx4090-8x-pcie"), P2pCaps::write);
+    const auto geforce =
+        render_topo_p2p(load_builtin_machine("rtx4090-8x-pcie"), snapshot::P2pCaps::write);
     EXPECT_NE(geforce.find(" GPU1\tGNS\tX\tGNS"), std::string::npos) << geforce;
 }
 

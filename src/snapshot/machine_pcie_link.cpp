@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_pcie_link.hpp"
+#include "snapshot/machine_pcie_link.hpp"
 
-#include "sim/machine/machine_json.hpp"
+#include "snapshot/machine_json.hpp"
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -80,4 +80,4 @@ nlohmann::ordered_json pcie_link_to_json(const MachinePcieLink& link) {
     return j;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

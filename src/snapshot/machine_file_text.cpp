@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
-#include "sim/machine/machine_aer.hpp"
-#include "sim/machine/machine_fabric.hpp"
-#include "sim/machine/machine_file.hpp"
-#include "sim/machine/machine_nics.hpp"
-#include "sim/machine/machine_nvlink_errors.hpp"
-#include "sim/machine/machine_pcie_link.hpp"
-#include "sim/machine/machine_ports.hpp"
+#include "snapshot/machine_aer.hpp"
+#include "snapshot/machine_fabric.hpp"
+#include "snapshot/machine_file.hpp"
+#include "snapshot/machine_nics.hpp"
+#include "snapshot/machine_nvlink_errors.hpp"
+#include "snapshot/machine_pcie_link.hpp"
+#include "snapshot/machine_ports.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <utility>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -165,4 +165,4 @@ std::string to_json_text(const MachineFile& m) {
     return doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_schema.hpp"
+#include "snapshot/machine_schema.hpp"
 
 #include "util/json_read.hpp"
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -277,4 +277,4 @@ util::Expected<void> check_field_types(const Json& doc) {
     return check_sections(doc);
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // The "aer" of `owner` (a GPU or a port object), nullopt when it has none.
 util::Expected<std::optional<model::PciAer>> parse_aer(const nlohmann::json& owner,
@@ -29,4 +29,4 @@ std::string aer_file_text(const model::AerCounters& counters, std::string_view t
 // The form a machine file keeps: named counts above zero only, by name.
 model::PciAer canonical_aer(model::PciAer aer);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -4,14 +4,14 @@
 //  "current_width": 8}; each field optional.
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <optional>
 #include <string>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // The "pcie_link" of `owner` (a GPU or a port object), nullopt when it has none.
 util::Expected<std::optional<MachinePcieLink>> parse_pcie_link(const nlohmann::json& owner,
@@ -19,4 +19,4 @@ util::Expected<std::optional<MachinePcieLink>> parse_pcie_link(const nlohmann::j
 
 nlohmann::ordered_json pcie_link_to_json(const MachinePcieLink& link);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

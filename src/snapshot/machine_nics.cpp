@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_nics.hpp"
+#include "snapshot/machine_nics.hpp"
 
-#include "sim/machine/machine_aer.hpp"
-#include "sim/machine/machine_json.hpp"
-#include "sim/machine/machine_pcie_link.hpp"
-#include "sim/machine/machine_ports.hpp"
+#include "snapshot/machine_aer.hpp"
+#include "snapshot/machine_json.hpp"
+#include "snapshot/machine_pcie_link.hpp"
+#include "snapshot/machine_ports.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -140,4 +140,4 @@ nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics) {
     return out;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_fabric.hpp"
+#include "snapshot/machine_fabric.hpp"
 
-#include "sim/machine/machine_json.hpp"
+#include "snapshot/machine_json.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdint>
 #include <limits>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -95,4 +95,4 @@ nlohmann::ordered_json fabric_to_json(const model::GpuFabric& fabric) {
     return j;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

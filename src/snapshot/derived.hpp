@@ -7,13 +7,13 @@
 
 #include "model/pci_address.hpp"
 #include "model/topology.hpp"
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // NVML's nvmlGpuP2PCapsIndex_t order (READ=0, WRITE=1, NVLINK=2, ATOMICS=3, PROP=4) and
 // the letters of `nvidia-smi topo -p2p r|w|n|a|p`.
@@ -57,4 +57,4 @@ std::vector<MachineNvlink> gpu_nvlinks(const MachineFile& machine, std::size_t p
 // off the diagonal (the driver's claim) and 0 on it.
 int cuda_can_access_peer(const MachineFile& machine, std::size_t p, std::size_t q);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

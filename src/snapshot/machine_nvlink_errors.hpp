@@ -5,14 +5,14 @@
 // "effective_errors": 7} (an absent count: NVML does not answer it).
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 util::Expected<std::vector<MachineNvlinkErrors>> parse_nvlink_errors(const nlohmann::json& gpu,
                                                                      const std::string& where);
@@ -25,4 +25,4 @@ const char* to_string(model::NvlinkCounterSet set);
 
 nlohmann::ordered_json nvlink_errors_to_json(const std::vector<MachineNvlinkErrors>& links);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -5,14 +5,14 @@
 // A port shared by several GPUs (a switch's upstream port) must read the same in each.
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::json& gpu,
                                                               const std::string& where);
@@ -24,4 +24,4 @@ nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& po
 util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus,
                                         const std::vector<MachineNic>& nics);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -6,14 +6,14 @@
 // ports as for a GPU; physfn only for an SR-IOV virtual function.
 #pragma once
 
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // "0x020700": sysfs's class text of a network function (base class 0x02).
 bool network_class_text(const std::string& text);
@@ -25,4 +25,4 @@ util::Expected<std::vector<MachineNic>> parse_nics(const nlohmann::json& doc);
 
 nlohmann::ordered_json nics_to_json(const std::vector<MachineNic>& nics);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

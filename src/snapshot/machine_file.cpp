@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_file.hpp"
+#include "snapshot/machine_file.hpp"
 
 #include "model/topology.hpp"
-#include "sim/machine/machine_aer.hpp"
-#include "sim/machine/machine_fabric.hpp"
-#include "sim/machine/machine_json.hpp"
-#include "sim/machine/machine_nics.hpp"
-#include "sim/machine/machine_nvlink_errors.hpp"
-#include "sim/machine/machine_pcie_link.hpp"
-#include "sim/machine/machine_ports.hpp"
-#include "sim/machine/machine_schema.hpp"
+#include "snapshot/machine_aer.hpp"
+#include "snapshot/machine_fabric.hpp"
+#include "snapshot/machine_json.hpp"
+#include "snapshot/machine_nics.hpp"
+#include "snapshot/machine_nvlink_errors.hpp"
+#include "snapshot/machine_pcie_link.hpp"
+#include "snapshot/machine_ports.hpp"
+#include "snapshot/machine_schema.hpp"
 #include "util/atomic_file.hpp"
 #include "util/json_read.hpp"
 #include "util/strings.hpp"
@@ -22,7 +22,7 @@
 #include <set>
 #include <string_view>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -370,4 +370,4 @@ std::vector<MachineFault> faults_for(const MachineFile& machine,
     return out;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // The schema a machine file names first; the reader refuses any other.
 inline constexpr const char* kMachineSchema = "peergate.machine/v1";
@@ -220,4 +220,4 @@ std::vector<MachineFault> faults_for(const MachineFile& machine,
                                      const std::string& layer,
                                      const std::string& call = "");
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

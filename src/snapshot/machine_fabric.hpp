@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // The "fabric" of a GPU object, nullopt when it has none.
 util::Expected<std::optional<model::GpuFabric>> parse_fabric(const nlohmann::json& gpu,
@@ -21,4 +21,4 @@ util::Expected<std::optional<model::GpuFabric>> parse_fabric(const nlohmann::jso
 
 nlohmann::ordered_json fabric_to_json(const model::GpuFabric& fabric);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -8,10 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 // Checks every known field of a machine file document; the error names the first field
 // whose JSON type is wrong.
 util::Expected<void> check_field_types(const nlohmann::json& doc);
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_ports.hpp"
+#include "snapshot/machine_ports.hpp"
 
-#include "sim/machine/machine_aer.hpp"
-#include "sim/machine/machine_json.hpp"
-#include "sim/machine/machine_pcie_link.hpp"
+#include "snapshot/machine_aer.hpp"
+#include "snapshot/machine_json.hpp"
+#include "snapshot/machine_pcie_link.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -129,4 +129,4 @@ util::Expected<void> check_shared_ports(const std::vector<MachineGpu>& gpus,
     return {};
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_nvlink_errors.hpp"
+#include "snapshot/machine_nvlink_errors.hpp"
 
-#include "sim/machine/machine_json.hpp"
+#include "snapshot/machine_json.hpp"
 
 #include <fmt/format.h>
 
 #include <set>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -115,4 +115,4 @@ nlohmann::ordered_json nvlink_errors_to_json(const std::vector<MachineNvlinkErro
     return out;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-namespace peergate::sim::machine_json {
+namespace peergate::snapshot::machine_json {
 
 inline util::Unexpected invalid(const std::string& message) {
     return util::unexpected(util::ErrorCode::invalid_input, "machine file: " + message);
@@ -44,4 +44,4 @@ inline util::Expected<model::PciAddress> pci_field(const nlohmann::json& j,
     return pci;
 }
 
-}  // namespace peergate::sim::machine_json
+}  // namespace peergate::snapshot::machine_json

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/derived.hpp"
+#include "snapshot/derived.hpp"
 
 #include <algorithm>
 #include <array>
 #include <utility>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -174,4 +174,4 @@ int cuda_can_access_peer(const MachineFile& machine, std::size_t p, std::size_t 
     return p == q ? 0 : 1;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot

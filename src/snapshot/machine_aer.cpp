@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sim/machine/machine_aer.hpp"
+#include "snapshot/machine_aer.hpp"
 
-#include "sim/machine/machine_json.hpp"
+#include "snapshot/machine_json.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 
-namespace peergate::sim {
+namespace peergate::snapshot {
 
 namespace {
 
@@ -104,4 +104,4 @@ model::PciAer canonical_aer(model::PciAer aer) {
     return aer;
 }
 
-}  // namespace peergate::sim
+}  // namespace peergate::snapshot
