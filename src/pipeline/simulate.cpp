@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pipeline/simulate.hpp"
 
-#include "pipeline/module_location.hpp"
 #include "peergate/install_layout.hpp"
+#include "pipeline/module_location.hpp"
 #include "sim/machine/host_root_writer.hpp"
 #include "snapshot/machine_file.hpp"
 #include "util/atomic_file.hpp"

@@ -25,10 +25,8 @@ std::string why_python_cannot_load() {
 // docs/c-api.md's example asking libpeergate.so about GPUs 0 and 1 under `env`.
 util::Command ctypes_example(const util::EnvMap& env) {
     util::Command command;
-    command.argv = {"/usr/bin/python3",
-                    kScripts + "/gate_ctypes_example.py",
-                    PEERGATE_C_LIBRARY,
-                    "0,1"};
+    command.argv = {
+        "/usr/bin/python3", kScripts + "/gate_ctypes_example.py", PEERGATE_C_LIBRARY, "0,1"};
     command.env = env;
     return command;
 }
