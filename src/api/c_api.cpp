@@ -72,13 +72,14 @@ int gate_json(const char* const* envp,
         return write_out(error_json(request.error().message), out, out_size, 2);
     }
     request->identity_helper = peergate::pipeline::installed_peergate();  // for the identity join
-    peergate::policy::GateDecision decision;
+    peergate::policy::gate::GateDecision decision;
     if (!resolved) {
-        peergate::policy::GateInput input;
+        peergate::policy::gate::GateInput input;
         input.env = ctx.env;
         input.selection = request->selection;
         input.profile = request->profile;
-        decision = peergate::policy::failed_decision(std::move(input), resolved.error().message);
+        decision =
+            peergate::policy::gate::failed_decision(std::move(input), resolved.error().message);
     } else {
         decision = peergate::pipeline::decide_for_host(ctx.seams, ctx.env, *request);
     }

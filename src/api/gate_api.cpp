@@ -15,48 +15,48 @@ namespace peergate {
 
 namespace {
 
-policy::Profile policy_profile(Profile profile) {
+policy::gate::Profile policy_profile(Profile profile) {
     switch (profile) {
         case Profile::llama_cpp:
-            return policy::Profile::llama_cpp;
+            return policy::gate::Profile::llama_cpp;
         case Profile::nccl:
-            return policy::Profile::nccl;
+            return policy::gate::Profile::nccl;
         case Profile::vllm:
-            return policy::Profile::vllm;
+            return policy::gate::Profile::vllm;
         case Profile::sglang:
-            return policy::Profile::sglang;
+            return policy::gate::Profile::sglang;
         case Profile::all:
-            return policy::Profile::all;
+            return policy::gate::Profile::all;
     }
-    return policy::Profile::llama_cpp;
+    return policy::gate::Profile::llama_cpp;
 }
 
-Profile public_profile(policy::Profile profile) {
+Profile public_profile(policy::gate::Profile profile) {
     switch (profile) {
-        case policy::Profile::llama_cpp:
+        case policy::gate::Profile::llama_cpp:
             return Profile::llama_cpp;
-        case policy::Profile::nccl:
+        case policy::gate::Profile::nccl:
             return Profile::nccl;
-        case policy::Profile::vllm:
+        case policy::gate::Profile::vllm:
             return Profile::vllm;
-        case policy::Profile::sglang:
+        case policy::gate::Profile::sglang:
             return Profile::sglang;
-        case policy::Profile::all:
+        case policy::gate::Profile::all:
             return Profile::all;
     }
     return Profile::llama_cpp;
 }
 
-policy::Selection policy_selection(const Selection& selection) {
+policy::gate::Selection policy_selection(const Selection& selection) {
     switch (selection.kind) {
         case Selection::Kind::inherit:
-            return policy::Selection{};
+            return policy::gate::Selection{};
         case Selection::Kind::all:
-            return policy::Selection::all();
+            return policy::gate::Selection::all();
         case Selection::Kind::list:
             break;
     }
-    return policy::Selection::list(selection.ids);
+    return policy::gate::Selection::list(selection.ids);
 }
 
 util::EnvMap env_map_of(const Environment& env) {
@@ -68,7 +68,7 @@ util::EnvMap env_map_of(const Environment& env) {
 }
 
 // The decision as the public value, and its plan applied to the caller's `env`.
-GateDecision published(const policy::GateDecision& d, Environment& env) {
+GateDecision published(const policy::gate::GateDecision& d, Environment& env) {
     util::EnvMap applied = env_map_of(env);
     d.apply_to(applied);
     env = Environment(applied.entries().begin(), applied.entries().end());
@@ -99,13 +99,13 @@ GateDecision published(const policy::GateDecision& d, Environment& env) {
 // A veto for `selection` that names why no decision could be made.
 GateDecision failed(Environment& env,
                     const ApplyOptions& options,
-                    policy::Selection selection,
+                    policy::gate::Selection selection,
                     const std::string& reason) {
-    policy::GateInput input;
+    policy::gate::GateInput input;
     input.env = env_map_of(env);
     input.selection = std::move(selection);
     input.profile = policy_profile(options.profile);
-    return published(policy::failed_decision(std::move(input), reason), env);
+    return published(policy::gate::failed_decision(std::move(input), reason), env);
 }
 
 // The selection as a --gpus text (nullopt: inherited).
@@ -122,18 +122,17 @@ std::optional<std::string> selection_text(const Selection& selection) {
 }
 
 // options.selection, or with options.place the best group among it (gate --place).
-util::Expected<policy::Selection> launch_selection(const pipeline::Context& ctx,
-                                                   const ApplyOptions& options) {
+util::Expected<policy::gate::Selection> launch_selection(const pipeline::Context& ctx,
+                                                         const ApplyOptions& options) {
     if (options.place == 0) {
         return policy_selection(options.selection);
     }
-    auto placed =
-        pipeline::place_launch(ctx,
-                               selection_text(options.selection),
-                               options.place,
-                               std::string(policy::to_string(policy_profile(options.profile))),
-                               pipeline::installed_peergate());
-    return placed ? policy::Selection::parse(placed->gpus) : util::unexpected(placed.error());
+    auto placed = pipeline::place_launch(ctx,
+                                         selection_text(options.selection),
+                                         options.place,
+                                         std::string(to_string(policy_profile(options.profile))),
+                                         pipeline::installed_peergate());
+    return placed ? policy::gate::Selection::parse(placed->gpus) : util::unexpected(placed.error());
 }
 
 }  // namespace

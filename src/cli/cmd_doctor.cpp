@@ -3,7 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "pipeline/doctor.hpp"
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 #include "report/doctor_html.hpp"
 #include "report/doctor_render.hpp"
 #include "report/json_text.hpp"
@@ -22,7 +22,7 @@ int run_doctor(const Invocation& inv, const pipeline::DoctorOptions& options) {
         return kExitError;
     }
     const auto& input = *gathered;
-    const auto report = policy::diagnose(input);
+    const auto report = policy::doctor::diagnose(input);
     if (inv.output.json) {
         fmt::print(
             inv.output.out, "{}\n", report::json_text(report::doctor_to_json(input, report)));
@@ -38,7 +38,7 @@ int run_doctor(const Invocation& inv, const pipeline::DoctorOptions& options) {
             return kExitError;
         }
     }
-    return policy::exit_status(report.verdict);
+    return policy::doctor::exit_status(report.verdict);
 }
 
 }  // namespace

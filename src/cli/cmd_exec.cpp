@@ -36,7 +36,7 @@ struct ExecOptions {
 
 // The child's environment: the parent's, with the plan applied. PEERGATE_SIM_MACHINE is
 // peergate's own plumbing under --simulate, not part of the user's environment.
-util::EnvMap child_environment(const Invocation& inv, const policy::GateDecision& decision) {
+util::EnvMap child_environment(const Invocation& inv, const policy::gate::GateDecision& decision) {
     util::EnvMap env = inv.env;
     if (!inv.seams.simulated_machine.empty()) {
         env.unset("PEERGATE_SIM_MACHINE");
@@ -83,7 +83,7 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         print_error(inv.output, gpus.error().message);
         return kExitError;
     }
-    policy::GateInput gathered;
+    policy::gate::GateInput gathered;
     const auto decided =
         decide_for_command(inv, *gpus, options.profile, &gathered, options.command);
     if (!decided) {

@@ -61,7 +61,7 @@ util::Expected<std::vector<Target>> targets_of(const ExportOptions& options) {
 }
 
 // Why no topology was read: the tiers' reason, or (when none ran) the parts not found.
-std::string no_topology_reason(const policy::DoctorInput& doctor) {
+std::string no_topology_reason(const policy::doctor::DoctorInput& doctor) {
     if (!doctor.discovery.reason.empty()) {
         return doctor.discovery.reason;
     }

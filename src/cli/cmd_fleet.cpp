@@ -7,7 +7,7 @@
 #include "cli/option_checks.hpp"
 #include "pipeline/export_gather.hpp"
 #include "pipeline/module_location.hpp"
-#include "policy/fleet.hpp"
+#include "policy/fleet/fleet.hpp"
 #include "report/fleet_json.hpp"
 #include "report/fleet_render.hpp"
 #include "report/json_text.hpp"
@@ -68,7 +68,8 @@ std::optional<int> expected(const FleetOptions& options) {
 int judge_and_print(const Invocation& inv,
                     const report::FleetLines& lines,
                     const FleetOptions& options) {
-    const auto report = policy::judge_fleet(lines.nodes, lines.unreadable, expected(options));
+    const auto report =
+        policy::fleet::judge_fleet(lines.nodes, lines.unreadable, expected(options));
     if (inv.output.json) {
         fmt::print(inv.output.out, "{}\n", report::json_text(report::fleet_to_json(report)));
     } else {

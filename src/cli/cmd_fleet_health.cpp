@@ -7,7 +7,7 @@
 
 #include "pipeline/export_gather.hpp"
 #include "pipeline/slurm_drain.hpp"
-#include "policy/slurm_health.hpp"
+#include "policy/fleet/slurm_health.hpp"
 #include "report/json_text.hpp"
 
 #include <fmt/format.h>
@@ -25,13 +25,15 @@ struct HealthOptions {
     std::string scontrol = "/usr/bin/scontrol";
 };
 
-std::string_view action_name(policy::SlurmAction action) {
-    return action == policy::SlurmAction::drain    ? "drain"
-           : action == policy::SlurmAction::resume ? "resume"
-                                                   : "none";
+std::string_view action_name(policy::fleet::SlurmAction action) {
+    return action == policy::fleet::SlurmAction::drain    ? "drain"
+           : action == policy::fleet::SlurmAction::resume ? "resume"
+                                                          : "none";
 }
 
-void print_plan(const Invocation& inv, const std::string& node, const policy::HealthPlan& plan) {
+void print_plan(const Invocation& inv,
+                const std::string& node,
+                const policy::fleet::HealthPlan& plan) {
     if (!inv.output.json) {
         fmt::print(inv.output.out, "{}\n", plan.line);
         if (inv.output.verbose) {
@@ -62,7 +64,7 @@ int run_health(const Invocation& inv, const HealthOptions& options) {
         return kExitError;
     }
     const std::string& node = facts->run.node_name;
-    std::optional<policy::SlurmNodeDrain> drain;
+    std::optional<policy::fleet::SlurmNodeDrain> drain;
     if (options.drain) {
         auto read = pipeline::read_node_drain(inv, options.scontrol, node);
         if (!read) {
@@ -71,7 +73,7 @@ int run_health(const Invocation& inv, const HealthOptions& options) {
         }
         drain = *read;
     }
-    const auto plan = policy::plan_health(facts->report, drain);
+    const auto plan = policy::fleet::plan_health(facts->report, drain);
     print_plan(inv, node, plan);
     if (auto acted = pipeline::apply_health_plan(inv, options.scontrol, node, plan); !acted) {
         print_error(inv.output, "fleet health --drain: " + acted.error().message);

@@ -2,7 +2,7 @@
 // peergate nccl-log: what NCCL really did with the GPUs, read from NCCL_DEBUG=INFO logs.
 #include "cli/commands.hpp"
 #include "pipeline/nccl_log.hpp"
-#include "policy/nccl_analysis.hpp"
+#include "policy/nccl/analysis.hpp"
 #include "report/nccl_log_render.hpp"
 
 #include <fmt/format.h>
@@ -30,7 +30,7 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     }
     const auto& log = read->log;
     const auto& topology = read->topology;
-    const auto analysis = policy::analyze_nccl_log(log, topology ? &*topology : nullptr);
+    const auto analysis = policy::nccl::analyze_nccl_log(log, topology ? &*topology : nullptr);
     const report::NcclLogReport report{options.files, options.topology, &log, &analysis};
     if (inv.output.json) {
         fmt::print(inv.output.out, "{}\n", report::nccl_log_to_json_text(report));

@@ -6,7 +6,7 @@
 #include "pipeline/bandwidth_input.hpp"
 #include "pipeline/discover.hpp"
 #include "pipeline/nic_affinity.hpp"
-#include "policy/placement.hpp"
+#include "policy/placement/placement.hpp"
 #include "report/placement_render.hpp"
 #include "util/strings.hpp"
 
@@ -53,9 +53,9 @@ util::Expected<std::vector<int>> parse_required(const std::optional<std::string>
     return std::move(**ids);
 }
 
-util::Expected<policy::PlacementRequest> build_request(const PlaceOptions& options,
-                                                       const model::Topology& topology) {
-    policy::PlacementRequest request{.size = options.size, .count = options.count};
+util::Expected<policy::placement::PlacementRequest> build_request(const PlaceOptions& options,
+                                                                  const model::Topology& topology) {
+    policy::placement::PlacementRequest request{.size = options.size, .count = options.count};
     auto candidates = parse_candidates(options.gpus);
     auto required = parse_required(options.require);
     if (!candidates || !required) {
@@ -86,7 +86,7 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
         print_error(inv.output, request.error().message);
         return kExitError;
     }
-    const auto result = policy::place(*topology, *request);
+    const auto result = policy::placement::place(*topology, *request);
     if (!result) {
         print_error(inv.output, result.error().message);
         return kExitError;

@@ -25,7 +25,7 @@ int run_topo(const Invocation& inv, const TopoOptions& options) {
                          : pipeline::read_topology_file(options.from);
     const model::Topology* described = discovery.described();
     // The NICs sysfs shows, on this host or the simulated one; a saved file has no sysfs.
-    std::optional<policy::NicAffinity> nics;
+    std::optional<policy::placement::NicAffinity> nics;
     if (options.from.empty() && described != nullptr) {
         nics = pipeline::read_nic_affinity(inv, *described);
     }

@@ -22,11 +22,11 @@ std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std:
     return gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt;
 }
 
-std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
-                                                       const std::optional<std::string>& gpus,
-                                                       const std::string& profile,
-                                                       policy::GateInput* gathered,
-                                                       std::vector<std::string> child_argv) {
+std::optional<policy::gate::GateDecision> decide_for_command(const Invocation& inv,
+                                                             const std::optional<std::string>& gpus,
+                                                             const std::string& profile,
+                                                             policy::gate::GateInput* gathered,
+                                                             std::vector<std::string> child_argv) {
     auto request = pipeline::parse_gate_request(gpus, profile);
     if (!request) {
         print_error(inv.output, request.error().message);

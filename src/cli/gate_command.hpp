@@ -4,7 +4,7 @@
 #pragma once
 
 #include "cli/invocation.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -24,10 +24,11 @@ std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std:
 // nullopt after printing the usage error. `gathered`, when given, receives what the decision
 // read (the GPUs and their CPU affinity, for exec --bind-cpus). exec passes the command it
 // will run as `child_argv`.
-std::optional<policy::GateDecision> decide_for_command(const Invocation& inv,
-                                                       const std::optional<std::string>& gpus,
-                                                       const std::string& profile,
-                                                       policy::GateInput* gathered = nullptr,
-                                                       std::vector<std::string> child_argv = {});
+std::optional<policy::gate::GateDecision> decide_for_command(
+    const Invocation& inv,
+    const std::optional<std::string>& gpus,
+    const std::string& profile,
+    policy::gate::GateInput* gathered = nullptr,
+    std::vector<std::string> child_argv = {});
 
 }  // namespace peergate::cli

@@ -7,7 +7,7 @@
 #include "pipeline/probe_cache_io.hpp"
 #include "pipeline/probe_sweep.hpp"
 #include "pipeline/simulate.hpp"
-#include "policy/gate_types.hpp"
+#include "policy/gate/types.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/kernel_log_parser.hpp"
 #include "sources/host/kernel_log_source.hpp"
@@ -27,22 +27,23 @@ namespace peergate::pipeline {
 
 namespace {
 
-policy::PartStatus library_status(const char* what, const std::vector<std::string>& candidates) {
+policy::doctor::PartStatus library_status(const char* what,
+                                          const std::vector<std::string>& candidates) {
     auto lib = util::DynamicLibrary::open_first(candidates);
-    return policy::PartStatus{
+    return policy::doctor::PartStatus{
         .what = what, .found = lib.has_value(), .detail = lib ? lib->path() : lib.error().message};
 }
 
-policy::PartStatus smi_status(const Context& ctx) {
+policy::doctor::PartStatus smi_status(const Context& ctx) {
     auto path = util::find_program(ctx.seams.nvidia_smi,
                                    ctx.env.get("PATH").value_or("/usr/local/bin:/usr/bin:/bin"));
-    return policy::PartStatus{.what = "nvidia-smi",
-                              .found = path.has_value(),
-                              .detail = path ? *path : path.error().message};
+    return policy::doctor::PartStatus{.what = "nvidia-smi",
+                                      .found = path.has_value(),
+                                      .detail = path ? *path : path.error().message};
 }
 
 // --bandwidth: each pair's P2P and staged rates from a `peergate bench --json` result.
-util::Expected<void> add_bandwidth(const std::string& path, policy::DoctorInput& input) {
+util::Expected<void> add_bandwidth(const std::string& path, policy::doctor::DoctorInput& input) {
     auto file = read_bandwidth_file(path, input.discovery.described());
     if (!file) {
         return util::unexpected(file.error());
@@ -72,7 +73,7 @@ const model::ProbeCell* largest_serial_copy(const model::ProbeResult& result, in
 
 // --probe: what `peergate probe --mode all [--soak S]` does, the verdict cache included; each
 // pair's verdict, copy path and rate join its layers.
-void probe_pairs(const Context& ctx, double soak_s, policy::DoctorInput& input) {
+void probe_pairs(const Context& ctx, double soak_s, policy::doctor::DoctorInput& input) {
     ProbeSettings settings;
     settings.request.modes = {
         model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
@@ -92,7 +93,7 @@ void probe_pairs(const Context& ctx, double soak_s, policy::DoctorInput& input) 
 }
 
 // Without --probe: the verdict cache's result, when it was written on this boot and identity.
-void read_cached_probe(const Context& ctx, policy::DoctorInput& input) {
+void read_cached_probe(const Context& ctx, policy::doctor::DoctorInput& input) {
     auto reading = read_probe_cache_if_present(ctx, input.discovery);
     if (reading && reading->verdict.valid && reading->entry) {
         input.cached_probe = std::move(reading->entry->result);
@@ -104,8 +105,8 @@ void read_cached_probe(const Context& ctx, policy::DoctorInput& input) {
 // (unchecked without one: the doctor then reports why no GPU could be listed).
 util::Expected<std::vector<int>> examined_gpus(const std::string& text,
                                                const model::Topology* topology) {
-    auto selection = policy::Selection::parse(text);  // its errors name --gpus
-    if (!selection || selection->kind != policy::Selection::Kind::list) {
+    auto selection = policy::gate::Selection::parse(text);  // its errors name --gpus
+    if (!selection || selection->kind != policy::gate::Selection::Kind::list) {
         return selection ? util::Expected<std::vector<int>>{} : util::unexpected(selection.error());
     }
     for (int id : selection->ids) {
@@ -127,9 +128,9 @@ util::Expected<std::vector<int>> examined_gpus(const std::string& text,
 
 }  // namespace
 
-util::Expected<policy::DoctorInput> gather_doctor_input(const Context& ctx,
-                                                        const DoctorOptions& options) {
-    policy::DoctorInput input;
+util::Expected<policy::doctor::DoctorInput> gather_doctor_input(const Context& ctx,
+                                                                const DoctorOptions& options) {
+    policy::doctor::DoctorInput input;
     input.parts.push_back(library_status("NVML library", ctx.seams.nvml_libraries));
     input.parts.push_back(library_status("CUDA driver library", {ctx.seams.cuda_library}));
     input.parts.push_back(smi_status(ctx));

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "pipeline/context.hpp"
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 #include "util/expected.hpp"
 
 #include <string>
@@ -23,7 +23,7 @@ struct DoctorOptions {
 
 // Everything the doctor reasons over. Errors are usage errors: a --gpus GPU not on the
 // host, a --bandwidth file that is not a bench result.
-util::Expected<policy::DoctorInput> gather_doctor_input(const Context& ctx,
-                                                        const DoctorOptions& options);
+util::Expected<policy::doctor::DoctorInput> gather_doctor_input(const Context& ctx,
+                                                                const DoctorOptions& options);
 
 }  // namespace peergate::pipeline

@@ -2,7 +2,7 @@
 #include "pipeline/doctor_layers.hpp"
 
 #include "pipeline/gather_machine.hpp"
-#include "policy/doctor_acs.hpp"
+#include "policy/doctor/acs.hpp"
 #include "sources/host/aer_stats.hpp"
 #include "sources/host/network_devices.hpp"
 #include "sources/host/pci_attributes.hpp"
@@ -21,7 +21,8 @@ namespace {
 using Matrix = std::vector<std::vector<std::string>>;
 
 // The gathered status matrices in kP2pCaps order; empty where NVML did not answer.
-std::array<const Matrix*, policy::kP2pCaps.size()> status_matrices(const snapshot::MachineFile& m) {
+std::array<const Matrix*, policy::doctor::kP2pCaps.size()> status_matrices(
+    const snapshot::MachineFile& m) {
     return {&m.nvml_p2p_read,
             &m.nvml_p2p_write,
             &m.nvml_p2p_nvlink,
@@ -43,11 +44,11 @@ const T* cell(const std::vector<std::vector<T>>& matrix, std::size_t p, std::siz
     return p < matrix.size() && q < matrix[p].size() ? &matrix[p][q] : nullptr;
 }
 
-policy::PairLayers pair_layers(const snapshot::MachineFile& machine,
-                               const model::Topology& topology,
-                               int src,
-                               int dst) {
-    policy::PairLayers pair{.src = src, .dst = dst};
+policy::doctor::PairLayers pair_layers(const snapshot::MachineFile& machine,
+                                       const model::Topology& topology,
+                                       int src,
+                                       int dst) {
+    policy::doctor::PairLayers pair{.src = src, .dst = dst};
     if (const auto label = topology.label(src, dst)) {
         pair.label = label->to_token();
     }
@@ -107,7 +108,7 @@ util::Expected<std::vector<model::PciPort>> ports_of(const sources::host::HostRo
 // What sysfs says of one GPU or port: its link and, where AER is on, its error counters.
 void read_device(const sources::host::HostRoot& root,
                  const model::PciAddress& address,
-                 policy::DoctorInput& input) {
+                 policy::doctor::DoctorInput& input) {
     input.pci[address] = sources::host::read_pci_attributes(root, address);
     if (auto aer = sources::host::read_aer(root, address)) {
         input.aer[address] = std::move(*aer);
@@ -116,7 +117,7 @@ void read_device(const sources::host::HostRoot& root,
 
 // The host's NICs (GPUDirect RDMA's other ends) and, for each physical one, its own link's
 // ends (nic_link_narrow) and its AER counters (nic_aer_errors), from sysfs.
-void read_nic_layers(const sources::host::HostRoot& root, policy::DoctorInput& input) {
+void read_nic_layers(const sources::host::HostRoot& root, policy::doctor::DoctorInput& input) {
     input.nics = sources::host::read_nics(root);
     for (const auto& nic : input.nics) {
         if (!nic.physical_function && !nic.path.ports.empty()) {
@@ -133,7 +134,7 @@ void read_nic_layers(const sources::host::HostRoot& root, policy::DoctorInput& i
 void read_ports(const Context& ctx,
                 const model::Topology& topology,
                 const std::vector<int>& gpus,
-                policy::DoctorInput& input) {
+                policy::doctor::DoctorInput& input) {
     const sources::host::HostRoot root(ctx.seams.host_root);
     std::string first_failure;
     std::string first_unread;
@@ -162,13 +163,13 @@ void read_ports(const Context& ctx,
     }
 }
 
-std::string acs_of(const policy::DoctorInput& input, int src, int dst) {
+std::string acs_of(const policy::doctor::DoctorInput& input, int src, int dst) {
     const auto a = input.ports.find(src);
     const auto b = input.ports.find(dst);
     if (a == input.ports.end() || b == input.ports.end()) {
         return "";
     }
-    return std::string(policy::to_string(policy::acs_path(a->second, b->second).state));
+    return std::string(to_string(policy::doctor::acs_path(a->second, b->second).state));
 }
 
 // An active link's error counters: as the file lists them, else a clean link of the GPU's
@@ -186,13 +187,14 @@ model::LinkErrors errors_of(const snapshot::MachineGpu& gpu, int link) {
 }
 
 // What NVML's walk found on each GPU's links; GPUs it could not walk are left out.
-std::vector<policy::GpuLinks> links_of(const snapshot::MachineFile& machine) {
-    std::vector<policy::GpuLinks> out;
+std::vector<policy::doctor::GpuLinks> links_of(const snapshot::MachineFile& machine) {
+    std::vector<policy::doctor::GpuLinks> out;
     for (const auto& gpu : machine.gpus) {
         if (gpu.nvlink_slots <= 0 || gpu.nvlinks.empty()) {
             continue;
         }
-        policy::GpuLinks links{.gpu = gpu.index, .name = gpu.name, .slots = gpu.nvlink_slots};
+        policy::doctor::GpuLinks links{
+            .gpu = gpu.index, .name = gpu.name, .slots = gpu.nvlink_slots};
         std::vector<bool> up(static_cast<std::size_t>(gpu.nvlink_slots), false);
         for (const auto& link : gpu.nvlinks) {
             if (link.active && link.link >= 0 && link.link < gpu.nvlink_slots) {
@@ -212,7 +214,7 @@ std::vector<policy::GpuLinks> links_of(const snapshot::MachineFile& machine) {
 }
 
 // Per GPU: the driver's DMA-BUF answer, the fabric registration and MIG mode NVML gave.
-void take_gpu_answers(const snapshot::MachineFile& machine, policy::DoctorInput& input) {
+void take_gpu_answers(const snapshot::MachineFile& machine, policy::doctor::DoctorInput& input) {
     for (const auto& gpu : machine.gpus) {
         if (gpu.cuda_dma_buf) {
             input.dma_buf[gpu.index] = *gpu.cuda_dma_buf;
@@ -231,7 +233,7 @@ void take_gpu_answers(const snapshot::MachineFile& machine, policy::DoctorInput&
 void read_pair_layers(const Context& ctx,
                       const model::Topology& topology,
                       util::Expected<nvml::NvmlRecord> nvml_record,
-                      policy::DoctorInput& input) {
+                      policy::doctor::DoctorInput& input) {
     const auto gpus = examined(topology, input.selection);
     read_ports(ctx, topology, gpus, input);  // a lone GPU's too: export nccl-topo places it
     read_nic_layers(sources::host::HostRoot(ctx.seams.host_root), input);
@@ -269,7 +271,7 @@ void read_pair_layers(const Context& ctx,
 
 void read_counters_after_probe(const Context& ctx,
                                const model::Topology& topology,
-                               policy::DoctorInput& input) {
+                               policy::doctor::DoctorInput& input) {
     const sources::host::HostRoot root(ctx.seams.host_root);
     for (const auto& [address, aer] : input.aer) {
         if (auto again = sources::host::read_aer(root, address)) {

@@ -6,7 +6,7 @@
 
 #include "model/topology.hpp"
 #include "pipeline/context.hpp"
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 #include "sources/nvml/nvml_record.hpp"
 #include "util/expected.hpp"
 
@@ -20,13 +20,13 @@ namespace peergate::pipeline {
 void read_pair_layers(const Context& ctx,
                       const model::Topology& topology,
                       util::Expected<nvml::NvmlRecord> nvml_record,
-                      policy::DoctorInput& input);
+                      policy::doctor::DoctorInput& input);
 
 // --probe: reads the error counters again after the probe, so the doctor can tell what its
 // load added: every GPU's NVLinks in a new NVML session (input.links_after_probe) and the AER
 // counters of the devices read before (input.aer_after_probe).
 void read_counters_after_probe(const Context& ctx,
                                const model::Topology& topology,
-                               policy::DoctorInput& input);
+                               policy::doctor::DoctorInput& input);
 
 }  // namespace peergate::pipeline

@@ -86,7 +86,7 @@ util::Expected<report::ExportFacts> gather_export_facts(const Context& ctx,
         return util::unexpected(doctor.error());
     }
     facts.doctor = std::move(*doctor);
-    facts.report = policy::diagnose(facts.doctor);
+    facts.report = policy::doctor::diagnose(facts.doctor);
     facts.gate = gate_verdict(ctx, options.doctor.gpus, facts.doctor.discovery);
     if (const auto* topology = facts.doctor.discovery.described()) {
         const sources::host::HostRoot root(ctx.seams.host_root);

@@ -3,7 +3,7 @@
 
 #include "pipeline/identity_join.hpp"
 #include "pipeline/probe_cache_io.hpp"
-#include "policy/gate_control.hpp"
+#include "policy/gate/control.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/vllm_p2p_cache.hpp"
@@ -69,13 +69,13 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
                                                const std::string& profile) {
     GateRequest request;
     if (gpus) {
-        auto selection = policy::Selection::parse(*gpus);
+        auto selection = policy::gate::Selection::parse(*gpus);
         if (!selection) {
             return util::unexpected(selection.error());
         }
         request.selection = std::move(*selection);
     }
-    auto parsed = policy::parse_profile(profile);
+    auto parsed = policy::gate::parse_profile(profile);
     if (!parsed) {
         return util::unexpected(parsed.error());
     }
@@ -99,7 +99,7 @@ std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
 void consider_cached_probe(const util::Seams& seams,
                            const util::EnvMap& env,
                            const model::Discovery& discovery,
-                           policy::GateInput& input) {
+                           policy::gate::GateInput& input) {
     Context ctx;
     ctx.env = env;
     ctx.seams = seams;
@@ -120,7 +120,7 @@ void consider_cached_probe(const util::Seams& seams,
                 : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P",
         verdict.lost_pairs.empty() ? "" : "; data lost on " + pair_list(verdict.lost_pairs)));
     if (trusted || !verdict.lost_pairs.empty()) {
-        input.probe = policy::ProbeVerdict{
+        input.probe = policy::gate::ProbeVerdict{
             .passed = false,
             .detail = fmt::format("{} ordered pairs passed the concurrent mode in the cached run",
                                   verdict.concurrent_pass_pairs.size()),
@@ -131,7 +131,7 @@ void consider_cached_probe(const util::Seams& seams,
     }
 }
 
-std::vector<model::Gpu> known_gpus(const policy::GateInput& input) {
+std::vector<model::Gpu> known_gpus(const policy::gate::GateInput& input) {
     if (!input.gpus.empty()) {
         return input.gpus;
     }
@@ -144,7 +144,7 @@ std::vector<model::Gpu> known_gpus(const policy::GateInput& input) {
 void join_on_identity(const util::Seams& seams,
                       const util::EnvMap& env,
                       const GateRequest& request,
-                      policy::GateInput& input) {
+                      policy::gate::GateInput& input) {
     const auto not_used = [&](const std::string& why) {
         input.notes.push_back("identity join not used (" + why +
                               "): the index rules of GATE-SPEC.md §4 apply");
@@ -169,20 +169,20 @@ void join_on_identity(const util::Seams& seams,
 
 }  // namespace
 
-policy::GateInput gather_gate_input(const util::Seams& seams,
-                                    const util::EnvMap& env,
-                                    const GateRequest& request) {
+policy::gate::GateInput gather_gate_input(const util::Seams& seams,
+                                          const util::EnvMap& env,
+                                          const GateRequest& request) {
     sources::DiscoveryRequest discovery_request;
-    discovery_request.crosscheck = policy::read_control_plane(env).crosscheck.on;
+    discovery_request.crosscheck = policy::gate::read_control_plane(env).crosscheck.on;
     return gate_input_from(
         sources::discover_topology(seams, env, discovery_request), seams, env, request);
 }
 
-policy::GateInput gate_input_from(const model::Discovery& discovery,
-                                  const util::Seams& seams,
-                                  const util::EnvMap& env,
-                                  const GateRequest& request) {
-    policy::GateInput input;
+policy::gate::GateInput gate_input_from(const model::Discovery& discovery,
+                                        const util::Seams& seams,
+                                        const util::EnvMap& env,
+                                        const GateRequest& request) {
+    policy::gate::GateInput input;
     input.env = env;
     input.selection = request.selection;
     input.profile = request.profile;
@@ -195,41 +195,44 @@ policy::GateInput gate_input_from(const model::Discovery& discovery,
     input.host = sources::host::read_host_facts(sources::host::HostRoot(seams.host_root));
     consider_cached_probe(seams, env, discovery, input);
     join_on_identity(seams, env, request, input);
-    if (request.profile == policy::Profile::vllm || request.profile == policy::Profile::all) {
+    if (request.profile == policy::gate::Profile::vllm ||
+        request.profile == policy::gate::Profile::all) {
         input.vllm_p2p_caches =
             sources::host::read_vllm_p2p_caches(sources::host::vllm_cache_root(env));
     }
-    if (request.profile == policy::Profile::sglang || request.profile == policy::Profile::all) {
+    if (request.profile == policy::gate::Profile::sglang ||
+        request.profile == policy::gate::Profile::all) {
         input.sglang_p2p_caches =
             sources::host::read_vllm_p2p_caches(sources::host::sglang_cache_root(env));
     }
-    if (request.profile == policy::Profile::nccl || request.profile == policy::Profile::all) {
+    if (request.profile == policy::gate::Profile::nccl ||
+        request.profile == policy::gate::Profile::all) {
         input.nccl_topo_file = sources::nccl::read_nccl_topo_file(env, seams.host_root);
     }
     input.child_argv = request.child_argv;
     return input;
 }
 
-policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gather,
-                                   const util::EnvMap& env,
-                                   const GateRequest& request) {
-    policy::GateInput fallback;
+policy::gate::GateDecision decide_safely(const std::function<policy::gate::GateInput()>& gather,
+                                         const util::EnvMap& env,
+                                         const GateRequest& request) {
+    policy::gate::GateInput fallback;
     fallback.env = env;
     fallback.selection = request.selection;
     fallback.profile = request.profile;
     try {
-        return policy::decide(gather());
+        return policy::gate::decide(gather());
     } catch (const std::exception& e) {
-        return policy::failed_decision(fallback, std::string("deciding failed: ") + e.what());
+        return policy::gate::failed_decision(fallback, std::string("deciding failed: ") + e.what());
     } catch (...) {
-        return policy::failed_decision(fallback, "deciding failed with an unknown error");
+        return policy::gate::failed_decision(fallback, "deciding failed with an unknown error");
     }
 }
 
-policy::GateDecision decide_for_host(const util::Seams& seams,
-                                     const util::EnvMap& env,
-                                     const GateRequest& request,
-                                     policy::GateInput* gathered) {
+policy::gate::GateDecision decide_for_host(const util::Seams& seams,
+                                           const util::EnvMap& env,
+                                           const GateRequest& request,
+                                           policy::gate::GateInput* gathered) {
     return decide_safely(
         [&] {
             auto input = gather_gate_input(seams, env, request);

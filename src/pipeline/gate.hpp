@@ -4,7 +4,7 @@
 #pragma once
 
 #include "model/discovery.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
 #include "util/seams.hpp"
@@ -17,8 +17,8 @@
 namespace peergate::pipeline {
 
 struct GateRequest {
-    policy::Selection selection;
-    policy::Profile profile = policy::Profile::llama_cpp;
+    policy::gate::Selection selection;
+    policy::gate::Profile profile = policy::gate::Profile::llama_cpp;
     // A peergate binary to run `cuda-visible` in for the identity join (GATE-SPEC.md §4
     // "beyond"): `gate` and `exec` pass themselves (/proc/self/exe). The library and C APIs
     // run inside other programs, whose /proc/self/exe is not peergate, so they pass the
@@ -35,28 +35,28 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
 
 // Reads the topology tiers, the host facts (IOMMU, hypervisor) and the GPU names into a
 // GateInput. A tier that fails is an unreadable topology, not an error.
-policy::GateInput gather_gate_input(const util::Seams& seams,
-                                    const util::EnvMap& env,
-                                    const GateRequest& request);
+policy::gate::GateInput gather_gate_input(const util::Seams& seams,
+                                          const util::EnvMap& env,
+                                          const GateRequest& request);
 
 // The same from a discovery already made (export decides on what its doctor read, so the
 // two never describe different reads of the host).
-policy::GateInput gate_input_from(const model::Discovery& discovery,
-                                  const util::Seams& seams,
-                                  const util::EnvMap& env,
-                                  const GateRequest& request);
+policy::gate::GateInput gate_input_from(const model::Discovery& discovery,
+                                        const util::Seams& seams,
+                                        const util::EnvMap& env,
+                                        const GateRequest& request);
 
 // Runs `gather` and decides. Whatever goes wrong while deciding (an exception from a
 // source or a parser) becomes a veto with the reason: deciding never blocks a launch.
-policy::GateDecision decide_safely(const std::function<policy::GateInput()>& gather,
-                                   const util::EnvMap& env,
-                                   const GateRequest& request);
+policy::gate::GateDecision decide_safely(const std::function<policy::gate::GateInput()>& gather,
+                                         const util::EnvMap& env,
+                                         const GateRequest& request);
 
 // gather_gate_input + decide_safely for this host; `gathered`, when given, receives the input
 // the decision read (exec --bind-cpus wants its GPUs' CPU affinity).
-policy::GateDecision decide_for_host(const util::Seams& seams,
-                                     const util::EnvMap& env,
-                                     const GateRequest& request,
-                                     policy::GateInput* gathered = nullptr);
+policy::gate::GateDecision decide_for_host(const util::Seams& seams,
+                                           const util::EnvMap& env,
+                                           const GateRequest& request,
+                                           policy::gate::GateInput* gathered = nullptr);
 
 }  // namespace peergate::pipeline

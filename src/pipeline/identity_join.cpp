@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pipeline/identity_join.hpp"
 
-#include "policy/gate_control.hpp"
+#include "policy/gate/control.hpp"
 #include "sources/cuda/cuda_api.hpp"
 #include "sources/cuda/cuda_devices.hpp"
 #include "util/dynamic_library.hpp"
@@ -15,23 +15,24 @@
 namespace peergate::pipeline {
 
 util::EnvMap child_cuda_environment(const util::EnvMap& env,
-                                    const policy::Selection& selection,
+                                    const policy::gate::Selection& selection,
                                     bool pin_selection,
                                     const std::vector<model::Gpu>& host) {
     util::EnvMap child = env;
     if (!selection.is_explicit() || !pin_selection) {
         return child;
     }
-    child.set(std::string(policy::kDeviceOrder), "PCI_BUS_ID");
+    child.set(std::string(policy::gate::kDeviceOrder), "PCI_BUS_ID");
     std::vector<int> ids = selection.ids;
-    if (selection.kind == policy::Selection::Kind::all) {
+    if (selection.kind == policy::gate::Selection::Kind::all) {
         ids.clear();
         for (const auto& gpu : host) {
             ids.push_back(gpu.index);
         }
     }
     if (!ids.empty()) {
-        child.set(std::string(policy::kVisibleDevices), fmt::format("{}", fmt::join(ids, ",")));
+        child.set(std::string(policy::gate::kVisibleDevices),
+                  fmt::format("{}", fmt::join(ids, ",")));
     }
     return child;
 }

@@ -6,7 +6,7 @@
 
 #include "model/gpu.hpp"
 #include "model/pci_address.hpp"
-#include "policy/gate_types.hpp"
+#include "policy/gate/types.hpp"
 #include "util/env_map.hpp"
 #include "util/expected.hpp"
 #include "util/seams.hpp"
@@ -22,7 +22,7 @@ namespace peergate::pipeline {
 // selection with pinning CUDA_DEVICE_ORDER=PCI_BUS_ID and CUDA_VISIBLE_DEVICES=<LIST>
 // (the same values the gate's plan sets; "all" lists `host`'s indices).
 util::EnvMap child_cuda_environment(const util::EnvMap& env,
-                                    const policy::Selection& selection,
+                                    const policy::gate::Selection& selection,
                                     bool pin_selection,
                                     const std::vector<model::Gpu>& host);
 

@@ -4,7 +4,7 @@
 // where a binding cannot be made the command still starts, and `why` says why.
 #pragma once
 
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <string>
 #include <vector>
@@ -18,11 +18,11 @@ struct BindingOutcome {
 
 // Binds this process to the CPUs near `selection`'s GPUs, as `gathered` (what the gate read)
 // describes them.
-BindingOutcome bind_cpus_near_gpus(const policy::GateInput& gathered,
+BindingOutcome bind_cpus_near_gpus(const policy::gate::GateInput& gathered,
                                    const std::vector<int>& selection);
 
 // Binds this process's future allocations to `selection`'s GPUs' NUMA nodes.
-BindingOutcome bind_memory_near_gpus(const policy::GateInput& gathered,
+BindingOutcome bind_memory_near_gpus(const policy::gate::GateInput& gathered,
                                      const std::vector<int>& selection);
 
 }  // namespace peergate::pipeline

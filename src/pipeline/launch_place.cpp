@@ -4,8 +4,8 @@
 #include "pipeline/discover.hpp"
 #include "pipeline/gate.hpp"
 #include "pipeline/identity_join.hpp"
-#include "policy/gate_types.hpp"
-#include "policy/placement.hpp"
+#include "policy/gate/types.hpp"
+#include "policy/placement/placement.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -15,7 +15,7 @@ namespace peergate::pipeline {
 
 namespace {
 
-std::string describe(const policy::PlacedGroup& group, bool exact) {
+std::string describe(const policy::placement::PlacedGroup& group, bool exact) {
     std::string why = "one GPU";
     if (group.bottleneck_label && group.bottleneck_pair) {
         why = fmt::format("weakest link {} (GPU {} - GPU {})",
@@ -61,9 +61,9 @@ util::Expected<std::string> place_candidates(const Context& ctx,
 util::Expected<PlacedLaunch> place_among(const Context& ctx,
                                          int size,
                                          const std::string& candidates) {
-    policy::PlacementRequest request{.size = size, .count = 1};
+    policy::placement::PlacementRequest request{.size = size, .count = 1};
     if (!candidates.empty() && candidates != "all") {
-        auto selection = policy::Selection::parse(candidates);
+        auto selection = policy::gate::Selection::parse(candidates);
         if (!selection) {
             return util::unexpected(selection.error());
         }
@@ -75,7 +75,7 @@ util::Expected<PlacedLaunch> place_among(const Context& ctx,
         return util::unexpected(util::ErrorCode::unavailable,
                                 "--place: the topology is unreadable: " + discovery.reason);
     }
-    auto placed = policy::place(*topology, request);
+    auto placed = policy::placement::place(*topology, request);
     if (!placed) {
         return util::unexpected(placed.error().code, "--place: " + placed.error().message);
     }

@@ -10,8 +10,8 @@ namespace peergate::pipeline {
 namespace {
 
 // Where sysfs puts a GPU; nullopt where it does not show it.
-std::optional<policy::PciPlace> gpu_place(const sources::host::HostRoot& root,
-                                          const model::Gpu& gpu) {
+std::optional<policy::placement::PciPlace> gpu_place(const sources::host::HostRoot& root,
+                                                     const model::Gpu& gpu) {
     if (!gpu.pci) {
         return std::nullopt;
     }
@@ -21,21 +21,22 @@ std::optional<policy::PciPlace> gpu_place(const sources::host::HostRoot& root,
     }
     // sysfs's node, as the NIC's comes from sysfs too: NVML's may differ on hosts whose
     // firmware names no node (-1 in sysfs).
-    return policy::PciPlace{
+    return policy::placement::PciPlace{
         .path = {.device = *gpu.pci, .ports = std::move(*ports)},
         .numa_node = sources::host::read_pci_attributes(root, *gpu.pci).named_numa_node()};
 }
 
 }  // namespace
 
-policy::NicAffinity read_nic_affinity(const Context& ctx, const model::Topology& topology) {
+policy::placement::NicAffinity read_nic_affinity(const Context& ctx,
+                                                 const model::Topology& topology) {
     const sources::host::HostRoot root(ctx.seams.host_root);
     auto nics = sources::host::read_nics(root);
-    std::vector<std::optional<policy::PciPlace>> gpus;
+    std::vector<std::optional<policy::placement::PciPlace>> gpus;
     for (const auto& gpu : topology.gpus) {
         gpus.push_back(nics.empty() ? std::nullopt : gpu_place(root, gpu));
     }
-    return policy::nic_affinity(gpus, std::move(nics));
+    return policy::placement::nic_affinity(gpus, std::move(nics));
 }
 
 }  // namespace peergate::pipeline

@@ -5,12 +5,13 @@
 
 #include "model/topology.hpp"
 #include "pipeline/context.hpp"
-#include "policy/nic_affinity.hpp"
+#include "policy/placement/nic_affinity.hpp"
 
 namespace peergate::pipeline {
 
 // Every NIC (one per card) and SR-IOV virtual function under the host root, with its class of path
 // to each GPU of `topology`; a GPU sysfs does not show has unknown paths.
-policy::NicAffinity read_nic_affinity(const Context& ctx, const model::Topology& topology);
+policy::placement::NicAffinity read_nic_affinity(const Context& ctx,
+                                                 const model::Topology& topology);
 
 }  // namespace peergate::pipeline

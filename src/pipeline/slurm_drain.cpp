@@ -37,9 +37,9 @@ util::Expected<std::string> scontrol(const Context& ctx,
 
 }  // namespace
 
-util::Expected<policy::SlurmNodeDrain> read_node_drain(const Context& ctx,
-                                                       const std::string& program,
-                                                       const std::string& node) {
+util::Expected<policy::fleet::SlurmNodeDrain> read_node_drain(const Context& ctx,
+                                                              const std::string& program,
+                                                              const std::string& node) {
     auto shown = scontrol(ctx, program, {"show", "node", node});
     if (!shown) {
         return util::unexpected(shown.error());
@@ -49,18 +49,18 @@ util::Expected<policy::SlurmNodeDrain> read_node_drain(const Context& ctx,
         return util::unexpected(util::ErrorCode::invalid_input,
                                 "scontrol show node " + node + " printed no NodeName=");
     }
-    return policy::SlurmNodeDrain{.draining = state->draining(), .reason = state->reason};
+    return policy::fleet::SlurmNodeDrain{.draining = state->draining(), .reason = state->reason};
 }
 
 util::Expected<void> apply_health_plan(const Context& ctx,
                                        const std::string& program,
                                        const std::string& node,
-                                       const policy::HealthPlan& plan) {
-    if (plan.action == policy::SlurmAction::none) {
+                                       const policy::fleet::HealthPlan& plan) {
+    if (plan.action == policy::fleet::SlurmAction::none) {
         return {};
     }
     std::vector<std::string> args = {"update", "NodeName=" + node};
-    if (plan.action == policy::SlurmAction::drain) {
+    if (plan.action == policy::fleet::SlurmAction::drain) {
         args.insert(args.end(), {"State=DRAIN", "Reason=" + plan.reason});
     } else {
         args.emplace_back("State=RESUME");

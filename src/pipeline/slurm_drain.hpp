@@ -6,7 +6,7 @@
 #pragma once
 
 #include "pipeline/context.hpp"
-#include "policy/slurm_health.hpp"
+#include "policy/fleet/slurm_health.hpp"
 #include "util/expected.hpp"
 
 #include <string>
@@ -14,14 +14,14 @@
 namespace peergate::pipeline {
 
 // The node's drain state from `program show node NODE`.
-util::Expected<policy::SlurmNodeDrain> read_node_drain(const Context& ctx,
-                                                       const std::string& program,
-                                                       const std::string& node);
+util::Expected<policy::fleet::SlurmNodeDrain> read_node_drain(const Context& ctx,
+                                                              const std::string& program,
+                                                              const std::string& node);
 
 // Drains or resumes `node` as `plan` says (nothing for SlurmAction::none).
 util::Expected<void> apply_health_plan(const Context& ctx,
                                        const std::string& program,
                                        const std::string& node,
-                                       const policy::HealthPlan& plan);
+                                       const policy::fleet::HealthPlan& plan);
 
 }  // namespace peergate::pipeline

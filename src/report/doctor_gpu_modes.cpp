@@ -7,10 +7,10 @@ namespace peergate::report {
 
 using Json = nlohmann::ordered_json;
 
-Json nvswitch_fabric_to_json(const policy::DoctorInput& input) {
+Json nvswitch_fabric_to_json(const policy::doctor::DoctorInput& input) {
     Json out = Json::array();
     for (const auto& [gpu, fabric] : input.fabric) {
-        if (!policy::is_examined(input, gpu)) {
+        if (!policy::doctor::is_examined(input, gpu)) {
             continue;
         }
         out.push_back(
@@ -46,10 +46,10 @@ std::string fabric_text(const model::GpuFabric& fabric) {
     return text;
 }
 
-Json mig_to_json(const policy::DoctorInput& input) {
+Json mig_to_json(const policy::doctor::DoctorInput& input) {
     Json out = Json::array();
     for (const auto& [gpu, mig] : input.mig) {
-        if (policy::is_examined(input, gpu)) {
+        if (policy::doctor::is_examined(input, gpu)) {
             out.push_back(Json{{"gpu", gpu}, {"enabled", mig.enabled}, {"pending", mig.pending}});
         }
     }

@@ -7,7 +7,7 @@
 
 #include "model/gpu_fabric.hpp"
 #include "model/mig_mode.hpp"
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +17,7 @@ namespace peergate::report {
 
 // [{"gpu", "state", "status", "clique_id", "cluster_uuid", "health_mask", "ready",
 //   "bandwidth_degraded", "route_unhealthy"}] for the examined GPUs on a fabric.
-nlohmann::ordered_json nvswitch_fabric_to_json(const policy::DoctorInput& input);
+nlohmann::ordered_json nvswitch_fabric_to_json(const policy::doctor::DoctorInput& input);
 
 // "fabric Completed (clique 32766)" (the clique where one is set), "fabric In Progress",
 // "fabric Completed, status 999",
@@ -25,7 +25,7 @@ nlohmann::ordered_json nvswitch_fabric_to_json(const policy::DoctorInput& input)
 std::string fabric_text(const model::GpuFabric& fabric);
 
 // [{"gpu", "enabled", "pending"}] for the examined GPUs NVML gives a MIG mode.
-nlohmann::ordered_json mig_to_json(const policy::DoctorInput& input);
+nlohmann::ordered_json mig_to_json(const policy::doctor::DoctorInput& input);
 
 // "MIG on", "MIG on, off after a reset", "MIG off, on after a reset"; "" for MIG off.
 std::string mig_text(const model::MigMode& mig);

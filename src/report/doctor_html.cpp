@@ -21,7 +21,7 @@ std::string cell(std::string_view text, std::string_view css_class = "") {
                : fmt::format("<td class=\"{}\">{}</td>", css_class, html_escape(text));
 }
 
-std::string findings_html(const policy::DoctorReport& report) {
+std::string findings_html(const policy::doctor::DoctorReport& report) {
     std::string out = "<h2>Findings</h2>\n<ul>\n";
     for (const auto& f : report.findings) {
         const auto severity = model::to_string(f.severity);
@@ -38,7 +38,7 @@ std::string findings_html(const policy::DoctorReport& report) {
     return out + "</ul>\n";
 }
 
-std::string runtime_html(const policy::DoctorInput& input) {
+std::string runtime_html(const policy::doctor::DoctorInput& input) {
     std::string out = "<h2>Runtime and host</h2>\n<table>\n";
     for (const auto& part : input.parts) {
         out += "<tr>" + cell(part.what) + cell(part.found ? "found" : "missing") +
@@ -87,7 +87,7 @@ std::string rate(const std::optional<double>& gbps) {
     return gbps ? fmt::format("{:.1f}", *gbps) : "";
 }
 
-std::string pair_row(const policy::PairLayers& pair) {
+std::string pair_row(const policy::doctor::PairLayers& pair) {
     std::string row = "<tr>" + cell(fmt::format("GPU{} -> GPU{}", pair.src, pair.dst)) +
                       cell(pair.label, pair.label.rfind("NV", 0) == 0 ? "nvlink" : "");
     for (const auto& token : pair.nvml) {
@@ -99,14 +99,14 @@ std::string pair_row(const policy::PairLayers& pair) {
     return row + cell(rate(pair.p2p_gbps)) + cell(rate(pair.staged_gbps)) + "</tr>\n";
 }
 
-std::string pairs_html(const policy::DoctorInput& input) {
+std::string pairs_html(const policy::doctor::DoctorInput& input) {
     if (input.pairs.empty()) {
         return "";
     }
     std::string out =
         "<h2>Peer access per ordered pair</h2>\n<table>\n<tr><th>pair</th>"
         "<th>topology</th>";
-    for (auto caps : policy::kP2pCaps) {
+    for (auto caps : policy::doctor::kP2pCaps) {
         out += fmt::format("<th>NVML {}</th>", caps);
     }
     out +=
@@ -150,8 +150,9 @@ std::string html_escape(std::string_view text) {
     return out;
 }
 
-std::string doctor_to_html(const policy::DoctorInput& input, const policy::DoctorReport& report) {
-    const auto verdict = policy::to_string(report.verdict);
+std::string doctor_to_html(const policy::doctor::DoctorInput& input,
+                           const policy::doctor::DoctorReport& report) {
+    const auto verdict = to_string(report.verdict);
     std::string out = fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<title>peergate doctor: {0}</title>\n<style>{1}</style>\n</head>\n<body>\n"

@@ -3,14 +3,15 @@
 // external resources), for attaching to a ticket or serving from a node's status page.
 #pragma once
 
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 
 #include <string>
 #include <string_view>
 
 namespace peergate::report {
 
-std::string doctor_to_html(const policy::DoctorInput& input, const policy::DoctorReport& report);
+std::string doctor_to_html(const policy::doctor::DoctorInput& input,
+                           const policy::doctor::DoctorReport& report);
 
 // Text made safe inside HTML elements and attribute values (& < > " ').
 std::string html_escape(std::string_view text);

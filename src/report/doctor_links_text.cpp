@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_links_text.hpp"
 
-#include "policy/doctor_gpu_nic.hpp"
-#include "policy/doctor_pcie_link.hpp"
+#include "policy/doctor/gpu_nic.hpp"
+#include "policy/doctor/pcie_link.hpp"
 #include "report/doctor_gpu_modes.hpp"
 #include "util/strings.hpp"
 
@@ -36,17 +36,17 @@ std::string nic_name(const model::PciAddress& address, const std::vector<model::
 }
 
 // "NIC 0000:07:00.0 (mlx5_0) on its switch (ACS redirect)".
-std::string nic_text(const policy::GpuNicPath& path, const std::vector<model::Nic>& nics) {
+std::string nic_text(const policy::doctor::GpuNicPath& path, const std::vector<model::Nic>& nics) {
     const auto state = path.path.state;
     return fmt::format("{} on its switch{}",
                        nic_name(path.nic, nics),
-                       state == policy::AcsPath::State::off
+                       state == policy::doctor::AcsPath::State::off
                            ? ""
-                           : fmt::format(" (ACS {})", policy::to_string(state)));
+                           : fmt::format(" (ACS {})", to_string(state)));
 }
 
 // "x8 of x16, 2.5 GT/s now" for the GPU's own PCIe link.
-std::string pcie_text(const policy::PcieLinkState& link) {
+std::string pcie_text(const policy::doctor::PcieLinkState& link) {
     std::string text = link.width ? fmt::format("x{}", *link.width) : "x?";
     if (link.capable) {
         text += fmt::format(" of x{}", *link.capable);
@@ -57,7 +57,7 @@ std::string pcie_text(const policy::PcieLinkState& link) {
     return "PCIe " + text;
 }
 
-std::uint64_t nvlink_errors(const policy::GpuLinks& links) {
+std::uint64_t nvlink_errors(const policy::doctor::GpuLinks& links) {
     std::uint64_t sum = 0;
     for (const auto& link : links.errors) {
         for (const auto& count : link.counts.value) {
@@ -75,16 +75,16 @@ std::uint64_t aer_errors(const model::PciAer& aer) {
     return sum;
 }
 
-std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
+std::map<int, GpuLine> gpu_lines(const policy::doctor::DoctorInput& input,
                                  const model::Topology& topology) {
     std::map<int, GpuLine> lines;
-    for (const auto& link : policy::pcie_links(input, topology)) {
+    for (const auto& link : policy::doctor::pcie_links(input, topology)) {
         if (link.lower_is_gpu && (link.width || link.capable)) {
             lines[link.gpus.front()].pcie = pcie_text(link);
         }
     }
     for (const auto& links : input.links) {
-        if (policy::is_examined(input, links.gpu)) {
+        if (policy::doctor::is_examined(input, links.gpu)) {
             auto& line = lines[links.gpu];
             line.nvlink = fmt::format("NVLinks {} of {} up", links.up(), links.slots);
             if (const auto n = nvlink_errors(links); n > 0) {
@@ -93,16 +93,16 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
         }
     }
     for (const auto& [gpu, fabric] : input.fabric) {
-        if (policy::is_examined(input, gpu)) {
+        if (policy::doctor::is_examined(input, gpu)) {
             lines[gpu].fabric = fabric_text(fabric);
         }
     }
     for (const auto& [gpu, mig] : input.mig) {
-        if (policy::is_examined(input, gpu) && !mig_text(mig).empty()) {
+        if (policy::doctor::is_examined(input, gpu) && !mig_text(mig).empty()) {
             lines[gpu].mig = mig_text(mig);
         }
     }
-    for (const auto& path : policy::gpu_nic_paths(input)) {
+    for (const auto& path : policy::doctor::gpu_nic_paths(input)) {
         lines[path.gpu].nics.push_back(nic_text(path, input.nics));
     }
     for (const auto& gpu : topology.gpus) {
@@ -118,7 +118,7 @@ std::map<int, GpuLine> gpu_lines(const policy::DoctorInput& input,
 
 }  // namespace
 
-std::string links_to_text(const policy::DoctorInput& input) {
+std::string links_to_text(const policy::doctor::DoctorInput& input) {
     const auto* topology = input.discovery.described();
     if (topology == nullptr) {
         return "";
@@ -141,7 +141,7 @@ std::string links_to_text(const policy::DoctorInput& input) {
         parts.insert(parts.end(), line.nics.begin(), line.nics.end());
         out += fmt::format("  GPU{}  {}\n", gpu, fmt::join(parts, "; "));
     }
-    for (const auto& link : policy::nic_pcie_links(input)) {
+    for (const auto& link : policy::doctor::nic_pcie_links(input)) {
         out += fmt::format("  {}  {}\n", nic_name(link.lower, input.nics), pcie_text(link));
     }
     return out;

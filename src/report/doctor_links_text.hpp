@@ -4,7 +4,7 @@
 // of both. Pure.
 #pragma once
 
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 
 #include <string>
 
@@ -12,6 +12,6 @@ namespace peergate::report {
 
 // "\nLinks (...):\n  GPU1  PCIe x8 of x16, 2.5 GT/s now  NVLinks 18 of 18 up  ..." for every
 // examined GPU with a fact to show; "" when there is none (no sysfs, no NVLink walk).
-std::string links_to_text(const policy::DoctorInput& input);
+std::string links_to_text(const policy::doctor::DoctorInput& input);
 
 }  // namespace peergate::report

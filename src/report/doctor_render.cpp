@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor_render.hpp"
 
-#include "policy/doctor_gpu_nic.hpp"
-#include "policy/doctor_pcie_aer.hpp"
-#include "policy/doctor_pcie_link.hpp"
+#include "policy/doctor/gpu_nic.hpp"
+#include "policy/doctor/pcie_aer.hpp"
+#include "policy/doctor/pcie_link.hpp"
 #include "report/doctor_gpu_modes.hpp"
 #include "report/doctor_links_text.hpp"
 #include "report/probe_json.hpp"
@@ -21,7 +21,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json parts_to_json(const std::vector<policy::PartStatus>& parts) {
+Json parts_to_json(const std::vector<policy::doctor::PartStatus>& parts) {
     Json out = Json::array();
     for (const auto& part : parts) {
         out.push_back(Json{{"what", part.what}, {"found", part.found}, {"detail", part.detail}});
@@ -62,11 +62,12 @@ Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
     return out;
 }
 
-Json pair_to_json(const policy::PairLayers& pair) {
+Json pair_to_json(const policy::doctor::PairLayers& pair) {
     Json nvml = Json::object();
-    for (std::size_t caps = 0; caps < policy::kP2pCaps.size(); ++caps) {
+    for (std::size_t caps = 0; caps < policy::doctor::kP2pCaps.size(); ++caps) {
         const auto& token = pair.nvml[caps];
-        nvml[std::string(policy::kP2pCaps[caps])] = token.empty() ? Json(nullptr) : Json(token);
+        nvml[std::string(policy::doctor::kP2pCaps[caps])] =
+            token.empty() ? Json(nullptr) : Json(token);
     }
     return Json{{"src", pair.src},
                 {"dst", pair.dst},
@@ -103,8 +104,8 @@ Json link_errors_to_json(const std::vector<model::LinkErrors>& links) {
 
 // Per GPU NVML could walk: its link indices, how many are up, which are down, the links
 // counting errors, and with --probe the same read again after it.
-Json links_to_json(const std::vector<policy::GpuLinks>& links,
-                   const std::vector<policy::GpuLinks>& after_probe) {
+Json links_to_json(const std::vector<policy::doctor::GpuLinks>& links,
+                   const std::vector<policy::doctor::GpuLinks>& after_probe) {
     Json out = Json::array();
     for (const auto& gpu : links) {
         Json entry{{"gpu", gpu.gpu},
@@ -113,8 +114,8 @@ Json links_to_json(const std::vector<policy::GpuLinks>& links,
                    {"down", gpu.down},
                    {"to_switch", gpu.to_switch},
                    {"errors", link_errors_to_json(gpu.errors)}};
-        const auto after =
-            std::find_if(after_probe.begin(), after_probe.end(), [&](const policy::GpuLinks& g) {
+        const auto after = std::find_if(
+            after_probe.begin(), after_probe.end(), [&](const policy::doctor::GpuLinks& g) {
                 return g.gpu == gpu.gpu;
             });
         if (after != after_probe.end()) {
@@ -127,7 +128,9 @@ Json links_to_json(const std::vector<policy::GpuLinks>& links,
 
 // A link's ends under `lower_key` and `upper_key`, the GPUs whose traffic crosses it (a GPU
 // path's links only), then its widths and speeds.
-Json link_to_json(const policy::PcieLinkState& link, const char* lower_key, const char* upper_key) {
+Json link_to_json(const policy::doctor::PcieLinkState& link,
+                  const char* lower_key,
+                  const char* upper_key) {
     const auto width = [](const std::optional<int>& w) { return w ? Json(*w) : Json(nullptr); };
     const auto text = [](const std::string& t) { return t.empty() ? Json(nullptr) : Json(t); };
     Json out{{lower_key, link.lower.to_sysfs()}, {upper_key, link.upper.to_sysfs()}};
@@ -142,22 +145,22 @@ Json link_to_json(const policy::PcieLinkState& link, const char* lower_key, cons
 }
 
 // Every PCIe link between the examined GPUs and their root complexes, as sysfs shows it.
-Json pcie_links_to_json(const policy::DoctorInput& input) {
+Json pcie_links_to_json(const policy::doctor::DoctorInput& input) {
     Json out = Json::array();
     const auto* topology = input.discovery.described();
     if (topology == nullptr) {
         return out;
     }
-    for (const auto& link : policy::pcie_links(input, *topology)) {
+    for (const auto& link : policy::doctor::pcie_links(input, *topology)) {
         out.push_back(link_to_json(link, "lower", "upper"));
     }
     return out;
 }
 
 // Each physical NIC's own link: the card and the port it plugs into.
-Json nic_links_to_json(const policy::DoctorInput& input) {
+Json nic_links_to_json(const policy::doctor::DoctorInput& input) {
     Json out = Json::array();
-    for (const auto& link : policy::nic_pcie_links(input)) {
+    for (const auto& link : policy::doctor::nic_pcie_links(input)) {
         out.push_back(link_to_json(link, "nic", "port"));
     }
     return out;
@@ -189,13 +192,13 @@ Json aer_errors(const model::PciAer& aer) {
 }
 
 // Every device on the examined GPUs' paths whose AER counters were read.
-Json pcie_aer_to_json(const policy::DoctorInput& input) {
+Json pcie_aer_to_json(const policy::doctor::DoctorInput& input) {
     Json out = Json::array();
     const auto* topology = input.discovery.described();
     if (topology == nullptr) {
         return out;
     }
-    for (const auto& [device, gpus] : policy::gpus_through(input, *topology)) {
+    for (const auto& [device, gpus] : policy::doctor::gpus_through(input, *topology)) {
         const auto aer = input.aer.find(device);
         if (aer == input.aer.end()) {
             continue;
@@ -213,26 +216,26 @@ Json pcie_aer_to_json(const policy::DoctorInput& input) {
     return out;
 }
 
-Json dma_buf_of(const policy::DoctorInput& input, int gpu) {
+Json dma_buf_of(const policy::doctor::DoctorInput& input, int gpu) {
     const auto answer = input.dma_buf.find(gpu);
     return answer == input.dma_buf.end() ? Json(nullptr) : Json(answer->second);
 }
 
 // Each examined GPU with each network function below the same PCIe port, and where ACS
 // sends their GPUDirect RDMA.
-Json gpu_nics_to_json(const policy::DoctorInput& input) {
+Json gpu_nics_to_json(const policy::doctor::DoctorInput& input) {
     Json out = Json::array();
-    for (const auto& path : policy::gpu_nic_paths(input)) {
+    for (const auto& path : policy::doctor::gpu_nic_paths(input)) {
         out.push_back(Json{{"gpu", path.gpu},
                            {"nic", path.nic.to_sysfs()},
                            {"shared_port", path.path.shared->to_sysfs()},
-                           {"acs", std::string(policy::to_string(path.path.state))},
+                           {"acs", std::string(to_string(path.path.state))},
                            {"dma_buf", dma_buf_of(input, path.gpu)}});
     }
     return out;
 }
 
-Json pairs_to_json(const policy::DoctorInput& input) {
+Json pairs_to_json(const policy::doctor::DoctorInput& input) {
     Json pairs = Json::array();
     for (const auto& pair : input.pairs) {
         pairs.push_back(pair_to_json(pair));
@@ -250,7 +253,7 @@ Json pairs_to_json(const policy::DoctorInput& input) {
 }
 
 // What the layers said about a pair, as one text row; pairs that read alike share a row.
-std::string pair_answers(const policy::PairLayers& pair) {
+std::string pair_answers(const policy::doctor::PairLayers& pair) {
     std::string nvml;
     for (const auto& token : pair.nvml) {
         nvml += fmt::format("{:<4}", token.empty() ? "?" : token);
@@ -287,7 +290,7 @@ std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
     return names.size() > kShown ? fmt::format("{} and {} more", out, names.size() - kShown) : out;
 }
 
-std::string pairs_to_text(const policy::DoctorInput& input) {
+std::string pairs_to_text(const policy::doctor::DoctorInput& input) {
     if (input.pairs.empty()) {
         return "";
     }
@@ -341,10 +344,11 @@ Json finding_to_json(const model::Finding& finding) {
     return out;
 }
 
-Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport& report) {
+Json doctor_to_json(const policy::doctor::DoctorInput& input,
+                    const policy::doctor::DoctorReport& report) {
     Json doc;
     doc["schema"] = "peergate.doctor/v1";
-    doc["verdict"] = std::string(policy::to_string(report.verdict));
+    doc["verdict"] = std::string(to_string(report.verdict));
     Json layers;
     layers["runtime"] = parts_to_json(input.parts);
     layers["host"] = host_to_json(input.host);
@@ -362,8 +366,8 @@ Json doctor_to_json(const policy::DoctorInput& input, const policy::DoctorReport
     return doc;
 }
 
-std::string doctor_to_text(const policy::DoctorInput& input,
-                           const policy::DoctorReport& report,
+std::string doctor_to_text(const policy::doctor::DoctorInput& input,
+                           const policy::doctor::DoctorReport& report,
                            bool color) {
     std::string out = "peergate doctor\n\nRuntime:\n";
     for (const auto& part : input.parts) {
@@ -384,7 +388,7 @@ std::string doctor_to_text(const policy::DoctorInput& input,
     }
     out += pairs_to_text(input);
     out += links_to_text(input);
-    out += fmt::format("\nVerdict: {}\n", policy::to_string(report.verdict));
+    out += fmt::format("\nVerdict: {}\n", to_string(report.verdict));
     for (const auto& finding : report.findings) {
         out += fmt::format(
             "\n[{}] {}: {}\n", model::to_string(finding.severity), finding.code, finding.message);

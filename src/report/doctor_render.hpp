@@ -2,7 +2,7 @@
 // peergate.doctor/v1 and the doctor's text report.
 #pragma once
 
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,11 +10,11 @@
 
 namespace peergate::report {
 
-nlohmann::ordered_json doctor_to_json(const policy::DoctorInput& input,
-                                      const policy::DoctorReport& report);
+nlohmann::ordered_json doctor_to_json(const policy::doctor::DoctorInput& input,
+                                      const policy::doctor::DoctorReport& report);
 
-std::string doctor_to_text(const policy::DoctorInput& input,
-                           const policy::DoctorReport& report,
+std::string doctor_to_text(const policy::doctor::DoctorInput& input,
+                           const policy::doctor::DoctorReport& report,
                            bool color);
 
 // One finding as JSON (shared with other documents that carry findings).

@@ -8,9 +8,9 @@ namespace peergate::report {
 namespace {
 
 // Where sysfs put each GPU, for the NICs' paths to it; nullopt where its ports were not read.
-std::vector<std::optional<policy::PciPlace>> gpu_places(const ExportFacts& facts,
-                                                        const std::vector<model::Gpu>& gpus) {
-    std::vector<std::optional<policy::PciPlace>> out;
+std::vector<std::optional<policy::placement::PciPlace>> gpu_places(
+    const ExportFacts& facts, const std::vector<model::Gpu>& gpus) {
+    std::vector<std::optional<policy::placement::PciPlace>> out;
     for (const auto& gpu : gpus) {
         const auto ports = facts.doctor.ports.find(gpu.index);
         if (!gpu.pci || ports == facts.doctor.ports.end()) {
@@ -18,10 +18,10 @@ std::vector<std::optional<policy::PciPlace>> gpu_places(const ExportFacts& facts
             continue;
         }
         const auto read = facts.doctor.pci.find(*gpu.pci);
-        out.push_back(policy::PciPlace{.path = {.device = *gpu.pci, .ports = ports->second},
-                                       .numa_node = read == facts.doctor.pci.end()
-                                                        ? std::nullopt
-                                                        : read->second.named_numa_node()});
+        out.push_back(policy::placement::PciPlace{
+            .path = {.device = *gpu.pci, .ports = ports->second},
+            .numa_node =
+                read == facts.doctor.pci.end() ? std::nullopt : read->second.named_numa_node()});
     }
     return out;
 }
@@ -51,7 +51,7 @@ int nvlinks_between(const model::Topology& topology, int a, int b) {
     return label && label->is_nvlink() ? label->nvlinks : 0;
 }
 
-const policy::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst) {
+const policy::doctor::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst) {
     for (const auto& layers : facts.doctor.pairs) {
         if (layers.src == src && layers.dst == dst) {
             return &layers;
@@ -61,12 +61,12 @@ const policy::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst
 }
 
 bool healthy(const ExportFacts& facts) {
-    return facts.report.verdict == policy::Verdict::healthy;
+    return facts.report.verdict == policy::doctor::Verdict::healthy;
 }
 
-policy::NicAffinity examined_nic_affinity(const ExportFacts& facts,
-                                          const std::vector<model::Gpu>& gpus) {
-    return policy::nic_affinity(gpu_places(facts, gpus), facts.doctor.nics);
+policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,
+                                                     const std::vector<model::Gpu>& gpus) {
+    return policy::placement::nic_affinity(gpu_places(facts, gpus), facts.doctor.nics);
 }
 
 }  // namespace peergate::report

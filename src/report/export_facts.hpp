@@ -9,8 +9,8 @@
 #include "model/pci_attributes.hpp"
 #include "model/pci_port.hpp"
 #include "model/topology.hpp"
-#include "policy/doctor.hpp"
-#include "policy/nic_affinity.hpp"
+#include "policy/doctor/doctor.hpp"
+#include "policy/placement/nic_affinity.hpp"
 
 #include <cstdint>
 #include <map>
@@ -40,8 +40,8 @@ struct ExportGate {
 
 struct ExportFacts {
     ExportRun run;
-    policy::DoctorInput doctor;
-    policy::DoctorReport report;
+    policy::doctor::DoctorInput doctor;
+    policy::doctor::DoctorReport report;
     ExportGate gate;
     std::map<int, int> device_minors;  // per GPU index: N of /dev/nvidiaN, where read
     std::map<int, int> logical_cores;  // per OS CPU number: Slurm's core index; empty: unread
@@ -60,12 +60,12 @@ std::vector<model::Gpu> examined_gpus(const ExportFacts& facts);
 int nvlinks_between(const model::Topology& topology, int a, int b);
 
 // The examined pair's layers (src -> dst), if read.
-const policy::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst);
+const policy::doctor::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst);
 
 // Each NIC's class of path to each of `gpus` (labels[nic][position in gpus]), from the PCIe
 // paths sysfs gave the doctor; a GPU whose ports were not read has unknown paths.
-policy::NicAffinity examined_nic_affinity(const ExportFacts& facts,
-                                          const std::vector<model::Gpu>& gpus);
+policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,
+                                                     const std::vector<model::Gpu>& gpus);
 
 // Whether this run found the node healthy (the doctor's verdict).
 bool healthy(const ExportFacts& facts);

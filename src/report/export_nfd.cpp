@@ -2,7 +2,7 @@
 #include "report/export_nfd.hpp"
 
 #include "model/host_facts.hpp"
-#include "policy/doctor_gpu_nic.hpp"
+#include "policy/doctor/gpu_nic.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -87,16 +87,16 @@ void add_topology_labels(const ExportFacts& facts, Labels& labels) {
 // could not be read), "switch" (it stays in the switch), "none" (no GPU shares a switch
 // with a NIC).
 std::string gdr_path(const ExportFacts& facts) {
-    const auto paths = policy::gpu_nic_paths(facts.doctor);
-    const auto any = [&](policy::AcsPath::State state) {
-        return std::any_of(paths.begin(), paths.end(), [&](const policy::GpuNicPath& path) {
+    const auto paths = policy::doctor::gpu_nic_paths(facts.doctor);
+    const auto any = [&](policy::doctor::AcsPath::State state) {
+        return std::any_of(paths.begin(), paths.end(), [&](const policy::doctor::GpuNicPath& path) {
             return path.path.state == state;
         });
     };
-    if (any(policy::AcsPath::State::redirect)) {
+    if (any(policy::doctor::AcsPath::State::redirect)) {
         return "redirect";
     }
-    if (any(policy::AcsPath::State::unknown)) {
+    if (any(policy::doctor::AcsPath::State::unknown)) {
         return "unknown";
     }
     return paths.empty() ? "none" : "switch";
@@ -118,12 +118,12 @@ void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
     labels.emplace_back("iommu", std::string(model::to_string(facts.doctor.host.iommu)));
     labels.emplace_back("gdr.path", gdr_path(facts));
     labels.emplace_back("gdr.memory",
-                        std::string(policy::to_string(
-                            policy::gdr_memory(facts.doctor.host, facts.doctor.dma_buf))));
+                        std::string(to_string(
+                            policy::doctor::gdr_memory(facts.doctor.host, facts.doctor.dma_buf))));
 }
 
 void add_doctor_labels(const ExportFacts& facts, Labels& labels) {
-    labels.emplace_back("doctor.verdict", std::string(policy::to_string(facts.report.verdict)));
+    labels.emplace_back("doctor.verdict", std::string(to_string(facts.report.verdict)));
     int errors = 0;
     int warnings = 0;
     for (const auto& finding : facts.report.findings) {

@@ -77,7 +77,7 @@ std::string identity_families(const ExportFacts& facts) {
 
 // Each finding code the doctor gave, and how many times, so an alert can name one code; the
 // codes are a fixed set (docs/doctor.md), so the series stay few.
-std::string finding_codes(const policy::DoctorReport& report) {
+std::string finding_codes(const policy::doctor::DoctorReport& report) {
     std::map<std::pair<std::string, model::Severity>, int> counts;
     for (const auto& finding : report.findings) {
         ++counts[{finding.code, finding.severity}];
@@ -100,9 +100,10 @@ std::string verdict_families(const ExportFacts& facts) {
     Family verdict("peergate_doctor_verdict",
                    "gauge",
                    "The doctor's verdict on the node: 1 for the verdict given, 0 for the others.");
-    for (auto each :
-         {policy::Verdict::healthy, policy::Verdict::problems, policy::Verdict::inconclusive}) {
-        verdict.sample({{"verdict", std::string(policy::to_string(each))}},
+    for (auto each : {policy::doctor::Verdict::healthy,
+                      policy::doctor::Verdict::problems,
+                      policy::doctor::Verdict::inconclusive}) {
+        verdict.sample({{"verdict", std::string(to_string(each))}},
                        facts.report.verdict == each ? 1 : 0);
     }
     Family findings("peergate_doctor_findings", "gauge", "The doctor's findings, by severity.");
@@ -133,10 +134,10 @@ std::string link_families(const ExportFacts& facts) {
     for (const auto& layers : facts.doctor.pairs) {
         const Labels pair = pair_labels(layers.src, layers.dst);
         nvlinks.sample(pair, topology ? nvlinks_between(*topology, layers.src, layers.dst) : 0);
-        for (std::size_t caps = 0; caps < policy::kP2pCaps.size(); ++caps) {
+        for (std::size_t caps = 0; caps < policy::doctor::kP2pCaps.size(); ++caps) {
             if (const auto* word = status_word(layers.nvml[caps])) {
                 Labels labels = pair;
-                labels.emplace_back("caps", std::string(policy::kP2pCaps[caps]));
+                labels.emplace_back("caps", std::string(policy::doctor::kP2pCaps[caps]));
                 labels.emplace_back("link_status", std::string(word->word));
                 status.sample(labels, word->code);
             }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/export_prometheus_hardware.hpp"
 
-#include "policy/doctor_pcie_aer.hpp"
-#include "policy/doctor_pcie_link.hpp"
+#include "policy/doctor/pcie_aer.hpp"
+#include "policy/doctor/pcie_link.hpp"
 #include "report/prometheus_family.hpp"
 #include "util/strings.hpp"
 
@@ -19,9 +19,9 @@ using Labels = PrometheusLabels;
 using Family = PrometheusFamily;
 
 // NVML's link walk of each GPU examined; GPUs it could not walk are not listed.
-std::vector<const policy::GpuLinks*> examined_links(const ExportFacts& facts) {
+std::vector<const policy::doctor::GpuLinks*> examined_links(const ExportFacts& facts) {
     const auto gpus = examined_gpus(facts);
-    std::vector<const policy::GpuLinks*> out;
+    std::vector<const policy::doctor::GpuLinks*> out;
     for (const auto& links : facts.doctor.links) {
         if (std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
                 return gpu.index == links.gpu;
@@ -76,7 +76,7 @@ std::string nvlink_error_family(const ExportFacts& facts) {
 }
 
 // A link's trained width and the most both its ends can do, where sysfs said.
-void sample_link(const policy::PcieLinkState& link,
+void sample_link(const policy::doctor::PcieLinkState& link,
                  const Labels& labels,
                  Family& width,
                  Family& capable) {
@@ -101,7 +101,7 @@ std::string pcie_link_families(const ExportFacts& facts) {
     if (topology == nullptr) {
         return "";
     }
-    for (const auto& link : policy::pcie_links(facts.doctor, *topology)) {
+    for (const auto& link : policy::doctor::pcie_links(facts.doctor, *topology)) {
         if (link.lower_is_gpu) {
             sample_link(link, {{"gpu", std::to_string(link.gpus.front())}}, width, capable);
         }
@@ -134,7 +134,7 @@ std::string pcie_aer_family(const ExportFacts& facts) {
     if (topology == nullptr) {
         return "";
     }
-    for (const auto& [device, gpus] : policy::gpus_through(facts.doctor, *topology)) {
+    for (const auto& [device, gpus] : policy::doctor::gpus_through(facts.doctor, *topology)) {
         const auto aer = facts.doctor.aer.find(device);
         if (aer == facts.doctor.aer.end()) {
             continue;
@@ -187,7 +187,7 @@ std::string nic_link_families(const ExportFacts& facts) {
                    "gauge",
                    "Lanes the NIC's PCIe link can do: the smaller max_link_width of the card and "
                    "its port; below it is the doctor's nic_link_narrow.");
-    for (const auto& link : policy::nic_pcie_links(facts.doctor)) {
+    for (const auto& link : policy::doctor::nic_pcie_links(facts.doctor)) {
         sample_link(link, {{"nic", link.lower.to_sysfs()}}, width, capable);
     }
     return width.text() + capable.text();
@@ -204,7 +204,7 @@ std::string nearest_nic_family(const ExportFacts& facts) {
     const auto gpus = examined_gpus(facts);
     const auto affinity = examined_nic_affinity(facts, gpus);
     for (std::size_t p = 0; p < gpus.size(); ++p) {
-        for (const std::size_t n : policy::nearest_nics(affinity, p)) {
+        for (const std::size_t n : policy::placement::nearest_nics(affinity, p)) {
             const auto& nic = affinity.nics[n];
             nearest.sample({{"gpu", std::to_string(gpus[p].index)},
                             {"nic", nic.path.device.to_sysfs()},

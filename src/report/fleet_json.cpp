@@ -210,7 +210,7 @@ std::string fleet_node_line(const ExportFacts& facts, const std::string& hostnam
         {"node", facts.run.node_name},
         {"hostname", hostname},
         {"version", facts.run.version},
-        {"verdict", std::string(policy::to_string(facts.report.verdict))},
+        {"verdict", std::string(to_string(facts.report.verdict))},
         {"p2p", facts.gate.p2p},
         {"rule", facts.gate.rule},
         {"iommu", std::string(model::to_string(facts.doctor.host.iommu))},

@@ -15,13 +15,13 @@ nlohmann::ordered_json null_if_empty(const std::string& text) {
     return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
 }
 
-nlohmann::ordered_json node_json(const policy::FleetNodeView& view) {
+nlohmann::ordered_json node_json(const policy::fleet::FleetNodeView& view) {
     const auto& node = view.node;
     return {{"node", node.node},
             {"hostname", node.hostname},
             {"source", node.source},
             {"gpus", node.gpu_names.size()},
-            {"gpu_model", policy::fleet_property(node, "gpu_model")},
+            {"gpu_model", policy::fleet::fleet_property(node, "gpu_model")},
             {"verdict", node.verdict},
             {"p2p", node.p2p},
             {"rule", node.rule},
@@ -59,7 +59,7 @@ std::string row(std::string_view node,
 }
 
 // Nodes whose doctor was not healthy or that an error names.
-std::size_t failed_nodes(const policy::FleetReport& report) {
+std::size_t failed_nodes(const policy::fleet::FleetReport& report) {
     std::size_t failed = 0;
     for (const auto& view : report.nodes) {
         const bool named =
@@ -75,7 +75,7 @@ std::size_t failed_nodes(const policy::FleetReport& report) {
 
 }  // namespace
 
-nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
+nlohmann::ordered_json fleet_to_json(const policy::fleet::FleetReport& report) {
     auto nodes = nlohmann::ordered_json::array();
     for (const auto& view : report.nodes) {
         nodes.push_back(node_json(view));
@@ -107,7 +107,7 @@ nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report) {
         {"findings", issues}};
 }
 
-std::string fleet_to_text(const policy::FleetReport& report) {
+std::string fleet_to_text(const policy::fleet::FleetReport& report) {
     std::string out = fmt::format(
         "Fleet: {} nodes answered, {} failed\n\n", report.nodes.size(), failed_nodes(report));
     out += row("node", "GPUs", "links", "P2P", "verdict", "differs in");

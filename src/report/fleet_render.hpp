@@ -2,7 +2,7 @@
 // `peergate fleet`'s report: one row per node and the issues, or `peergate.fleet/v1`.
 #pragma once
 
-#include "policy/fleet.hpp"
+#include "policy/fleet/fleet.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +10,8 @@
 
 namespace peergate::report {
 
-nlohmann::ordered_json fleet_to_json(const policy::FleetReport& report);
+nlohmann::ordered_json fleet_to_json(const policy::fleet::FleetReport& report);
 
-std::string fleet_to_text(const policy::FleetReport& report);
+std::string fleet_to_text(const policy::fleet::FleetReport& report);
 
 }  // namespace peergate::report

@@ -10,7 +10,7 @@ namespace peergate::report {
 
 namespace {
 
-using policy::GateDecision;
+using policy::gate::GateDecision;
 
 std::string one_line(std::string_view text) {
     std::string out(text);
@@ -79,7 +79,7 @@ nlohmann::ordered_json gate_to_json(const GateDecision& d) {
     doc["warnings"] = d.warnings;
     doc["topology_source"] = std::string(model::to_string(d.topology_source));
     doc["iommu"] = std::string(model::to_string(d.iommu));
-    doc["profile"] = std::string(policy::to_string(d.profile));
+    doc["profile"] = std::string(to_string(d.profile));
     doc["rule"] = d.rule;
     doc["reason"] = d.reason;
     doc["selection_source"] = d.selection_source;
@@ -92,7 +92,7 @@ std::string gate_to_text(const GateDecision& d) {
         fmt::format("P2P {}: {} [rule {}]\n", d.p2p ? "allowed" : "vetoed", d.reason, d.rule);
     out += selection_text(d) + "\n";
     out += fmt::format("profile: {}; topology: {}; IOMMU: {}\n",
-                       policy::to_string(d.profile),
+                       to_string(d.profile),
                        model::to_string(d.topology_source),
                        model::to_string(d.iommu));
     for (const auto& s : d.set) {

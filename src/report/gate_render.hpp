@@ -3,7 +3,7 @@
 // lines a POSIX shell can eval.
 #pragma once
 
-#include "policy/gate_types.hpp"
+#include "policy/gate/types.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,16 +15,16 @@ namespace peergate::report {
 // peergate.gate/v1 (DESIGN.md): schema, selection, p2p, veto, set, unset, kept, warnings,
 // topology_source, iommu; plus profile, rule, reason, selection_source and the per-variable
 // reasons under "why".
-nlohmann::ordered_json gate_to_json(const policy::GateDecision& decision);
+nlohmann::ordered_json gate_to_json(const policy::gate::GateDecision& decision);
 
 // What was decided and why, one line each.
-std::string gate_to_text(const policy::GateDecision& decision);
+std::string gate_to_text(const policy::gate::GateDecision& decision);
 
 // `unset V` and `export V='...'` lines, decision and warnings as comments.
-std::string gate_to_shell(const policy::GateDecision& decision);
+std::string gate_to_shell(const policy::gate::GateDecision& decision);
 
 // One line for a launcher's log: "P2P allowed|vetoed: <reason>; set A=1 B=2; unset C".
-std::string gate_to_log_line(const policy::GateDecision& decision);
+std::string gate_to_log_line(const policy::gate::GateDecision& decision);
 
 // Single-quotes `value` for a POSIX shell: ' becomes '\''.
 std::string shell_quote(std::string_view value);

@@ -24,7 +24,7 @@ Json text_or_null(const std::string& text) {
     return text.empty() ? Json(nullptr) : Json(text);
 }
 
-Json counts_to_json(const policy::NcclTransportCounts& counts) {
+Json counts_to_json(const policy::nccl::NcclTransportCounts& counts) {
     Json out = Json::object();
     for (auto transport : kTransports) {
         out[std::string(model::to_string(transport))] = counts[static_cast<std::size_t>(transport)];
@@ -66,7 +66,7 @@ Json rank_to_json(const model::NcclRank& r) {
                 {"init_complete", r.init_complete}};
 }
 
-Json pair_to_json(const policy::NcclPair& p) {
+Json pair_to_json(const policy::nccl::NcclPair& p) {
     return Json{{"src_rank", p.src_rank},
                 {"dst_rank", or_null(p.dst_rank)},
                 {"hosts", p.hosts},

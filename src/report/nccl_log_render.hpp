@@ -3,7 +3,7 @@
 #pragma once
 
 #include "model/nccl_log.hpp"
-#include "policy/nccl_analysis.hpp"
+#include "policy/nccl/analysis.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +16,7 @@ struct NcclLogReport {
     std::vector<std::string> inputs;  // file names as given ("-" for stdin)
     std::string topology_file;        // --topology, empty when none
     const model::NcclLog* log = nullptr;
-    const policy::NcclAnalysis* analysis = nullptr;
+    const policy::nccl::NcclAnalysis* analysis = nullptr;
 };
 
 // The document: schema first, then connections, transport_counts, ranks, settings,

@@ -39,7 +39,7 @@ std::string count_cell(std::uint64_t count) {
     return count == 0 ? "-" : std::to_string(count);
 }
 
-std::string nvlink_cell(const policy::NcclPair& pair) {
+std::string nvlink_cell(const policy::nccl::NcclPair& pair) {
     if (!pair.nvlinked) {
         return "?";
     }
@@ -100,7 +100,7 @@ std::string gdr_lines(const model::NcclLog& log, std::size_t max_lines) {
     return out.empty() ? out : "\nGPUDirect RDMA, as NCCL reported it:\n" + out;
 }
 
-std::string pair_table(const policy::NcclAnalysis& analysis, std::size_t max_pairs) {
+std::string pair_table(const policy::nccl::NcclAnalysis& analysis, std::size_t max_pairs) {
     if (analysis.pairs.empty()) {
         return {};
     }

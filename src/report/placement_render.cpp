@@ -24,19 +24,20 @@ std::string join_ints(const std::vector<int>& values, std::string_view sep) {
 }
 
 // A weight as people read it: the label table's integer, or GB/s when measured.
-Json weight_json(const policy::PlacementResult& result, policy::Weight weight) {
-    if (weight == policy::kUnlimited) {
+Json weight_json(const policy::placement::PlacementResult& result,
+                 policy::placement::Weight weight) {
+    if (weight == policy::placement::kUnlimited) {
         return nullptr;
     }
-    return result.measured
-               ? Json(static_cast<double>(weight) / static_cast<double>(policy::kBandwidthScale))
-               : Json(weight);
+    return result.measured ? Json(static_cast<double>(weight) /
+                                  static_cast<double>(policy::placement::kBandwidthScale))
+                           : Json(weight);
 }
 
 // The nearest NICs of each member, as topology/v1's "nearest_nics" gives them.
-Json group_nearest_nics(const policy::NicAffinity& nics,
+Json group_nearest_nics(const policy::placement::NicAffinity& nics,
                         const model::Topology& topology,
-                        const policy::PlacedGroup& group) {
+                        const policy::placement::PlacedGroup& group) {
     Json out = Json::array();
     for (int id : group.gpus) {
         if (const auto position = topology.position_of(id)) {
@@ -46,9 +47,9 @@ Json group_nearest_nics(const policy::NicAffinity& nics,
     return out;
 }
 
-Json group_json(const policy::PlacementResult& result,
+Json group_json(const policy::placement::PlacementResult& result,
                 const model::Topology& topology,
-                const policy::PlacedGroup& group,
+                const policy::placement::PlacedGroup& group,
                 const std::string& profile) {
     const auto launch = launch_for(topology, group, profile);
     Json numa = Json::array();
@@ -82,9 +83,9 @@ Json group_json(const policy::PlacementResult& result,
 
 // What no placement can beat, term by term (PlacementResult::bound); null where nothing
 // bounds a term.
-Json bound_json(const policy::PlacementResult& result) {
+Json bound_json(const policy::placement::PlacementResult& result) {
     const auto& b = result.bound;
-    const auto open = policy::open_term(result);
+    const auto open = policy::placement::open_term(result);
     const bool spans_bounded = !open || *open == "numa_spans" || *open == "tie_break";
     return Json{{"min_bottleneck", weight_json(result, b.min_bottleneck)},
                 {"sum_bottleneck", weight_json(result, b.sum_bottleneck)},
@@ -92,23 +93,24 @@ Json bound_json(const policy::PlacementResult& result) {
                 {"numa_spans", spans_bounded ? Json(b.numa_spans) : Json(nullptr)}};
 }
 
-Json objective_json(const policy::PlacementResult& result) {
+Json objective_json(const policy::placement::PlacementResult& result) {
     const auto& o = result.objective;
-    const auto open = policy::open_term(result);
-    return Json{{"min_bottleneck", weight_json(result, o.min_bottleneck)},
-                {"sum_bottleneck", weight_json(result, o.sum_bottleneck)},
-                {"sum_pair_weight", weight_json(result, o.sum_pair_weight)},
-                {"numa_spans", o.numa_spans},
-                {"weights", result.measured ? "bandwidth_gbps" : "link_labels"},
-                {"exact", result.exact},
-                {"method", std::string(policy::to_string(result.method))},
-                {"upper_bound", weight_json(result, result.upper_bound)},
-                {"gap",
-                 result.upper_bound == policy::kUnlimited ? Json(nullptr)
-                                                          : weight_json(result, result.gap)},
-                {"bound", bound_json(result)},
-                {"open", open ? Json(std::string(*open)) : Json(nullptr)},
-                {"nodes", result.nodes}};
+    const auto open = policy::placement::open_term(result);
+    return Json{
+        {"min_bottleneck", weight_json(result, o.min_bottleneck)},
+        {"sum_bottleneck", weight_json(result, o.sum_bottleneck)},
+        {"sum_pair_weight", weight_json(result, o.sum_pair_weight)},
+        {"numa_spans", o.numa_spans},
+        {"weights", result.measured ? "bandwidth_gbps" : "link_labels"},
+        {"exact", result.exact},
+        {"method", std::string(to_string(result.method))},
+        {"upper_bound", weight_json(result, result.upper_bound)},
+        {"gap",
+         result.upper_bound == policy::placement::kUnlimited ? Json(nullptr)
+                                                             : weight_json(result, result.gap)},
+        {"bound", bound_json(result)},
+        {"open", open ? Json(std::string(*open)) : Json(nullptr)},
+        {"nodes", result.nodes}};
 }
 
 }  // namespace
@@ -126,7 +128,7 @@ std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists
 }
 
 GroupLaunch launch_for(const model::Topology& topology,
-                       const policy::PlacedGroup& group,
+                       const policy::placement::PlacedGroup& group,
                        const std::string& profile) {
     GroupLaunch launch;
     const std::string list = join_ints(group.gpus, ",");
@@ -154,10 +156,11 @@ GroupLaunch launch_for(const model::Topology& topology,
     return launch;
 }
 
-nlohmann::ordered_json placement_to_json(const policy::PlacementResult& result,
-                                         const model::Topology& topology,
-                                         const std::string& profile,
-                                         const std::optional<policy::NicAffinity>& nics) {
+nlohmann::ordered_json placement_to_json(
+    const policy::placement::PlacementResult& result,
+    const model::Topology& topology,
+    const std::string& profile,
+    const std::optional<policy::placement::NicAffinity>& nics) {
     Json groups = Json::array();
     for (const auto& group : result.groups) {
         groups.push_back(group_json(result, topology, group, profile));

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "model/topology.hpp"
-#include "policy/nic_affinity.hpp"
-#include "policy/placement.hpp"
+#include "policy/placement/nic_affinity.hpp"
+#include "policy/placement/placement.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +24,7 @@ struct GroupLaunch {
 };
 
 GroupLaunch launch_for(const model::Topology& topology,
-                       const policy::PlacedGroup& group,
+                       const policy::placement::PlacedGroup& group,
                        const std::string& profile);
 
 // Merges CPU lists such as "0-19,40-59" and "20-39" into one canonical list ("0-59");
@@ -35,14 +35,15 @@ std::optional<std::string> merge_cpu_lists(const std::vector<std::string>& lists
 // read, a saved file): the JSON gains topology/v1's "nics" and "nearest_nics", and each group
 // its members' nearest NICs; the text a "nics:" line per group.
 nlohmann::ordered_json placement_to_json(
-    const policy::PlacementResult& result,
+    const policy::placement::PlacementResult& result,
     const model::Topology& topology,
     const std::string& profile,
-    const std::optional<policy::NicAffinity>& nics = std::nullopt);
+    const std::optional<policy::placement::NicAffinity>& nics = std::nullopt);
 
-std::string placement_to_text(const policy::PlacementResult& result,
-                              const model::Topology& topology,
-                              const std::string& profile,
-                              const std::optional<policy::NicAffinity>& nics = std::nullopt);
+std::string placement_to_text(
+    const policy::placement::PlacementResult& result,
+    const model::Topology& topology,
+    const std::string& profile,
+    const std::optional<policy::placement::NicAffinity>& nics = std::nullopt);
 
 }  // namespace peergate::report

@@ -20,24 +20,26 @@ std::string ints(const std::vector<int>& values) {
     return parts.empty() ? "none" : util::join(parts, ",");
 }
 
-std::string weight(const policy::PlacementResult& result, policy::Weight value) {
-    if (value == policy::kUnlimited) {
+std::string weight(const policy::placement::PlacementResult& result,
+                   policy::placement::Weight value) {
+    if (value == policy::placement::kUnlimited) {
         return "unlimited";
     }
-    return result.measured ? fmt::format("{:.2f} GB/s",
-                                         static_cast<double>(value) /
-                                             static_cast<double>(policy::kBandwidthScale))
-                           : std::to_string(value);
+    return result.measured
+               ? fmt::format("{:.2f} GB/s",
+                             static_cast<double>(value) /
+                                 static_cast<double>(policy::placement::kBandwidthScale))
+               : std::to_string(value);
 }
 
 // "The weakest link is optimal; <what> is <got>, at most p % below the best possible".
-std::string term_shortfall(const policy::PlacementResult& result,
+std::string term_shortfall(const policy::placement::PlacementResult& result,
                            const char* what,
-                           policy::Weight got,
-                           policy::Weight most) {
+                           policy::placement::Weight got,
+                           policy::placement::Weight most) {
     const std::string optimal = fmt::format("the weakest link is optimal ({})",
                                             weight(result, result.objective.min_bottleneck));
-    if (most == policy::kUnlimited || most <= 0) {
+    if (most == policy::placement::kUnlimited || most <= 0) {
         return fmt::format("{}; {} ({}) is not proven best", optimal, what, weight(result, got));
     }
     return fmt::format("{}; {} is {}, at most {:.1f} % below the best possible (no more than {})",
@@ -49,8 +51,8 @@ std::string term_shortfall(const policy::PlacementResult& result,
 }
 
 // How far the answer may be from the best, told on the first term not proven.
-std::string shortfall(const policy::PlacementResult& result) {
-    const auto open = policy::open_term(result).value_or("tie_break");
+std::string shortfall(const policy::placement::PlacementResult& result) {
+    const auto open = policy::placement::open_term(result).value_or("tie_break");
     const auto& found = result.objective;
     const auto& bound = result.bound;
     if (open == "min_bottleneck") {
@@ -78,8 +80,8 @@ std::string shortfall(const policy::PlacementResult& result) {
     return "the score is optimal; a placement of smaller GPU indices may score the same";
 }
 
-std::string headline(const policy::PlacementResult& result) {
-    std::string how = result.exact ? fmt::format("optimal ({})", policy::to_string(result.method))
+std::string headline(const policy::placement::PlacementResult& result) {
+    std::string how = result.exact ? fmt::format("optimal ({})", to_string(result.method))
                                    : fmt::format("heuristic: {}", shortfall(result));
     if (result.nodes > 0) {
         how += fmt::format(", {} search nodes", result.nodes);
@@ -87,9 +89,9 @@ std::string headline(const policy::PlacementResult& result) {
     return fmt::format("{} group(s) of {} GPUs, {}\n", result.count, result.size, how);
 }
 
-std::string group_text(const policy::PlacementResult& result,
+std::string group_text(const policy::placement::PlacementResult& result,
                        const model::Topology& topology,
-                       const policy::PlacedGroup& group,
+                       const policy::placement::PlacedGroup& group,
                        std::size_t number,
                        const std::string& profile) {
     std::string bottleneck = "none (one GPU)";
@@ -118,9 +120,9 @@ std::string group_text(const policy::PlacementResult& result,
 
 // "  nics: GPU4 mlx5_0 (PIX), GPU5 mlx5_0 (PIX)": where the group's network traffic
 // (GPUDirect RDMA) would leave; nothing where the host has no NIC or sysfs was not read.
-std::string group_nics_text(const policy::NicAffinity& nics,
+std::string group_nics_text(const policy::placement::NicAffinity& nics,
                             const model::Topology& topology,
-                            const policy::PlacedGroup& group) {
+                            const policy::placement::PlacedGroup& group) {
     if (std::none_of(nics.nics.begin(), nics.nics.end(), [](const model::Nic& nic) {
             return !nic.physical_function;
         })) {
@@ -137,10 +139,10 @@ std::string group_nics_text(const policy::NicAffinity& nics,
 
 }  // namespace
 
-std::string placement_to_text(const policy::PlacementResult& result,
+std::string placement_to_text(const policy::placement::PlacementResult& result,
                               const model::Topology& topology,
                               const std::string& profile,
-                              const std::optional<policy::NicAffinity>& nics) {
+                              const std::optional<policy::placement::NicAffinity>& nics) {
     std::string out = headline(result);
     for (std::size_t i = 0; i < result.groups.size(); ++i) {
         out += group_text(result, topology, result.groups[i], i + 1, profile);

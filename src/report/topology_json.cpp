@@ -36,7 +36,7 @@ Json attempts_to_json(const model::Discovery& discovery) {
     return out;
 }
 
-Json nic_to_json(const policy::NicAffinity& affinity, std::size_t n) {
+Json nic_to_json(const policy::placement::NicAffinity& affinity, std::size_t n) {
     const auto& nic = affinity.nics[n];
     Json paths = Json::array();
     for (const auto& label : affinity.labels[n]) {
@@ -52,7 +52,8 @@ Json nic_to_json(const policy::NicAffinity& affinity, std::size_t n) {
                 {"paths", paths}};
 }
 
-Json nearest_to_json(const policy::NicAffinity& affinity, const model::Topology& topology) {
+Json nearest_to_json(const policy::placement::NicAffinity& affinity,
+                     const model::Topology& topology) {
     Json out = Json::array();
     for (std::size_t p = 0; p < topology.size(); ++p) {
         out.push_back(nearest_nic_to_json(affinity, topology, p));
@@ -62,10 +63,10 @@ Json nearest_to_json(const policy::NicAffinity& affinity, const model::Topology&
 
 }  // namespace
 
-Json nearest_nic_to_json(const policy::NicAffinity& affinity,
+Json nearest_nic_to_json(const policy::placement::NicAffinity& affinity,
                          const model::Topology& topology,
                          std::size_t position) {
-    const auto nearest = policy::nearest_nics(affinity, position);
+    const auto nearest = policy::placement::nearest_nics(affinity, position);
     Json nics = Json::array();
     for (const auto n : nearest) {
         nics.push_back(fmt::format("NIC{}", n));
@@ -78,7 +79,7 @@ Json nearest_nic_to_json(const policy::NicAffinity& affinity,
 }
 
 void add_nics(Json& doc,
-              const std::optional<policy::NicAffinity>& affinity,
+              const std::optional<policy::placement::NicAffinity>& affinity,
               const model::Topology* topology) {
     if (!affinity || topology == nullptr) {
         doc["nics"] = nullptr;

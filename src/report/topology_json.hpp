@@ -3,7 +3,7 @@
 #pragma once
 
 #include "model/discovery.hpp"
-#include "policy/nic_affinity.hpp"
+#include "policy/placement/nic_affinity.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -28,11 +28,11 @@ nlohmann::ordered_json matrix_to_json(const model::Topology& topology);
 // NUMA node and names) and "nearest_nics" (each GPU's closest NICs) into `doc`; both null
 // where sysfs was not read (a saved file).
 void add_nics(nlohmann::ordered_json& doc,
-              const std::optional<policy::NicAffinity>& affinity,
+              const std::optional<policy::placement::NicAffinity>& affinity,
               const model::Topology* topology);
 
 // One entry of "nearest_nics": {"gpu", "nics": ["NIC0"], "path"} for the GPU at `position`.
-nlohmann::ordered_json nearest_nic_to_json(const policy::NicAffinity& affinity,
+nlohmann::ordered_json nearest_nic_to_json(const policy::placement::NicAffinity& affinity,
                                            const model::Topology& topology,
                                            std::size_t position);
 

@@ -109,14 +109,14 @@ std::string topology_to_text(const model::Discovery& discovery, const TextStyle&
     return out;
 }
 
-std::string nic_short_name(const policy::NicAffinity& affinity, std::size_t n) {
+std::string nic_short_name(const policy::placement::NicAffinity& affinity, std::size_t n) {
     const auto& nic = affinity.nics[n];
     return !nic.rdma_devices.empty() ? nic.rdma_devices.front()
            : !nic.interfaces.empty() ? nic.interfaces.front()
                                      : fmt::format("NIC{}", n);
 }
 
-std::string nics_to_text(const policy::NicAffinity& affinity,
+std::string nics_to_text(const policy::placement::NicAffinity& affinity,
                          const model::Topology& t,
                          const TextStyle& style) {
     if (affinity.nics.empty()) {
@@ -153,8 +153,10 @@ std::string nics_to_text(const policy::NicAffinity& affinity,
     return out + "Nearest NIC: " + util::join(nearest, ", ") + "\n";
 }
 
-std::string nearest_nic_text(const policy::NicAffinity& affinity, std::size_t p, int index) {
-    const auto nearest = policy::nearest_nics(affinity, p);
+std::string nearest_nic_text(const policy::placement::NicAffinity& affinity,
+                             std::size_t p,
+                             int index) {
+    const auto nearest = policy::placement::nearest_nics(affinity, p);
     if (nearest.empty()) {
         return fmt::format("GPU{} ?", index);
     }

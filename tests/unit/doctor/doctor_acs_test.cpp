@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where ACS sends a pair's traffic, and the doctor's finding (policy/doctor_acs.cpp).
-#include "policy/doctor_acs.hpp"
-
+// Where ACS sends a pair's traffic, and the doctor's finding (policy/doctor/acs.cpp).
+#include "policy/doctor/acs.hpp"
 #include "support/pci_builders.hpp"
 
 #include <gtest/gtest.h>
 
 #include <tuple>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using test::port;
@@ -107,4 +106,4 @@ TEST(AcsFinding, OneMorePairIsSingular) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

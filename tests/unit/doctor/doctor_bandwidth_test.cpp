@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// p2p_slower_than_peers (policy/doctor_pairs.cpp): a pair under half the median P2P rate of
+// p2p_slower_than_peers (policy/doctor/pairs.cpp): a pair under half the median P2P rate of
 // the pairs joined the same way, from a `peergate bench` result given to the doctor.
-#include "policy/doctor_pairs.hpp"
+#include "policy/doctor/pairs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::Finding;
@@ -87,4 +87,4 @@ TEST(DoctorBandwidth, NoBenchResultSaysNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

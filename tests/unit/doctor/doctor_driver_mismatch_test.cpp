@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // driver_version_mismatch from the tiers' own words (policy/doctor_driver_mismatch): NVML's
 // error string, nvidia-smi's two lines, and the running module's version.
-#include "policy/doctor_driver_mismatch.hpp"
+#include "policy/doctor/driver_mismatch.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 DoctorInput failed_with(std::vector<std::string> reasons) {
@@ -62,4 +62,4 @@ TEST(DriverMismatch, OtherFailuresAreNotAMismatch) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

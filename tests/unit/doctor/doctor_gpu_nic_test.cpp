@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPUs and network functions below one PCIe switch, and where ACS sends GPUDirect RDMA
-// between them (policy/doctor_gpu_nic.cpp).
-#include "policy/doctor_gpu_nic.hpp"
-
+// between them (policy/doctor/gpu_nic.cpp).
+#include "policy/doctor/gpu_nic.hpp"
 #include "support/pci_builders.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using test::port;
@@ -199,4 +198,4 @@ TEST(GpuNicPaths, NoNicsOrNoPortsSayNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

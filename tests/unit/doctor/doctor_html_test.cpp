@@ -20,17 +20,17 @@ TEST(DoctorHtml, EscapesEveryCharacterThatCouldOpenMarkup) {
 }
 
 TEST(DoctorHtml, PageHoldsTheVerdictFindingsMatrixAndPairs) {
-    policy::DoctorInput input;
-    input.parts.push_back(policy::PartStatus{.what = "NVML library", .found = true});
+    policy::doctor::DoctorInput input;
+    input.parts.push_back(policy::doctor::PartStatus{.what = "NVML library", .found = true});
     input.discovery.topology = test::bridged_a100_4x();
-    input.pairs.push_back(policy::PairLayers{.src = 0,
-                                             .dst = 1,
-                                             .label = "NV12",
-                                             .nvml = {"OK", "OK", "OK", "OK", "OK"},
-                                             .cuda_can_access_peer = true,
-                                             .probe = "ok"});
+    input.pairs.push_back(policy::doctor::PairLayers{.src = 0,
+                                                     .dst = 1,
+                                                     .label = "NV12",
+                                                     .nvml = {"OK", "OK", "OK", "OK", "OK"},
+                                                     .cuda_can_access_peer = true,
+                                                     .probe = "ok"});
     input.layer_notes.push_back("NVML answers not recorded: <hung>");
-    policy::DoctorReport report{.verdict = policy::Verdict::problems};
+    policy::doctor::DoctorReport report{.verdict = policy::doctor::Verdict::problems};
     report.findings.push_back(model::Finding{.code = "probe_data_lost",
                                              .severity = model::Severity::error,
                                              .message = "lost <data> & more",

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // mig_enabled and mig_mode_pending: MIG on GPUs of a multi-GPU selection is a warning (their
 // peer traffic goes through host memory); a mode that changes at the next reset is a note.
-#include "policy/doctor_mig.hpp"
-
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
+#include "policy/doctor/mig.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::MigMode;
@@ -68,4 +67,4 @@ TEST(DoctorMig, OnlyTheExaminedGpusCountAndMigLeavesTheVerdictAlone) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

@@ -2,15 +2,14 @@
 // The doctor's findings on the NCCL topology file the node's jobs read: Azure's NCv4 file on
 // a bridged A100 box, with both bridges up, with the 0-1 bridge down, and files NCCL would
 // refuse or cannot open.
-#include "policy/doctor_nccl_topo.hpp"
-
+#include "policy/doctor/nccl_topo.hpp"
 #include "sources/nccl/nccl_topo_xml.hpp"
 #include "support/fixture_files.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 // Four A100s at the file's bus ids, bridged 0-1 and 2-3; `bridge01` false: that bridge is down.
@@ -78,4 +77,4 @@ TEST(DoctorNcclTopo, AFileNcclWouldRefuseIsAWarningAndAMissingOneNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// NVLink error counters (policy/doctor_nvlink_errors.cpp): what the links count since the
+// NVLink error counters (policy/doctor/nvlink_errors.cpp): what the links count since the
 // driver loaded (a warning once a link retrained, else info), and what they gained while the
 // probe moved data (an error once a link retrained, else a warning); counts that fell, were
 // not answered, or belong to a link or GPU read only once say nothing.
-#include "policy/doctor_nvlink_errors.hpp"
+#include "policy/doctor/nvlink_errors.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::Severity;
@@ -159,4 +159,4 @@ TEST(NvlinkErrorsUnderLoad, AGpuOrLinkReadOnceSaysNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

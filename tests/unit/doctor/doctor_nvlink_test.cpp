@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// NVLinks down (policy/doctor_nvlink.cpp): named where most GPUs of the model have more up,
+// NVLinks down (policy/doctor/nvlink.cpp): named where most GPUs of the model have more up,
 // an error on an NVSwitch fabric, a warning between bridged cards, and nothing where the
 // differences are by design (a cube mesh, unbridged cards, mixed models).
-#include "policy/doctor_nvlink.hpp"
+#include "policy/doctor/nvlink.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::Severity;
@@ -120,4 +120,4 @@ TEST(NvlinkDown, EachDegradedGpuHasItsOwnFindingInIndexOrder) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

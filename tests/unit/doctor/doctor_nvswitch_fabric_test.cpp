@@ -3,13 +3,12 @@
 // registered is an error (CUDA refuses to start), one kind of trouble per finding; a
 // registered GPU whose health mask says degraded is a warning; a GPU outside a fabric is
 // nothing to say.
-#include "policy/doctor_nvswitch_fabric.hpp"
-
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
+#include "policy/doctor/nvswitch_fabric.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::FabricState;
@@ -122,4 +121,4 @@ TEST(DoctorNvswitchFabric, AnUnregisteredGpuMakesTheVerdictProblems) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The doctor's reading of the capability layers per pair, and --gpus (policy/doctor*.cpp).
-#include "policy/doctor_pairs.hpp"
-
 #include "../policy/gate_test_support.hpp"
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
+#include "policy/doctor/pairs.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::Finding;
@@ -201,4 +200,4 @@ TEST(DoctorDiagnose, KernelFindingsAboutGpusOutsideTheSelectionAreLeftOut) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

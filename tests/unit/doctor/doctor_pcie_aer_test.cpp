@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// PCIe AER counters on the GPUs' paths (policy/doctor_pcie_aer.cpp): each GPU and every
+// PCIe AER counters on the GPUs' paths (policy/doctor/pcie_aer.cpp): each GPU and every
 // port above it, named with the GPUs whose traffic crosses it; correctable counts are a
 // note, uncorrectable ones a warning; what grew while the probe ran a warning, or an error
 // where it was uncorrectable; a count that fell (a reset) or was read once says nothing.
-#include "policy/doctor_pcie_aer.hpp"
-
+#include "policy/doctor/pcie_aer.hpp"
 #include "support/pci_builders.hpp"
 
 #include <gtest/gtest.h>
@@ -12,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using test::pci;
@@ -168,4 +167,4 @@ TEST(PcieAerUnderLoad, ResetsAndSingleReadsSayNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

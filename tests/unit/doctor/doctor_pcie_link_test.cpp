@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// PCIe links that trained narrow (policy/doctor_pcie_link.cpp): the links are paired as NCCL
+// PCIe links that trained narrow (policy/doctor/pcie_link.cpp): the links are paired as NCCL
 // pairs sysfs's path (the GPU with its port, then every second port), a link GPUs share is
 // one link, and only a width below what both ends can do is named: not a slot wired narrow,
 // not an idle speed, not a link whose ends sysfs does not describe.
-#include "policy/doctor_pcie_link.hpp"
-
+#include "policy/doctor/pcie_link.hpp"
 #include "support/pci_builders.hpp"
 
 #include <gtest/gtest.h>
@@ -12,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using test::pci;
@@ -183,4 +182,4 @@ TEST(NicLinks, AFullWidthOrUnreadLinkSaysNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

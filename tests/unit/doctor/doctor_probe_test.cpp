@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// What doctor --probe concludes from a probe result (policy/doctor_probe.cpp).
-#include "policy/doctor_probe.hpp"
-
-#include "policy/doctor.hpp"
+// What doctor --probe concludes from a probe result (policy/doctor/probe.cpp).
+#include "policy/doctor/doctor.hpp"
+#include "policy/doctor/probe.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::PairVerdict;
@@ -131,4 +130,4 @@ TEST(DoctorCachedProbe, ACachedLossMakesTheVerdictProblemsAndAFreshProbeSupersed
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

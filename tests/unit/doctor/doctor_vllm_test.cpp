@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // vllm_p2p_cache_trusted: vLLM's cached "peer access works" on a host whose PCIe peer copies
 // the doctor has found unsafe.
-#include "policy/doctor_vllm.hpp"
+#include "policy/doctor/vllm.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::Finding;
 using model::Severity;
 
-VllmP2pCache cache(const std::string& devices, std::vector<std::string> works) {
-    return VllmP2pCache{.path = "/home/u/.cache/vllm/gpu_p2p_access_cache_for_" + devices + ".json",
-                        .visible_devices = devices,
-                        .says_works = std::move(works)};
+model::VllmP2pCache cache(const std::string& devices, std::vector<std::string> works) {
+    return model::VllmP2pCache{
+        .path = "/home/u/.cache/vllm/gpu_p2p_access_cache_for_" + devices + ".json",
+        .visible_devices = devices,
+        .says_works = std::move(works)};
 }
 
 const std::vector<Finding> kUnderIommu{
@@ -85,4 +86,4 @@ TEST(DoctorVllm, SglangsCacheIsItsOwnFindingWithItsOwnRemedy) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

@@ -28,7 +28,7 @@ inline report::ExportFacts facts_from_topo_m(const std::string& fixture) {
     for (const auto& a : topology->gpus) {
         for (const auto& b : topology->gpus) {
             if (a.index != b.index) {
-                policy::PairLayers layers{.src = a.index, .dst = b.index};
+                policy::doctor::PairLayers layers{.src = a.index, .dst = b.index};
                 layers.label = topology->label(a.index, b.index)->to_token();
                 layers.nvml.fill("OK");
                 layers.cuda_can_access_peer = true;
@@ -37,7 +37,7 @@ inline report::ExportFacts facts_from_topo_m(const std::string& fixture) {
         }
     }
     facts.doctor.discovery.topology = std::move(*topology);
-    facts.report.verdict = policy::Verdict::healthy;
+    facts.report.verdict = policy::doctor::Verdict::healthy;
     facts.gate = {.p2p = true, .rule = "every_pair_nvlink", .reason = "every pair is NVLink"};
     facts.run = {.version = "0.1.0",
                  .finished_unix = 1795942800,

@@ -102,11 +102,11 @@ TEST(ExportPrometheus, HelpTextIsEscapedAsTheFormatSays) {
 TEST(ExportPrometheus, EachExaminedGpusNvlinksUpAndSlots) {
     auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
     for (int gpu = 0; gpu < 4; ++gpu) {
-        facts.doctor.links.push_back(
-            policy::GpuLinks{.gpu = gpu,
-                             .name = "A100",
-                             .slots = 12,
-                             .down = gpu == 2 ? std::vector<int>{0, 1} : std::vector<int>{}});
+        facts.doctor.links.push_back(policy::doctor::GpuLinks{
+            .gpu = gpu,
+            .name = "A100",
+            .slots = 12,
+            .down = gpu == 2 ? std::vector<int>{0, 1} : std::vector<int>{}});
     }
     facts.doctor.selection = {1, 2};
     const auto text = export_prometheus(facts);
@@ -243,7 +243,7 @@ TEST(ExportPrometheus, LastSuccessIsThisRunOrCarriedOver) {
                 testing::HasSubstr("peergate_last_success_timestamp_seconds 1795942800\n"));
     EXPECT_EQ(last_success_in(healthy_text), 1795942800.0);
 
-    facts.report.verdict = policy::Verdict::problems;
+    facts.report.verdict = policy::doctor::Verdict::problems;
     facts.run.finished_unix += 600;
     EXPECT_THAT(export_prometheus(facts),
                 testing::HasSubstr("peergate_last_success_timestamp_seconds 0\n"));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fleet's wire format (report/fleet_json) and its verdict (policy/fleet): failed nodes,
 // missing ones, and the node whose hardware differs from what most of its peers report.
-#include "policy/fleet.hpp"
+#include "policy/fleet/fleet.hpp"
 
 #include "report/fleet_json.hpp"
 
@@ -25,7 +25,8 @@ FleetNode like(const std::string& name) {
     return node;
 }
 
-const policy::FleetIssue* issue(const policy::FleetReport& report, const std::string& code) {
+const policy::fleet::FleetIssue* issue(const policy::fleet::FleetReport& report,
+                                       const std::string& code) {
     for (const auto& each : report.issues) {
         if (each.code == code) {
             return &each;
@@ -35,7 +36,7 @@ const policy::FleetIssue* issue(const policy::FleetReport& report, const std::st
 }
 
 TEST(FleetVerdict, LikeHealthyNodesPass) {
-    const auto report = policy::judge_fleet({like("c"), like("a"), like("b")}, {}, 3);
+    const auto report = policy::fleet::judge_fleet({like("c"), like("a"), like("b")}, {}, 3);
     EXPECT_FALSE(report.failed);
     EXPECT_TRUE(report.issues.empty());
     ASSERT_EQ(report.nodes.size(), 3U);
@@ -48,7 +49,8 @@ TEST(FleetVerdict, LikeHealthyNodesPass) {
 TEST(FleetVerdict, ANodeThatLostAnNvlinkIsAnOutlierThoughItsOwnChecksPass) {
     auto degraded = like("c");
     degraded.matrix[0][2] = degraded.matrix[2][0] = "NV12";
-    const auto report = policy::judge_fleet({like("a"), like("b"), degraded}, {}, std::nullopt);
+    const auto report =
+        policy::fleet::judge_fleet({like("a"), like("b"), degraded}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
     const auto* outlier = issue(report, "fleet_outlier");
     ASSERT_NE(outlier, nullptr);
@@ -64,7 +66,8 @@ TEST(FleetVerdict, MissingGpusAndModelsAndVersions) {
     short_one.gpu_names.pop_back();
     short_one.matrix = {{"X", "NV18"}, {"NV18", "X"}};
     short_one.version = "0.0.9";
-    const auto report = policy::judge_fleet({like("a"), like("b"), short_one}, {}, std::nullopt);
+    const auto report =
+        policy::fleet::judge_fleet({like("a"), like("b"), short_one}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
     EXPECT_EQ(report.nodes[2].differs, (std::vector<std::string>{"gpus", "topology", "version"}));
     bool version_warned = false;
@@ -81,7 +84,8 @@ TEST(FleetVerdict, UnhealthyInconclusiveMissingUnreadable) {
     sick.findings = {{"pcie_p2p_under_translating_iommu", "error", ""}, {"x", "warning", ""}};
     auto blind = like("c");
     blind.verdict = "inconclusive";
-    const auto report = policy::judge_fleet({like("a"), sick, blind}, {"f:3: not a record"}, 4);
+    const auto report =
+        policy::fleet::judge_fleet({like("a"), sick, blind}, {"f:3: not a record"}, 4);
     EXPECT_TRUE(report.failed);
     ASSERT_NE(issue(report, "node_problems"), nullptr);
     EXPECT_EQ(issue(report, "node_problems")->message,
@@ -95,7 +99,7 @@ TEST(FleetVerdict, UnhealthyInconclusiveMissingUnreadable) {
 TEST(FleetVerdict, NoMajorityIsASplitNotAnOutlier) {
     auto other = like("b");
     other.iommu = "translating";
-    const auto report = policy::judge_fleet({like("a"), other}, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet({like("a"), other}, {}, std::nullopt);
     EXPECT_FALSE(report.failed);
     ASSERT_NE(issue(report, "fleet_split"), nullptr);
     EXPECT_EQ(issue(report, "fleet_outlier"), nullptr);
@@ -112,7 +116,7 @@ TEST(FleetVerdict, ANodeOnAnotherDriverOrKernelIsWarnedAbout) {
     a.driver = b.driver = d.driver = "570.86.15";
     c.driver = "560.35.03";
     a.kernel = b.kernel = c.kernel = "6.8.0-51-generic";
-    const auto report = policy::judge_fleet({a, b, c, d}, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet({a, b, c, d}, {}, std::nullopt);
     EXPECT_FALSE(report.failed);
     EXPECT_EQ(report.majority.driver, "570.86.15");
     EXPECT_EQ(report.majority.kernel, "6.8.0-51-generic");
@@ -123,7 +127,7 @@ TEST(FleetVerdict, ANodeOnAnotherDriverOrKernelIsWarnedAbout) {
     EXPECT_EQ(report.nodes[2].differs, std::vector<std::string>{"driver"});
     EXPECT_TRUE(report.nodes[3].differs.empty()) << "d's kernel was not read: not judged";
     // No node read them: nothing to say, not a split.
-    const auto unread = policy::judge_fleet({like("a"), like("b")}, {}, std::nullopt);
+    const auto unread = policy::fleet::judge_fleet({like("a"), like("b")}, {}, std::nullopt);
     EXPECT_TRUE(unread.issues.empty());
 }
 
@@ -138,7 +142,7 @@ TEST(FleetVerdict, ANodeMissingANicOrItsRdmaDeviceIsAnOutlier) {
     auto d = like("d");
     a.nics = b.nics = c.nics = eight;
     c.nics->back() = "0000:9a:00.0 (no RDMA device)";
-    const auto report = policy::judge_fleet({a, b, c, d}, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet({a, b, c, d}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
     EXPECT_EQ(report.majority.nic_list, eight);
     const auto* outlier = issue(report, "fleet_outlier");
@@ -151,14 +155,14 @@ TEST(FleetVerdict, ANodeMissingANicOrItsRdmaDeviceIsAnOutlier) {
     EXPECT_TRUE(report.nodes[3].differs.empty()) << "d read no NICs: not judged";
     // A node that read none, among nodes with NICs, lacks them all.
     d.nics.emplace();
-    const auto bare = policy::judge_fleet({a, b, like("c"), d}, {}, std::nullopt);
+    const auto bare = policy::fleet::judge_fleet({a, b, like("c"), d}, {}, std::nullopt);
     EXPECT_EQ(issue(bare, "fleet_outlier")->message,
               "d: nics differs from most nodes: lacks 0000:18:00.0 mlx5_0; lacks 0000:9a:00.0 "
               "mlx5_5 (fleet: 2 NICs)");
 }
 
 TEST(FleetVerdict, NobodyAnswered) {
-    const auto report = policy::judge_fleet({}, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet({}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
     EXPECT_EQ(issue(report, "nodes_missing")->message, "no node answered");
 }
@@ -167,7 +171,7 @@ TEST(FleetVerdict, ARepeatedNodeCountsOnce) {
     auto again = like("a");
     again.source = "all.jsonl:9";
     again.verdict = "problems";
-    const auto report = policy::judge_fleet({like("a"), again, like("b")}, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet({like("a"), again, like("b")}, {}, std::nullopt);
     EXPECT_EQ(report.nodes.size(), 2U);
     EXPECT_EQ(issue(report, "node_repeated")->severity, "warning");
     EXPECT_EQ(report.nodes[0].node.source, "all.jsonl:9") << "the last record read stands";
@@ -177,7 +181,8 @@ TEST(FleetVerdict, ARepeatedNodeCountsOnce) {
 TEST(FleetVerdict, AP2pAnswerUnlikeThePeersIsAnError) {
     auto vetoed = like("c");
     vetoed.p2p = false;
-    const auto report = policy::judge_fleet({like("a"), like("b"), vetoed}, {}, std::nullopt);
+    const auto report =
+        policy::fleet::judge_fleet({like("a"), like("b"), vetoed}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
     const auto* outlier = issue(report, "fleet_outlier");
     ASSERT_NE(outlier, nullptr);
@@ -195,7 +200,7 @@ TEST(FleetVerdict, ATopologyUnlikeInManyPairsNamesFourAndCountsTheRest) {
         }
         return node;
     };
-    const auto report = policy::judge_fleet(
+    const auto report = policy::fleet::judge_fleet(
         {four("a", "NV18"), four("b", "NV18"), four("c", "PIX")}, {}, std::nullopt);
     const auto* outlier = issue(report, "fleet_outlier");
     ASSERT_NE(outlier, nullptr);
@@ -209,7 +214,7 @@ TEST(FleetVerdict, ATopologyUnlikeInManyPairsNamesFourAndCountsTheRest) {
 TEST(FleetVerdict, AnUnknownVerdictIsInconclusive) {
     auto odd = like("c");
     odd.verdict = "";
-    const auto report = policy::judge_fleet({like("a"), like("b"), odd}, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet({like("a"), like("b"), odd}, {}, std::nullopt);
     EXPECT_TRUE(report.failed);
     ASSERT_NE(issue(report, "node_inconclusive"), nullptr);
     EXPECT_EQ(issue(report, "node_problems"), nullptr);
@@ -227,7 +232,7 @@ TEST(FleetVerdict, NodesWithoutGpusShareTheEmptyTopology) {
         node.matrix.clear();
         nodes.push_back(node);
     }
-    const auto report = policy::judge_fleet(nodes, {}, std::nullopt);
+    const auto report = policy::fleet::judge_fleet(nodes, {}, std::nullopt);
     EXPECT_EQ(issue(report, "fleet_split"), nullptr) << issue(report, "fleet_split")->message;
     EXPECT_EQ(issue(report, "fleet_outlier"), nullptr);
     EXPECT_NE(issue(report, "node_inconclusive"), nullptr);
@@ -279,7 +284,7 @@ TEST(FleetLines, BadRecordsAreNamedByLine) {
 report::ExportFacts long_facts(const std::string& node) {
     report::ExportFacts facts;
     facts.run.node_name = node;
-    facts.report.verdict = policy::Verdict::problems;
+    facts.report.verdict = policy::doctor::Verdict::problems;
     for (int i = 0; i < 12; ++i) {
         facts.report.findings.push_back(model::Finding{.code = "code" + std::to_string(i),
                                                        .severity = model::Severity::warning,

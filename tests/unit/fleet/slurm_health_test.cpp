@@ -2,7 +2,7 @@
 // fleet health's Slurm side: what scontrol says of a node's drain (sources/slurm) and what the
 // check does about it (policy/slurm_health): drain with a "peergate:" reason, resume only its
 // own drains, never a person's.
-#include "policy/slurm_health.hpp"
+#include "policy/fleet/slurm_health.hpp"
 
 #include "sources/slurm/scontrol_node.hpp"
 #include "support/fixture_files.hpp"
@@ -13,7 +13,7 @@
 namespace peergate {
 namespace {
 
-using policy::SlurmAction;
+using policy::fleet::SlurmAction;
 
 TEST(ScontrolNode, RealDrainedNodes) {
     const auto ours = sources::slurm::parse_scontrol_node(
@@ -41,9 +41,9 @@ TEST(ScontrolNode, IdleErrorAndOddStates) {
     EXPECT_FALSE((sources::slurm::NodeState{.state = "DOWN+NOT_RESPONDING"}).draining());
 }
 
-policy::DoctorReport failing() {
-    policy::DoctorReport report;
-    report.verdict = policy::Verdict::problems;
+policy::doctor::DoctorReport failing() {
+    policy::doctor::DoctorReport report;
+    report.verdict = policy::doctor::Verdict::problems;
     report.findings = {
         {.code = "kernel_xid", .severity = model::Severity::warning, .gpus = {1}},
         {.code = "probe_data_lost", .severity = model::Severity::error, .gpus = {0, 1}},
@@ -51,14 +51,14 @@ policy::DoctorReport failing() {
     return report;
 }
 
-policy::DoctorReport healthy() {
-    policy::DoctorReport report;
-    report.verdict = policy::Verdict::healthy;
+policy::doctor::DoctorReport healthy() {
+    policy::doctor::DoctorReport report;
+    report.verdict = policy::doctor::Verdict::healthy;
     return report;
 }
 
 TEST(SlurmHealth, FailingNodeDrainsItselfWithAPeergateReason) {
-    const auto plan = policy::plan_health(failing(), policy::SlurmNodeDrain{});
+    const auto plan = policy::fleet::plan_health(failing(), policy::fleet::SlurmNodeDrain{});
     EXPECT_FALSE(plan.healthy);
     EXPECT_EQ(plan.line, "fail: probe_data_lost GPU0,GPU1 and 1 more errors");
     EXPECT_EQ(plan.action, SlurmAction::drain);
@@ -67,20 +67,23 @@ TEST(SlurmHealth, FailingNodeDrainsItselfWithAPeergateReason) {
 }
 
 TEST(SlurmHealth, APersonsDrainStands) {
-    const policy::SlurmNodeDrain admin{.draining = true, .reason = "admin: maintenance [root@x]"};
-    EXPECT_EQ(policy::plan_health(failing(), admin).action, SlurmAction::none);
-    EXPECT_EQ(policy::plan_health(healthy(), admin).action, SlurmAction::none);
+    const policy::fleet::SlurmNodeDrain admin{.draining = true,
+                                              .reason = "admin: maintenance [root@x]"};
+    EXPECT_EQ(policy::fleet::plan_health(failing(), admin).action, SlurmAction::none);
+    EXPECT_EQ(policy::fleet::plan_health(healthy(), admin).action, SlurmAction::none);
 }
 
 TEST(SlurmHealth, HealthyAgainResumesOnlyPeergatesDrain) {
-    const policy::SlurmNodeDrain ours{.draining = true,
-                                      .reason = "peergate: probe_data_lost [root@x]"};
-    const auto plan = policy::plan_health(healthy(), ours);
+    const policy::fleet::SlurmNodeDrain ours{.draining = true,
+                                             .reason = "peergate: probe_data_lost [root@x]"};
+    const auto plan = policy::fleet::plan_health(healthy(), ours);
     EXPECT_TRUE(plan.healthy);
     EXPECT_EQ(plan.line, "ok: P2P layers agree, no error");
     EXPECT_EQ(plan.action, SlurmAction::resume);
-    EXPECT_EQ(policy::plan_health(healthy(), policy::SlurmNodeDrain{}).action, SlurmAction::none);
-    EXPECT_EQ(policy::plan_health(failing(), ours).action, SlurmAction::drain);  // reason renewed
+    EXPECT_EQ(policy::fleet::plan_health(healthy(), policy::fleet::SlurmNodeDrain{}).action,
+              SlurmAction::none);
+    EXPECT_EQ(policy::fleet::plan_health(failing(), ours).action,
+              SlurmAction::drain);  // reason renewed
 }
 
 // The time in "[root@time]" says when the node first failed; the same reason is not written
@@ -88,27 +91,29 @@ TEST(SlurmHealth, HealthyAgainResumesOnlyPeergatesDrain) {
 TEST(SlurmHealth, TheSameReasonIsNotWrittenAgain) {
     const std::string reason =
         "peergate: probe_data_lost GPU0,GPU1 and 1 more errors; run peergate doctor";
-    const policy::SlurmNodeDrain drained{.draining = true,
-                                         .reason = reason + " [root@2026-11-30T02:29:30]"};
-    const auto plan = policy::plan_health(failing(), drained);
+    const policy::fleet::SlurmNodeDrain drained{.draining = true,
+                                                .reason = reason + " [root@2026-11-30T02:29:30]"};
+    const auto plan = policy::fleet::plan_health(failing(), drained);
     EXPECT_FALSE(plan.healthy);
     EXPECT_EQ(plan.action, SlurmAction::none);
     EXPECT_EQ(plan.why, "already drained by peergate for this reason");
-    const policy::SlurmNodeDrain bare{.draining = true, .reason = reason};  // no [user@time]
-    EXPECT_EQ(policy::plan_health(failing(), bare).action, SlurmAction::none);
-    const policy::SlurmNodeDrain longer{.draining = true, .reason = reason + " and more [x]"};
-    EXPECT_EQ(policy::plan_health(failing(), longer).action, SlurmAction::drain);
+    const policy::fleet::SlurmNodeDrain bare{.draining = true, .reason = reason};  // no [user@time]
+    EXPECT_EQ(policy::fleet::plan_health(failing(), bare).action, SlurmAction::none);
+    const policy::fleet::SlurmNodeDrain longer{.draining = true,
+                                               .reason = reason + " and more [x]"};
+    EXPECT_EQ(policy::fleet::plan_health(failing(), longer).action, SlurmAction::drain);
 }
 
 TEST(SlurmHealth, InconclusiveFailsAndWithoutDrainNothingIsDone) {
-    policy::DoctorReport report;
-    report.verdict = policy::Verdict::inconclusive;
-    const auto plan = policy::plan_health(report, std::nullopt);
+    policy::doctor::DoctorReport report;
+    report.verdict = policy::doctor::Verdict::inconclusive;
+    const auto plan = policy::fleet::plan_health(report, std::nullopt);
     EXPECT_EQ(plan.line, "fail: doctor verdict inconclusive");
     EXPECT_EQ(plan.action, SlurmAction::none);
     auto long_code = failing();
     long_code.findings[1].code = std::string(300, 'x');
-    EXPECT_LE(policy::plan_health(long_code, policy::SlurmNodeDrain{}).reason.size(), 200U);
+    EXPECT_LE(policy::fleet::plan_health(long_code, policy::fleet::SlurmNodeDrain{}).reason.size(),
+              200U);
 }
 
 }  // namespace

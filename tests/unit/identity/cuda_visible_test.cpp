@@ -107,7 +107,7 @@ TEST(IdentityJoin, ChildEnvironmentPinsAnExplicitSelection) {
     util::EnvMap parent;
     parent.set("CUDA_VISIBLE_DEVICES", "3");
     parent.set("PEERGATE_SIM_MACHINE", "/m.json");
-    const auto list = *policy::Selection::parse("2,0");
+    const auto list = *policy::gate::Selection::parse("2,0");
     const auto pinned = pipeline::child_cuda_environment(parent, list, true, {});
     EXPECT_EQ(pinned.get("CUDA_VISIBLE_DEVICES"), "2,0");
     EXPECT_EQ(pinned.get("CUDA_DEVICE_ORDER"), "PCI_BUS_ID");
@@ -115,14 +115,15 @@ TEST(IdentityJoin, ChildEnvironmentPinsAnExplicitSelection) {
 
     const auto unpinned = pipeline::child_cuda_environment(parent, list, false, {});
     EXPECT_EQ(unpinned, parent) << "without pinning the child keeps what it inherits";
-    EXPECT_EQ(pipeline::child_cuda_environment(parent, policy::Selection{}, true, {}), parent);
+    EXPECT_EQ(pipeline::child_cuda_environment(parent, policy::gate::Selection{}, true, {}),
+              parent);
 
     std::vector<model::Gpu> host(3);
     for (int i = 0; i < 3; ++i) {
         host[static_cast<std::size_t>(i)].index = i;
     }
-    const auto all =
-        pipeline::child_cuda_environment(parent, *policy::Selection::parse("all"), true, host);
+    const auto all = pipeline::child_cuda_environment(
+        parent, *policy::gate::Selection::parse("all"), true, host);
     EXPECT_EQ(all.get("CUDA_VISIBLE_DEVICES"), "0,1,2");
 }
 

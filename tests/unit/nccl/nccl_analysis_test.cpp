@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "policy/nccl_analysis.hpp"
-
 #include "nccl_log_support.hpp"
-#include "policy/nccl_findings.hpp"
+#include "policy/nccl/analysis.hpp"
+#include "policy/nccl/findings.hpp"
 #include "sources/documents/topology_file.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
@@ -15,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-namespace peergate::policy {
+namespace peergate::policy::nccl {
 namespace {
 
 std::string fixture(const std::string& name) {
@@ -262,4 +261,4 @@ TEST(NcclTopologyJson, ReadsTopoJsonAndRejectsOthers) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::nccl

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The edges of nccl-log's finding rules (policy/nccl_findings.cpp): which graph is the worst,
+// The edges of nccl-log's finding rules (policy/nccl/findings.cpp): which graph is the worst,
 // a host with one GPU, a rank that meant two GPUs, and the long list of stuck ranks.
-#include "policy/nccl_findings.hpp"
-
 #include "nccl_log_support.hpp"
-#include "policy/nccl_analysis.hpp"
+#include "policy/nccl/analysis.hpp"
+#include "policy/nccl/findings.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 
 #include <gtest/gtest.h>
@@ -14,7 +13,7 @@
 #include <sstream>
 #include <string>
 
-namespace peergate::policy {
+namespace peergate::policy::nccl {
 namespace {
 
 model::Topology nv12_four() {
@@ -121,4 +120,4 @@ TEST(NcclGdrRule, ASocketsGdrLineIsNotTheReason) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::nccl

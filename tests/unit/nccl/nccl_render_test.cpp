@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "nccl_log_support.hpp"
-#include "policy/nccl_analysis.hpp"
+#include "policy/nccl/analysis.hpp"
 #include "report/nccl_log_render.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 
@@ -26,7 +26,7 @@ TEST(NcclLogRender, FastJsonTextEqualsTheDocument) {
                              "nccl-2.21.5-vllm-topology-nvswitch.log"}) {
         SCOPED_TRACE(name);
         const auto log = test::parse_nccl_log(fixture(name));
-        const auto analysis = policy::analyze_nccl_log(log, nullptr);
+        const auto analysis = policy::nccl::analyze_nccl_log(log, nullptr);
         const NcclLogReport report{{name}, "", &log, &analysis};
         const std::string text = nccl_log_to_json_text(report);
         EXPECT_EQ(text.rfind("{\n  \"schema\": \"peergate.nccl_log/v1\"", 0), 0u);
@@ -41,7 +41,7 @@ TEST(NcclLogRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
         "h\xff\xfe:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\"\x01\xc3\n"
         "h:1:2 [0] NCCL INFO NCCL_X set by environment to \xff\n");
     ASSERT_EQ(log.connections.size(), 1u);
-    const auto analysis = policy::analyze_nccl_log(log, nullptr);
+    const auto analysis = policy::nccl::analyze_nccl_log(log, nullptr);
     const NcclLogReport report{{"-"}, "", &log, &analysis};
     const std::string text = nccl_log_to_json_text(report);
     const auto parsed = nlohmann::json::parse(text, nullptr, false);

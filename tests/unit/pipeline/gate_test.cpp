@@ -12,10 +12,12 @@ TEST(GatePipeline, AFailureWhileDecidingBecomesAVetoNotAnError) {
     util::EnvMap env;
     env.set("GGML_CUDA_P2P", "0");
     env.set("PATH", "/bin");
-    GateRequest request{.selection = policy::Selection::list({0, 1}),
-                        .profile = policy::Profile::llama_cpp};
+    GateRequest request{.selection = policy::gate::Selection::list({0, 1}),
+                        .profile = policy::gate::Profile::llama_cpp};
     const auto d = decide_safely(
-        []() -> policy::GateInput { throw std::runtime_error("the probe crashed"); }, env, request);
+        []() -> policy::gate::GateInput { throw std::runtime_error("the probe crashed"); },
+        env,
+        request);
     EXPECT_FALSE(d.p2p);
     EXPECT_EQ(d.rule, "decision_failed");
     EXPECT_NE(d.veto.find("the probe crashed"), std::string::npos);
@@ -24,7 +26,7 @@ TEST(GatePipeline, AFailureWhileDecidingBecomesAVetoNotAnError) {
               "0,1");  // the child still sees what it asked for
     EXPECT_FALSE(d.set_value("GGML_CUDA_P2P"));
 
-    const auto odd = decide_safely([]() -> policy::GateInput { throw 42; }, env, request);
+    const auto odd = decide_safely([]() -> policy::gate::GateInput { throw 42; }, env, request);
     EXPECT_EQ(odd.rule, "decision_failed");
 }
 
@@ -43,7 +45,7 @@ TEST(GatePipeline, RequestParsing) {
     EXPECT_TRUE(parse_gate_request(std::nullopt, "llama.cpp").has_value());
     EXPECT_FALSE(parse_gate_request(std::nullopt, "llama.cpp")->selection.is_explicit());
     EXPECT_FALSE(parse_gate_request("", "llama.cpp").has_value());
-    EXPECT_EQ(parse_gate_request("0,2", "nccl")->selection, policy::Selection::list({0, 2}));
+    EXPECT_EQ(parse_gate_request("0,2", "nccl")->selection, policy::gate::Selection::list({0, 2}));
     EXPECT_FALSE(parse_gate_request("zero", "nccl").has_value());
     EXPECT_FALSE(parse_gate_request("0", "tensorrt").has_value());
 }

@@ -67,7 +67,8 @@ TEST(PlacementTwins, TreesWithTwinsMatchBruteForce) {
     for (int trial = 0; trial < 200; ++trial) {
         const int n = std::uniform_int_distribution<int>(4, 10)(rng);
         const auto t = tree_topology(rng, n);
-        policy::PlacementRequest request{.size = std::uniform_int_distribution<int>(2, 4)(rng)};
+        policy::placement::PlacementRequest request{
+            .size = std::uniform_int_distribution<int>(2, 4)(rng)};
         request.count = std::uniform_int_distribution<int>(1, n / request.size)(rng);
         if (std::uniform_int_distribution<int>(0, 3)(rng) == 0) {
             request.required = {std::uniform_int_distribution<int>(0, n - 1)(rng)};
@@ -89,7 +90,7 @@ void expect_assign_search_for_every_k(model::Topology (*shape)(std::mt19937&, in
         const auto t = shape(rng, n);
         for (int k = 2; k <= n / 2; ++k) {
             expect_exact_search_matches_brute_force(t,
-                                                    policy::PlacementRequest{.size = k},
+                                                    policy::placement::PlacementRequest{.size = k},
                                                     "trial " + std::to_string(trial) + " n " +
                                                         std::to_string(n) + " K " +
                                                         std::to_string(k));

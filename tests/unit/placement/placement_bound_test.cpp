@@ -3,8 +3,8 @@
 // the brute force on solves cut short by a small node budget, and how the text tells the
 // shortfall.
 #include "placement_support.hpp"
-#include "policy/placement_assign.hpp"
-#include "policy/placement_problem.hpp"
+#include "policy/placement/assign.hpp"
+#include "policy/placement/problem.hpp"
 #include "report/placement_render.hpp"
 
 #include <gtest/gtest.h>
@@ -20,8 +20,8 @@ using placement_test::topology_from;
 
 // The objective as a tuple that is "more is better" in every place, an unbounded term
 // (kUnlimited, or spans 0) being more than any value.
-std::tuple<policy::Weight, policy::Weight, policy::Weight, int> ordered(
-    const policy::PlacementObjective& o) {
+std::tuple<policy::placement::Weight, policy::placement::Weight, policy::placement::Weight, int>
+ordered(const policy::placement::PlacementObjective& o) {
     return {o.min_bottleneck, o.sum_bottleneck, o.sum_pair_weight, -o.numa_spans};
 }
 
@@ -40,7 +40,7 @@ TEST(PlacementBound, AnUnfinishedSolveBoundsTheBestPlacement) {
             continue;
         }
         request->node_budget = std::uniform_int_distribution<std::uint64_t>(5, 400)(rng);
-        const auto result = policy::place(topology, *request);
+        const auto result = policy::placement::place(topology, *request);
         ASSERT_TRUE(result.has_value()) << placement_test::describe(*request);
         const int count = result->count;
         const auto brute = placement_test::brute_force(
@@ -49,7 +49,7 @@ TEST(PlacementBound, AnUnfinishedSolveBoundsTheBestPlacement) {
         const std::string what = placement_test::describe(*request);
         EXPECT_GE(ordered(result->bound), ordered(brute->objective)) << what;
         EXPECT_GE(ordered(brute->objective), ordered(result->objective)) << what;
-        const auto open = policy::open_term(*result);
+        const auto open = policy::placement::open_term(*result);
         EXPECT_EQ(open.has_value(), !result->exact) << what;
         if (open == "tie_break") {
             EXPECT_EQ(result->objective, brute->objective) << what << ": the score is proven";
@@ -71,8 +71,8 @@ TEST(PlacementBound, TheAllGroupsSearchStoppedEarlyStillBoundsEveryPlacement) {
         const int n = std::uniform_int_distribution<int>(8, 10)(rng);
         const int k = std::uniform_int_distribution<int>(2, 4)(rng);
         const auto topology = placement_test::random_topology(rng, n);
-        const auto problem =
-            policy::placement::build_problem(topology, policy::PlacementRequest{.size = k});
+        const auto problem = policy::placement::build_problem(
+            topology, policy::placement::PlacementRequest{.size = k});
         ASSERT_TRUE(problem.has_value());
         policy::placement::Groups in_order(static_cast<std::size_t>(problem->g));
         for (int v = 0; v < problem->g * k; ++v) {
@@ -98,12 +98,12 @@ TEST(PlacementBound, TheAllGroupsSearchStoppedEarlyStillBoundsEveryPlacement) {
 // The headline names the first term not proven and how far the answer may be from it.
 TEST(PlacementText, AnUnprovenAnswerSaysWhichTermIsOpenAndByHowMuch) {
     const auto topology = topology_from({{"X", "SYS"}, {"SYS", "X"}}, {0, 0});
-    policy::PlacementResult result{.size = 2, .count = 1, .upper_bound = 10};
+    policy::placement::PlacementResult result{.size = 2, .count = 1, .upper_bound = 10};
     result.objective = {
         .min_bottleneck = 10, .sum_bottleneck = 10, .sum_pair_weight = 950, .numa_spans = 1};
     result.bound = result.objective;
     result.bound.sum_pair_weight = 1000;
-    result.method = policy::PlacementMethod::heuristic;
+    result.method = policy::placement::PlacementMethod::heuristic;
     const auto text = [&] { return report::placement_to_text(result, topology, "all"); };
     EXPECT_NE(text().find("heuristic: the weakest link is optimal (10); the sum of pair weights "
                           "is 950, at most 5.0 % below the best possible (no more than 1000)"),

@@ -2,7 +2,7 @@
 // What the all-groups search's bound may count of the undecided candidates' gains: the
 // largest that fit the places left, and the best split between two groups, each against
 // an enumeration of every choice.
-#include "policy/placement_gains.hpp"
+#include "policy/placement/gains.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,9 +13,9 @@
 namespace peergate {
 namespace {
 
-using policy::Weight;
 using policy::placement::best_split;
 using policy::placement::largest_sum;
+using policy::placement::Weight;
 
 // The best sum of `count` of `gains` (or of all), by trying every subset.
 Weight every_subset_best(const std::vector<Weight>& gains, std::size_t count) {

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The start that fills each level's groups first (placement_level_start.hpp): from the
 // level caps' witnesses, the levels below, then the threshold; required GPUs together.
-#include "policy/placement_level_start.hpp"
-
 #include "placement_support.hpp"
-#include "policy/placement_problem.hpp"
+#include "policy/placement/level_start.hpp"
+#include "policy/placement/problem.hpp"
 
 #include <gtest/gtest.h>
 
@@ -37,7 +36,7 @@ policy::placement::Problem levels_problem(std::vector<int> required = {}) {
     link(3, 4, "NV1");
     const auto topology = topology_from(tokens, std::vector<std::optional<int>>(12, 0));
     auto problem = policy::placement::build_problem(
-        topology, policy::PlacementRequest{.size = 3, .required = std::move(required)});
+        topology, policy::placement::PlacementRequest{.size = 3, .required = std::move(required)});
     EXPECT_TRUE(problem.has_value());
     return *problem;
 }

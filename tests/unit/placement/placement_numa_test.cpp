@@ -4,8 +4,8 @@
 // joint NUMA bound (a group that mixes classes needs members of two) and the NUMA-first
 // start are checked directly and, through both searches, against the brute force.
 #include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_numa_start.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/numa_start.hpp"
 
 #include <gtest/gtest.h>
 
@@ -81,7 +81,7 @@ TEST(PlacementNumaBound, MixedGroupsNeedMembersOfTwoNodes) {
     ASSERT_TRUE(rest.feasible);
     EXPECT_EQ(rest.groups.negative_spans, -5);
     EXPECT_EQ(rest.all_but_one.negative_spans, -2);  // two groups: both inside node 0
-    const auto placed = policy::place(t, {.size = 3});
+    const auto placed = policy::placement::place(t, {.size = 3});
     ASSERT_TRUE(placed.has_value());
     EXPECT_TRUE(placed->exact);
     EXPECT_EQ(placed->objective.numa_spans, 6);
@@ -268,9 +268,9 @@ TEST(PlacementUniform, Nvl72TakesWholeNodePairs) {
     }
     const auto t = topology_from(tokens, numa);
     for (int k : {4, 8, 16}) {
-        const auto placed = policy::place(t, {.size = k});
+        const auto placed = policy::placement::place(t, {.size = k});
         ASSERT_TRUE(placed.has_value());
-        EXPECT_EQ(placed->method, policy::PlacementMethod::uniform) << k;
+        EXPECT_EQ(placed->method, policy::placement::PlacementMethod::uniform) << k;
         EXPECT_TRUE(placed->exact) << k;
         EXPECT_EQ(placed->objective.numa_spans, (72 / k) * (k / 2)) << k;
         EXPECT_EQ(placed->groups.back().gpus.back(), (72 / k) * k - 1)

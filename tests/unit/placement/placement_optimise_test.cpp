@@ -3,9 +3,9 @@
 // in any branching order, then the first placement with that score in list order, gives
 // what one search in list order gives, past the sizes the brute-force enumerator reaches.
 #include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_heuristic.hpp"
-#include "policy/placement_search.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/heuristic.hpp"
+#include "policy/placement/search.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ constexpr std::uint64_t kEnough = 20'000'000;
 struct Case {
     pl::Problem problem;
     pl::Groups start;
-    policy::Weight threshold = 0;
+    policy::placement::Weight threshold = 0;
 };
 
 Case random_case(std::mt19937& rng, int n, int k) {

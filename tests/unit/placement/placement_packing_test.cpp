@@ -2,10 +2,9 @@
 // The two counts of disjoint groups of K in a graph of usable pairs: truss_groups (an
 // upper bound) and GroupPacker::most (exact within its effort), against a brute force
 // on small random graphs and on the shapes they exist for.
-#include "policy/placement_packing.hpp"
-
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_truss.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/packing.hpp"
+#include "policy/placement/truss.hpp"
 
 #include <gtest/gtest.h>
 

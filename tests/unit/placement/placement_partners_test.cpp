@@ -3,11 +3,10 @@
 // weights are link labels) and by walking its partners heaviest first (where measured
 // bandwidths make too many levels): both give the same answer on the same problem. And the
 // clique ceilings built on them, against every group of K.
-#include "policy/placement_partners.hpp"
-
 #include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_problem.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/partners.hpp"
+#include "policy/placement/problem.hpp"
 
 #include <gtest/gtest.h>
 
@@ -76,13 +75,14 @@ TEST(PlacementPartners, ManyDistinctWeightsAreWalked) {
 
 // The largest L such that v lies in a group of K whose pairs all weigh >= L (kNoGroup when
 // none reaches the threshold), by trying every group of K.
-std::vector<policy::Weight> brute_ceilings(const pl::Problem& p, policy::Weight threshold) {
-    std::vector<policy::Weight> out(static_cast<std::size_t>(p.n), pl::kNoGroup);
+std::vector<policy::placement::Weight> brute_ceilings(const pl::Problem& p,
+                                                      policy::placement::Weight threshold) {
+    std::vector<policy::placement::Weight> out(static_cast<std::size_t>(p.n), pl::kNoGroup);
     for (std::uint32_t set = 0; set < (1U << p.n); ++set) {
         if (std::popcount(set) != p.k) {
             continue;
         }
-        policy::Weight weakest = policy::kUnlimited;
+        policy::placement::Weight weakest = policy::placement::kUnlimited;
         for (int a = 0; a < p.n; ++a) {
             for (int b = a + 1; b < p.n; ++b) {
                 if (((set >> a) & 1U) != 0 && ((set >> b) & 1U) != 0) {

@@ -2,12 +2,11 @@
 // The exact solver's last stage (placement_race): both searches stop when asked, the
 // answer of two unfinished searches is the better of the two on every run, and taking
 // turns on one CPU still matches the brute-force enumerator.
-#include "policy/placement_race.hpp"
-
 #include "placement_support.hpp"
-#include "policy/placement_assign.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_heuristic.hpp"
+#include "policy/placement/assign.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/heuristic.hpp"
+#include "policy/placement/race.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,7 +26,7 @@ using policy::placement::SearchResult;
 struct Hard {
     policy::placement::Problem problem;
     policy::placement::Groups start;
-    policy::Weight threshold = 0;
+    policy::placement::Weight threshold = 0;
 };
 
 Hard hard_problem() {
@@ -100,8 +99,9 @@ TEST(PlacementRace, TakingTurnsKeepsTheBudget) {
         hard.problem, hard.threshold, hard.start, 20'000, {}, Searches::in_turn);
     EXPECT_FALSE(in_turn.complete);
     EXPECT_LE(in_turn.nodes, 20'000U + 256U);
-    EXPECT_FALSE(policy::better(policy::placement::evaluate(hard.problem, hard.start),
-                                policy::placement::evaluate(hard.problem, in_turn.groups)));
+    EXPECT_FALSE(
+        policy::placement::better(policy::placement::evaluate(hard.problem, hard.start),
+                                  policy::placement::evaluate(hard.problem, in_turn.groups)));
 }
 
 TEST(PlacementRace, TakingTurnsMatchesBruteForceForEveryK) {

@@ -2,11 +2,10 @@
 // Re-splitting groups for the exact solver's start (placement_regroup): it cuts two groups
 // anew where no single swap helps, never lowers the score or breaks a placement, and with
 // two groups it is the exact search itself.
-#include "policy/placement_regroup.hpp"
-
 #include "placement_support.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_heuristic.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/heuristic.hpp"
+#include "policy/placement/regroup.hpp"
 
 #include <gtest/gtest.h>
 
@@ -61,7 +60,7 @@ Groups heuristic_start(const Problem& p) {
 // pair at or above the threshold.
 void expect_valid(const Problem& p,
                   const Groups& groups,
-                  policy::Weight threshold,
+                  policy::placement::Weight threshold,
                   const std::string& what) {
     ASSERT_EQ(static_cast<int>(groups.size()), p.g) << what;
     std::vector<int> seen;
@@ -104,8 +103,8 @@ TEST(PlacementRegroup, NeverLowersTheScoreAndKeepsAPlacement) {
             "trial " + std::to_string(trial) + " " + placement_test::describe(*request);
         expect_valid(*problem, groups, before.min_bottleneck, what);
         const auto after = policy::placement::evaluate(*problem, groups);
-        EXPECT_FALSE(policy::better(before, after)) << what;
-        improved += policy::better(after, before) ? 1 : 0;
+        EXPECT_FALSE(policy::placement::better(before, after)) << what;
+        improved += policy::placement::better(after, before) ? 1 : 0;
     }
     EXPECT_GT(improved, 0);  // the heuristic's swaps leave some to re-split
 }

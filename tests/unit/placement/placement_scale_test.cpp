@@ -2,10 +2,10 @@
 // Past the brute-force range: 32 GPUs solved exactly, 48 to 256 by the heuristic with a
 // reported gap. (Solve times are measured by bench/placement_bench.cpp, not here.)
 #include "placement_support.hpp"
-#include "policy/placement.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_heuristic.hpp"
-#include "policy/placement_regroup.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/heuristic.hpp"
+#include "policy/placement/placement.hpp"
+#include "policy/placement/regroup.hpp"
 
 #include <gtest/gtest.h>
 
@@ -67,7 +67,7 @@ model::Topology pcie_tree(int n) {
         [n](int a) { return a / (n / 2); });
 }
 
-void expect_valid(const policy::PlacementResult& result, int n, int k) {
+void expect_valid(const policy::placement::PlacementResult& result, int n, int k) {
     std::set<int> seen;
     for (const auto& group : result.groups) {
         EXPECT_EQ(static_cast<int>(group.gpus.size()), k);
@@ -87,12 +87,12 @@ void expect_valid(const policy::PlacementResult& result, int n, int k) {
 TEST(PlacementScale, ThirtyTwoCubeMeshGpusExactly) {
     const auto t = cube_meshes(32);
     for (int k : {2, 4, 8}) {
-        const auto result = policy::place(t, {.size = k});
+        const auto result = policy::placement::place(t, {.size = k});
         ASSERT_TRUE(result.has_value());
         expect_valid(*result, 32, k);
         EXPECT_TRUE(result->exact) << "K " << k;
     }
-    const auto fours = policy::place(t, {.size = 4});
+    const auto fours = policy::placement::place(t, {.size = 4});
     EXPECT_EQ(fours->objective.min_bottleneck, 1001);
     EXPECT_EQ(sorted_groups(*fours)[1], (std::vector<int>{4, 5, 6, 7}));
     EXPECT_EQ(fours->objective.numa_spans, 8);
@@ -101,12 +101,12 @@ TEST(PlacementScale, ThirtyTwoCubeMeshGpusExactly) {
 TEST(PlacementScale, ThirtyTwoPcieGpusExactly) {
     const auto t = pcie_tree(32);
     for (int k : {2, 4, 8, 16}) {
-        const auto result = policy::place(t, {.size = k});
+        const auto result = policy::placement::place(t, {.size = k});
         ASSERT_TRUE(result.has_value());
         expect_valid(*result, 32, k);
         EXPECT_TRUE(result->exact) << "K " << k;
     }
-    EXPECT_EQ(sorted_groups(*policy::place(t, {.size = 16})),
+    EXPECT_EQ(sorted_groups(*policy::placement::place(t, {.size = 16})),
               (Groups{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
                       {16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}}));
 }
@@ -116,7 +116,7 @@ TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInPairs) {
     for (int trial = 0; trial < 2; ++trial) {
         const auto t = random_topology(rng, 32);
         for (int k : {2}) {
-            const auto result = policy::place(t, {.size = k});
+            const auto result = policy::placement::place(t, {.size = k});
             ASSERT_TRUE(result.has_value());
             expect_valid(*result, 32, k);
             EXPECT_TRUE(result->exact) << "trial " << trial << " K " << k;
@@ -131,11 +131,11 @@ TEST(PlacementScale, ThirtyTwoRandomGpusExactlyInGroupsOfFourAndEight) {
     std::mt19937 rng(3208);
     const auto t = random_topology(rng, 32);
     for (int k : {4, 8}) {
-        const auto result = policy::place(t, {.size = k});
+        const auto result = policy::placement::place(t, {.size = k});
         ASSERT_TRUE(result.has_value());
         expect_valid(*result, 32, k);
         EXPECT_TRUE(result->exact) << "K " << k;
-        EXPECT_LT(result->nodes, policy::PlacementRequest{}.node_budget) << "K " << k;
+        EXPECT_LT(result->nodes, policy::placement::PlacementRequest{}.node_budget) << "K " << k;
     }
 }
 
@@ -147,7 +147,7 @@ TEST(PlacementScale, NodeBudgetHoldsAcrossEveryStage) {
     const auto t = random_topology(rng, 32);
     for (std::uint64_t budget : {0U, 1U, 100U, 5'000U, 60'000U}) {
         for (int k : {3, 8, 16}) {
-            const auto result = policy::place(t, {.size = k, .node_budget = budget});
+            const auto result = policy::placement::place(t, {.size = k, .node_budget = budget});
             ASSERT_TRUE(result.has_value());
             expect_valid(*result, 32, k);
             // The last stage's two searches run side by side, with up to what is left each,
@@ -161,11 +161,11 @@ TEST(PlacementScale, Nvl72LikeRackIsOneNvlinkDomain) {
     // 72 GPUs, every pair NV18, one Grace CPU (NUMA node) per two GPUs.
     const auto t = generated(
         72, [](int, int) { return std::string("NV18"); }, [](int a) { return a / 2; });
-    const auto pairs = policy::place(t, {.size = 2});
+    const auto pairs = policy::placement::place(t, {.size = 2});
     ASSERT_TRUE(pairs.has_value());
-    EXPECT_EQ(pairs->method, policy::PlacementMethod::uniform);
+    EXPECT_EQ(pairs->method, policy::placement::PlacementMethod::uniform);
     EXPECT_EQ(pairs->groups[1].gpus, (std::vector<int>{2, 3}));
-    const auto fours = policy::place(t, {.size = 4});
+    const auto fours = policy::placement::place(t, {.size = 4});
     ASSERT_TRUE(fours.has_value());
     expect_valid(*fours, 72, 4);
     EXPECT_EQ(fours->gap, 0);
@@ -178,31 +178,33 @@ TEST(PlacementScale, FortyEightAndNinetySixGpusByTheHeuristicThenReSplit) {
     std::mt19937 rng(4807U);
     for (int n : {48, 96}) {
         const auto t = random_topology(rng, n);
-        const auto result = policy::place(t, {.size = 4});
+        const auto result = policy::placement::place(t, {.size = 4});
         ASSERT_TRUE(result.has_value());
         expect_valid(*result, n, 4);
-        EXPECT_EQ(result->method, policy::PlacementMethod::heuristic);
+        EXPECT_EQ(result->method, policy::placement::PlacementMethod::heuristic);
         EXPECT_GT(result->nodes, 0U) << n;
         // Half the re-split share of the default budget, and one triple's share over at most.
         EXPECT_LE(
             result->nodes,
-            policy::placement::regroup_share(policy::PlacementRequest{}.node_budget) / 2 + 5'000);
+            policy::placement::regroup_share(policy::placement::PlacementRequest{}.node_budget) /
+                    2 +
+                5'000);
         const auto problem = policy::placement::build_problem(t, {.size = 4});
         ASSERT_TRUE(problem.has_value());
         const auto swapped = policy::placement::heuristic_placement(
             *problem, policy::placement::first_component_bound(*problem));
-        EXPECT_TRUE(
-            policy::better(result->objective, policy::placement::evaluate(*problem, swapped)))
+        EXPECT_TRUE(policy::placement::better(result->objective,
+                                              policy::placement::evaluate(*problem, swapped)))
             << n;
     }
 }
 
 TEST(PlacementScale, TwoHundredFiftySixGpusByTheHeuristic) {
     const auto t = cube_meshes(256);
-    const auto result = policy::place(t, {.size = 4});
+    const auto result = policy::placement::place(t, {.size = 4});
     ASSERT_TRUE(result.has_value());
     expect_valid(*result, 256, 4);
-    EXPECT_EQ(result->method, policy::PlacementMethod::heuristic);
+    EXPECT_EQ(result->method, policy::placement::PlacementMethod::heuristic);
     EXPECT_FALSE(result->exact);
     EXPECT_EQ(result->objective.min_bottleneck, 1001);
     EXPECT_EQ(result->gap, 0);

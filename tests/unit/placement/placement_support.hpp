@@ -4,8 +4,8 @@
 #pragma once
 
 #include "model/topology.hpp"
-#include "policy/placement.hpp"
-#include "policy/placement_race.hpp"
+#include "policy/placement/placement.hpp"
+#include "policy/placement/race.hpp"
 
 #include <optional>
 #include <random>
@@ -23,7 +23,7 @@ model::Topology topology_from(const std::vector<std::vector<std::string>>& token
 model::Topology random_topology(std::mt19937& rng, int n);
 
 struct Brute {
-    policy::PlacementObjective objective;
+    policy::placement::PlacementObjective objective;
     std::vector<std::vector<int>> groups;  // sorted list of sorted groups (GPU indices)
 };
 
@@ -37,28 +37,28 @@ std::optional<Brute> brute_force(const model::Topology& topology,
                                  const std::vector<int>& required);
 
 // The result's groups as a sorted list of sorted groups.
-std::vector<std::vector<int>> sorted_groups(const policy::PlacementResult& result);
+std::vector<std::vector<int>> sorted_groups(const policy::placement::PlacementResult& result);
 
 // A request on n GPUs: K drawn from [min_size, max_size], about 4 in 5 GPUs as candidates
 // (shuffled), a count that fits them, and up to `max_required` of them required. nullopt
 // when fewer than K candidates were drawn.
-std::optional<policy::PlacementRequest> random_request(
+std::optional<policy::placement::PlacementRequest> random_request(
     std::mt19937& rng, int n, int min_size, int max_size, int max_required);
 
 // Describes a request for failure messages: K, G, candidates and required GPUs.
-std::string describe(const policy::PlacementRequest& request);
+std::string describe(const policy::placement::PlacementRequest& request);
 
 // place() against brute_force(): both find a placement or neither; then exact, the same
 // objective and the same groups.
 void expect_place_matches_brute_force(const model::Topology& topology,
-                                      const policy::PlacementRequest& request,
+                                      const policy::placement::PlacementRequest& request,
                                       const std::string& what);
 
 // The same through the exact solver with its last stage forced (placement_race.hpp): by
 // default the search that fills all groups at once (placement_assign.hpp) alone.
 void expect_exact_search_matches_brute_force(
     const model::Topology& topology,
-    const policy::PlacementRequest& request,
+    const policy::placement::PlacementRequest& request,
     const std::string& what,
     policy::placement::Searches searches = policy::placement::Searches::all_groups_only);
 

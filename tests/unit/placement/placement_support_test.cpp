@@ -2,9 +2,9 @@
 // Implementation of the test helpers (placement_support.hpp) and tests of the helpers.
 #include "placement_support.hpp"
 
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_exact.hpp"
-#include "policy/placement_heuristic.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/exact.hpp"
+#include "policy/placement/heuristic.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ namespace peergate::placement_test {
 
 namespace {
 
-using Weight = policy::Weight;
+using Weight = policy::placement::Weight;
 
 // The objective's weight table, written out independently of the code under test.
 Weight weight_of(const model::LinkLabel& label) {
@@ -40,11 +40,12 @@ Weight weight_of(const model::LinkLabel& label) {
     }
 }
 
-policy::PlacementObjective score(const model::Topology& t,
-                                 const std::vector<std::vector<int>>& groups) {
-    policy::PlacementObjective objective{.min_bottleneck = policy::kUnlimited, .sum_bottleneck = 0};
+policy::placement::PlacementObjective score(const model::Topology& t,
+                                            const std::vector<std::vector<int>>& groups) {
+    policy::placement::PlacementObjective objective{.min_bottleneck = policy::placement::kUnlimited,
+                                                    .sum_bottleneck = 0};
     for (const auto& group : groups) {
-        Weight bottleneck = policy::kUnlimited;
+        Weight bottleneck = policy::placement::kUnlimited;
         std::set<int> nodes;
         for (std::size_t i = 0; i < group.size(); ++i) {
             nodes.insert(t.gpus[*t.position_of(group[i])].numa_node.value_or(INT_MIN));
@@ -55,15 +56,15 @@ policy::PlacementObjective score(const model::Topology& t,
             }
         }
         objective.min_bottleneck = std::min(objective.min_bottleneck, bottleneck);
-        objective.sum_bottleneck = bottleneck == policy::kUnlimited
-                                       ? policy::kUnlimited
+        objective.sum_bottleneck = bottleneck == policy::placement::kUnlimited
+                                       ? policy::placement::kUnlimited
                                        : objective.sum_bottleneck + bottleneck;
         objective.numa_spans += static_cast<int>(nodes.size());
     }
     return objective;
 }
 
-auto key(const policy::PlacementObjective& o) {
+auto key(const policy::placement::PlacementObjective& o) {
     return std::make_tuple(o.min_bottleneck, o.sum_bottleneck, o.sum_pair_weight, -o.numa_spans);
 }
 
@@ -176,9 +177,9 @@ model::Topology random_topology(std::mt19937& rng, int n) {
     return topology_from(tokens, numa);
 }
 
-std::optional<policy::PlacementRequest> random_request(
+std::optional<policy::placement::PlacementRequest> random_request(
     std::mt19937& rng, int n, int min_size, int max_size, int max_required) {
-    policy::PlacementRequest request{
+    policy::placement::PlacementRequest request{
         .size = std::uniform_int_distribution<int>(min_size, max_size)(rng)};
     for (int v = 0; v < n; ++v) {
         if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
@@ -197,7 +198,7 @@ std::optional<policy::PlacementRequest> random_request(
     return request;
 }
 
-std::string describe(const policy::PlacementRequest& request) {
+std::string describe(const policy::placement::PlacementRequest& request) {
     std::string what = "K " + std::to_string(request.size) + " G " +
                        (request.count ? std::to_string(*request.count) : std::string("default")) +
                        " gpus";
@@ -212,14 +213,14 @@ std::string describe(const policy::PlacementRequest& request) {
 }
 
 void expect_place_matches_brute_force(const model::Topology& topology,
-                                      const policy::PlacementRequest& request,
+                                      const policy::placement::PlacementRequest& request,
                                       const std::string& what) {
     const int count = request.count.value_or(
         static_cast<int>(request.candidates.empty() ? topology.size() : request.candidates.size()) /
         request.size);
     const auto brute =
         brute_force(topology, request.size, count, request.candidates, request.required);
-    const auto result = policy::place(topology, request);
+    const auto result = policy::placement::place(topology, request);
     ASSERT_EQ(brute.has_value(), result.has_value()) << what;
     if (!brute) {
         return;
@@ -231,7 +232,7 @@ void expect_place_matches_brute_force(const model::Topology& topology,
 }
 
 void expect_exact_search_matches_brute_force(const model::Topology& t,
-                                             const policy::PlacementRequest& request,
+                                             const policy::placement::PlacementRequest& request,
                                              const std::string& what,
                                              policy::placement::Searches searches) {
     const auto problem = policy::placement::build_problem(t, request);
@@ -283,7 +284,7 @@ std::optional<Brute> brute_force(const model::Topology& topology,
     return e.best;
 }
 
-std::vector<std::vector<int>> sorted_groups(const policy::PlacementResult& result) {
+std::vector<std::vector<int>> sorted_groups(const policy::placement::PlacementResult& result) {
     std::vector<std::vector<int>> groups;
     for (const auto& group : result.groups) {
         groups.push_back(group.gpus);

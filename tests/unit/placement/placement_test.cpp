@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate place: the solvers against a brute-force enumerator and on known machines.
-#include "policy/placement.hpp"
+#include "policy/placement/placement.hpp"
 
 #include "pipeline/discover.hpp"
 #include "placement_support.hpp"
@@ -18,10 +18,11 @@ namespace {
 
 using Groups = std::vector<std::vector<int>>;
 
-policy::PlacementResult must_place(const model::Topology& t, policy::PlacementRequest request) {
-    auto result = policy::place(t, request);
+policy::placement::PlacementResult must_place(const model::Topology& t,
+                                              policy::placement::PlacementRequest request) {
+    auto result = policy::placement::place(t, request);
     EXPECT_TRUE(result.has_value()) << (result ? "" : result.error().message);
-    return result ? *result : policy::PlacementResult{};
+    return result ? *result : policy::placement::PlacementResult{};
 }
 
 std::string read_fixture(const std::string& name) {
@@ -55,7 +56,7 @@ void expect_shard_matches_brute_force(int shard) {
         const auto t = random_topology(rng, n);
         for (int k = 1; k <= n; ++k) {
             expect_place_matches_brute_force(t,
-                                             policy::PlacementRequest{.size = k},
+                                             policy::placement::PlacementRequest{.size = k},
                                              "shard " + std::to_string(shard) + " trial " +
                                                  std::to_string(trial) + " n " + std::to_string(n) +
                                                  " K " + std::to_string(k));
@@ -172,7 +173,7 @@ TEST(PlacementMachines, NvswitchSizeFourFollowsNumaNodes) {
     ASSERT_TRUE(parsed.has_value()) << parsed.error().message;
     const auto result = must_place(*parsed, {.size = 4});
     EXPECT_EQ(sorted_groups(result), (Groups{{0, 1, 2, 3}, {4, 5, 6, 7}}));
-    EXPECT_EQ(result.method, policy::PlacementMethod::uniform);
+    EXPECT_EQ(result.method, policy::placement::PlacementMethod::uniform);
     EXPECT_TRUE(result.exact);
     EXPECT_EQ(result.objective.numa_spans, 2);
 }
@@ -212,20 +213,21 @@ TEST(PlacementRequest, GpusRestrictTheCandidates) {
 }
 
 TEST(PlacementRequest, ImpossibleSizesAreErrors) {
-    EXPECT_FALSE(policy::place(dgx1(), {.size = 3, .count = 3}).has_value());
-    EXPECT_FALSE(policy::place(dgx1(), {.size = 9}).has_value());
-    EXPECT_FALSE(policy::place(dgx1(), {.size = 0}).has_value());
-    EXPECT_FALSE(policy::place(dgx1(), {.size = 2, .candidates = {0, 9}}).has_value());
-    EXPECT_FALSE(policy::place(dgx1(), {.size = 2, .required = {0, 1, 2}}).has_value());
+    EXPECT_FALSE(policy::placement::place(dgx1(), {.size = 3, .count = 3}).has_value());
+    EXPECT_FALSE(policy::placement::place(dgx1(), {.size = 9}).has_value());
+    EXPECT_FALSE(policy::placement::place(dgx1(), {.size = 0}).has_value());
+    EXPECT_FALSE(policy::placement::place(dgx1(), {.size = 2, .candidates = {0, 9}}).has_value());
+    EXPECT_FALSE(policy::placement::place(dgx1(), {.size = 2, .required = {0, 1, 2}}).has_value());
     EXPECT_FALSE(
-        policy::place(dgx1(), {.size = 2, .candidates = {0, 1}, .required = {5}}).has_value());
-    const auto error = policy::place(dgx1(), {.size = 4, .count = 3}).error();
+        policy::placement::place(dgx1(), {.size = 2, .candidates = {0, 1}, .required = {5}})
+            .has_value());
+    const auto error = policy::placement::place(dgx1(), {.size = 4, .count = 3}).error();
     EXPECT_NE(error.message.find("impossible"), std::string::npos) << error.message;
 }
 
 TEST(PlacementBandwidth, MeasuredSlowerDirectionDecides) {
     // Labels make {0,3},{1,2} best; measurements say 0-1 and 2-3 are the fast pairs.
-    std::vector<policy::BandwidthSample> samples;
+    std::vector<policy::placement::BandwidthSample> samples;
     for (int a = 0; a < 4; ++a) {
         for (int b = 0; b < 4; ++b) {
             if (a != b) {
@@ -242,10 +244,11 @@ TEST(PlacementBandwidth, MeasuredSlowerDirectionDecides) {
     EXPECT_TRUE(result.measured);
     EXPECT_EQ(result.objective.min_bottleneck, 9000);  // 90 GB/s in hundredths
     samples.erase(samples.begin());                    // 0->1 gone, 1->0 still there
-    EXPECT_TRUE(policy::place(t, {.size = 2, .candidates = {0, 1, 2, 3}, .bandwidth = samples})
-                    .has_value());
-    EXPECT_FALSE(
-        policy::place(t, {.size = 2, .bandwidth = samples}).has_value());  // 4..7 unmeasured
+    EXPECT_TRUE(
+        policy::placement::place(t, {.size = 2, .candidates = {0, 1, 2, 3}, .bandwidth = samples})
+            .has_value());
+    EXPECT_FALSE(policy::placement::place(t, {.size = 2, .bandwidth = samples})
+                     .has_value());  // 4..7 unmeasured
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // exec --bind-cpus: the CPUs near the gated GPUs that this process may use
-// (policy/cpu_binding.cpp).
-#include "policy/cpu_binding.hpp"
+// (policy/launch/cpu_binding.cpp).
+#include "policy/launch/cpu_binding.hpp"
 
 #include "gate_test_support.hpp"
 
@@ -9,7 +9,7 @@
 
 #include <numeric>
 
-namespace peergate::policy {
+namespace peergate::policy::launch {
 namespace {
 
 using test::two_socket_gpus;
@@ -73,4 +73,4 @@ TEST(CpuBinding, AHugeRangeIsNotExpanded) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::launch

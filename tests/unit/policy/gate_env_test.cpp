@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The environment plan: set if absent, kept user values, the off-value strip, profiles.
 #include "gate_test_support.hpp"
-#include "policy/gate.hpp"
-#include "policy/gate_env_plan.hpp"
+#include "policy/gate/env_plan.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 using namespace peergate::test;  // NOLINT(google-build-using-namespace)
@@ -298,4 +298,4 @@ TEST(GateTypes, ProfileParse) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

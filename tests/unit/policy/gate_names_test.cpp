@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "policy/gate_names.hpp"
-
+#include "policy/gate/names.hpp"
 #include "util/strings.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 struct NameCase {
@@ -63,4 +62,4 @@ TEST(GateNames, L4DoesNotFireInsideL40) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

@@ -4,7 +4,7 @@
 // are up nothing changes; with the 0-1 bridge down the file still shows NCCL an NVLink, so
 // NCCL_P2P_LEVEL=NVL would let P2P through over PCIe and the gate disables NCCL's P2P instead.
 #include "gate_test_support.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 #include "sources/nccl/nccl_topo_xml.hpp"
 #include "support/fixture_files.hpp"
 
@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 using namespace peergate::test;  // NOLINT(google-build-using-namespace)
@@ -105,4 +105,4 @@ TEST(GateNcclTopo, AFileNcclWouldRefuseOrPeergateCannotReadIsWarnedOfAndAMissing
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The P2P verdict, rule by rule (GATE-SPEC.md §1, §2, §4, §5).
 #include "gate_test_support.hpp"
-#include "policy/gate.hpp"
-#include "policy/gate_veto.hpp"
+#include "policy/gate/gate.hpp"
+#include "policy/gate/veto.hpp"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 using namespace peergate::test;  // NOLINT(google-build-using-namespace)
@@ -365,4 +365,4 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

@@ -3,11 +3,11 @@
 // edges where the three index spaces of GATE-SPEC.md §4 part (each case kills a mutant that
 // the verdict tests let live).
 #include "gate_test_support.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 using namespace peergate::test;  // NOLINT(google-build-using-namespace)
@@ -102,4 +102,4 @@ TEST(GateSelection, TheIdentityJoinNeedsNoPinnedOrder) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

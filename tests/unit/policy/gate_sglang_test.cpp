@@ -5,13 +5,13 @@
 // on; SGLANG_SKIP_P2P_CHECK=1 trusts the driver instead; --disable-custom-all-reduce is the
 // only switch (sgl-project/sglang, custom_all_reduce_utils.py and server_args.py).
 #include "gate_test_support.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 using namespace peergate::test;  // NOLINT(google-build-using-namespace)
@@ -70,4 +70,4 @@ TEST(GateSglang, NvlinkOrASingleGpuNeedsNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "model/topology.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <algorithm>
 #include <initializer_list>
@@ -86,10 +86,10 @@ inline model::HostFacts guest(model::IommuMode iommu) {
     return h;
 }
 
-inline policy::GateInput input(model::Topology t,
-                               policy::Selection selection = {},
-                               util::EnvMap e = {}) {
-    policy::GateInput in;
+inline policy::gate::GateInput input(model::Topology t,
+                                     policy::gate::Selection selection = {},
+                                     util::EnvMap e = {}) {
+    policy::gate::GateInput in;
     in.topology = std::move(t);
     in.selection = std::move(selection);
     in.env = std::move(e);
@@ -97,8 +97,8 @@ inline policy::GateInput input(model::Topology t,
     return in;
 }
 
-inline policy::Selection gpus(std::vector<int> ids) {
-    return policy::Selection::list(std::move(ids));
+inline policy::gate::Selection gpus(std::vector<int> ids) {
+    return policy::gate::Selection::list(std::move(ids));
 }
 
 // Two sockets as on an HGX B200: GPUs 0-3 on node 0 near CPUs 0-47,96-143, GPUs 4-7 on node 1
@@ -114,7 +114,7 @@ inline std::vector<model::Gpu> two_socket_gpus() {
 }
 
 // Whether any of the decision's warnings contains `text`.
-inline bool warns_about(const policy::GateDecision& d, const std::string& text) {
+inline bool warns_about(const policy::gate::GateDecision& d, const std::string& text) {
     return std::any_of(d.warnings.begin(), d.warnings.end(), [&](const std::string& w) {
         return w.find(text) != std::string::npos;
     });

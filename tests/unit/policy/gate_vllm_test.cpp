@@ -3,11 +3,11 @@
 // keeps the answer in a file and trusts it from then on, so a cache that says "works" on a
 // fabric the gate vetoes makes VLLM_SKIP_P2P_CHECK=0 moot, and the gate says so.
 #include "gate_test_support.hpp"
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::gate {
 namespace {
 
 using namespace peergate::test;  // NOLINT(google-build-using-namespace)
@@ -94,4 +94,4 @@ TEST(GateVllm, ASingleGpuNeedsNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::gate

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "policy/kernel_findings.hpp"
+#include "policy/doctor/kernel_findings.hpp"
 
-#include "policy/doctor.hpp"
+#include "policy/doctor/doctor.hpp"
 #include "sources/host/kernel_log_parser.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::doctor {
 namespace {
 
 using model::Severity;
@@ -152,4 +152,4 @@ TEST(Doctor, PcieOnBareMetalWithTranslatingIommuIsAProblemButNotUnderAHypervisor
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::doctor

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // exec --bind-memory: the NUMA nodes of the gated GPUs that this process may allocate from
-// (policy/memory_binding.cpp).
-#include "policy/memory_binding.hpp"
+// (policy/launch/memory_binding.cpp).
+#include "policy/launch/memory_binding.hpp"
 
 #include "gate_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::policy {
+namespace peergate::policy::launch {
 namespace {
 
 using test::two_socket_gpus;
@@ -63,4 +63,4 @@ TEST(MemoryBinding, NoneForAGpuNotPresentOrNoSelection) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::launch

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The class of path between a GPU and a NIC from where sysfs puts them (policy/nic_affinity.cpp),
-// in nvidia-smi's legend, and each GPU's nearest NICs.
-#include "policy/nic_affinity.hpp"
+// The class of path between a GPU and a NIC from where sysfs puts them
+// (policy/placement/nic_affinity.cpp), in nvidia-smi's legend, and each GPU's nearest NICs.
+#include "policy/placement/nic_affinity.hpp"
 
 #include "support/pci_builders.hpp"
 
@@ -9,7 +9,7 @@
 
 #include <initializer_list>
 
-namespace peergate::policy {
+namespace peergate::policy::placement {
 namespace {
 
 using model::LinkKind;
@@ -101,4 +101,4 @@ TEST(NicAffinity, AVirtualFunctionIsNeverTheNearest) {
 }
 
 }  // namespace
-}  // namespace peergate::policy
+}  // namespace peergate::policy::placement

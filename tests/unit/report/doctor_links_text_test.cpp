@@ -17,8 +17,8 @@ using test::pci;
 
 // GPU 0 on root port 00:01.0 at x8 of x16; GPU 1 on 00:02.0 at x16; both with 18 NVLinks,
 // GPU 1's link 3 counting 7 replays; AER on GPU 0 with 2 correctable errors.
-policy::DoctorInput input() {
-    policy::DoctorInput in;
+policy::doctor::DoctorInput input() {
+    policy::doctor::DoctorInput in;
     model::Topology topology;
     for (int g = 0; g < 2; ++g) {
         const auto gpu = pci(g == 0 ? "0000:05:00.0" : "0000:06:00.0");
@@ -29,7 +29,7 @@ policy::DoctorInput input() {
                                            .current_link_speed = "2.5 GT/s PCIe",
                                            .current_link_width = g == 0 ? 8 : 16};
         in.pci[port] = model::PciAttributes{.max_link_width = 16};
-        policy::GpuLinks links{.gpu = g, .name = "H100", .slots = 18};
+        policy::doctor::GpuLinks links{.gpu = g, .name = "H100", .slots = 18};
         model::LinkErrors errors{.link = 3};
         errors.counts.value = {g == 1 ? 7U : 0U, 0U, 0U, std::nullopt};
         links.errors.push_back(errors);
@@ -83,7 +83,7 @@ TEST(DoctorLinksText, OnlyTheGpusExamined) {
 }
 
 TEST(DoctorLinksText, NothingToSayIsNoSection) {
-    policy::DoctorInput in;
+    policy::doctor::DoctorInput in;
     EXPECT_EQ(links_to_text(in), "");
     in.discovery.topology = model::Topology{};
     EXPECT_EQ(links_to_text(in), "");

@@ -6,8 +6,8 @@
 namespace peergate::report {
 namespace {
 
-policy::GateDecision vetoed() {
-    policy::GateDecision d;
+policy::gate::GateDecision vetoed() {
+    policy::gate::GateDecision d;
     d.selection = {0, 1};
     d.selection_source = "gpus";
     d.p2p = false;

@@ -16,8 +16,10 @@ model::Topology two_sockets(const std::string& affinity_of_gpu_1) {
 }
 
 TEST(PlacementLaunch, OneNodeGetsNumactlAndAnExecThatBindsItsCpusAndMemory) {
-    const auto launch = launch_for(
-        two_sockets("0-19,40-59"), policy::PlacedGroup{.gpus = {0, 1}, .numa_nodes = {0}}, "vllm");
+    const auto launch =
+        launch_for(two_sockets("0-19,40-59"),
+                   policy::placement::PlacedGroup{.gpus = {0, 1}, .numa_nodes = {0}},
+                   "vllm");
     EXPECT_EQ(launch.env, "CUDA_DEVICE_ORDER=PCI_BUS_ID CUDA_VISIBLE_DEVICES=0,1");
     EXPECT_EQ(launch.cpu, "numactl --cpunodebind=0 --membind=0");
     EXPECT_EQ(launch.cpu_affinity, "0-19,40-59");
@@ -25,18 +27,19 @@ TEST(PlacementLaunch, OneNodeGetsNumactlAndAnExecThatBindsItsCpusAndMemory) {
 }
 
 TEST(PlacementLaunch, TwoNodesGetTasksetOverBoth) {
-    const auto launch = launch_for(two_sockets("0-19,40-59"),
-                                   policy::PlacedGroup{.gpus = {0, 2}, .numa_nodes = {0, 1}},
-                                   "all");
+    const auto launch =
+        launch_for(two_sockets("0-19,40-59"),
+                   policy::placement::PlacedGroup{.gpus = {0, 2}, .numa_nodes = {0, 1}},
+                   "all");
     EXPECT_EQ(launch.cpu, "taskset -c 0-79");
     EXPECT_EQ(launch.exec, "peergate exec --gpus 0,2 --for all --bind-cpus --bind-memory -- ...");
 }
 
 TEST(PlacementLaunch, AnUnknownAffinityBindsNothing) {
-    const auto launch =
-        launch_for(two_sockets(""),
-                   policy::PlacedGroup{.gpus = {0, 1}, .numa_nodes = {0}, .numa_unknown = true},
-                   "all");
+    const auto launch = launch_for(
+        two_sockets(""),
+        policy::placement::PlacedGroup{.gpus = {0, 1}, .numa_nodes = {0}, .numa_unknown = true},
+        "all");
     EXPECT_EQ(launch.cpu_affinity, "");
     EXPECT_EQ(launch.cpu, "");
     EXPECT_EQ(launch.exec, "peergate exec --gpus 0,1 --for all -- ...");

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "policy/doctor/kernel_findings.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <string_view>
+
+namespace peergate::policy::doctor {
+
+namespace {
+
+using model::Finding;
+using model::KernelEvent;
+using model::KernelEventKind;
+using model::Severity;
+
+struct XidMeaning {
+    int xid;
+    Severity severity;
+    std::string_view meaning;
+    std::string_view remedy;
+};
+
+// Meanings from NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors), the ones that
+// bear on a multi-GPU box; others are reported with their number only.
+constexpr std::array<XidMeaning, 12> kXids{{
+    {13,
+     Severity::warning,
+     "graphics engine exception (often an application fault)",
+     "Check the application; repeated Xid 13 across jobs points at hardware."},
+    {31,
+     Severity::warning,
+     "GPU memory page fault (an access to an unmapped address; seen when peer mappings break)",
+     "If it coincides with P2P use, keep GGML_CUDA_P2P unset and run 'peergate probe'."},
+    {43,
+     Severity::warning,
+     "GPU stopped processing",
+     "Restart the job; repeated Xid 43 needs a GPU reset."},
+    {48,
+     Severity::error,
+     "double-bit ECC error",
+     "Drain the node and reset the GPU; replace it if it recurs."},
+    {61,
+     Severity::error,
+     "internal micro-controller breakpoint/warning",
+     "Reset the GPU; update the driver if it recurs."},
+    {62,
+     Severity::error,
+     "internal micro-controller halt",
+     "Reset the GPU; update the driver if it recurs."},
+    {63,
+     Severity::warning,
+     "ECC page retirement or row remapping recorded (memory health, not the interconnect)",
+     "Reset the GPU to activate the remapping when convenient."},
+    {64,
+     Severity::error,
+     "ECC page retirement or row remapping failed",
+     "Drain the node; the GPU needs service."},
+    {74,
+     Severity::error,
+     "NVLink error",
+     "NVLink traffic on this GPU is not trustworthy: reset the GPU, reseat bridges, check "
+     "'nvidia-smi nvlink -e'."},
+    {79,
+     Severity::error,
+     "GPU has fallen off the bus",
+     "Check power, cooling, PCIe seating and riser cables; the GPU needs a reset or a reboot."},
+    {94,
+     Severity::warning,
+     "contained ECC error",
+     "The affected application was stopped; reset the GPU when idle."},
+    {95, Severity::error, "uncontained ECC error", "Drain the node and reset the GPU."},
+}};
+
+const XidMeaning* meaning_of(int xid) {
+    for (const auto& m : kXids) {
+        if (m.xid == xid) {
+            return &m;
+        }
+    }
+    return nullptr;
+}
+
+// nvidia-smi index of the GPU at `device`, comparing domain, bus and device only.
+std::optional<int> gpu_at(const std::optional<model::PciAddress>& device,
+                          const model::Topology* topology) {
+    if (!device || topology == nullptr) {
+        return std::nullopt;
+    }
+    for (const auto& gpu : topology->gpus) {
+        if (gpu.pci && gpu.pci->domain == device->domain && gpu.pci->bus == device->bus &&
+            gpu.pci->device == device->device) {
+            return gpu.index;
+        }
+    }
+    return std::nullopt;
+}
+
+std::string where(const KernelEvent& event, std::optional<int> gpu) {
+    const std::string bus =
+        event.device ? event.device->to_sysfs() : std::string("an unnamed device");
+    return gpu ? fmt::format("GPU {} ({})", *gpu, bus) : bus;
+}
+
+std::string times(const KernelEvent& event) {
+    std::string text = event.count == 1 ? "once" : fmt::format("{} times", event.count);
+    if (event.suppressed > 0) {
+        text += fmt::format(", and {} more suppressed by the kernel", event.suppressed);
+    }
+    return text;
+}
+
+Finding xid_finding(const KernelEvent& event, std::optional<int> gpu) {
+    const XidMeaning* m = meaning_of(*event.xid);
+    Finding f{.code = fmt::format("xid_{}", *event.xid),
+              .severity = m ? m->severity : Severity::warning,
+              .message = fmt::format("Xid {} on {} ({}): {}",
+                                     *event.xid,
+                                     where(event, gpu),
+                                     times(event),
+                                     m ? m->meaning : "see NVIDIA's Xid catalogue"),
+              .remedy = m ? std::string(m->remedy) : "Look the Xid up in NVIDIA's Xid catalogue.",
+              .xid = event.xid,
+              .pci_bus_id = event.device ? event.device->to_nvml() : "",
+              .line = event.line};
+    return f;
+}
+
+Finding iommu_finding(const KernelEvent& event, std::optional<int> gpu) {
+    const bool dmar = event.kind == KernelEventKind::dmar_fault;
+    const std::string unit = dmar ? "Intel VT-d (DMAR)" : "AMD-Vi";
+    if (!gpu) {
+        return Finding{.code = dmar ? "dmar_fault_other_device" : "amd_vi_fault_other_device",
+                       .severity = Severity::info,
+                       .message = fmt::format("{} IOMMU faults from {} ({}), not one of the GPUs",
+                                              unit,
+                                              where(event, gpu),
+                                              times(event)),
+                       .pci_bus_id = event.device ? event.device->to_nvml() : "",
+                       .line = event.line};
+    }
+    return Finding{
+        .code = dmar ? "dmar_fault_gpu" : "amd_vi_fault_gpu",
+        .severity = Severity::error,
+        .gpus = {*gpu},
+        .message =
+            fmt::format("{} IOMMU faults from {} ({}): the IOMMU is rejecting this GPU's DMA, "
+                        "the signature of PCIe peer writes that are silently dropped",
+                        unit,
+                        where(event, gpu),
+                        times(event)),
+        .remedy =
+            "Keep GGML_CUDA_P2P unset (GGML_CUDA_P2P=0 turns it ON) and use NCCL_P2P_LEVEL=NVL; "
+            "to use PCIe P2P boot with iommu=pt (or intel_iommu=off / amd_iommu=off) and re-run "
+            "'peergate probe --mode all'.",
+        .pci_bus_id = event.device ? event.device->to_nvml() : "",
+        .line = event.line};
+}
+
+}  // namespace
+
+std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
+                                     const model::Topology* topology) {
+    std::vector<Finding> findings;
+    for (const auto& event : events) {
+        const auto gpu = gpu_at(event.device, topology);
+        Finding f;
+        switch (event.kind) {
+            case KernelEventKind::xid:
+                f = xid_finding(event, gpu);
+                break;
+            case KernelEventKind::fallen_off_bus: {
+                KernelEvent as_xid = event;
+                as_xid.xid = 79;
+                f = xid_finding(as_xid, gpu);
+                break;
+            }
+            case KernelEventKind::dmar_fault:
+            case KernelEventKind::amd_vi_fault:
+                f = iommu_finding(event, gpu);
+                break;
+        }
+        if (gpu && f.gpus.empty()) {
+            f.gpus = {*gpu};
+        }
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+}  // namespace peergate::policy::doctor

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: Apache-2.0
+// What kernel log events mean for peer-to-peer on this machine. Pure.
+#pragma once
+
+#include "model/finding.hpp"
+#include "model/kernel_event.hpp"
+#include "model/topology.hpp"
+
+#include <vector>
+
+namespace peergate::policy::doctor {
+
+// One finding per event group. IOMMU faults raised by a GPU of `topology` are errors (the
+// IOMMU is rejecting that GPU's DMA: the silent-drop signature); faults of other devices
+// are info. Xids carry their documented meaning; GPUs are named by nvidia-smi index when
+// the bus id matches one (Xid lines omit the PCI function).
+std::vector<model::Finding> kernel_findings(const std::vector<model::KernelEvent>& events,
+                                            const model::Topology* topology);
+
+}  // namespace peergate::policy::doctor

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+// Polynomial placement for any n: greedy packing at the highest threshold where it
+// succeeds (NVLink islands first, since they carry the heaviest pairs), then swaps.
+#pragma once
+
+#include "policy/placement/objective.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace peergate::policy::placement {
+
+// G groups whose pairs all weigh >= threshold, built one at a time from the candidate
+// with the fewest usable partners; nullopt when the greedy gets stuck.
+std::optional<Groups> greedy_at(const Problem& problem, Weight threshold);
+
+// Swaps between groups, and between a group and the leftover, while the objective
+// improves strictly; at most `evaluations` candidate moves are scored. Required GPUs stay.
+void improve_by_swaps(const Problem& problem, Groups& groups, std::uint64_t evaluations);
+
+// Greedy at the best threshold a binary search finds below `ceiling`, then swaps.
+Groups heuristic_placement(const Problem& problem, Weight ceiling);
+
+}  // namespace peergate::policy::placement
