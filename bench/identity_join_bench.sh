@@ -1,5 +1,5 @@
 #!/bin/bash
-# The extra cost of the identity join (GATE-SPEC.md §4 "beyond") on
+# The extra cost of the identity join (docs/gate-rules.md §4 "beyond") on
 # `peergate --simulate hgx-b200-8x gate`: with the simulated CUDA driver (the gate starts
 # the `cuda-visible` helper) against `--cuda-lib /nonexistent` (no driver: no helper, the
 # index rules). Runs alternate between the two so the load of a shared machine hits both

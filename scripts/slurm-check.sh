@@ -2,7 +2,7 @@
 # Checks peergate's Slurm outputs against real Slurm daemons, on one host without GPUs:
 #  1. `export gres` for the simulated DGX-1 cube mesh, parsed by `slurmd -G`;
 #  2. `fleet run` through a real srun on a private cluster of three slurmd (Debian's build
-#     runs several slurmd on one host; ECOSYSTEM.md §3.4), simulated nodes;
+#     runs several slurmd on one host; docs/ecosystem.md §3.4), simulated nodes;
 #  3. the same with one node simulating another machine: fleet run must exit 1 naming it;
 #  4. fleet health --drain: a failing node drains itself with a "peergate:" reason, resumes
 #     when healthy again, and a node an admin drained stays drained.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Checks `peergate export prometheus` with node_exporter's own textfile parser (the most
-# faithful check, ECOSYSTEM.md §2.4): writes the textfile for three simulated machines into a
+# faithful check, docs/ecosystem.md §2.4): writes the textfile for three simulated machines into a
 # private directory, scrapes a private node_exporter on the loopback, and requires
 # node_textfile_scrape_error 0 and every family. Needs Debian's prometheus-node-exporter and
 # curl (not installed by install-deps: CI does not run this). Stops the exporter by its PID.

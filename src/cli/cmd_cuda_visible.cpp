@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate cuda-visible (internal, not listed by --help): the PCI bus id (NVML form) of
 // every CUDA device this process sees, one per line in CUDA ordinal order. The gate runs
-// it as a short-lived helper under the child's environment (GATE-SPEC.md §4 "beyond"):
+// it as a short-lived helper under the child's environment (docs/gate-rules.md §4 "beyond"):
 // the driver reads CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER once at cuInit, so only a
 // fresh process started with the child's values can say what the child will see.
 #include "cli/commands.hpp"

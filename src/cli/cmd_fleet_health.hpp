@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `peergate fleet health`: a Slurm HealthCheckProgram's job for one node (ECOSYSTEM.md §3.2).
+// `peergate fleet health`: a Slurm HealthCheckProgram's job for one node (docs/ecosystem.md §3.2).
 #pragma once
 
 #include "cli/commands.hpp"

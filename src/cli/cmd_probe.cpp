@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// peergate probe: move data over every ordered pair and compare (GATE-SPEC.md §6).
+// peergate probe: move data over every ordered pair and compare (docs/gate-rules.md §6).
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "engine/probe_verdict.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // From cells to verdicts: per pair and mode, per pair, for the run, with the exit status
-// and the remedy of GATE-SPEC.md §6. Pure.
+// and the remedy of docs/gate-rules.md §6. Pure.
 #pragma once
 
 #include "engine/probe_plan.hpp"

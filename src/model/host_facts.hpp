@@ -9,7 +9,7 @@
 
 namespace peergate::model {
 
-// GATE-SPEC.md §5: no groups -> off; any group not of identity type -> translating.
+// docs/gate-rules.md §5: no groups -> off; any group not of identity type -> translating.
 enum class IommuMode { off, identity, translating, unknown };
 
 // "off", "identity", "translating", "unknown": the peergate.gate/v1 "iommu" values.

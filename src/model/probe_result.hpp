@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the integrity probe found: one cell per (source, destination, size, mode), one
-// verdict per ordered pair, one result for the run (GATE-SPEC.md §6, peergate.probe/v1).
+// verdict per ordered pair, one result for the run (docs/gate-rules.md §6, peergate.probe/v1).
 #pragma once
 
 #include <cstdint>

@@ -147,7 +147,7 @@ void join_on_identity(const util::Seams& seams,
                       policy::gate::GateInput& input) {
     const auto not_used = [&](const std::string& why) {
         input.notes.push_back("identity join not used (" + why +
-                              "): the index rules of GATE-SPEC.md §4 apply");
+                              "): the index rules of docs/gate-rules.md §4 apply");
     };
     if (request.identity_helper.empty()) {
         not_used("no peergate binary to run the CUDA helper in");

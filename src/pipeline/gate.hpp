@@ -19,7 +19,7 @@ namespace peergate::pipeline {
 struct GateRequest {
     policy::gate::Selection selection;
     policy::gate::Profile profile = policy::gate::Profile::llama_cpp;
-    // A peergate binary to run `cuda-visible` in for the identity join (GATE-SPEC.md §4
+    // A peergate binary to run `cuda-visible` in for the identity join (docs/gate-rules.md §4
     // "beyond"): `gate` and `exec` pass themselves (/proc/self/exe). The library and C APIs
     // run inside other programs, whose /proc/self/exe is not peergate, so they pass the
     // peergate installed beside libpeergate.so (installed_peergate()). Empty: no join, and

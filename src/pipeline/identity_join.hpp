@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The identity join of GATE-SPEC.md §4 "beyond": which physical GPUs the child will see,
+// The identity join of docs/gate-rules.md §4 "beyond": which physical GPUs the child will see,
 // asked of the CUDA driver in a short-lived helper process (`peergate cuda-visible`)
 // started with exactly the child's environment.
 #pragma once

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One probe run over the CUDA driver (GATE-SPEC.md §6): set up the selected devices, sweep
+// One probe run over the CUDA driver (docs/gate-rules.md §6): set up the selected devices, sweep
 // every ordered pair behind the watchdog, judge, and keep the verdict in the cache. Shared by
 // `peergate probe` and `peergate doctor --probe`.
 #pragma once

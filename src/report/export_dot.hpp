@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The topology as a Graphviz graph for `peergate export dot` (ECOSYSTEM.md §4.1): GPUs as
+// The topology as a Graphviz graph for `peergate export dot` (docs/ecosystem.md §4.1): GPUs as
 // gpuN boxes in one cluster per NUMA node, NVLink edges labelled NV# with a width that grows
 // with the link count, PCIe paths dashed and grey, pairs whose copies lost data in red, and
 // the gate's verdict as the graph's title.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Slurm gres.conf lines for `peergate export gres` (ECOSYSTEM.md §3.1): one line per GPU of
+// Slurm gres.conf lines for `peergate export gres` (docs/ecosystem.md §3.1): one line per GPU of
 // the node, in NVML index order, with Type= (without it Slurm 22.05's cons_tres ignores
 // Links) and Links= from the NV# counts of nvidia-smi topo -m, on AutoDetect=off lines (NVML
 // autodetection counts no NVLinks through an NVSwitch, and a mismatch drains the node).

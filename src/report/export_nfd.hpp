@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The Node Feature Discovery feature file for `peergate export nfd` (ECOSYSTEM.md §1): one
+// The Node Feature Discovery feature file for `peergate export nfd` (docs/ecosystem.md §1): one
 // `key=value` line per label under peergate.feature.node.kubernetes.io/ (accepted by every
 // NFD version, deniable by none), values Kubernetes accepts, an optional expiry directive.
 #pragma once

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The node_exporter textfile (Prometheus text format 0.0.4) for `peergate export
-// prometheus`, following ECOSYSTEM.md §2: one HELP and TYPE per family, families
+// prometheus`, following docs/ecosystem.md §2: one HELP and TYPE per family, families
 // contiguous, base units, DCGM's `gpu`/`peer_gpu`/`UUID`/`pci_bus_id` labels, no
 // timestamps, and a final newline.
 #pragma once

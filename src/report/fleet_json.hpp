@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The fleet's wire format: each node prints one line of JSON (`peergate.fleet_node/v1`),
-// collected by srun (ECOSYSTEM.md §3.3: tasks print in any order, so the node names itself),
+// collected by srun (docs/ecosystem.md §3.3: tasks print in any order, so the node names itself),
 // and `fleet merge` reads the lines back, with or without srun --label's "N: " prefixes.
 #pragma once
 

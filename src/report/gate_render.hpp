@@ -12,7 +12,7 @@
 
 namespace peergate::report {
 
-// peergate.gate/v1 (DESIGN.md): schema, selection, p2p, veto, set, unset, kept, warnings,
+// peergate.gate/v1 (docs/contracts.md): schema, selection, p2p, veto, set, unset, kept, warnings,
 // topology_source, iommu; plus profile, rule, reason, selection_source and the per-variable
 // reasons under "why".
 nlohmann::ordered_json gate_to_json(const policy::gate::GateDecision& decision);

@@ -20,7 +20,7 @@ struct NcclLogReport {
 };
 
 // The document: schema first, then connections, transport_counts, ranks, settings,
-// findings (DESIGN.md), then pairs, graphs, rings, topology, line counts.
+// findings (docs/contracts.md), then pairs, graphs, rings, topology, line counts.
 nlohmann::ordered_json nccl_log_to_json(const NcclLogReport& report);
 
 // The same document as text, ready to print: pretty, schema first, one line per connection

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// peergate.probe/v1: the integrity probe's result as JSON (DESIGN.md "JSON contracts").
+// peergate.probe/v1: the integrity probe's result as JSON (docs/contracts.md "JSON documents").
 #pragma once
 
 #include "model/probe_result.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// One metric family of the Prometheus text format 0.0.4 (ECOSYSTEM.md §2.1): HELP and TYPE
+// One metric family of the Prometheus text format 0.0.4 (docs/ecosystem.md §2.1): HELP and TYPE
 // first, then its samples, with label values and HELP text escaped as the format requires.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// peergate.topology/v1: the interconnect matrix as other tools read it (DESIGN.md).
+// peergate.topology/v1: the interconnect matrix as other tools read it (docs/contracts.md).
 #pragma once
 
 #include "model/discovery.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Where the outside world is: the one struct that names every external thing peergate
-// reads. Filled from flags, then PEERGATE_* variables, then defaults (DESIGN.md "Seams").
+// reads. Filled from flags, then PEERGATE_* variables, then defaults (docs/contracts.md "Seams").
 #pragma once
 
 #include <string>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fills a function table from a dlopen'd library: every required symbol that is missing is
-// remembered, so the caller can report all of them in one error (STYLE.md 20).
+// remembered, so the caller can report all of them in one error (docs/style.md 20).
 #pragma once
 
 #include "util/dynamic_library.hpp"

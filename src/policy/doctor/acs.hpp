@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Where ACS sends a pair's peer traffic (GATE-SPEC.md §5 beyond). Two GPUs below the same
+// Where ACS sends a pair's peer traffic (docs/gate-rules.md §5 beyond). Two GPUs below the same
 // PCIe port exchange traffic inside the switch, unless a port between them and that shared
 // port has ACS P2P request or completion redirect on: then the traffic goes up to the root
 // complex (slower, and through the IOMMU). GPUs with no port in common meet at the root

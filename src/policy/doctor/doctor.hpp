@@ -33,7 +33,7 @@ struct PartStatus {
     std::string detail;  // the path that loaded, or why none did
 };
 
-// nvmlDeviceGetP2PStatus's caps indices in NVML's order (DRIVER-FACTS.md), as JSON names them.
+// nvmlDeviceGetP2PStatus's caps indices in NVML's order (docs/driver-facts.md), as JSON names them.
 inline constexpr std::array<std::string_view, 5> kP2pCaps = {
     "read", "write", "nvlink", "atomics", "prop"};
 
@@ -55,7 +55,7 @@ struct PairLayers {
     std::optional<double> staged_gbps;
 };
 
-// One GPU's NVLinks as NVML walked them (DRIVER-FACTS.md): every link index the GPU answers
+// One GPU's NVLinks as NVML walked them (docs/driver-facts.md): every link index the GPU answers
 // for, and which of them are not active. Only GPUs whose walk completed are listed.
 struct GpuLinks {
     int gpu = 0;  // nvidia-smi index

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// What `doctor --probe` concludes from the data it moved and compared (GATE-SPEC.md §6). Pure.
+// What `doctor --probe` concludes from the data it moved and compared (docs/gate-rules.md §6).
+// Pure.
 #pragma once
 
 #include "model/finding.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Slurm health check (ECOSYSTEM.md §3.2): Slurm does not act on a health check's exit status,
+// Slurm health check (docs/ecosystem.md §3.2): Slurm does not act on a health check's exit status,
 // so the check drains its own node, with a reason that starts with "peergate:", and resumes
 // only nodes whose reason starts so, as LBNL NHC does with "NHC:": a node a person drained
 // stays drained. Pure: the caller reads the node's state and runs scontrol.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The control plane of GATE-SPEC.md §2 and the GGML_CUDA_P2P value rules of §1.
+// The control plane of docs/gate-rules.md §2 and the GGML_CUDA_P2P value rules of §1.
 #pragma once
 
 #include "util/env_map.hpp"

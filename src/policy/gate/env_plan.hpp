@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The environment plan: what the child's environment gains and loses, with why. A value
-// the user set wins and is reported as kept (GATE-SPEC.md §1 "set if absent").
+// the user set wins and is reported as kept (docs/gate-rules.md §1 "set if absent").
 #pragma once
 
 #include "policy/gate/rules.hpp"

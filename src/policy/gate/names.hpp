@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The name gates of GATE-SPEC.md §1: word-bounded, case-insensitive GPU name lists.
+// The name gates of docs/gate-rules.md §1: word-bounded, case-insensitive GPU name lists.
 #pragma once
 
 #include <string_view>

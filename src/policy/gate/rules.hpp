@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The P2P verdict as an ordered list of small, named, pure rules (GATE-SPEC.md §2's
+// The P2P verdict as an ordered list of small, named, pure rules (docs/gate-rules.md §2's
 // precedence, strongest first): DISABLE_P2P, DISABLE_TUNING, decision failures, the
 // data-center name gate, more than one GPU, the user's opt-out, the probe verdict,
 // FORCE_P2P, the NVLink name gate, the matrix, the index-space guards, every pair NV#.

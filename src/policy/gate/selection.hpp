@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Index spaces and the selection (GATE-SPEC.md §4). Three spaces exist: CUDA ordinals
+// Index spaces and the selection (docs/gate-rules.md §4). Three spaces exist: CUDA ordinals
 // (FASTEST_FIRST unless CUDA_DEVICE_ORDER=PCI_BUS_ID), ids in CUDA_VISIBLE_DEVICES, and
 // nvidia-smi/NVML indices (PCI bus order). The matrix is only ever indexed with the last.
 #pragma once

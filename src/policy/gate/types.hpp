@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The P2P gate's input and output as plain values (GATE-SPEC.md §1, §2, §4, §5).
+// The P2P gate's input and output as plain values (docs/gate-rules.md §1, §2, §4, §5).
 // decide() maps one GateInput to one GateDecision and touches nothing else.
 #pragma once
 
@@ -50,7 +50,7 @@ struct Selection {
     friend bool operator==(const Selection&, const Selection&) = default;
 };
 
-// A cached integrity-probe verdict for this boot (GATE-SPEC.md §6); filled later by the
+// A cached integrity-probe verdict for this boot (docs/gate-rules.md §6); filled later by the
 // verdict cache. A pass makes PEERGATE_FORCE_P2P unnecessary; a failure vetoes.
 struct ProbeVerdict {
     bool passed = false;
@@ -78,7 +78,7 @@ struct GateInput {
     // an explicit selection (gate, exec). false: the caller keeps the inherited order.
     bool pin_selection = true;
     std::optional<ProbeVerdict> probe;
-    // Identity join seam (GATE-SPEC.md §4 beyond): the PCI addresses of the GPUs the child
+    // Identity join seam (docs/gate-rules.md §4 beyond): the PCI addresses of the GPUs the child
     // will see, in its CUDA order, as a helper process enumerated them under the child's
     // environment. nullopt: no CUDA driver answer; the index rules of §4 apply.
     std::optional<std::vector<model::PciAddress>> child_visible;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The words of the gate: veto texts that name the pair and its label, and the IOMMU
-// suffix of GATE-SPEC.md §5 (wording only, never the decision).
+// suffix of docs/gate-rules.md §5 (wording only, never the decision).
 #pragma once
 
 #include "model/host_facts.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which GPUs of a machine file a CUDA process sees, and in which ordinal order, under its
-// CUDA_DEVICE_ORDER and CUDA_VISIBLE_DEVICES (DRIVER-FACTS.md): the simulated driver applies
+// CUDA_DEVICE_ORDER and CUDA_VISIBLE_DEVICES (docs/driver-facts.md): the simulated driver applies
 // it once at cuInit, like the real one. Pure: the values come in, positions go out.
 #pragma once
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The simulated libnvidia-ml: the NVML entry points peergate binds, answering from a
-// machine file (STYLE.md 26). Built twice: the current ABI, and with
+// machine file (docs/style.md 26). Built twice: the current ABI, and with
 // PEERGATE_SIM_NVML_LEGACY an "older library" that exports only the unversioned names.
 #include "sim/nvml/sim_nvml_state.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The library API for the interconnect matrix: one topology per process, cached behind a
-// lock and a generation counter, and a background warm-up (GATE-SPEC.md §3 "Caching").
+// lock and a generation counter, and a background warm-up (docs/gate-rules.md §3 "Caching").
 #pragma once
 
 #include "model/discovery.hpp"

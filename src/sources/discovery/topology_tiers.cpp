@@ -27,7 +27,7 @@ TierAttempt try_smi(const util::Seams& seams,
     return attempt;
 }
 
-// NVML tier: the whole matrix or no verdict, behind the watchdog (GATE-SPEC.md §3 tier 1).
+// NVML tier: the whole matrix or no verdict, behind the watchdog (docs/gate-rules.md §3 tier 1).
 TierAttempt try_nvml(const util::Seams& seams, const DiscoveryRequest& request) {
     TierAttempt attempt{.tier = "nvml"};
     auto result =

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The topology tiers of GATE-SPEC.md §3: NVML, else nvidia-smi topo -m, else none.
+// The topology tiers of docs/gate-rules.md §3: NVML, else nvidia-smi topo -m, else none.
 // Fails closed: a tier that cannot give a whole, consistent matrix gives no verdict.
 #pragma once
 

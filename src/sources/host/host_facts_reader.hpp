@@ -8,7 +8,7 @@
 
 namespace peergate::sources::host {
 
-// IOMMU mode from /sys/kernel/iommu_groups/*/type (GATE-SPEC.md §5).
+// IOMMU mode from /sys/kernel/iommu_groups/*/type (docs/gate-rules.md §5).
 model::IommuMode read_iommu_mode(const HostRoot& root, std::string* detail = nullptr);
 
 // True when /proc/cpuinfo's flags carry "hypervisor"; nullopt when unreadable.

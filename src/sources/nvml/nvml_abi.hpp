@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The part of NVML's C ABI that peergate uses, declared here so that the build needs no
-// nvml.h (STYLE.md 22). Only types, constants and layouts; no code.
+// nvml.h (docs/style.md 22). Only types, constants and layouts; no code.
 //
 // Provenance (checked with the search tools, Nov 2026):
 // - nvmlReturn_t values: NVML API reference "Return values" (cuda.bindings.nvml.Return

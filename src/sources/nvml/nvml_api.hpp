@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The NVML function table: every entry point peergate calls, bound by its exported
-// (versioned) name from one dlopen'd library (STYLE.md 20, 21).
+// (versioned) name from one dlopen'd library (docs/style.md 20, 21).
 #pragma once
 
 #include "sources/nvml/nvml_abi.hpp"
@@ -20,7 +20,7 @@ struct NvmlApi {
     nvmlErrorString_fn* nvmlErrorString = nullptr;
     nvmlDeviceGetCount_v2_fn* nvmlDeviceGetCount_v2 = nullptr;
     nvmlDeviceGetHandleByIndex_v2_fn* nvmlDeviceGetHandleByIndex_v2 = nullptr;
-    // _v3: the unversioned and _v2 getters write the older layout (DRIVER-FACTS.md).
+    // _v3: the unversioned and _v2 getters write the older layout (docs/driver-facts.md).
     nvmlDeviceGetPciInfo_v3_fn* nvmlDeviceGetPciInfo_v3 = nullptr;
     nvmlDeviceGetName_fn* nvmlDeviceGetName = nullptr;
     nvmlDeviceGetUUID_fn* nvmlDeviceGetUUID = nullptr;

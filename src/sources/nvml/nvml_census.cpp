@@ -18,7 +18,7 @@ constexpr unsigned kWordBits = 64;
 // Link indices beyond this are never valid on any GPU (NVML_NVLINK_MAX_LINKS is 18 in
 // current headers); the bound only stops a library that never says INVALID_ARGUMENT.
 constexpr unsigned kLinkIndexLimit = 64;
-// 64 words = 4096 CPUs: a short buffer silently truncates the list (DRIVER-FACTS.md).
+// 64 words = 4096 CPUs: a short buffer silently truncates the list (docs/driver-facts.md).
 constexpr unsigned kCpuWords = 64;
 constexpr unsigned kNodeWords = 16;
 

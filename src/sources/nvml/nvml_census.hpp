@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Per GPU: who it is (name, bus id, UUID, NUMA node, CPU list) and where its active
-// NVLinks go (GATE-SPEC.md §3 tier 1).
+// NVLinks go (docs/gate-rules.md §3 tier 1).
 #pragma once
 
 #include "model/gpu.hpp"

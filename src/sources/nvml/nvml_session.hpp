@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // One NVML session: nvmlInit_v2 on open, nvmlShutdown on destruction, and only after an
-// init that succeeded (an extra shutdown answers UNINITIALIZED; STYLE.md 23).
+// init that succeeded (an extra shutdown answers UNINITIALIZED; docs/style.md 23).
 #pragma once
 
 #include "sources/nvml/nvml_api.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tier 1 as one call: load the library, open a session, read the matrix, all on a worker
-// thread behind a watchdog, because NVML calls cannot be cancelled (DRIVER-FACTS.md). The
+// thread behind a watchdog, because NVML calls cannot be cancelled (docs/driver-facts.md). The
 // doctor also records the links and P2P status in that session: one nvmlInit, one watchdog.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tier 1 of GATE-SPEC.md §3: the whole interconnect matrix from NVML, with the same
+// Tier 1 of docs/gate-rules.md §3: the whole interconnect matrix from NVML, with the same
 // tokens as nvidia-smi topo -m, or no verdict with the reason. Never a partial matrix.
 #pragma once
 

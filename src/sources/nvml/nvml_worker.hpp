@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The watchdog every NVML reader runs under: load the library on a detached worker and
-// wait at most the watchdog, because NVML calls cannot be cancelled (DRIVER-FACTS.md).
+// wait at most the watchdog, because NVML calls cannot be cancelled (docs/driver-facts.md).
 // The tier and the gather recorder share it, so a hung driver hangs neither.
 #pragma once
 

@@ -12,7 +12,7 @@
 
 namespace peergate::sources::smi {
 
-// Reads `nvidia-smi topo -m` output by the rules of GATE-SPEC.md §3 tier 2: ANSI escapes
+// Reads `nvidia-smi topo -m` output by the rules of docs/gate-rules.md §3 tier 2: ANSI escapes
 // stripped, stop at "Legend", header = first line whose leading GPU<n> run has >= 2 entries,
 // data rows start with GPU<n>, NIC rows/columns ignored, CPU/NUMA affinity read.
 // Any shortfall (short row, missing row, no header, bad diagonal, asymmetry, unknown token)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate export end to end on simulated machines: the real tools of each ecosystem judge the
 // output where they are installed (promtool, Graphviz), files are replaced whole, and the
-// DGX-1 cube mesh gives the gres.conf Links that ECOSYSTEM.md §3.1 checked with slurmd.
+// DGX-1 cube mesh gives the gres.conf Links that docs/ecosystem.md §3.1 checked with slurmd.
 #include "support/peergate_process.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
@@ -60,7 +60,7 @@ TEST(ExportCli, DgxOneCubeMeshGivesTheLinksSlurmdAccepted) {
                                    "--gres-type",
                                    "v100"});
     ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
-    // ECOSYSTEM.md §3.1's lines, which slurmd -G parsed; Cores= are the logical cores of the
+    // docs/ecosystem.md §3.1's lines, which slurmd -G parsed; Cores= are the logical cores of the
     // two 20-core Xeons the machine file lays out.
     const std::vector<std::string> links = {"-1,1,1,2,2,0,0,0",
                                             "1,-1,2,1,0,2,0,0",

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The identity join (GATE-SPEC.md §4 "beyond") through the real binary: the gate asks the
+// The identity join (docs/gate-rules.md §4 "beyond") through the real binary: the gate asks the
 // simulated CUDA driver, in a helper process with the child's environment, which physical
 // GPUs the child will see, and gates exactly those.
 //

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate topo --from FILE --json` over every real topo -m fixture: the right matrix, the
-// peergate.topology/v1 contract of DESIGN.md, and exit 2 with a reason for every cut-off one.
+// peergate.topology/v1 contract of docs/contracts.md, and exit 2 with a reason for every
+// cut-off one.
 #include "support/fixture_files.hpp"
 #include "support/peergate_process.hpp"
 #include "support/topo_m_truth.hpp"
@@ -24,7 +25,7 @@ std::vector<std::string> keys_of(const Json& object) {
     return keys;
 }
 
-// DESIGN.md's fields, in its order, before any field added later.
+// docs/contracts.md's fields, in its order, before any field added later.
 void expect_contract_keys(const Json& doc) {
     const std::vector<std::string> contract{
         "schema", "readable", "source", "reason", "gpus", "matrix", "nvlink_islands"};

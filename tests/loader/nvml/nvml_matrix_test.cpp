@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The matrix tier 1 reads from the simulated NVML: NVSwitch and direct links, denials,
-// UNKNOWN, the contradiction guard and the one-GPU case (GATE-SPEC.md §3 tier 1).
+// UNKNOWN, the contradiction guard and the one-GPU case (docs/gate-rules.md §3 tier 1).
 #include "loader/nvml/nvml_loader_support.hpp"
 #include "snapshot/derived.hpp"
 

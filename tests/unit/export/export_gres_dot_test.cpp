@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// gres.conf lines as Slurm reads them (ECOSYSTEM.md §3.1) and the Graphviz drawing (§4.1).
+// gres.conf lines as Slurm reads them (docs/ecosystem.md §3.1) and the Graphviz drawing (§4.1).
 #include "export_facts_fixture.hpp"
 #include "report/export_dot.hpp"
 #include "report/export_gres.hpp"

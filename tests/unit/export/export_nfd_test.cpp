@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every line NFD reads is a comment, a directive written exactly, or a label Kubernetes
-// accepts under our namespace (ECOSYSTEM.md §1.2-1.4).
+// accepts under our namespace (docs/ecosystem.md §1.2-1.4).
 #include "report/export_nfd.hpp"
 
 #include "export_facts_fixture.hpp"

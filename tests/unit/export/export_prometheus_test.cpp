@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The textfile follows the text format's hard rules (ECOSYSTEM.md §2.1, §2.2) on every
+// The textfile follows the text format's hard rules (docs/ecosystem.md §2.1, §2.2) on every
 // fixture, and its values are the facts'. promtool itself judges it in the e2e tests.
 #include "report/export_prometheus.hpp"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the host root says about the IOMMU, the hypervisor and the peer-memory module
-// (sources/host/host_facts_reader): GATE-SPEC.md's IOMMU rule, read from trees written to the
+// (sources/host/host_facts_reader): docs/gate-rules.md's IOMMU rule, read from trees written to the
 // layout of the kernel's Documentation/ABI/testing/sysfs-kernel-iommu_groups.
 #include "sources/host/host_facts_reader.hpp"
 

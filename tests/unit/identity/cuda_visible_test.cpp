@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The simulated driver's CUDA_DEVICE_ORDER / CUDA_VISIBLE_DEVICES rules (DRIVER-FACTS.md),
+// The simulated driver's CUDA_DEVICE_ORDER / CUDA_VISIBLE_DEVICES rules (docs/driver-facts.md),
 // and the gate's side of the identity join: the child's CUDA environment and the helper's
 // output.
 #include "sim/machine/cuda_visible.hpp"

@@ -11,7 +11,7 @@ namespace {
 using Words = std::vector<unsigned long>;  // NOLINT(google-runtime-int): NVML's word
 
 TEST(CpuList, RendersRangesAcrossWords) {
-    // CPUs 0-47 and 96-143 need three 64-bit words (DRIVER-FACTS.md).
+    // CPUs 0-47 and 96-143 need three 64-bit words (docs/driver-facts.md).
     Words words(3, 0);
     for (unsigned cpu = 0; cpu < 48; ++cpu) {
         words[cpu / 64] |= 1UL << (cpu % 64);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// How tier 1 reads NVML's two enums (GATE-SPEC.md §3): a status or level it does not know,
+// How tier 1 reads NVML's two enums (docs/gate-rules.md §3): a status or level it does not know,
 // such as one a newer driver adds, is no answer, never a denial or a PCIe class.
 #include "sources/nvml/nvml_topology.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The P2P verdict, rule by rule (GATE-SPEC.md §1, §2, §4, §5).
+// The P2P verdict, rule by rule (docs/gate-rules.md §1, §2, §4, §5).
 #include "gate_test_support.hpp"
 #include "policy/gate/gate.hpp"
 #include "policy/gate/veto.hpp"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which GPUs the gate resolves from --gpus, an inherited mask or the identity join, at the
-// edges where the three index spaces of GATE-SPEC.md §4 part (each case kills a mutant that
+// edges where the three index spaces of docs/gate-rules.md §4 part (each case kills a mutant that
 // the verdict tests let live).
 #include "gate_test_support.hpp"
 #include "policy/gate/gate.hpp"

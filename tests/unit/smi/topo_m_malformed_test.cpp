@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Hand-made `nvidia-smi topo -m` inputs: every rule of GATE-SPEC.md §3 tier 2 and every
+// Hand-made `nvidia-smi topo -m` inputs: every rule of docs/gate-rules.md §3 tier 2 and every
 // stricter check, each failure naming its check. Unreadable is an error, never a guess.
 #include "sources/smi/topo_m_parser.hpp"
 
