@@ -3,7 +3,7 @@
 // real 8x B200 `topo -m` fixture (allowed) and on the bridged 4x A100 (vetoed, pinned
 // selection, every profile), against a baseline in the same run: copying the parent
 // environment, which any launcher that builds a child environment pays anyway.
-#include "policy/gate.hpp"
+#include "policy/gate/gate.hpp"
 #include "report/gate_render.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
@@ -41,8 +41,8 @@ util::EnvMap parent_environment() {
     return env;
 }
 
-policy::GateInput hgx_b200_input() {
-    policy::GateInput input;
+policy::gate::GateInput hgx_b200_input() {
+    policy::gate::GateInput input;
     input.topology = fixture_topology("unsloth_TOPO_NVLINK_8X.txt", "NVIDIA B200");
     input.env = parent_environment();
     input.env.unset("GGML_CUDA_P2P");
@@ -51,12 +51,12 @@ policy::GateInput hgx_b200_input() {
     return input;
 }
 
-policy::GateInput bridged_input() {
-    policy::GateInput input;
+policy::gate::GateInput bridged_input() {
+    policy::gate::GateInput input;
     input.topology = fixture_topology("unsloth_TOPO_BRIDGED_4X.txt", "NVIDIA A100-SXM4-80GB");
     input.env = parent_environment();
-    input.selection = policy::Selection::list({0, 2});
-    input.profile = policy::Profile::all;
+    input.selection = policy::gate::Selection::list({0, 2});
+    input.profile = policy::gate::Profile::all;
     input.host.iommu = model::IommuMode::translating;
     input.host.hypervisor = false;
     return input;
@@ -75,7 +75,7 @@ BENCHMARK(BM_Baseline_CopyParentEnvironment);
 void BM_Decide_HgxB200Allowed(benchmark::State& state) {
     const auto input = hgx_b200_input();
     for (auto _ : state) {
-        auto decision = policy::decide(input);
+        auto decision = policy::gate::decide(input);
         benchmark::DoNotOptimize(decision);
     }
 }
@@ -85,7 +85,7 @@ BENCHMARK(BM_Decide_HgxB200Allowed);
 void BM_Decide_BridgedVetoedAllProfiles(benchmark::State& state) {
     const auto input = bridged_input();
     for (auto _ : state) {
-        auto decision = policy::decide(input);
+        auto decision = policy::gate::decide(input);
         benchmark::DoNotOptimize(decision);
     }
 }
@@ -95,7 +95,7 @@ BENCHMARK(BM_Decide_BridgedVetoedAllProfiles);
 void BM_DecideApplyAndRenderJson_HgxB200(benchmark::State& state) {
     const auto input = hgx_b200_input();
     for (auto _ : state) {
-        auto decision = policy::decide(input);
+        auto decision = policy::gate::decide(input);
         util::EnvMap child = input.env;
         decision.apply_to(child);
         auto json = report::gate_to_json(decision).dump();

@@ -8,8 +8,8 @@
 //   build/bench/bench/peergate_placement_bench
 // BM_EnumerateEveryPartition is the baseline: the whole-partition enumeration, run where it
 // can be (n <= 16), on the same topologies and with the same objective.
-#include "policy/placement.hpp"
-#include "policy/placement_objective.hpp"
+#include "policy/placement/objective.hpp"
+#include "policy/placement/placement.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -142,9 +142,9 @@ void BM_Place(benchmark::State& state) {
     const int n = static_cast<int>(state.range(1));
     const int k = static_cast<int>(state.range(2));
     const Topology topology = make(kind, n);
-    peergate::policy::PlacementResult result;
+    peergate::policy::placement::PlacementResult result;
     for (auto _ : state) {
-        auto placed = peergate::policy::place(topology, {.size = k});
+        auto placed = peergate::policy::placement::place(topology, {.size = k});
         if (!placed) {
             state.SkipWithError(placed.error().message.c_str());
             return;
@@ -180,7 +180,7 @@ struct Enumeration {
     const peergate::policy::placement::Problem& problem;
     std::vector<std::vector<int>> groups;
     std::vector<char> used;
-    peergate::policy::PlacementObjective best{.min_bottleneck = -1};
+    peergate::policy::placement::PlacementObjective best{.min_bottleneck = -1};
     std::uint64_t scored = 0;
 
     void fill(std::vector<int>& group, int from) {
@@ -205,7 +205,7 @@ struct Enumeration {
         if (static_cast<int>(groups.size()) == problem.g) {
             ++scored;
             const auto objective = peergate::policy::placement::evaluate(problem, groups);
-            best = peergate::policy::better(objective, best) ? objective : best;
+            best = peergate::policy::placement::better(objective, best) ? objective : best;
             return;
         }
         for (int v = groups.empty() ? 0 : previous_first + 1; v < problem.n; ++v) {

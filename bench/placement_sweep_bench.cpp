@@ -16,11 +16,11 @@
 // `pcie_tree` (a switch tree with random fan-out and a few NVLink-bridged pairs) and
 // `grace_nvswitch` (NV18 with 5 % of pairs NV12, a NUMA node per two GPUs as on GB200
 // trays, where one Grace CPU serves two GPUs).
-#include "policy/placement.hpp"
-#include "policy/placement_bounds.hpp"
-#include "policy/placement_exact.hpp"
-#include "policy/placement_heuristic.hpp"
-#include "policy/placement_regroup.hpp"
+#include "policy/placement/bounds.hpp"
+#include "policy/placement/exact.hpp"
+#include "policy/placement/heuristic.hpp"
+#include "policy/placement/placement.hpp"
+#include "policy/placement/regroup.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -145,16 +145,17 @@ Topology make(Mix mix, int n, unsigned seed) {
 // One placement of the cells: a topology and what is asked of it.
 struct Solve {
     const Topology* topology = nullptr;
-    peergate::policy::PlacementRequest request;
+    peergate::policy::placement::PlacementRequest request;
 };
 
 // How far an unproven answer may be from the best on its first open term, in percent of the
 // bound (of the answer's, for NUMA spans; 100 where nothing bounds the term; 0 when exact
 // or only the tie-break is open).
-double open_gap_pct(const peergate::policy::PlacementResult& placed) {
-    using peergate::policy::kUnlimited;
-    const auto open = peergate::policy::open_term(placed);
-    const auto pct = [](peergate::policy::Weight got, peergate::policy::Weight most) {
+double open_gap_pct(const peergate::policy::placement::PlacementResult& placed) {
+    using peergate::policy::placement::kUnlimited;
+    const auto open = peergate::policy::placement::open_term(placed);
+    const auto pct = [](peergate::policy::placement::Weight got,
+                        peergate::policy::placement::Weight most) {
         return most == kUnlimited || most <= 0
                    ? 100.0
                    : 100.0 * static_cast<double>(most - got) / static_cast<double>(most);
@@ -186,7 +187,7 @@ void place_each(benchmark::State& state, const std::vector<Solve>& solves) {
         exact = 0;
         for (const auto& solve : solves) {
             const auto start = std::chrono::steady_clock::now();
-            const auto placed = peergate::policy::place(*solve.topology, solve.request);
+            const auto placed = peergate::policy::placement::place(*solve.topology, solve.request);
             const std::chrono::duration<double, std::milli> took =
                 std::chrono::steady_clock::now() - start;
             if (!placed) {
@@ -232,10 +233,13 @@ BENCHMARK(BM_PlaceSweep)
 // every ordered pair 390 GB/s plus Gaussian noise of `noise` GB/s (the slower direction
 // counts), NUMA split in halves. Every pair differs, so the link-label levels are gone and
 // the searches walk partners one by one.
-peergate::policy::PlacementRequest measured_request(int n, int k, double noise, unsigned seed) {
+peergate::policy::placement::PlacementRequest measured_request(int n,
+                                                               int k,
+                                                               double noise,
+                                                               unsigned seed) {
     std::mt19937 rng(seed * 7919U + static_cast<unsigned>(n));
     std::normal_distribution<double> jitter(0.0, noise);
-    peergate::policy::PlacementRequest request{.size = k};
+    peergate::policy::placement::PlacementRequest request{.size = k};
     request.bandwidth.emplace();
     for (int a = 0; a < n; ++a) {
         for (int b = 0; b < n; ++b) {
@@ -280,7 +284,8 @@ void BM_RegroupStart(benchmark::State& state) {
     const auto mix = static_cast<Mix>(state.range(0));
     const int n = static_cast<int>(state.range(1));
     const int k = static_cast<int>(state.range(2));
-    const auto whole = pl::regroup_share(peergate::policy::PlacementRequest{}.node_budget);
+    const auto whole =
+        pl::regroup_share(peergate::policy::placement::PlacementRequest{}.node_budget);
     const auto share = n <= pl::kExactLimit ? whole : whole / 2;
     using Clock = std::chrono::steady_clock;
     std::chrono::duration<double, std::milli> heuristic{}, regroup{}, slowest{};
@@ -298,7 +303,8 @@ void BM_RegroupStart(benchmark::State& state) {
             heuristic += swapped - start;
             regroup += done - swapped;
             slowest = std::max<std::chrono::duration<double, std::milli>>(slowest, done - start);
-            improved += peergate::policy::better(pl::evaluate(*problem, groups), before) ? 1 : 0;
+            improved +=
+                peergate::policy::placement::better(pl::evaluate(*problem, groups), before) ? 1 : 0;
         }
     }
     state.counters["improved_of_10"] = improved;
