@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzzes the NCCL log parser and its analysis: any bytes, in any chunking, must parse
 // without crashing, and the counts must stay consistent.
-#include "policy/nccl_analysis.hpp"
+#include "policy/nccl/analysis.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 
 #include <cstddef>
@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!(log == first.result())) {
         std::abort();
     }
-    const auto analysis = peergate::policy::analyze_nccl_log(log, nullptr);
+    const auto analysis = peergate::policy::nccl::analyze_nccl_log(log, nullptr);
     std::uint64_t total = 0;
     for (auto count : analysis.transport_counts) {
         total += count;
