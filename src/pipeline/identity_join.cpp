@@ -2,6 +2,7 @@
 #include "pipeline/identity_join.hpp"
 
 #include "policy/gate/control.hpp"
+#include "policy/gate/env_plan.hpp"
 #include "sources/cuda/cuda_api.hpp"
 #include "sources/cuda/cuda_devices.hpp"
 #include "util/dynamic_library.hpp"
@@ -19,20 +20,12 @@ util::EnvMap child_cuda_environment(const util::EnvMap& env,
                                     bool pin_selection,
                                     const std::vector<model::Gpu>& host) {
     util::EnvMap child = env;
-    if (!selection.is_explicit() || !pin_selection) {
-        return child;
+    const auto pinning = policy::gate::pinning_of(selection, pin_selection, host);
+    if (pinning.device_order) {
+        child.set(std::string(policy::gate::kDeviceOrder), *pinning.device_order);
     }
-    child.set(std::string(policy::gate::kDeviceOrder), "PCI_BUS_ID");
-    std::vector<int> ids = selection.ids;
-    if (selection.kind == policy::gate::Selection::Kind::all) {
-        ids.clear();
-        for (const auto& gpu : host) {
-            ids.push_back(gpu.index);
-        }
-    }
-    if (!ids.empty()) {
-        child.set(std::string(policy::gate::kVisibleDevices),
-                  fmt::format("{}", fmt::join(ids, ",")));
+    if (pinning.visible_devices) {
+        child.set(std::string(policy::gate::kVisibleDevices), *pinning.visible_devices);
     }
     return child;
 }

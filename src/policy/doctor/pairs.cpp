@@ -138,7 +138,7 @@ std::optional<Finding> not_supported(const std::vector<PairLayers>& pairs) {
                        "their copies through host memory: safe, and nothing for P2P to break")};
 }
 
-// PEERS.md: 3x A6000 at 1.6-2.6 GB/s P2P against 13-22 GB/s staged; RTX 5090 12 vs 42.
+// docs/reference-figures.md: 3x A6000 at 1.6-2.6 GB/s P2P against 13-22 GB/s staged.
 std::optional<Finding> slower_than_staged(const std::vector<PairLayers>& pairs) {
     Collected found;
     for (const auto& pair : pairs) {

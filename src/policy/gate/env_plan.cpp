@@ -72,26 +72,37 @@ void plan_strip(const GateFacts& facts, EnvPlan& plan) {
                             *facts.inherited.value));
 }
 
-void plan_pinning(const GateFacts& facts, EnvPlan& plan) {
-    const auto& input = facts.input;
-    if (!input.selection.is_explicit() || !input.pin_selection) {
-        return;
+Pinning pinning_of(const Selection& selection,
+                   bool pin_selection,
+                   const std::vector<model::Gpu>& host) {
+    if (!selection.is_explicit() || !pin_selection) {
+        return {};
     }
-    plan.set_always(kDeviceOrder,
-                    "PCI_BUS_ID",
-                    "--gpus names nvidia-smi indices (PCI bus order); the child's CUDA ordinals "
-                    "must follow the same order");
-    std::vector<int> ids = input.selection.ids;
-    if (input.selection.kind == Selection::Kind::all) {
+    std::vector<int> ids = selection.ids;
+    if (selection.kind == Selection::Kind::all) {
         ids.clear();
-        for (const auto& gpu : facts.host) {
+        for (const auto& gpu : host) {
             ids.push_back(gpu.index);
         }
     }
-    if (!ids.empty()) {
-        plan.set_always(kVisibleDevices,
-                        fmt::format("{}", fmt::join(ids, ",")),
-                        "the child sees exactly the gated GPUs");
+    return Pinning{.device_order = "PCI_BUS_ID",
+                   .visible_devices = ids.empty() ? std::nullopt
+                                                  : std::optional<std::string>(
+                                                        fmt::format("{}", fmt::join(ids, ",")))};
+}
+
+void plan_pinning(const GateFacts& facts, EnvPlan& plan) {
+    const auto pinning = pinning_of(facts.input.selection, facts.input.pin_selection, facts.host);
+    if (!pinning.device_order) {
+        return;
+    }
+    plan.set_always(kDeviceOrder,
+                    *pinning.device_order,
+                    "--gpus names nvidia-smi indices (PCI bus order); the child's CUDA ordinals "
+                    "must follow the same order");
+    if (pinning.visible_devices) {
+        plan.set_always(
+            kVisibleDevices, *pinning.visible_devices, "the child sees exactly the gated GPUs");
     }
 }
 

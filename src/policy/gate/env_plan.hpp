@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace peergate::policy::gate {
 
@@ -42,6 +43,19 @@ private:
 
 // The off-value strip of GGML_CUDA_P2P: on every path, whatever the profile.
 void plan_strip(const GateFacts& facts, EnvPlan& plan);
+
+// What pinning an explicit selection sets (docs/gate-rules.md §4): nothing for an inherited
+// selection or without pinning; else CUDA_DEVICE_ORDER=PCI_BUS_ID and, when the list is not
+// empty, CUDA_VISIBLE_DEVICES=<LIST> ("all" lists `host`'s indices). The gate's plan and the
+// identity join's child environment both take it from here.
+struct Pinning {
+    std::optional<std::string> device_order;     // CUDA_DEVICE_ORDER's value
+    std::optional<std::string> visible_devices;  // CUDA_VISIBLE_DEVICES's value
+};
+
+Pinning pinning_of(const Selection& selection,
+                   bool pin_selection,
+                   const std::vector<model::Gpu>& host);
 
 // An explicit selection pins the child: CUDA_DEVICE_ORDER=PCI_BUS_ID and
 // CUDA_VISIBLE_DEVICES=<LIST>, so the child sees exactly the gated GPUs (§4).

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What the simulated nvidia-smi prints, in the real tool's layout: tab-separated columns,
 // an ANSI-underlined `topo -m` header, " X " on the diagonal, the affinity columns and the
-// Legend blocks (see ../shared/fixtures/topo_m and topo_p2p for the real outputs imitated).
+// Legend blocks (see tests/fixtures/topo_m and topo_p2p for the real outputs imitated).
 // Pure: machine in, text out; the executable in src/sim/smi/ adds argv and faults.
 #pragma once
 
