@@ -5,7 +5,8 @@
 #include "pipeline/doctor.hpp"
 #include "policy/doctor/doctor.hpp"
 #include "report/doctor_html.hpp"
-#include "report/doctor_render.hpp"
+#include "report/doctor_json.hpp"
+#include "report/doctor_text.hpp"
 #include "report/json_text.hpp"
 #include "util/atomic_file.hpp"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "report/doctor_render.hpp"
+#include "report/doctor_json.hpp"
 #include "report/nccl_log_render.hpp"
 
 namespace peergate::report {

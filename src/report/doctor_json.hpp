@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// peergate.doctor/v1 and the doctor's text report.
+// peergate.doctor/v1: every layer the doctor read, and its findings.
 #pragma once
 
 #include "policy/doctor/doctor.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <string>
-
 namespace peergate::report {
 
 nlohmann::ordered_json doctor_to_json(const policy::doctor::DoctorInput& input,
                                       const policy::doctor::DoctorReport& report);
-
-std::string doctor_to_text(const policy::doctor::DoctorInput& input,
-                           const policy::doctor::DoctorReport& report,
-                           bool color);
 
 // One finding as JSON (shared with other documents that carry findings).
 nlohmann::ordered_json finding_to_json(const model::Finding& finding);
