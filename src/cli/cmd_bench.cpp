@@ -2,6 +2,7 @@
 // peergate bench: bandwidth and latency per ordered pair, P2P against staged through host.
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
+#include "model/gpu_list.hpp"
 #include "pipeline/bench_run.hpp"
 #include "pipeline/cuda_setup.hpp"
 #include "report/bench_render.hpp"
@@ -37,7 +38,7 @@ int render(const Invocation& inv,
 }
 
 int run_bench(const Invocation& inv, const BenchOptions& o) {
-    auto selection = pipeline::parse_gpu_list(o.gpus);
+    auto selection = model::parse_gpu_indices(o.gpus);
     const engine::BenchRequest request{
         .size_mib = o.size_mib,
         .latency = o.latency,

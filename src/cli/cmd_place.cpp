@@ -27,15 +27,6 @@ struct PlaceOptions {
     std::string profile = "all";
 };
 
-// --gpus: 'all' is every GPU, an empty candidate list (model/gpu_list.hpp's grammar).
-util::Expected<std::vector<int>> parse_candidates(const std::string& text) {
-    auto ids = model::parse_gpu_list(text, "--gpus");
-    if (!ids) {
-        return util::unexpected(ids.error());
-    }
-    return ids->value_or(std::vector<int>{});
-}
-
 // --require: the same grammar, but 'all' names no particular GPUs; not given: none.
 util::Expected<std::vector<int>> parse_required(const std::optional<std::string>& text) {
     if (!text) {
@@ -56,7 +47,7 @@ util::Expected<std::vector<int>> parse_required(const std::optional<std::string>
 util::Expected<policy::placement::PlacementRequest> build_request(const PlaceOptions& options,
                                                                   const model::Topology& topology) {
     policy::placement::PlacementRequest request{.size = options.size, .count = options.count};
-    auto candidates = parse_candidates(options.gpus);
+    auto candidates = model::parse_gpu_indices(options.gpus);
     auto required = parse_required(options.require);
     if (!candidates || !required) {
         return util::unexpected(candidates ? required.error() : candidates.error());

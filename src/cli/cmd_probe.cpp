@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "engine/probe_verdict.hpp"
+#include "model/gpu_list.hpp"
 #include "pipeline/cuda_setup.hpp"
 #include "pipeline/discover.hpp"
 #include "pipeline/probe_sweep.hpp"
@@ -74,7 +75,7 @@ void print_before_sweep(const Invocation& inv, const model::Discovery& discovery
 }
 
 int run_probe(const Invocation& inv, const ProbeOptions& o) {
-    auto selection = pipeline::parse_gpu_list(o.gpus);
+    auto selection = model::parse_gpu_indices(o.gpus);
     pipeline::ProbeSettings settings{
         .request = {.sizes_mib = o.sizes_mib,
                     .repeats = o.repeats,

@@ -43,4 +43,12 @@ util::Expected<std::optional<std::vector<int>>> parse_gpu_list(std::string_view 
     return std::optional<std::vector<int>>(std::move(ids));
 }
 
+util::Expected<std::vector<int>> parse_gpu_indices(std::string_view text, std::string_view option) {
+    auto ids = parse_gpu_list(text, option);
+    if (!ids) {
+        return util::unexpected(ids.error());
+    }
+    return ids->value_or(std::vector<int>{});
+}
+
 }  // namespace peergate::model

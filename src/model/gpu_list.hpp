@@ -20,4 +20,8 @@ inline constexpr int kMaxGpuIndex = 4095;
 util::Expected<std::optional<std::vector<int>>> parse_gpu_list(std::string_view text,
                                                                std::string_view option = "--gpus");
 
+// The same for a command that takes 'all' as every GPU: the indices, empty for 'all'.
+util::Expected<std::vector<int>> parse_gpu_indices(std::string_view text,
+                                                   std::string_view option = "--gpus");
+
 }  // namespace peergate::model

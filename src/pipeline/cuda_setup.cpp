@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pipeline/cuda_setup.hpp"
 
-#include "model/gpu_list.hpp"
 #include "sources/cuda/cuda_devices.hpp"
 #include "sources/cuda/watched_run.hpp"
 #include "util/strings.hpp"
@@ -38,14 +37,6 @@ util::Expected<DriverAndDevices> open_and_list(const std::string& path,
                         std::chrono::duration<double>(timeout).count()));
     }
     return std::move(*shared);
-}
-
-util::Expected<std::vector<int>> parse_gpu_list(const std::string& text) {
-    auto ids = model::parse_gpu_list(text);
-    if (!ids) {
-        return util::unexpected(ids.error());
-    }
-    return ids->value_or(std::vector<int>{});
 }
 
 util::Expected<CudaSetup> set_up_cuda(const Context& ctx,

@@ -32,10 +32,6 @@ using DriverAndDevices =
 util::Expected<DriverAndDevices> open_and_list(const std::string& path,
                                                std::chrono::milliseconds timeout);
 
-// "all" -> empty (every GPU); "0,1,3" -> {0,1,3}; anything else, an empty list and a GPU
-// named twice included, is a usage error (model/gpu_list.hpp).
-util::Expected<std::vector<int>> parse_gpu_list(const std::string& text);
-
 // Opens the driver at ctx.seams.cuda_library, maps its devices with `discovery`'s GPUs
 // and selects `selection` (empty = all). Errors say why the probe cannot run.
 util::Expected<CudaSetup> set_up_cuda(const Context& ctx,
