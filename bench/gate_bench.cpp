@@ -4,7 +4,7 @@
 // selection, every profile), against a baseline in the same run: copying the parent
 // environment, which any launcher that builds a child environment pays anyway.
 #include "policy/gate/gate.hpp"
-#include "report/gate_render.hpp"
+#include "report/gate/render.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
 
@@ -98,7 +98,7 @@ void BM_DecideApplyAndRenderJson_HgxB200(benchmark::State& state) {
         auto decision = policy::gate::decide(input);
         util::EnvMap child = input.env;
         decision.apply_to(child);
-        auto json = report::gate_to_json(decision).dump();
+        auto json = report::gate::gate_to_json(decision).dump();
         benchmark::DoNotOptimize(json);
         benchmark::DoNotOptimize(child);
     }

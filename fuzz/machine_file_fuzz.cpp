@@ -3,6 +3,7 @@
 // `gather` writes). Beyond "no crash": a rejection says why, and whatever the reader accepts
 // the writer turns back into text that reads as the same machine.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 
 #include <cstddef>
 #include <cstdint>

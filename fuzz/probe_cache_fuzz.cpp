@@ -3,7 +3,8 @@
 // trust for PCIe pairs). Beyond "no crash": a rejection says why; an accepted entry writes
 // back to text that reads as the same entry; it is never valid on another boot or an
 // unknown one; and on its own identity it vouches only for pairs it lists as intact.
-#include "report/probe_cache.hpp"
+#include "policy/gate/probe_cache.hpp"
+#include "report/probe/cache_json.hpp"
 
 #include <algorithm>
 #include <cstddef>
@@ -13,12 +14,12 @@
 
 namespace {
 
-using peergate::report::ProbeCacheEntry;
+using peergate::model::ProbeCacheEntry;
 
 void check_round_trip(const ProbeCacheEntry& entry) {
     std::string error;
-    const auto again = peergate::report::probe_cache_from_text(
-        peergate::report::probe_cache_to_text(entry), &error);
+    const auto again = peergate::report::probe::probe_cache_from_text(
+        peergate::report::probe::probe_cache_to_text(entry), &error);
     if (!again || again->identity != entry.identity || again->result != entry.result ||
         again->written_at != entry.written_at) {
         std::abort();
@@ -38,7 +39,7 @@ void check_judgement(const ProbeCacheEntry& entry) {
     auto unknown_boot = entry.identity;
     unknown_boot.boot_id.clear();
     for (const auto& now : {other_boot, unknown_boot}) {
-        const auto verdict = peergate::report::judge_cache(entry, now);
+        const auto verdict = peergate::policy::gate::judge_cache(entry, now);
         if (verdict.valid || !verdict.concurrent_pass_pairs.empty() || verdict.reason.empty()) {
             std::abort();
         }
@@ -46,7 +47,7 @@ void check_judgement(const ProbeCacheEntry& entry) {
     if (entry.identity.boot_id.empty()) {
         return;
     }
-    const auto same = peergate::report::judge_cache(entry, entry.identity);
+    const auto same = peergate::policy::gate::judge_cache(entry, entry.identity);
     if (!same.valid) {
         std::abort();
     }
@@ -62,7 +63,7 @@ void check_judgement(const ProbeCacheEntry& entry) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string text(reinterpret_cast<const char*>(data), size);  // NOLINT: bytes as text
     std::string error;
-    const auto entry = peergate::report::probe_cache_from_text(text, &error);
+    const auto entry = peergate::report::probe::probe_cache_from_text(text, &error);
     if (!entry) {
         if (error.empty()) {
             std::abort();

@@ -6,7 +6,7 @@
 #include "pipeline/launch_place.hpp"
 #include "pipeline/module_location.hpp"
 #include "pipeline/seams.hpp"
-#include "report/gate_render.hpp"
+#include "report/gate/render.hpp"
 
 #include <cstring>
 #include <exception>
@@ -84,7 +84,7 @@ int gate_json(const char* const* envp,
         decision = peergate::pipeline::decide_for_host(ctx.seams, ctx.env, *request);
     }
     return write_out(
-        peergate::report::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
+        peergate::report::gate::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
 }
 
 // Never lets an exception cross into C.

@@ -6,7 +6,7 @@
 #include "pipeline/launch_place.hpp"
 #include "pipeline/module_location.hpp"
 #include "pipeline/seams.hpp"
-#include "report/gate_render.hpp"
+#include "report/gate/render.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -72,7 +72,7 @@ GateDecision published(const policy::gate::GateDecision& d, Environment& env) {
     util::EnvMap applied = env_map_of(env);
     d.apply_to(applied);
     env = Environment(applied.entries().begin(), applied.entries().end());
-    const auto doc = report::gate_to_json(d);
+    const auto doc = report::gate::gate_to_json(d);
     GateDecision out{.profile = public_profile(d.profile),
                      .selection = d.selection,
                      .selection_source = d.selection_source,

@@ -5,8 +5,8 @@
 #include "model/gpu_list.hpp"
 #include "pipeline/bench_run.hpp"
 #include "pipeline/cuda_setup.hpp"
-#include "report/bench_render.hpp"
-#include "report/json_text.hpp"
+#include "report/bench/render.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -26,13 +26,13 @@ struct BenchOptions {
 int render(const Invocation& inv,
            const engine::BenchResult& result,
            int status,
-           const report::BenchOrigin& origin = {}) {
+           const report::bench::BenchOrigin& origin = {}) {
     if (inv.output.json) {
         fmt::print(inv.output.out,
                    "{}\n",
-                   report::json_text(report::bench_to_json(result, status, origin)));
+                   util::json_text(report::bench::bench_to_json(result, status, origin)));
     } else {
-        fmt::print(inv.output.out, "{}", report::bench_to_text(result, status));
+        fmt::print(inv.output.out, "{}", report::bench::bench_to_text(result, status));
     }
     return status;
 }

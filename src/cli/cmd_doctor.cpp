@@ -4,11 +4,11 @@
 #include "cli/option_checks.hpp"
 #include "pipeline/doctor.hpp"
 #include "policy/doctor/doctor.hpp"
-#include "report/doctor_html.hpp"
-#include "report/doctor_json.hpp"
-#include "report/doctor_text.hpp"
-#include "report/json_text.hpp"
+#include "report/doctor/html.hpp"
+#include "report/doctor/json.hpp"
+#include "report/doctor/text.hpp"
 #include "util/atomic_file.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -26,14 +26,15 @@ int run_doctor(const Invocation& inv, const pipeline::DoctorOptions& options) {
     const auto report = policy::doctor::diagnose(input);
     if (inv.output.json) {
         fmt::print(
-            inv.output.out, "{}\n", report::json_text(report::doctor_to_json(input, report)));
+            inv.output.out, "{}\n", util::json_text(report::doctor::doctor_to_json(input, report)));
     } else {
-        fmt::print(inv.output.out, "{}", report::doctor_to_text(input, report, inv.output.color));
+        fmt::print(
+            inv.output.out, "{}", report::doctor::doctor_to_text(input, report, inv.output.color));
     }
     if (!options.html.empty()) {
         // Whole or not at all: a reader never sees half a page.
-        const auto written =
-            util::write_file_atomically(options.html, report::doctor_to_html(input, report));
+        const auto written = util::write_file_atomically(
+            options.html, report::doctor::doctor_to_html(input, report));
         if (!written) {
             print_error(inv.output, "--html: " + written.error().message);
             return kExitError;

@@ -6,7 +6,7 @@
 #include "pipeline/gate.hpp"
 #include "pipeline/launch_binding.hpp"
 #include "pipeline/launch_place.hpp"
-#include "report/gate_render.hpp"
+#include "report/gate/render.hpp"
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
@@ -91,7 +91,7 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
     }
     const auto& decision = *decided;
     if (!inv.output.quiet) {
-        fmt::print(inv.output.err, "peergate: {}\n", report::gate_to_log_line(decision));
+        fmt::print(inv.output.err, "peergate: {}\n", report::gate::gate_to_log_line(decision));
         for (const auto& warning : decision.warnings) {
             fmt::print(inv.output.err, "peergate: warning: {}\n", warning);
         }

@@ -4,11 +4,11 @@
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "pipeline/export_gather.hpp"
-#include "report/export_dot.hpp"
-#include "report/export_gres.hpp"
-#include "report/export_nccl_topo.hpp"
-#include "report/export_nfd.hpp"
-#include "report/export_prometheus.hpp"
+#include "report/exports/dot.hpp"
+#include "report/exports/gres.hpp"
+#include "report/exports/nccl_topo.hpp"
+#include "report/exports/nfd.hpp"
+#include "report/exports/prometheus.hpp"
 #include "util/atomic_file.hpp"
 #include "util/strings.hpp"
 
@@ -74,12 +74,13 @@ std::string no_topology_reason(const policy::doctor::DoctorInput& doctor) {
     return missing.empty() ? "no tier answered" : util::join(missing, "; ");
 }
 
-util::Expected<std::string> render(const std::string& format, const report::ExportFacts& facts) {
+util::Expected<std::string> render(const std::string& format,
+                                   const report::exports::ExportFacts& facts) {
     if (format == "prometheus") {
-        return report::export_prometheus(facts);
+        return report::exports::export_prometheus(facts);
     }
     if (format == "nfd") {
-        return report::export_nfd(facts);
+        return report::exports::export_nfd(facts);
     }
     if (facts.doctor.discovery.described() == nullptr) {
         return util::unexpected(util::ErrorCode::unavailable,
@@ -88,19 +89,20 @@ util::Expected<std::string> render(const std::string& format, const report::Expo
                                             no_topology_reason(facts.doctor)));
     }
     if (format == "nccl-topo") {
-        return report::export_nccl_topo(facts);
+        return report::exports::export_nccl_topo(facts);
     }
-    return format == "gres" ? report::export_gres(facts) : report::export_dot(facts);
+    return format == "gres" ? report::exports::export_gres(facts)
+                            : report::exports::export_dot(facts);
 }
 
 // Renders one target and writes it, atomically for a file: a collector never reads half of
 // one. A textfile being replaced keeps the last success it recorded.
 util::Expected<void> write_target(const Invocation& inv,
                                   const Target& target,
-                                  report::ExportFacts facts) {
+                                  report::exports::ExportFacts facts) {
     if (target.format == "prometheus" && !target.path.empty()) {
         if (const auto previous = util::read_file(target.path)) {
-            facts.run.previous_success_unix = report::last_success_in(*previous);
+            facts.run.previous_success_unix = report::exports::last_success_in(*previous);
         }
     }
     const auto text = render(target.format, facts);
@@ -108,7 +110,7 @@ util::Expected<void> write_target(const Invocation& inv,
         return util::unexpected(text.error());
     }
     if (target.format == "nccl-topo" && !inv.output.quiet) {
-        for (const auto& why : report::nccl_topo_left_out(facts)) {
+        for (const auto& why : report::exports::nccl_topo_left_out(facts)) {
             fmt::print(inv.output.err, "peergate: export nccl-topo: left to NCCL: {}\n", why);
         }
     }
@@ -148,9 +150,9 @@ util::Expected<std::map<model::PciAddress, model::PciAddress>> bus_renames_of(
 }
 
 // The host read once for every target; nccl-topo's PCI tree only when a target wants it.
-util::Expected<report::ExportFacts> facts_for(const Invocation& inv,
-                                              const ExportOptions& options,
-                                              const std::vector<Target>& targets) {
+util::Expected<report::exports::ExportFacts> facts_for(const Invocation& inv,
+                                                       const ExportOptions& options,
+                                                       const std::vector<Target>& targets) {
     const bool topo = std::any_of(
         targets.begin(), targets.end(), [](const Target& t) { return t.format == "nccl-topo"; });
     auto renames = bus_renames_of(options.bus_ids);
@@ -168,7 +170,8 @@ util::Expected<report::ExportFacts> facts_for(const Invocation& inv,
         return facts;
     }
     facts->bus_renames = std::move(*renames);
-    if (const auto unused = report::nccl_topo_unused_renames(*facts); topo && !unused.empty()) {
+    if (const auto unused = report::exports::nccl_topo_unused_renames(*facts);
+        topo && !unused.empty()) {
         return util::unexpected(util::ErrorCode::invalid_input,
                                 fmt::format("--bus-id: {} is no GPU, NIC or port the file "
                                             "describes",

@@ -8,10 +8,10 @@
 #include "pipeline/export_gather.hpp"
 #include "pipeline/module_location.hpp"
 #include "policy/fleet/fleet.hpp"
-#include "report/fleet_json.hpp"
-#include "report/fleet_render.hpp"
-#include "report/json_text.hpp"
+#include "report/fleet/node_lines.hpp"
+#include "report/fleet/render.hpp"
 #include "util/atomic_file.hpp"
+#include "util/json_text.hpp"
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
@@ -49,13 +49,13 @@ int run_node(const Invocation& inv, const FleetOptions& options) {
     if (options.one_line) {
         fmt::print(inv.output.out,
                    "{}\n",
-                   report::fleet_node_line(*facts, pipeline::this_host_short_name()));
+                   report::fleet::fleet_node_line(*facts, pipeline::this_host_short_name()));
         return kExitOk;
     }
     const auto id =
         fmt::format("{:016x}", std::random_device{}() * 0x100000001ULL ^ std::random_device{}());
     for (const auto& line :
-         report::fleet_node_lines(*facts, pipeline::this_host_short_name(), id)) {
+         report::fleet::fleet_node_lines(*facts, pipeline::this_host_short_name(), id)) {
         fmt::print(inv.output.out, "{}\n", line);
     }
     return kExitOk;
@@ -66,20 +66,20 @@ std::optional<int> expected(const FleetOptions& options) {
 }
 
 int judge_and_print(const Invocation& inv,
-                    const report::FleetLines& lines,
+                    const report::fleet::FleetLines& lines,
                     const FleetOptions& options) {
     const auto report =
         policy::fleet::judge_fleet(lines.nodes, lines.unreadable, expected(options));
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::json_text(report::fleet_to_json(report)));
+        fmt::print(inv.output.out, "{}\n", util::json_text(report::fleet::fleet_to_json(report)));
     } else {
-        fmt::print(inv.output.out, "{}", report::fleet_to_text(report));
+        fmt::print(inv.output.out, "{}", report::fleet::fleet_to_text(report));
     }
     return report.failed ? kExitFindings : kExitOk;
 }
 
 int run_merge(const Invocation& inv, const FleetOptions& options) {
-    report::FleetLines all;
+    report::fleet::FleetLines all;
     for (const auto& file : options.files) {
         std::string text;
         if (file == "-") {
@@ -90,7 +90,7 @@ int run_merge(const Invocation& inv, const FleetOptions& options) {
             print_error(inv.output, "fleet merge: " + read.error().message);
             return kExitError;
         }
-        auto lines = report::parse_fleet_lines(text, file == "-" ? "stdin" : file);
+        auto lines = report::fleet::parse_fleet_lines(text, file == "-" ? "stdin" : file);
         all.nodes.insert(all.nodes.end(), lines.nodes.begin(), lines.nodes.end());
         all.unreadable.insert(
             all.unreadable.end(), lines.unreadable.begin(), lines.unreadable.end());
@@ -181,7 +181,7 @@ int run_run(const Invocation& inv, const FleetOptions& options) {
             return kExitError;
         }
     }
-    const auto lines = report::parse_fleet_lines(result->out, "srun");
+    const auto lines = report::fleet::parse_fleet_lines(result->out, "srun");
     if (result->exit_code != 0 && lines.nodes.empty() && lines.unreadable.empty()) {
         print_error(inv.output,
                     fmt::format("fleet run: srun exited {} and no node answered:\n{}",

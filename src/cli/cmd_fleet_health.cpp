@@ -8,7 +8,7 @@
 #include "pipeline/export_gather.hpp"
 #include "pipeline/slurm_drain.hpp"
 #include "policy/fleet/slurm_health.hpp"
-#include "report/json_text.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -54,7 +54,7 @@ void print_plan(const Invocation& inv,
                                          plan.reason.empty() ? nlohmann::ordered_json(nullptr)
                                                              : nlohmann::ordered_json(plan.reason)},
                                         {"why", plan.why}};
-    fmt::print(inv.output.out, "{}\n", report::json_text(doc));
+    fmt::print(inv.output.out, "{}\n", util::json_text(doc));
 }
 
 int run_health(const Invocation& inv, const HealthOptions& options) {

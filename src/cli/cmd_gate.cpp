@@ -4,8 +4,8 @@
 #include "cli/gate_command.hpp"
 #include "pipeline/gate.hpp"
 #include "pipeline/launch_place.hpp"
-#include "report/gate_render.hpp"
-#include "report/json_text.hpp"
+#include "report/gate/render.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -35,11 +35,11 @@ int run_gate(const Invocation& inv, const GateOptions& options) {
     const auto& decision = *decided;
     const std::string format = inv.output.json ? "json" : options.format;
     if (format == "json") {
-        fmt::print(inv.output.out, "{}\n", report::json_text(report::gate_to_json(decision)));
+        fmt::print(inv.output.out, "{}\n", util::json_text(report::gate::gate_to_json(decision)));
     } else if (format == "shell") {
-        fmt::print(inv.output.out, "{}", report::gate_to_shell(decision));
+        fmt::print(inv.output.out, "{}", report::gate::gate_to_shell(decision));
     } else {
-        fmt::print(inv.output.out, "{}", report::gate_to_text(decision));
+        fmt::print(inv.output.out, "{}", report::gate::gate_to_text(decision));
     }
     return decision.p2p ? kExitOk : kExitFindings;
 }

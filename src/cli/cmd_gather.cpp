@@ -2,8 +2,9 @@
 // peergate gather: write a machine file from this host (or the host behind the seams).
 #include "cli/commands.hpp"
 #include "pipeline/gather_machine.hpp"
-#include "report/json_text.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "util/atomic_file.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -57,7 +58,7 @@ int run_gather(const Invocation& inv, const GatherOptions& options) {
                                              {"output", options.output},
                                              {"gpus", machine->gpus.size()},
                                              {"notes", notes}};
-        fmt::print(inv.output.out, "{}\n", report::json_text(summary));
+        fmt::print(inv.output.out, "{}\n", util::json_text(summary));
     } else if (!inv.output.quiet) {
         fmt::print(inv.output.out,
                    "wrote {} ({} GPUs); replay it with: peergate --simulate {} topo\n",

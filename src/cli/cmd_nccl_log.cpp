@@ -3,7 +3,8 @@
 #include "cli/commands.hpp"
 #include "pipeline/nccl_log.hpp"
 #include "policy/nccl/analysis.hpp"
-#include "report/nccl_log_render.hpp"
+#include "report/nccl/log_json.hpp"
+#include "report/nccl/log_text.hpp"
 
 #include <fmt/format.h>
 
@@ -31,13 +32,14 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     const auto& log = read->log;
     const auto& topology = read->topology;
     const auto analysis = policy::nccl::analyze_nccl_log(log, topology ? &*topology : nullptr);
-    const report::NcclLogReport report{options.files, options.topology, &log, &analysis};
+    const report::nccl::NcclLogReport report{options.files, options.topology, &log, &analysis};
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::nccl_log_to_json_text(report));
+        fmt::print(inv.output.out, "{}\n", report::nccl::nccl_log_to_json_text(report));
     } else {
         const std::size_t rows =
             inv.output.verbose ? std::numeric_limits<std::size_t>::max() : kDefaultPairRows;
-        fmt::print(inv.output.out, "{}", report::nccl_log_to_text(report, inv.output.color, rows));
+        fmt::print(
+            inv.output.out, "{}", report::nccl::nccl_log_to_text(report, inv.output.color, rows));
     }
     return analysis.has_error() ? kExitFindings : kExitOk;
 }

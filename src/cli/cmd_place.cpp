@@ -7,7 +7,8 @@
 #include "pipeline/discover.hpp"
 #include "pipeline/nic_affinity.hpp"
 #include "policy/placement/placement.hpp"
-#include "report/placement_render.hpp"
+#include "report/placement/json.hpp"
+#include "report/placement/text.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -89,11 +90,12 @@ int run_place(const Invocation& inv, const PlaceOptions& options) {
     if (inv.output.json) {
         fmt::print(inv.output.out,
                    "{}\n",
-                   report::placement_to_json(*result, *topology, options.profile, nics).dump(2));
+                   report::placement::placement_to_json(*result, *topology, options.profile, nics)
+                       .dump(2));
     } else {
         fmt::print(inv.output.out,
                    "{}",
-                   report::placement_to_text(*result, *topology, options.profile, nics));
+                   report::placement::placement_to_text(*result, *topology, options.profile, nics));
     }
     return kExitOk;
 }

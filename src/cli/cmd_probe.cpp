@@ -7,10 +7,10 @@
 #include "pipeline/cuda_setup.hpp"
 #include "pipeline/discover.hpp"
 #include "pipeline/probe_sweep.hpp"
-#include "report/json_text.hpp"
-#include "report/probe_json.hpp"
-#include "report/probe_text.hpp"
-#include "report/topology_text.hpp"
+#include "report/probe/json.hpp"
+#include "report/probe/text.hpp"
+#include "report/topology/text.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -41,9 +41,9 @@ std::vector<model::ProbeMode> modes_of(const std::string& mode) {
 
 int render(const Invocation& inv, const model::ProbeResult& result) {
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::json_text(report::probe_to_json(result)));
+        fmt::print(inv.output.out, "{}\n", util::json_text(report::probe::probe_to_json(result)));
     } else {
-        fmt::print(inv.output.out, "{}", report::probe_to_text(result, inv.output.color));
+        fmt::print(inv.output.out, "{}", report::probe::probe_to_text(result, inv.output.color));
     }
     return engine::exit_status(result);
 }
@@ -52,8 +52,9 @@ void print_before_sweep(const Invocation& inv, const model::Discovery& discovery
     if (inv.output.json || inv.output.quiet) {
         return;
     }
-    std::string text = report::topology_to_text(
-        discovery, report::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});
+    std::string text = report::topology::topology_to_text(
+        discovery,
+        report::topology::TextStyle{.color = inv.output.color, .verbose = inv.output.verbose});
     if (!discovery.crosscheck) {
         for (const auto& attempt : discovery.attempts) {
             if (!attempt.topology) {

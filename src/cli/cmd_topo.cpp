@@ -3,9 +3,9 @@
 #include "cli/commands.hpp"
 #include "pipeline/discover.hpp"
 #include "pipeline/nic_affinity.hpp"
-#include "report/json_text.hpp"
-#include "report/topology_json.hpp"
-#include "report/topology_text.hpp"
+#include "report/topology/json.hpp"
+#include "report/topology/text.hpp"
+#include "util/json_text.hpp"
 
 #include <fmt/format.h>
 
@@ -30,13 +30,14 @@ int run_topo(const Invocation& inv, const TopoOptions& options) {
         nics = pipeline::read_nic_affinity(inv, *described);
     }
     if (inv.output.json) {
-        auto doc = report::topology_to_json(discovery);
-        report::add_nics(doc, nics, described);
-        fmt::print(inv.output.out, "{}\n", report::json_text(doc));
+        auto doc = report::topology::topology_to_json(discovery);
+        report::topology::add_nics(doc, nics, described);
+        fmt::print(inv.output.out, "{}\n", util::json_text(doc));
     } else {
-        const report::TextStyle style{.color = inv.output.color, .verbose = inv.output.verbose};
-        auto text = report::topology_to_text(discovery, style);
-        text += nics ? report::nics_to_text(*nics, *described, style) : "";
+        const report::topology::TextStyle style{.color = inv.output.color,
+                                                .verbose = inv.output.verbose};
+        auto text = report::topology::topology_to_text(discovery, style);
+        text += nics ? report::topology::nics_to_text(*nics, *described, style) : "";
         fmt::print(described != nullptr ? inv.output.out : inv.output.err, "{}", text);
     }
     return described != nullptr ? kExitOk : kExitError;

@@ -17,8 +17,9 @@ namespace peergate::pipeline {
 namespace {
 
 // The host and the GPUs' UUIDs, so that a reader can tell this result from another node's.
-report::BenchOrigin origin_of(const model::Discovery& discovery, const std::vector<int>& gpus) {
-    report::BenchOrigin origin{.host = sources::host::host_name()};
+report::bench::BenchOrigin origin_of(const model::Discovery& discovery,
+                                     const std::vector<int>& gpus) {
+    report::bench::BenchOrigin origin{.host = sources::host::host_name()};
     const model::Topology* topology = discovery.described();
     for (const int index : gpus) {
         const auto at = topology != nullptr ? topology->position_of(index) : std::nullopt;

@@ -6,15 +6,15 @@
 
 #include "engine/bandwidth.hpp"
 #include "pipeline/context.hpp"
-#include "report/bench_render.hpp"
+#include "report/bench/render.hpp"
 
 #include <vector>
 
 namespace peergate::pipeline {
 
 struct BenchRun {
-    engine::BenchResult result;  // with .reason and no pairs when it could not run
-    report::BenchOrigin origin;  // the host and the GPUs' UUIDs, when it ran
+    engine::BenchResult result;         // with .reason and no pairs when it could not run
+    report::bench::BenchOrigin origin;  // the host and the GPUs' UUIDs, when it ran
     bool ran = false;
 };
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pipeline/doctor_layers.hpp"
 
+#include "pipeline/gather_cuda.hpp"
 #include "pipeline/gather_machine.hpp"
+#include "pipeline/gather_nvml.hpp"
 #include "policy/doctor/acs.hpp"
 #include "sources/host/aer_stats.hpp"
 #include "sources/host/network_devices.hpp"

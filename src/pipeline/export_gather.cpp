@@ -3,7 +3,7 @@
 
 #include "peergate/version.hpp"
 #include "pipeline/gate.hpp"
-#include "report/export_prometheus.hpp"
+#include "report/exports/prometheus.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/device_minor.hpp"
 #include "sources/host/host_name.hpp"
@@ -26,9 +26,9 @@ std::string node_name(const Context& ctx, const ExportRequest& options) {
 }
 
 // The gate's decision for the GPUs examined, on the topology the doctor read.
-report::ExportGate gate_verdict(const Context& ctx,
-                                const std::string& gpus,
-                                const model::Discovery& discovery) {
+report::exports::ExportGate gate_verdict(const Context& ctx,
+                                         const std::string& gpus,
+                                         const model::Discovery& discovery) {
     auto request = parse_gate_request(gpus, "all");
     if (!request) {
         return {.p2p = false, .rule = "usage_error", .reason = request.error().message};
@@ -43,10 +43,10 @@ report::ExportGate gate_verdict(const Context& ctx,
 // What nccl-topo writes beyond the doctor's facts: the host's network functions, sysfs's
 // attributes of every examined GPU, every NIC and the ports above them, and the cpumap of
 // each NUMA node they name.
-void add_pci_tree(const sources::host::HostRoot& root, report::ExportFacts& facts) {
+void add_pci_tree(const sources::host::HostRoot& root, report::exports::ExportFacts& facts) {
     facts.nics = facts.doctor.nics;  // the doctor's layers read them
     std::vector<model::PciAddress> read;
-    for (const auto& gpu : report::examined_gpus(facts)) {
+    for (const auto& gpu : report::exports::examined_gpus(facts)) {
         if (gpu.pci) {
             read.push_back(*gpu.pci);
         }
@@ -77,10 +77,10 @@ std::string this_host_short_name() {
     return sources::host::short_host_name();
 }
 
-util::Expected<report::ExportFacts> gather_export_facts(const Context& ctx,
-                                                        const ExportRequest& options) {
+util::Expected<report::exports::ExportFacts> gather_export_facts(const Context& ctx,
+                                                                 const ExportRequest& options) {
     const auto started = std::chrono::steady_clock::now();
-    report::ExportFacts facts;
+    report::exports::ExportFacts facts;
     auto doctor = gather_doctor_input(ctx, options.doctor);
     if (!doctor) {
         return util::unexpected(doctor.error());
@@ -96,7 +96,7 @@ util::Expected<report::ExportFacts> gather_export_facts(const Context& ctx,
             add_pci_tree(root, facts);
         }
     }
-    facts.run = report::ExportRun{
+    facts.run = report::exports::ExportRun{
         .version = kVersion,
         .finished_unix = std::chrono::duration_cast<std::chrono::seconds>(
                              std::chrono::system_clock::now().time_since_epoch())

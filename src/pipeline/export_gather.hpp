@@ -5,7 +5,7 @@
 
 #include "pipeline/context.hpp"
 #include "pipeline/doctor.hpp"
-#include "report/export_facts.hpp"
+#include "report/exports/facts.hpp"
 #include "util/expected.hpp"
 
 #include <string>
@@ -23,7 +23,7 @@ struct ExportRequest {
 // This host's short name (fleet's lines name the node they ran on by it).
 std::string this_host_short_name();
 
-util::Expected<report::ExportFacts> gather_export_facts(const Context& ctx,
-                                                        const ExportRequest& request);
+util::Expected<report::exports::ExportFacts> gather_export_facts(const Context& ctx,
+                                                                 const ExportRequest& request);
 
 }  // namespace peergate::pipeline

@@ -2,8 +2,9 @@
 // gather's CUDA step: the driver's version, what cuDeviceCanAccessPeer says per ordered pair
 // and whether each GPU supports DMA-BUF, so a replayed machine's CUDA driver answers as the
 // real one did (a field report's "CUDA says OK" is half of the silent-drop signature).
+#include "pipeline/gather_cuda.hpp"
+
 #include "pipeline/cuda_setup.hpp"
-#include "pipeline/gather_machine.hpp"
 #include "sources/cuda/cuda_devices.hpp"
 #include "sources/cuda/watched_run.hpp"
 

@@ -3,6 +3,8 @@
 
 #include "model/host_facts.hpp"
 #include "peergate/version.hpp"
+#include "pipeline/gather_cuda.hpp"
+#include "pipeline/gather_nvml.hpp"
 #include "pipeline/gather_pci.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/host_facts_reader.hpp"

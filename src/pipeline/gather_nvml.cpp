@@ -2,7 +2,8 @@
 // The NVML step of gather: NVLinks and P2P status per caps index, and on a host without
 // nvidia-smi the GPUs and matrix too. Recorded fields are explicit in the machine file,
 // so the replay answers what this host's NVML answered, not what derived.hpp would say.
-#include "pipeline/gather_machine.hpp"
+#include "pipeline/gather_nvml.hpp"
+
 #include "sources/nvml/nvml_record.hpp"
 
 #include <fmt/format.h>

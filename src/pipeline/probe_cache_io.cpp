@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pipeline/probe_cache_io.hpp"
 
+#include "report/probe/cache_json.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
@@ -49,11 +50,11 @@ model::ProbeResult with_earlier_pairs(const std::string& file,
                                       const model::MachineIdentity& identity,
                                       const model::ProbeResult& result) {
     auto text = util::read_regular_file(file, kLargestCacheFile);
-    auto earlier = text ? report::probe_cache_from_text(*text, nullptr) : std::nullopt;
-    if (!earlier || !report::judge_cache(earlier, identity).valid) {
+    auto earlier = text ? report::probe::probe_cache_from_text(*text, nullptr) : std::nullopt;
+    if (!earlier || !policy::gate::judge_cache(earlier, identity).valid) {
         return result;
     }
-    return report::merge_probe_results(earlier->result, result);
+    return policy::gate::merge_probe_results(earlier->result, result);
 }
 
 }  // namespace
@@ -108,12 +109,12 @@ void store_probe_result(const Context& ctx,
         return;
     }
     const auto identity = identity_of(setup, discovery, host_facts(ctx));
-    const report::ProbeCacheEntry entry{.identity = identity,
-                                        .result = with_earlier_pairs(file, identity, result),
-                                        .written_at = now_utc()};
+    const model::ProbeCacheEntry entry{.identity = identity,
+                                       .result = with_earlier_pairs(file, identity, result),
+                                       .written_at = now_utc()};
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-    auto written = util::write_file_atomically(file, report::probe_cache_to_text(entry));
+    auto written = util::write_file_atomically(file, report::probe::probe_cache_to_text(entry));
     if (!written && !ctx.output.quiet) {
         fmt::print(
             ctx.output.err, "peergate: verdict cache not written: {}\n", written.error().message);
@@ -127,10 +128,10 @@ CacheReading read_probe_cache(const Context& ctx,
     auto text = file.empty() ? util::Expected<std::string>(util::unexpected(
                                    util::ErrorCode::not_found, "no cache directory"))
                              : util::read_regular_file(file, kLargestCacheFile);
-    std::optional<report::ProbeCacheEntry> entry;
+    std::optional<model::ProbeCacheEntry> entry;
     std::string why;
     if (text) {
-        entry = report::probe_cache_from_text(*text, &why);
+        entry = report::probe::probe_cache_from_text(*text, &why);
     }
     auto setup = set_up_cuda(ctx, discovery, {}, std::chrono::seconds(10));
     if (!setup) {
@@ -139,7 +140,8 @@ CacheReading read_probe_cache(const Context& ctx,
             .verdict = {.valid = false,
                         .reason = "cannot identify this machine: " + setup.error().message}};
     }
-    auto verdict = report::judge_cache(entry, identity_of(*setup, discovery, host_facts(ctx)));
+    auto verdict =
+        policy::gate::judge_cache(entry, identity_of(*setup, discovery, host_facts(ctx)));
     if (!text) {
         verdict.reason = "no cached probe result (" + text.error().message + ")";
     } else if (!entry) {
@@ -157,9 +159,9 @@ std::optional<CacheReading> read_probe_cache_if_present(const Context& ctx,
     return read_probe_cache(ctx, discovery);
 }
 
-report::CacheVerdict consult_probe_cache(const Context& ctx,
-                                         const model::Discovery& discovery,
-                                         const std::string& cache_dir) {
+policy::gate::CacheVerdict consult_probe_cache(const Context& ctx,
+                                               const model::Discovery& discovery,
+                                               const std::string& cache_dir) {
     return read_probe_cache(ctx, discovery, cache_dir).verdict;
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The verdict cache on disk: $XDG_CACHE_HOME/peergate/probe-<host>.json (else
 // ~/.cache/peergate/, or --cache-dir), written atomically. Each ordered pair's latest verdict
-// on this boot and identity wins (report::merge_probe_results).
+// on this boot and identity wins (policy::gate::merge_probe_results).
 // The gate reads it through consult_probe_cache (see docs/probe.md).
 #pragma once
 
@@ -11,7 +11,7 @@
 #include "model/probe_result.hpp"
 #include "pipeline/context.hpp"
 #include "pipeline/cuda_setup.hpp"
-#include "report/probe_cache.hpp"
+#include "policy/gate/probe_cache.hpp"
 
 #include <optional>
 #include <string>
@@ -49,8 +49,8 @@ void store_probe_result(const Context& ctx,
 // The cache as read and judged against this machine now; `entry` is kept whether or not
 // the verdict finds it valid.
 struct CacheReading {
-    std::optional<report::ProbeCacheEntry> entry;
-    report::CacheVerdict verdict;
+    std::optional<model::ProbeCacheEntry> entry;
+    policy::gate::CacheVerdict verdict;
 };
 
 // Reads the cache and judges it against this machine now (opens the CUDA driver to learn
@@ -66,8 +66,8 @@ std::optional<CacheReading> read_probe_cache_if_present(const Context& ctx,
 
 // For the gate: read_probe_cache's verdict. The gate may allow PCIe P2P for
 // verdict.concurrent_pass_pairs only when the user opted in with PEERGATE_TRUST_PROBE=1.
-report::CacheVerdict consult_probe_cache(const Context& ctx,
-                                         const model::Discovery& discovery,
-                                         const std::string& cache_dir = "");
+policy::gate::CacheVerdict consult_probe_cache(const Context& ctx,
+                                               const model::Discovery& discovery,
+                                               const std::string& cache_dir = "");
 
 }  // namespace peergate::pipeline

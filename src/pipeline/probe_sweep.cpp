@@ -5,7 +5,7 @@
 #include "engine/probe_verdict.hpp"
 #include "pipeline/cuda_setup.hpp"
 #include "pipeline/probe_cache_io.hpp"
-#include "report/probe_text.hpp"
+#include "report/probe/text.hpp"
 #include "sources/cuda/cuda_copy_engine.hpp"
 #include "sources/cuda/watched_run.hpp"
 
@@ -71,7 +71,7 @@ engine::ProbeProgress progress_sink(const Context& ctx,
         if (bar) {
             fmt::print(err,
                        "\r{}\x1b[K{}",
-                       report::probe_progress_line(cell, done, total, round),
+                       report::probe::probe_progress_line(cell, done, total, round),
                        done == total ? "\n" : "");
         }
     };

@@ -212,9 +212,6 @@ util::Expected<MachineFile> parse_machine(std::string_view json_text);
 // Reads and parses a file.
 util::Expected<MachineFile> load_machine(const std::string& path);
 
-// Serialises (pretty JSON, schema first); parse_machine(to_json_text(m)) == m.
-std::string to_json_text(const MachineFile& machine);
-
 // Faults of `layer` (and `call`, when given) in file order.
 std::vector<MachineFault> faults_for(const MachineFile& machine,
                                      const std::string& layer,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Writing a machine file: the reader's inverse (parse_machine(to_json_text(m)) == m).
+#include "snapshot/machine_file_text.hpp"
+
 #include "snapshot/machine_aer.hpp"
 #include "snapshot/machine_fabric.hpp"
-#include "snapshot/machine_file.hpp"
 #include "snapshot/machine_nics.hpp"
 #include "snapshot/machine_nvlink_errors.hpp"
 #include "snapshot/machine_pcie_link.hpp"

@@ -124,6 +124,17 @@ std::string join(const std::vector<std::string>& parts, std::string_view sep) {
     return out;
 }
 
+std::string join_ints(const std::vector<int>& values, std::string_view sep) {
+    std::string out;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i != 0) {
+            out.append(sep);
+        }
+        out.append(std::to_string(values[i]));
+    }
+    return out;
+}
+
 bool contains_word(std::string_view haystack, std::string_view needle) {
     if (needle.empty() || needle.size() > haystack.size()) {
         return false;

@@ -34,6 +34,9 @@ std::string strip_ansi(std::string_view text);
 // Joins `parts` with `sep`.
 std::string join(const std::vector<std::string>& parts, std::string_view sep);
 
+// Joins decimal integers with `sep`: {0, 1} and "," give "0,1".
+std::string join_ints(const std::vector<int>& values, std::string_view sep);
+
 // Parses a whole decimal integer; nullopt on any stray character or overflow.
 template <typename Int>
 std::optional<Int> parse_int(std::string_view text) {

@@ -49,7 +49,7 @@ struct PairLayers {
     std::string probe;       // --probe: the pair's verdict (ok, data_lost, error, skipped); "" none
     std::string probe_path;  // --probe: "direct" (peer access) or "staged" (via host)
     std::optional<double> probe_gbps;  // --probe: the largest serial copy's rate, 1e9 B/s
-    std::string acs;  // where ACS sends the pair's traffic (doctor_acs.hpp); "" not read
+    std::string acs;  // where ACS sends the pair's traffic (policy/doctor/acs.hpp); "" not read
     // --bandwidth: what a `peergate bench` result measured for the pair, 1e9 B/s.
     std::optional<double> p2p_gbps;
     std::optional<double> staged_gbps;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the gate rules read, computed once (see gate_rules.hpp).
+#include "policy/gate/facts.hpp"
+
 #include "policy/gate/names.hpp"
-#include "policy/gate/rules.hpp"
 #include "policy/gate/veto.hpp"
 
 #include <fmt/format.h>

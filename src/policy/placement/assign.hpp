@@ -3,12 +3,12 @@
 // candidate with the fewest places left and tries it in every open group, in a new group,
 // or (while spare candidates remain) nowhere. Every undecided candidate's share of the
 // pair weights is bounded by its best group, so the bound tightens evenly as the groups
-// fill, where the group-by-group search (placement_search.hpp) can bound the groups it has
+// fill, where the group-by-group search (search.hpp) can bound the groups it has
 // not started only loosely. That search still runs first: on structured topologies with
 // many equal optima it settles the tie-break faster.
 #pragma once
 
-#include "policy/placement/search.hpp"
+#include "policy/placement/search_goals.hpp"
 
 #include <cstdint>
 #include <vector>

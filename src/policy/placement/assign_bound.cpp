@@ -217,7 +217,7 @@ Weight AssignBound::capped_sum(std::array<Weight, 64>& bottlenecks) const {
 
 // An open group whose compatible candidates in its own classes cannot fill it must take in
 // as many more classes as it takes to seat the rest; the groups not opened yet span what
-// fewest_spans (placement_numa_bounds.hpp) counts among the undecided (members counted, not
+// fewest_spans (numa_bounds.hpp) counts among the undecided (members counted, not
 // cliques: those cost more per node than they gain here).
 PEERGATE_WITH_POPCNT Weight AssignBound::negative_spans(const Assignment& s) {
     offers_.clear();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The all-groups search's state (placement_assign.hpp) and its bound: where each undecided
+// The all-groups search's state (assign.hpp) and its bound: where each undecided
 // candidate may still go and what it can add there.
 #pragma once
 

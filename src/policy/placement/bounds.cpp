@@ -149,7 +149,7 @@ Neighbours neighbours_at(const Problem& p, Weight threshold) {
 namespace {
 
 // A group inside one NUMA class is a group of that class's members alone: count the ones
-// their own pairs allow (placement_packing.hpp), not only K-sized shares. A class of the
+// their own pairs allow (packing.hpp), not only K-sized shares. A class of the
 // undecided candidates changes only when one of its members is placed, so the searches ask
 // about the same members again and again: the counts are kept per set.
 void count_class_groups(const Problem& p, const Neighbours& nb, BoundScratch& scratch) {

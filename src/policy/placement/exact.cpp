@@ -5,9 +5,10 @@
 #include "policy/placement/bounds.hpp"
 #include "policy/placement/heuristic.hpp"
 #include "policy/placement/level_start.hpp"
+#include "policy/placement/local_search.hpp"
 #include "policy/placement/numa_start.hpp"
 #include "policy/placement/regroup.hpp"
-#include "policy/placement/search.hpp"
+#include "policy/placement/search_goals.hpp"
 
 #include <algorithm>
 
@@ -116,7 +117,7 @@ std::vector<int> level_caps(const Problem& problem,
 // Where NUMA nodes decide, a start that keeps each class's groups apart prunes far more.
 constexpr std::uint64_t kNumaStartNodes = 20'000;
 
-// A start that fills each level's groups first (placement_level_start.hpp).
+// A start that fills each level's groups first (level_start.hpp).
 constexpr std::uint64_t kLevelStartNodes = 50'000;
 
 // The better of two placements at the threshold (then the smaller list) becomes the

@@ -29,8 +29,8 @@ struct Solved {
 // `start` is a known placement (the heuristic's); `ceiling` an upper bound on (1).
 // Stops where the node budget runs out and returns the best placement found, with
 // exact false and the tightest proven bound on (1). The last stage's two searches run side
-// by side, each with most of what is left of the budget (placement_race.hpp), and an
-// unfinished answer is re-split (placement_regroup.hpp), so `nodes` may exceed the budget
+// by side, each with most of what is left of the budget (race.hpp), and an
+// unfinished answer is re-split (regroup.hpp), so `nodes` may exceed the budget
 // by up to four fifths of it.
 Solved solve_exactly(const Problem& problem,
                      const Groups& start,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement/heuristic.hpp"
 
+#include "policy/placement/local_search.hpp"
+
 #include <algorithm>
 #include <tuple>
 

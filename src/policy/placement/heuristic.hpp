@@ -14,10 +14,6 @@ namespace peergate::policy::placement {
 // with the fewest usable partners; nullopt when the greedy gets stuck.
 std::optional<Groups> greedy_at(const Problem& problem, Weight threshold);
 
-// Swaps between groups, and between a group and the leftover, while the objective
-// improves strictly; at most `evaluations` candidate moves are scored. Required GPUs stay.
-void improve_by_swaps(const Problem& problem, Groups& groups, std::uint64_t evaluations);
-
 // Greedy at the best threshold a binary search finds below `ceiling`, then swaps.
 Groups heuristic_placement(const Problem& problem, Weight ceiling);
 

@@ -7,7 +7,7 @@
 // they kept one NVLink-only group where two fit, and the searches, which improve (3)
 // first under an open (2), did not mend it in a second (docs/PERFORMANCE.md).
 //
-// The level caps (placement_exact.cpp) find, at each level above the threshold, the most
+// The level caps (exact.cpp) find, at each level above the threshold, the most
 // disjoint groups whose pairs all reach it, and keep one such packing as its witness.
 // From a witness, the levels below add groups among the rest where they fit, and the
 // threshold completes the G groups.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Swap moves for the heuristic placement (declared in placement_heuristic.hpp). A move is
+// Swap moves (local_search.hpp). A move is
 // scored in O(K) from each group's profile, plus, only when it touches the weakest group,
 // O(G); a profile is rebuilt in O(K^2) only when its group changes.
-#include "policy/placement/heuristic.hpp"
+#include "policy/placement/local_search.hpp"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 #include "policy/placement/bits.hpp"
 #include "policy/placement/bounds.hpp"
 #include "policy/placement/packing.hpp"
-#include "policy/placement/search.hpp"
+#include "policy/placement/search_goals.hpp"
 
 #include <algorithm>
 #include <bit>

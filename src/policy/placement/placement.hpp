@@ -46,7 +46,7 @@ struct PlacementRequest {
     std::vector<int> required;    // forced into the first group
     std::optional<std::vector<BandwidthSample>> bandwidth;  // measured weights instead of labels
     // Exact search nodes (about 1 s) before falling back; the last stage's two searches run
-    // side by side on two CPUs, with up to what is left each (placement_race.hpp).
+    // side by side on two CPUs, with up to what is left each (race.hpp).
     std::uint64_t node_budget = 1'800'000;
 };
 

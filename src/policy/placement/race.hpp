@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The last stage of the exact solver, (2), (3), (4) and the tie-break at a settled
-// threshold, has two searches: the group-by-group one (placement_search.hpp) settles
+// threshold, has two searches: the group-by-group one (search.hpp) settles
 // structured topologies with many equal optima, the one that fills all groups at once
-// (placement_assign.hpp) balanced partitions. Which finishes first depends on the topology,
+// (assign.hpp) balanced partitions. Which finishes first depends on the topology,
 // in ways no cheap test foretells, so both run side by side, the group-by-group search
 // with the whole budget, the other with three fifths of it (half with groups of up to 4: its
 // nodes cost more; all_groups_share), and the first to finish stops the other. The
@@ -14,7 +14,7 @@
 // ran its whole share. Only the node count (the work both did) varies between runs.
 #pragma once
 
-#include "policy/placement/search.hpp"
+#include "policy/placement/search_goals.hpp"
 
 #include <cstdint>
 #include <vector>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/placement/regroup.hpp"
 
-#include "policy/placement/search.hpp"
+#include "policy/placement/search_goals.hpp"
 
 #include <algorithm>
 

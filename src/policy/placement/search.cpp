@@ -193,7 +193,7 @@ private:
         remember(key, prefix);
     }
 
-    // Twins (placement_twins.hpp) can swap places without changing the score. So a group takes the
+    // Twins (twins.hpp) can swap places without changing the score. So a group takes the
     // smallest undecided members of each twin class: whatever a larger twin does, the smaller can
     // do. The search for the smallest list, whose groups come in list order, also keeps a twin out
     // of every group once a smaller one was left out, since the smallest list puts the

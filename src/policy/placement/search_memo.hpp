@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the group-by-group search (placement_search.cpp) learnt about states it finished:
+// What the group-by-group search (search.cpp) learnt about states it finished:
 // the same undecided candidates, left-out set and group count reached again by another
 // path need not be searched twice.
 #pragma once

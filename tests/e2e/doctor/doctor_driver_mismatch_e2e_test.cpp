@@ -4,6 +4,7 @@
 // nvidia-smi and CUDA refuse to start as the real ones do, and the doctor names both
 // versions and the remedy instead of "topology unreadable".
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

@@ -3,6 +3,7 @@
 // the host's network functions from the simulated sysfs, pairs each examined GPU with the
 // NICs below its PCIe switch, and warns where ACS sends their traffic to the root complex.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

@@ -5,6 +5,7 @@
 // CUDA_ERROR_SYSTEM_NOT_READY as the real driver does, every NVLink still reads NV18, and the
 // doctor names the cause where the capability layers cannot.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

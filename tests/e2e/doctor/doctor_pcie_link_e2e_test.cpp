@@ -5,6 +5,7 @@
 // x8 nor the idle speeds; export and gather carry the same links, and the NIC beside GPUs 0
 // and 1.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

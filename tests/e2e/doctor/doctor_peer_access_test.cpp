@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate doctor's peer-access layers per pair and --gpus, end to end on simulated machines
 // whose NVML and CUDA driver answer as the machine files say.
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 #include "util/atomic_file.hpp"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gate and the on-disk verdict cache: reported always, trusted only with
 // PEERGATE_TRUST_PROBE=1, and only for pairs that passed the concurrent mode on this boot.
-#include "report/probe_cache.hpp"
+#include "policy/gate/probe_cache.hpp"
+#include "report/probe/cache_json.hpp"
 #include "sources/host/host_name.hpp"
 #include "support/peergate_process.hpp"
 #include "util/atomic_file.hpp"
@@ -168,10 +169,10 @@ TEST_F(GateProbeCache, ProbesOfOtherGpusAddUp) {
     }
     const auto text = util::read_file(cache_file(machine).string());
     ASSERT_TRUE(text.has_value());
-    const auto entry = report::probe_cache_from_text(*text, nullptr);
+    const auto entry = report::probe::probe_cache_from_text(*text, nullptr);
     ASSERT_TRUE(entry.has_value());
     EXPECT_EQ(entry->result.gpus, (std::vector<int>{0, 1, 2, 3}));
-    EXPECT_EQ(report::judge_cache(entry, entry->identity).concurrent_pass_pairs,
+    EXPECT_EQ(policy::gate::judge_cache(entry, entry->identity).concurrent_pass_pairs,
               (std::vector<std::pair<int, int>>{{0, 1}, {1, 0}, {2, 3}, {3, 2}}));
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `peergate probe` and `peergate bench` end to end: the built binary, the real dlopen path,
 // the simulated CUDA driver driven by the machine files in tests/fixtures/machines.
-#include "report/probe_cache.hpp"
+#include "policy/gate/probe_cache.hpp"
+#include "report/probe/cache_json.hpp"
 #include "util/atomic_file.hpp"
 #include "util/subprocess.hpp"
 
@@ -298,13 +299,13 @@ TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {
     auto text = util::read_file((dir / file).string());
     ASSERT_TRUE(text.has_value());
     std::string error;
-    auto entry = report::probe_cache_from_text(*text, &error);
+    auto entry = report::probe::probe_cache_from_text(*text, &error);
     ASSERT_TRUE(entry.has_value()) << error;
     EXPECT_EQ(entry->identity.driver_version, "cuda 12080");
     EXPECT_EQ(entry->identity.pci_bus_ids,
               (std::vector<std::string>{"00000000:1B:00.0", "00000000:3B:00.0"}));
     EXPECT_EQ(entry->result.outcome, model::ProbeOutcome::pass);
-    EXPECT_EQ(report::judge_cache(entry, entry->identity).concurrent_pass_pairs.size(), 2U);
+    EXPECT_EQ(policy::gate::judge_cache(entry, entry->identity).concurrent_pass_pairs.size(), 2U);
     // --cache-dir wins; --no-cache writes nothing.
     const fs::path other = cache_home_ / "other";
     probe("probe-intact-2x", {"--sizes-mib", "1", "--repeats", "1", "--cache-dir", other.string()});

@@ -4,6 +4,7 @@
 // hung NVML never hangs gather.
 #include "snapshot/derived.hpp"
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate gather records a machine that --simulate replays to the same topology.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

@@ -3,6 +3,7 @@
 // what the same text answers when saved and read with --from; nvidia-smi faults end in a
 // clean "unreadable" (exit 2) with the reason.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 // (gdr-acs-4x) shows each NIC's class of path to each GPU, its names and each GPU's nearest
 // NIC, worked out from the simulated sysfs as on a live host; a saved file has no sysfs.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/peergate_process.hpp"
 #include "support/sim_machines.hpp"
 

@@ -2,7 +2,7 @@
 // Tiering and the cross-check with NVML from the simulated library and topo -m from a
 // stand-in nvidia-smi: disagreements in both directions, topo -m preferred.
 #include "loader/nvml/nvml_loader_support.hpp"
-#include "report/topology_json.hpp"
+#include "report/topology/json.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 
 #include <gtest/gtest.h>
@@ -75,7 +75,7 @@ TEST(NvmlCrosscheck, NvmlOnlyLinkIsReportedAndTopoMWins) {
     EXPECT_EQ(discovery.topology->source, model::TopologySource::nvidia_smi);
     EXPECT_EQ(discovery.topology->matrix[0][1].to_token(), "NODE");
 
-    const auto json = report::topology_to_json(discovery);
+    const auto json = report::topology::topology_to_json(discovery);
     EXPECT_EQ(json["crosscheck"]["nvml"][0][1], "NV4");
     EXPECT_EQ(json["crosscheck"]["smi"][0][1], "NODE");
     EXPECT_EQ(json["crosscheck"]["agree"], false);

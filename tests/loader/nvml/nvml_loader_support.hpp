@@ -4,6 +4,7 @@
 #pragma once
 
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "sources/nvml/nvml_tier.hpp"
 #include "util/atomic_file.hpp"
 

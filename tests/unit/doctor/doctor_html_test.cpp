@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// doctor --html's page (report/doctor_html.cpp).
-#include "report/doctor_html.hpp"
-
+// doctor --html's page (report/doctor/html.cpp).
 #include "../policy/gate_test_support.hpp"
+#include "report/doctor/html.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::report {
+namespace peergate::report::doctor {
 namespace {
 
 bool contains(const std::string& text, const std::string& part) {
@@ -50,4 +49,4 @@ TEST(DoctorHtml, PageHoldsTheVerdictFindingsMatrixAndPairs) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::doctor

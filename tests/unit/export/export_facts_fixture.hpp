@@ -2,7 +2,7 @@
 // ExportFacts built from real `nvidia-smi topo -m` fixtures, for the renderers' tests.
 #pragma once
 
-#include "report/export_facts.hpp"
+#include "report/exports/facts.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "support/fixture_files.hpp"
 
@@ -14,8 +14,8 @@ namespace peergate::test {
 
 // The fixture's topology, every ordered pair's layers (NVML "OK" for every caps index, CUDA
 // yes), a healthy verdict, P2P allowed, and a run that finished at 2026-11-29T09:00:00Z.
-inline report::ExportFacts facts_from_topo_m(const std::string& fixture) {
-    report::ExportFacts facts;
+inline report::exports::ExportFacts facts_from_topo_m(const std::string& fixture) {
+    report::exports::ExportFacts facts;
     auto topology = sources::smi::parse_topo_m(read_fixture("topo_m", fixture));
     EXPECT_TRUE(topology.has_value()) << fixture;
     if (!topology) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // gres.conf lines as Slurm reads them (docs/ecosystem.md §3.1) and the Graphviz drawing (§4.1).
 #include "export_facts_fixture.hpp"
-#include "report/export_dot.hpp"
-#include "report/export_gres.hpp"
+#include "report/exports/dot.hpp"
+#include "report/exports/gres.hpp"
 #include "util/strings.hpp"
 
 #include <gmock/gmock.h>
@@ -10,7 +10,7 @@
 
 #include <vector>
 
-namespace peergate::report {
+namespace peergate::report::exports {
 namespace {
 
 using test::facts_from_topo_m;
@@ -126,4 +126,4 @@ TEST(ExportDot, QuotedStringsAreEscaped) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::exports

@@ -2,14 +2,14 @@
 // NCCL's topology file: the tree NCCL itself builds from sysfs (ncclTopoGetXmlFromSys climbs
 // two directories at a time), link speed and width as NCCL derives them, no <gpu> or <nvlink>
 // (NCCL reads those from NVML at init), and the GPUs left to NCCL's own detection.
-#include "report/export_nccl_topo.hpp"
+#include "report/exports/nccl_topo.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace peergate::report {
+namespace peergate::report::exports {
 namespace {
 
 model::PciAddress pci(const char* text) {
@@ -213,4 +213,4 @@ TEST(ExportNcclTopo, ValuesNcclsReaderWouldMisreadAreLeftOut) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::exports

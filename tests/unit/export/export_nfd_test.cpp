@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Every line NFD reads is a comment, a directive written exactly, or a label Kubernetes
 // accepts under our namespace (docs/ecosystem.md §1.2-1.4).
-#include "report/export_nfd.hpp"
-
 #include "export_facts_fixture.hpp"
+#include "report/exports/nfd.hpp"
 #include "util/strings.hpp"
 
 #include <gmock/gmock.h>
@@ -12,7 +11,7 @@
 #include <map>
 #include <regex>
 
-namespace peergate::report {
+namespace peergate::report::exports {
 namespace {
 
 using test::facts_from_topo_m;
@@ -153,4 +152,4 @@ TEST(ExportNfd, Rfc3339InUtc) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::exports

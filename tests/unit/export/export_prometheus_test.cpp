@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The textfile follows the text format's hard rules (docs/ecosystem.md §2.1, §2.2) on every
 // fixture, and its values are the facts'. promtool itself judges it in the e2e tests.
-#include "report/export_prometheus.hpp"
-
 #include "export_facts_fixture.hpp"
-#include "report/prometheus_family.hpp"
+#include "report/exports/prometheus.hpp"
+#include "report/exports/prometheus_family.hpp"
 #include "support/pci_builders.hpp"
 #include "util/strings.hpp"
 
@@ -15,7 +14,7 @@
 #include <regex>
 #include <set>
 
-namespace peergate::report {
+namespace peergate::report::exports {
 namespace {
 
 using test::facts_from_topo_m;
@@ -267,4 +266,4 @@ TEST(ExportPrometheus, LastSuccessIgnoresWhatItDidNotWrite) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::exports

@@ -3,7 +3,7 @@
 // missing ones, and the node whose hardware differs from what most of its peers report.
 #include "policy/fleet/fleet.hpp"
 
-#include "report/fleet_json.hpp"
+#include "report/fleet/node_lines.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -242,7 +242,7 @@ TEST(FleetVerdict, NodesWithoutGpusShareTheEmptyTopology) {
 TEST(FleetLines, ReadsLabelledAndPlainLinesAndSkipsChatter) {
     const std::string record =
         R"({"schema":"peergate.fleet_node/v1","node":"n1","hostname":"h","version":"0.1.0","verdict":"healthy","p2p":true,"rule":"r","iommu":"off","gpus":[{"index":0,"name":"G"}],"matrix":[["X"]],"findings":[{"code":"c","severity":"info","message":"m"}]})";
-    const auto lines = report::parse_fleet_lines(
+    const auto lines = report::fleet::parse_fleet_lines(
         "srun: job 5 queued\n12: " + record + "\n\n" + record + "\r\n", "all");
     ASSERT_EQ(lines.nodes.size(), 2U);
     EXPECT_TRUE(lines.unreadable.empty());
@@ -258,14 +258,14 @@ TEST(FleetLines, ReadsLabelledAndPlainLinesAndSkipsChatter) {
 TEST(FleetLines, NicsReadAsBusIdAndRdmaDevice) {
     const std::string record =
         R"({"schema":"peergate.fleet_node/v1","node":"n1","verdict":"healthy","p2p":true,"gpus":[],"matrix":[],"findings":[],"nics":[{"pci_bus_id":"0000:18:00.0","rdma_devices":["mlx5_0"]},{"pci_bus_id":"0000:9a:00.0","rdma_devices":[]}]})";
-    const auto lines = report::parse_fleet_lines(record + "\n", "all");
+    const auto lines = report::fleet::parse_fleet_lines(record + "\n", "all");
     ASSERT_EQ(lines.nodes.size(), 1U) << (lines.unreadable.empty() ? "" : lines.unreadable[0]);
     EXPECT_EQ(lines.nodes[0].nics,
               (std::vector<std::string>{"0000:18:00.0 mlx5_0", "0000:9a:00.0 (no RDMA device)"}));
 }
 
 TEST(FleetLines, BadRecordsAreNamedByLine) {
-    const auto lines = report::parse_fleet_lines(
+    const auto lines = report::fleet::parse_fleet_lines(
         "{\n{\"schema\":5}\n{\"schema\":\"peergate.fleet_node/v1\",\"node\":\"n\"}\n"
         "{\"schema\":\"peergate.fleet_node/"
         "v1\",\"node\":1,\"verdict\":\"x\",\"p2p\":true,\"gpus\":[],\"matrix\":[],\"findings\":[]}"
@@ -281,8 +281,8 @@ TEST(FleetLines, BadRecordsAreNamedByLine) {
 }
 
 // A record long enough to come in parts: many findings with long messages.
-report::ExportFacts long_facts(const std::string& node) {
-    report::ExportFacts facts;
+report::exports::ExportFacts long_facts(const std::string& node) {
+    report::exports::ExportFacts facts;
     facts.run.node_name = node;
     facts.report.verdict = policy::doctor::Verdict::problems;
     for (int i = 0; i < 12; ++i) {
@@ -294,8 +294,8 @@ report::ExportFacts long_facts(const std::string& node) {
 }
 
 TEST(FleetLines, PartsFromInterleavedNodesAreReassembled) {
-    const auto a = report::fleet_node_lines(long_facts("a"), "ha", "1");
-    const auto b = report::fleet_node_lines(long_facts("b"), "hb", "2");
+    const auto a = report::fleet::fleet_node_lines(long_facts("a"), "ha", "1");
+    const auto b = report::fleet::fleet_node_lines(long_facts("b"), "hb", "2");
     ASSERT_GT(a.size(), 2U);
     std::string text;
     for (std::size_t i = a.size(); i-- > 0;) {  // a's parts backwards, b's between them
@@ -305,9 +305,9 @@ TEST(FleetLines, PartsFromInterleavedNodesAreReassembled) {
         }
     }
     for (const auto& line : a) {
-        EXPECT_LE(line.size(), report::kFleetMaxLine);
+        EXPECT_LE(line.size(), report::fleet::kFleetMaxLine);
     }
-    const auto lines = report::parse_fleet_lines(text, "srun");
+    const auto lines = report::fleet::parse_fleet_lines(text, "srun");
     EXPECT_TRUE(lines.unreadable.empty()) << lines.unreadable.front();
     ASSERT_EQ(lines.nodes.size(), 2U);
     const auto& first = lines.nodes[0].node == "a" ? lines.nodes[0] : lines.nodes[1];
@@ -317,13 +317,13 @@ TEST(FleetLines, PartsFromInterleavedNodesAreReassembled) {
 }
 
 TEST(FleetLines, ARecordMissingAPartIsNamed) {
-    auto parts = report::fleet_node_lines(long_facts("a"), "h", "7");
+    auto parts = report::fleet::fleet_node_lines(long_facts("a"), "h", "7");
     parts.erase(parts.begin() + 1);
     std::string text;
     for (const auto& line : parts) {
         text += line + "\n";
     }
-    const auto lines = report::parse_fleet_lines(text, "f");
+    const auto lines = report::fleet::parse_fleet_lines(text, "f");
     EXPECT_TRUE(lines.nodes.empty());
     ASSERT_EQ(lines.unreadable.size(), 1U);
     EXPECT_THAT(lines.unreadable[0], testing::HasSubstr("of a's record arrived whole"));
@@ -332,7 +332,7 @@ TEST(FleetLines, ARecordMissingAPartIsNamed) {
 // The NICs as sysfs showed them, physical functions only (how many SR-IOV virtual functions a
 // NIC has is a setting, not hardware), read back as bus id and RDMA device; null without sysfs.
 TEST(FleetLines, TheNodeLineNamesItsPhysicalNics) {
-    report::ExportFacts facts;
+    report::exports::ExportFacts facts;
     facts.run.node_name = "n";
     const auto pci = [](const char* text) { return model::PciAddress::parse(text).value(); };
     facts.doctor.nics = {
@@ -340,20 +340,21 @@ TEST(FleetLines, TheNodeLineNamesItsPhysicalNics) {
         {.path = {.device = pci("0000:07:01.0"), .ports = {}},
          .rdma_devices = {"mlx5_2"},
          .physical_function = pci("0000:07:00.0")}};
-    EXPECT_FALSE(report::parse_fleet_lines(report::fleet_node_line(facts, "h"), "f")
+    EXPECT_FALSE(report::fleet::parse_fleet_lines(report::fleet::fleet_node_line(facts, "h"), "f")
                      .nodes.at(0)
                      .nics.has_value());
     facts.doctor.ports[0] = {};  // sysfs showed GPU 0's path
-    const auto read = report::parse_fleet_lines(report::fleet_node_line(facts, "h"), "f");
+    const auto read =
+        report::fleet::parse_fleet_lines(report::fleet::fleet_node_line(facts, "h"), "f");
     EXPECT_EQ(read.nodes.at(0).nics, std::vector<std::string>{"0000:07:00.0 mlx5_0"});
 }
 
 TEST(FleetLines, AShortRecordIsOneLine) {
-    report::ExportFacts facts;
+    report::exports::ExportFacts facts;
     facts.run.node_name = "n";
-    const auto lines = report::fleet_node_lines(facts, "h", "1");
+    const auto lines = report::fleet::fleet_node_lines(facts, "h", "1");
     ASSERT_EQ(lines.size(), 1U);
-    EXPECT_EQ(lines[0], report::fleet_node_line(facts, "h"));
+    EXPECT_EQ(lines[0], report::fleet::fleet_node_line(facts, "h"));
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "nccl_log_support.hpp"
 #include "policy/nccl/analysis.hpp"
-#include "report/nccl_log_render.hpp"
+#include "report/nccl/log_json.hpp"
+#include "report/nccl/log_text.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 
 #include <gtest/gtest.h>
@@ -9,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace peergate::report {
+namespace peergate::report::nccl {
 namespace {
 
 std::string fixture(const std::string& name) {
@@ -51,4 +52,4 @@ TEST(NcclLogRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::nccl

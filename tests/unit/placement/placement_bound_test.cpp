@@ -5,7 +5,8 @@
 #include "placement_support.hpp"
 #include "policy/placement/assign.hpp"
 #include "policy/placement/problem.hpp"
-#include "report/placement_render.hpp"
+#include "report/placement/json.hpp"
+#include "report/placement/text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -104,12 +105,12 @@ TEST(PlacementText, AnUnprovenAnswerSaysWhichTermIsOpenAndByHowMuch) {
     result.bound = result.objective;
     result.bound.sum_pair_weight = 1000;
     result.method = policy::placement::PlacementMethod::heuristic;
-    const auto text = [&] { return report::placement_to_text(result, topology, "all"); };
+    const auto text = [&] { return report::placement::placement_to_text(result, topology, "all"); };
     EXPECT_NE(text().find("heuristic: the weakest link is optimal (10); the sum of pair weights "
                           "is 950, at most 5.0 % below the best possible (no more than 1000)"),
               std::string::npos)
         << text();
-    EXPECT_EQ(report::placement_to_json(result, topology, "all")["objective"]["open"],
+    EXPECT_EQ(report::placement::placement_to_json(result, topology, "all")["objective"]["open"],
               "sum_pair_weight");
     result.bound.sum_pair_weight = result.objective.sum_pair_weight;
     EXPECT_NE(text().find("the score is optimal"), std::string::npos) << text();
@@ -119,7 +120,7 @@ TEST(PlacementText, AnUnprovenAnswerSaysWhichTermIsOpenAndByHowMuch) {
     EXPECT_NE(text().find("the weakest link is within 10 of the best possible 20"),
               std::string::npos)
         << text();
-    const auto json = report::placement_to_json(result, topology, "all")["objective"];
+    const auto json = report::placement::placement_to_json(result, topology, "all")["objective"];
     EXPECT_EQ(json["open"], "min_bottleneck");
     EXPECT_TRUE(json["bound"]["numa_spans"].is_null()) << json.dump();
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The start that fills each level's groups first (placement_level_start.hpp): from the
+// The start that fills each level's groups first (level_start.hpp): from the
 // level caps' witnesses, the levels below, then the threshold; required GPUs together.
 #include "placement_support.hpp"
 #include "policy/placement/level_start.hpp"

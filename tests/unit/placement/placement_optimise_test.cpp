@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The group-by-group search's drivers (placement_optimise.cpp): a proof of the best score
-// in any branching order, then the first placement with that score in list order, gives
-// what one search in list order gives, past the sizes the brute-force enumerator reaches.
+// The group-by-group search's drivers (policy/placement/search_goals.hpp): a proof of the best
+// score in any branching order, then the first placement with that score in list order, gives what
+// one search in list order gives, past the sizes the brute-force enumerator reaches.
 #include "placement_support.hpp"
 #include "policy/placement/bounds.hpp"
 #include "policy/placement/heuristic.hpp"
-#include "policy/placement/search.hpp"
+#include "policy/placement/search_goals.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,7 @@
 #include "placement_support.hpp"
 #include "policy/placement/bounds.hpp"
 #include "policy/placement/heuristic.hpp"
+#include "policy/placement/local_search.hpp"
 #include "policy/placement/regroup.hpp"
 
 #include <gtest/gtest.h>

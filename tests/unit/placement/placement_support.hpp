@@ -54,8 +54,8 @@ void expect_place_matches_brute_force(const model::Topology& topology,
                                       const policy::placement::PlacementRequest& request,
                                       const std::string& what);
 
-// The same through the exact solver with its last stage forced (placement_race.hpp): by
-// default the search that fills all groups at once (placement_assign.hpp) alone.
+// The same through the exact solver with its last stage forced (race.hpp): by
+// default the search that fills all groups at once (assign.hpp) alone.
 void expect_exact_search_matches_brute_force(
     const model::Topology& topology,
     const policy::placement::PlacementRequest& request,

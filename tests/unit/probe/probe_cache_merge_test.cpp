@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Probes of different GPUs on one boot add up in the verdict cache: each ordered pair's
-// latest verdict wins, except that a loss stands (report/probe_cache_merge.cpp).
-#include "report/probe_cache.hpp"
+// latest verdict wins, except that a loss stands (policy/gate/probe_cache.cpp).
+#include "policy/gate/probe_cache.hpp"
 
 #include <gtest/gtest.h>
 
@@ -40,15 +40,15 @@ model::MachineIdentity boot_identity() {
 }
 
 std::vector<std::pair<int, int>> passing(const model::ProbeResult& result) {
-    return report::judge_cache(
-               report::ProbeCacheEntry{.identity = boot_identity(), .result = result},
+    return policy::gate::judge_cache(
+               model::ProbeCacheEntry{.identity = boot_identity(), .result = result},
                boot_identity())
         .concurrent_pass_pairs;
 }
 
 TEST(ProbeCacheMerge, AProbeOfOtherGpusKeepsTheEarlierPairs) {
-    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
-                                                    probe_of(2, 3, PairVerdict::ok));
+    const auto merged = policy::gate::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
+                                                          probe_of(2, 3, PairVerdict::ok));
     EXPECT_EQ(merged.gpus, (std::vector<int>{0, 1, 2, 3}));
     EXPECT_EQ(merged.outcome, model::ProbeOutcome::pass);
     EXPECT_EQ(merged.cells.size(), 4U);
@@ -65,7 +65,7 @@ TEST(ProbeCacheMerge, AKeptPairKeepsTheSoakThatVouchedForIt) {
         pair.rounds = 40;
         pair.soak_s = 600.0;
     }
-    const auto merged = report::merge_probe_results(soaked, probe_of(2, 3, PairVerdict::ok));
+    const auto merged = policy::gate::merge_probe_results(soaked, probe_of(2, 3, PairVerdict::ok));
     EXPECT_EQ(merged.rounds, 1) << "the document's rounds are the latest run's";
     for (const auto& pair : merged.pairs) {
         const bool from_soak = pair.src < 2;
@@ -75,8 +75,8 @@ TEST(ProbeCacheMerge, AKeptPairKeepsTheSoakThatVouchedForIt) {
 }
 
 TEST(ProbeCacheMerge, TheLatestVerdictOfAPairWins) {
-    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
-                                                    probe_of(0, 1, PairVerdict::data_lost));
+    const auto merged = policy::gate::merge_probe_results(probe_of(0, 1, PairVerdict::ok),
+                                                          probe_of(0, 1, PairVerdict::data_lost));
     EXPECT_EQ(merged.pairs.size(), 2U);  // replaced, not doubled
     EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
     EXPECT_TRUE(passing(merged).empty());
@@ -86,8 +86,8 @@ TEST(ProbeCacheMerge, TheLatestVerdictOfAPairWins) {
 // The loss is load-dependent: a pass after a loss on the same boot proves nothing, so the
 // loss stands (until a reboot or another identity replaces the entry).
 TEST(ProbeCacheMerge, ALaterPassDoesNotUndoALoss) {
-    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::data_lost),
-                                                    probe_of(0, 1, PairVerdict::ok));
+    const auto merged = policy::gate::merge_probe_results(probe_of(0, 1, PairVerdict::data_lost),
+                                                          probe_of(0, 1, PairVerdict::ok));
     EXPECT_EQ(merged.pairs.size(), 2U);
     EXPECT_EQ(merged.cells.size(), 2U);  // the lost cells, not both probes' cells
     EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
@@ -100,8 +100,8 @@ TEST(ProbeCacheMerge, ALaterPassDoesNotUndoALoss) {
 }
 
 TEST(ProbeCacheMerge, AnEarlierLossStillFailsTheWhole) {
-    const auto merged = report::merge_probe_results(probe_of(0, 1, PairVerdict::data_lost),
-                                                    probe_of(2, 3, PairVerdict::ok));
+    const auto merged = policy::gate::merge_probe_results(probe_of(0, 1, PairVerdict::data_lost),
+                                                          probe_of(2, 3, PairVerdict::ok));
     EXPECT_EQ(merged.outcome, model::ProbeOutcome::fail);
     EXPECT_EQ(passing(merged), (std::vector<std::pair<int, int>>{{2, 3}, {3, 2}}));
 }
@@ -109,7 +109,7 @@ TEST(ProbeCacheMerge, AnEarlierLossStillFailsTheWhole) {
 TEST(ProbeCacheMerge, AKeptPairInErrorLeavesItInconclusive) {
     auto earlier = probe_of(0, 1, PairVerdict::ok);
     earlier.pairs[1].verdict = PairVerdict::error;
-    const auto merged = report::merge_probe_results(earlier, probe_of(2, 3, PairVerdict::ok));
+    const auto merged = policy::gate::merge_probe_results(earlier, probe_of(2, 3, PairVerdict::ok));
     EXPECT_EQ(merged.outcome, model::ProbeOutcome::inconclusive);
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // The verdict cache document and its key: every identity field invalidates an entry.
-#include "report/probe_cache.hpp"
+#include "policy/gate/probe_cache.hpp"
 
-#include "report/probe_json.hpp"
+#include "report/probe/cache_json.hpp"
+#include "report/probe/json.hpp"
 
 #include <gtest/gtest.h>
 
@@ -34,7 +35,7 @@ model::ProbeCell cell(int src, int dst, ProbeMode mode, model::CellStatus status
     return c;
 }
 
-report::ProbeCacheEntry entry() {
+model::ProbeCacheEntry entry() {
     model::ProbeResult r;
     r.outcome = model::ProbeOutcome::fail;
     r.reason = "data lost";
@@ -58,14 +59,14 @@ report::ProbeCacheEntry entry() {
                                 .detail = "lost"}};
     r.verify = model::VerifySite::device;
     r.remedy = "do not";
-    return report::ProbeCacheEntry{
+    return model::ProbeCacheEntry{
         .identity = recorded_identity(), .result = r, .written_at = "2026-01-01T00:00:00Z"};
 }
 
 TEST(ProbeCache, RoundTripsThroughText) {
     const auto e = entry();
     std::string error;
-    auto back = report::probe_cache_from_text(report::probe_cache_to_text(e), &error);
+    auto back = report::probe::probe_cache_from_text(report::probe::probe_cache_to_text(e), &error);
     ASSERT_TRUE(back.has_value()) << error;
     EXPECT_EQ(back->identity, e.identity);
     EXPECT_EQ(back->result, e.result);
@@ -77,14 +78,14 @@ TEST(ProbeCache, ASoaksRoundsRoundTripAndAnOlderDocumentWasOneSweep) {
     e.result.rounds = 42;
     e.result.soak_s = 600.0;
     std::string error;
-    auto back = report::probe_cache_from_text(report::probe_cache_to_text(e), &error);
+    auto back = report::probe::probe_cache_from_text(report::probe::probe_cache_to_text(e), &error);
     ASSERT_TRUE(back.has_value()) << error;
     EXPECT_EQ(back->result.rounds, 42);
     EXPECT_EQ(back->result.soak_s, 600.0);
-    auto older = report::probe_to_json(entry().result);
+    auto older = report::probe::probe_to_json(entry().result);
     older.erase("rounds");
     older.erase("soak_s");
-    const auto read = report::probe_from_json(nlohmann::json::parse(older.dump()));
+    const auto read = report::probe::probe_from_json(nlohmann::json::parse(older.dump()));
     ASSERT_TRUE(read.has_value());
     EXPECT_EQ(read->rounds, 1);
     EXPECT_FALSE(read->soak_s.has_value());
@@ -96,19 +97,19 @@ TEST(ProbeCache, EachPairKeepsTheRoundsOfItsRunAndAnOlderPairTakesTheDocuments) 
     e.result.soak_s = 600.0;
     e.result.pairs[0].rounds = 7;
     e.result.pairs[0].soak_s = 60.0;
-    auto back =
-        report::probe_from_json(nlohmann::json::parse(report::probe_to_json(e.result).dump()));
+    auto back = report::probe::probe_from_json(
+        nlohmann::json::parse(report::probe::probe_to_json(e.result).dump()));
     ASSERT_TRUE(back.has_value());
     EXPECT_EQ(back->pairs[0].rounds, 7);
     EXPECT_EQ(back->pairs[0].soak_s, 60.0);
     EXPECT_EQ(back->pairs[1].rounds, 1);
     EXPECT_FALSE(back->pairs[1].soak_s.has_value());
-    auto older = report::probe_to_json(e.result);
+    auto older = report::probe::probe_to_json(e.result);
     for (auto& pair : older["pairs"]) {
         pair.erase("rounds");
         pair.erase("soak_s");
     }
-    const auto read = report::probe_from_json(nlohmann::json::parse(older.dump()));
+    const auto read = report::probe::probe_from_json(nlohmann::json::parse(older.dump()));
     ASSERT_TRUE(read.has_value());
     for (const auto& pair : read->pairs) {
         EXPECT_EQ(pair.rounds, 42);
@@ -117,7 +118,7 @@ TEST(ProbeCache, EachPairKeepsTheRoundsOfItsRunAndAnOlderPairTakesTheDocuments) 
 }
 
 TEST(ProbeCache, TrustsOnlyPairsThatPassedConcurrentModeOnTheSameIdentity) {
-    const auto verdict = report::judge_cache(entry(), recorded_identity());
+    const auto verdict = policy::gate::judge_cache(entry(), recorded_identity());
     EXPECT_TRUE(verdict.valid);
     EXPECT_EQ(verdict.concurrent_pass_pairs, (std::vector<std::pair<int, int>>{{0, 1}}));
     EXPECT_EQ(verdict.lost_pairs, (std::vector<std::pair<int, int>>{{1, 0}}));
@@ -134,7 +135,7 @@ TEST(ProbeCache, APairThatLostDataInAnotherModeIsNotTrusted) {
     pair.verdict = model::PairVerdict::data_lost;
     pair.modes.push_back({ProbeMode::bidirectional, model::PairVerdict::data_lost});
 
-    const auto verdict = report::judge_cache(e, recorded_identity());
+    const auto verdict = policy::gate::judge_cache(e, recorded_identity());
     EXPECT_TRUE(verdict.valid);
     EXPECT_TRUE(verdict.concurrent_pass_pairs.empty());
 }
@@ -144,7 +145,8 @@ TEST(ProbeCache, APairThatLostDataInAnotherModeIsNotTrusted) {
 TEST(ProbeCache, ASerialOrStagedPassDoesNotVouch) {
     auto staged = entry();
     staged.result.cells[1].path = model::CopyPath::staged;  // 0 -> 1, concurrent
-    EXPECT_TRUE(report::judge_cache(staged, recorded_identity()).concurrent_pass_pairs.empty());
+    EXPECT_TRUE(
+        policy::gate::judge_cache(staged, recorded_identity()).concurrent_pass_pairs.empty());
 
     auto serial_only = entry();
     serial_only.result.modes = {ProbeMode::serial};
@@ -155,7 +157,7 @@ TEST(ProbeCache, ASerialOrStagedPassDoesNotVouch) {
         pair.modes = {{ProbeMode::serial, model::PairVerdict::ok}};
     }
     EXPECT_TRUE(
-        report::judge_cache(serial_only, recorded_identity()).concurrent_pass_pairs.empty());
+        policy::gate::judge_cache(serial_only, recorded_identity()).concurrent_pass_pairs.empty());
 }
 
 TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
@@ -172,7 +174,7 @@ TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
         SCOPED_TRACE(field);
         auto now = recorded_identity();
         change(now);
-        const auto verdict = report::judge_cache(entry(), now);
+        const auto verdict = policy::gate::judge_cache(entry(), now);
         EXPECT_FALSE(verdict.valid);
         EXPECT_TRUE(verdict.concurrent_pass_pairs.empty());
         EXPECT_NE(verdict.reason.find(field), std::string::npos) << verdict.reason;
@@ -180,30 +182,32 @@ TEST(ProbeCache, EveryIdentityFieldInvalidatesTheEntry) {
 }
 
 TEST(ProbeCache, NoEntryOrUnknownBootIsNotTrusted) {
-    EXPECT_FALSE(report::judge_cache(std::nullopt, recorded_identity()).valid);
+    EXPECT_FALSE(policy::gate::judge_cache(std::nullopt, recorded_identity()).valid);
     auto now = recorded_identity();
     now.boot_id.clear();
     auto e = entry();
     e.identity.boot_id.clear();
-    EXPECT_FALSE(report::judge_cache(e, now).valid);
+    EXPECT_FALSE(policy::gate::judge_cache(e, now).valid);
 }
 
 TEST(ProbeCache, RejectsOtherDocuments) {
     std::string error;
-    EXPECT_FALSE(report::probe_cache_from_text("{\"schema\": \"peergate.probe/v1\"}", &error));
+    EXPECT_FALSE(
+        report::probe::probe_cache_from_text("{\"schema\": \"peergate.probe/v1\"}", &error));
     EXPECT_FALSE(error.empty());
-    EXPECT_FALSE(report::probe_cache_from_text("not json", &error));
+    EXPECT_FALSE(report::probe::probe_cache_from_text("not json", &error));
     // A schema of another type was read with value("schema", ""), which throws: the gate
     // died on such a file instead of ignoring it (found by the probe_cache fuzz target).
     error.clear();
-    EXPECT_FALSE(report::probe_cache_from_text(R"({"schema": {"driver_version": 1}})", &error));
+    EXPECT_FALSE(
+        report::probe::probe_cache_from_text(R"({"schema": {"driver_version": 1}})", &error));
     EXPECT_EQ(error, "not a peergate.probe_cache/v1 document");
 }
 
 // A number that does not fit its field makes the document unreadable (found by the
 // probe_cache fuzz target: a GPU index of 3.3e49 was converted to int, which is undefined).
 TEST(ProbeCache, ANumberOutOfRangeMakesTheDocumentUnreadable) {
-    const std::string good = report::probe_cache_to_text(entry());
+    const std::string good = report::probe::probe_cache_to_text(entry());
     const std::vector<std::pair<std::string, std::string>> breaks{
         {"\"gpus\": [\n      0,", "\"gpus\": [\n      3.3e49,"},
         {"\"src\": 0,", "\"src\": 4294967296,"},
@@ -217,13 +221,13 @@ TEST(ProbeCache, ANumberOutOfRangeMakesTheDocumentUnreadable) {
         std::string text = good;
         text.replace(at, from.size(), to);
         std::string error;
-        EXPECT_FALSE(report::probe_cache_from_text(text, &error).has_value());
+        EXPECT_FALSE(report::probe::probe_cache_from_text(text, &error).has_value());
         EXPECT_EQ(error, "the probe result is unreadable");
     }
 }
 
 TEST(ProbeJson, HasTheContractFieldsInOrder) {
-    const auto j = report::probe_to_json(entry().result);
+    const auto j = report::probe::probe_to_json(entry().result);
     EXPECT_EQ(j.begin().key(), "schema");
     EXPECT_EQ(j["schema"], "peergate.probe/v1");
     EXPECT_EQ(j["result"], "fail");

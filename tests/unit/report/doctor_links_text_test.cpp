@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
-// The doctor's text lines on each examined GPU's links (report/doctor_links_text.cpp): the
+// The doctor's text lines on each examined GPU's links (report/doctor/links_text.cpp): the
 // PCIe link as trained against what both ends can do, the NVLinks up, and the counters; only
 // the GPUs examined, and nothing where no layer said anything.
-#include "report/doctor_links_text.hpp"
-
+#include "report/doctor/links_text.hpp"
 #include "support/pci_builders.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace peergate::report {
+namespace peergate::report::doctor {
 namespace {
 
 using test::pci;
@@ -90,4 +89,4 @@ TEST(DoctorLinksText, NothingToSayIsNoSection) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::doctor

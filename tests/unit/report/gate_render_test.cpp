@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "report/gate_render.hpp"
+#include "report/gate/render.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::report {
+namespace peergate::report::gate {
 namespace {
 
 policy::gate::GateDecision vetoed() {
@@ -105,4 +105,4 @@ TEST(GateRender, TextAndLogLine) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::gate

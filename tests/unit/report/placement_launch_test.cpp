@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// The launch lines place prints for a group (report/placement_render.cpp, launch_for).
-#include "report/placement_render.hpp"
+// The launch lines place prints for a group (report/placement/launch.cpp).
+#include "report/placement/launch.hpp"
 
 #include <gtest/gtest.h>
 
-namespace peergate::report {
+namespace peergate::report::placement {
 namespace {
 
 model::Topology two_sockets(const std::string& affinity_of_gpu_1) {
@@ -46,4 +46,4 @@ TEST(PlacementLaunch, AnUnknownAffinityBindsNothing) {
 }
 
 }  // namespace
-}  // namespace peergate::report
+}  // namespace peergate::report::placement

@@ -5,6 +5,7 @@
 
 #include "sim/machine/host_root_writer.hpp"
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "sources/host/aer_stats.hpp"
 #include "support/sim_machines.hpp"
 

@@ -2,6 +2,7 @@
 // A GPU's NVSwitch fabric registration and MIG mode in a machine file: read, checked,
 // written back.
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 
 #include <gtest/gtest.h>
 

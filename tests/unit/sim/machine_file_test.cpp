@@ -4,6 +4,7 @@
 #include "snapshot/machine_file.hpp"
 
 #include "snapshot/derived.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "support/sim_machines.hpp"
 
 #include <gtest/gtest.h>

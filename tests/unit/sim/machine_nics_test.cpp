@@ -5,6 +5,7 @@
 // them with the ports above.
 #include "sim/machine/host_root_writer.hpp"
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "sources/host/network_devices.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "support/sim_machines.hpp"

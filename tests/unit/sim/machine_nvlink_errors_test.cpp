@@ -2,6 +2,7 @@
 // A GPU's NVLink error counters in a machine file: read, checked and written back. What the
 // simulated NVML answers from them is tested through dlopen (tests/loader/nvml).
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 // simulated sysfs where the real reader (sources/host/pci_attributes.cpp) finds it.
 #include "sim/machine/host_root_writer.hpp"
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "sources/host/pci_attributes.hpp"
 #include "support/sim_machines.hpp"
 

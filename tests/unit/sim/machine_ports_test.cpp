@@ -3,6 +3,7 @@
 // in the simulated sysfs so that the real reader (sources/host/pci_tree.cpp) finds them.
 #include "sim/machine/host_root_writer.hpp"
 #include "snapshot/machine_file.hpp"
+#include "snapshot/machine_file_text.hpp"
 #include "sources/host/pci_tree.hpp"
 #include "support/sim_machines.hpp"
 #include "util/atomic_file.hpp"

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: Apache-2.0
+// The verdict cache's meaning: whether it holds for this boot (judge_cache), and probes of
+// different GPUs on one boot adding up in it (merge_probe_results).
+#include "policy/gate/probe_cache.hpp"
+
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+namespace peergate::policy::gate {
+
+namespace {
+
+// A pair passed concurrent mode when every concurrent cell of it is ok on the direct path.
+bool passed_concurrent(const model::ProbeResult& r, int src, int dst) {
+    bool any = false;
+    for (const auto& c : r.cells) {
+        if (c.src != src || c.dst != dst || c.mode != model::ProbeMode::concurrent) {
+            continue;
+        }
+        if (c.status != model::CellStatus::ok || c.path != model::CopyPath::direct) {
+            return false;
+        }
+        any = true;
+    }
+    return any;
+}
+
+const model::ProbePair* find_pair(const model::ProbeResult& r, int src, int dst) {
+    const auto it = std::find_if(r.pairs.begin(), r.pairs.end(), [&](const model::ProbePair& p) {
+        return p.src == src && p.dst == dst;
+    });
+    return it == r.pairs.end() ? nullptr : &*it;
+}
+
+bool lost(const model::ProbePair* pair) {
+    return pair != nullptr && pair->verdict == model::PairVerdict::data_lost;
+}
+
+void erase_pair(model::ProbeResult& r, int src, int dst) {
+    std::erase_if(r.pairs, [&](const auto& p) { return p.src == src && p.dst == dst; });
+    std::erase_if(r.cells, [&](const auto& c) { return c.src == src && c.dst == dst; });
+}
+
+void copy_pair(const model::ProbeResult& from,
+               const model::ProbePair& pair,
+               model::ProbeResult& to) {
+    to.pairs.push_back(pair);
+    std::copy_if(from.cells.begin(),
+                 from.cells.end(),
+                 std::back_inserter(to.cells),
+                 [&](const model::ProbeCell& c) { return c.src == pair.src && c.dst == pair.dst; });
+}
+
+model::ProbeOutcome outcome_of(const std::vector<model::ProbePair>& pairs) {
+    auto any = [&](model::PairVerdict verdict) {
+        return std::any_of(pairs.begin(), pairs.end(), [&](const model::ProbePair& p) {
+            return p.verdict == verdict;
+        });
+    };
+    if (any(model::PairVerdict::data_lost)) {
+        return model::ProbeOutcome::fail;
+    }
+    const bool open = any(model::PairVerdict::error) || any(model::PairVerdict::skipped);
+    return open ? model::ProbeOutcome::inconclusive : model::ProbeOutcome::pass;
+}
+
+// The earlier result's GPUs and modes that the latest lacks, appended in ascending order.
+void add_missing(const model::ProbeResult& earlier, model::ProbeResult& latest) {
+    for (int gpu : earlier.gpus) {
+        if (std::find(latest.gpus.begin(), latest.gpus.end(), gpu) == latest.gpus.end()) {
+            latest.gpus.push_back(gpu);
+        }
+    }
+    std::sort(latest.gpus.begin(), latest.gpus.end());
+    for (auto mode : earlier.modes) {
+        if (std::find(latest.modes.begin(), latest.modes.end(), mode) == latest.modes.end()) {
+            latest.modes.push_back(mode);
+        }
+    }
+}
+
+std::string what_was_kept(std::size_t kept, std::size_t overruled) {
+    std::string text = fmt::format(
+        " (with {} ordered pair{} from an earlier probe on this boot", kept, kept == 1 ? "" : "s");
+    if (overruled > 0) {
+        text += fmt::format(
+            "; {} of them lost data then and not this time: a loss stands for the rest of the "
+            "boot",
+            overruled);
+    }
+    return text + ")";
+}
+
+}  // namespace
+
+CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
+                         const model::MachineIdentity& now) {
+    CacheVerdict verdict;
+    if (!entry) {
+        verdict.reason = "no cached probe result";
+        return verdict;
+    }
+    // An unknown boot id cannot prove "this boot": fail closed.
+    if (now.boot_id.empty()) {
+        verdict.reason = "the boot id is unknown, so a cached result cannot be tied to this boot";
+        return verdict;
+    }
+    const auto changed = model::identity_differences(entry->identity, now);
+    if (!changed.empty()) {
+        verdict.reason = "stale: changed since the probe: " + util::join(changed, ", ");
+        return verdict;
+    }
+    verdict.valid = true;
+    // A pair that lost data in any mode does not vouch, however its concurrent cells went:
+    // the loss is load-dependent, and one seen is doubt.
+    for (const auto& pair : entry->result.pairs) {
+        if (pair.verdict == model::PairVerdict::data_lost) {
+            verdict.lost_pairs.emplace_back(pair.src, pair.dst);
+        }
+        if (pair.verdict == model::PairVerdict::ok &&
+            passed_concurrent(entry->result, pair.src, pair.dst)) {
+            verdict.concurrent_pass_pairs.emplace_back(pair.src, pair.dst);
+        }
+    }
+    verdict.reason = "written on this boot and machine identity";
+    return verdict;
+}
+
+model::ProbeResult merge_probe_results(const model::ProbeResult& earlier,
+                                       model::ProbeResult latest) {
+    const model::ProbeResult just_run = latest;
+    std::size_t kept = 0;
+    std::size_t overruled = 0;
+    for (const auto& pair : earlier.pairs) {
+        const model::ProbePair* again = find_pair(just_run, pair.src, pair.dst);
+        if (again != nullptr) {
+            // The loss is load-dependent: a pair that lost data once on this boot may lose it
+            // again, so a later pass does not replace that verdict.
+            if (!lost(&pair) || lost(again)) {
+                continue;
+            }
+            erase_pair(latest, pair.src, pair.dst);
+            ++overruled;
+        }
+        ++kept;
+        copy_pair(earlier, pair, latest);
+    }
+    if (kept == 0) {
+        return latest;
+    }
+    add_missing(earlier, latest);
+    std::sort(latest.pairs.begin(), latest.pairs.end(), [](const auto& a, const auto& b) {
+        return std::pair(a.src, a.dst) < std::pair(b.src, b.dst);
+    });
+    latest.outcome = outcome_of(latest.pairs);
+    latest.reason += what_was_kept(kept, overruled);
+    return latest;
+}
+
+}  // namespace peergate::policy::gate

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// What the gate may conclude from the verdict cache, and how a new probe adds to it
+// (docs/gate-rules.md §6, the verdict cache). Pure; the file I/O is in pipeline/probe_cache_io.
+#pragma once
+
+#include "model/machine_identity.hpp"
+#include "model/probe_cache_entry.hpp"
+#include "model/probe_result.hpp"
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace peergate::policy::gate {
+
+// What the cache says for this machine now.
+struct CacheVerdict {
+    bool valid = false;  // written on this machine identity (same boot included)
+    std::string reason;  // why not valid: "no cache", "boot_id, iommu changed", ...
+    // Ordered pairs (nvidia-smi indices) that passed the concurrent mode on the direct
+    // path in the cached run; empty unless valid.
+    std::vector<std::pair<int, int>> concurrent_pass_pairs;
+    // Ordered pairs that lost data in any mode of the cached run; empty unless valid.
+    std::vector<std::pair<int, int>> lost_pairs;
+};
+
+CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
+                         const model::MachineIdentity& now);
+
+// The probe just run, with the ordered pairs an earlier probe (on the same boot and identity:
+// the caller judges that) covered and this one did not, cells included: each pair's latest
+// verdict wins, so probing GPUs 2,3 keeps what a probe of 0,1 found. A loss is the exception:
+// a pair that lost data earlier keeps that verdict even when it passes now (the loss is
+// load-dependent). Any pair that lost data fails the whole; a pair in error or skipped
+// leaves it inconclusive.
+model::ProbeResult merge_probe_results(const model::ProbeResult& earlier,
+                                       model::ProbeResult latest);
+
+}  // namespace peergate::policy::gate

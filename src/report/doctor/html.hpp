@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+// `doctor --html FILE`: the same report as one self-contained HTML page (no scripts, no
+// external resources), for attaching to a ticket or serving from a node's status page.
+#pragma once
+
+#include "policy/doctor/doctor.hpp"
+
+#include <string>
+#include <string_view>
+
+namespace peergate::report::doctor {
+
+std::string doctor_to_html(const policy::doctor::DoctorInput& input,
+                           const policy::doctor::DoctorReport& report);
+
+// Text made safe inside HTML elements and attribute values (& < > " ').
+std::string html_escape(std::string_view text);
+
+}  // namespace peergate::report::doctor

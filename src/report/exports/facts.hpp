@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+// What `peergate export` renders: the doctor's facts and verdict and the gate's decision for
+// the GPUs examined, plus what each format needs of the run itself (when it finished, the
+// node's name). The renderers (export_<format>.hpp) are pure: the same facts give the same
+// bytes, so golden tests and the ecosystem's own checkers see exactly what a node writes.
+#pragma once
+
+#include "model/gpu.hpp"
+#include "model/pci_attributes.hpp"
+#include "model/pci_port.hpp"
+#include "model/topology.hpp"
+#include "policy/doctor/doctor.hpp"
+#include "policy/placement/nic_affinity.hpp"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace peergate::report::exports {
+
+struct ExportRun {
+    std::string version;             // peergate's
+    std::int64_t finished_unix = 0;  // seconds
+    double duration_seconds = 0;
+    // The last healthy run before this one, carried over from the file being replaced, so
+    // that an unhealthy run does not erase when the node was last known good.
+    std::optional<double> previous_success_unix;
+    std::string node_name;            // gres: slurmd's NodeName
+    std::string gres_type;            // gres: Type= for every GPU; "" derives it from the name
+    std::int64_t expiry_seconds = 0;  // nfd: labels expire this long after the run; 0 never
+};
+
+struct ExportGate {
+    bool p2p = false;
+    std::string rule;  // the rule that decided, e.g. "every_pair_nvlink"
+    std::string reason;
+};
+
+struct ExportFacts {
+    ExportRun run;
+    policy::doctor::DoctorInput doctor;
+    policy::doctor::DoctorReport report;
+    ExportGate gate;
+    std::map<int, int> device_minors;  // per GPU index: N of /dev/nvidiaN, where read
+    std::map<int, int> logical_cores;  // per OS CPU number: Slurm's core index; empty: unread
+    // sysfs's identity and link of each examined GPU and of the ports above it, where read.
+    std::map<model::PciAddress, model::PciAttributes> pci;
+    std::map<int, std::string> numa_cpumaps;  // per NUMA node of those: sysfs's cpumap, where read
+    std::vector<model::Nic> nics;  // the host's network functions (nccl-topo places them)
+    // nccl-topo: bus ids to write in place of the host's (--bus-id HOST=VM, for a VM's file).
+    std::map<model::PciAddress, model::PciAddress> bus_renames;
+};
+
+// The GPUs examined (--gpus, else every GPU described), in index order.
+std::vector<model::Gpu> examined_gpus(const ExportFacts& facts);
+
+// The NVLink count between two GPUs: NV<n> gives n, any other label 0.
+int nvlinks_between(const model::Topology& topology, int a, int b);
+
+// The examined pair's layers (src -> dst), if read.
+const policy::doctor::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst);
+
+// Each NIC's class of path to each of `gpus` (labels[nic][position in gpus]), from the PCIe
+// paths sysfs gave the doctor; a GPU whose ports were not read has unknown paths.
+policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,
+                                                     const std::vector<model::Gpu>& gpus);
+
+// Whether this run found the node healthy (the doctor's verdict).
+bool healthy(const ExportFacts& facts);
+
+}  // namespace peergate::report::exports

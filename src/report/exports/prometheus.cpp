@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/exports/prometheus.hpp"
+
+#include "model/finding.hpp"
+#include "report/exports/prometheus_family.hpp"
+#include "report/exports/prometheus_hardware.hpp"
+#include "util/strings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <map>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+namespace peergate::report::exports {
+
+namespace {
+
+using Labels = PrometheusLabels;
+using Family = PrometheusFamily;
+
+constexpr std::string_view kLastSuccess = "peergate_last_success_timestamp_seconds";
+
+Labels pair_labels(int src, int dst) {
+    return {{"gpu", std::to_string(src)}, {"peer_gpu", std::to_string(dst)}};
+}
+
+// NVML's P2P status codes as DCGM's exporter names them (nvmlGpuP2PStatus_t order), keyed by
+// nvidia-smi's topo -p2p token.
+struct StatusWord {
+    std::string_view token;
+    std::string_view word;
+    int code;
+};
+
+constexpr std::array<StatusWord, 7> kStatusWords{{{"OK", "OK", 0},
+                                                  {"CNS", "ChipsetNotSupported", 1},
+                                                  {"GNS", "GPUNotSupported", 2},
+                                                  {"TNS", "TopologyNotSupported", 3},
+                                                  {"DR", "DisabledByRegKey", 4},
+                                                  {"NS", "NotSupported", 5},
+                                                  {"U", "Unknown", 6}}};
+
+const StatusWord* status_word(std::string_view token) {
+    for (const auto& word : kStatusWords) {
+        if (word.token == token) {
+            return &word;
+        }
+    }
+    return nullptr;
+}
+
+std::string identity_families(const ExportFacts& facts) {
+    Family info("peergate_info", "gauge", "Build information for peergate.");
+    const auto& module = facts.doctor.host.nvidia_module;
+    const int cuda = facts.doctor.cuda_driver_version;
+    info.sample(
+        {{"version", facts.run.version},
+         {"driver_version", module ? module->version : ""},
+         {"cuda_version", cuda > 0 ? fmt::format("{}.{}", cuda / 1000, cuda % 1000 / 10) : ""}},
+        1);
+    Family gpus("peergate_gpu_info", "gauge", "Static GPU identity as seen by peergate.");
+    for (const auto& gpu : examined_gpus(facts)) {
+        gpus.sample({{"gpu", std::to_string(gpu.index)},
+                     {"UUID", gpu.uuid},
+                     {"pci_bus_id", gpu.pci ? gpu.pci->to_nvml() : ""},
+                     {"model_name", gpu.name},
+                     {"numa_node", gpu.numa_node ? std::to_string(*gpu.numa_node) : ""}},
+                    1);
+    }
+    return info.text() + gpus.text();
+}
+
+// Each finding code the doctor gave, and how many times, so an alert can name one code; the
+// codes are a fixed set (docs/doctor.md), so the series stay few.
+std::string finding_codes(const policy::doctor::DoctorReport& report) {
+    std::map<std::pair<std::string, model::Severity>, int> counts;
+    for (const auto& finding : report.findings) {
+        ++counts[{finding.code, finding.severity}];
+    }
+    Family codes("peergate_doctor_finding",
+                 "gauge",
+                 "The doctor's findings by code: how many it gave of each (docs/doctor.md).");
+    for (const auto& [key, count] : counts) {
+        codes.sample({{"code", key.first}, {"severity", std::string(model::to_string(key.second))}},
+                     count);
+    }
+    return codes.text();
+}
+
+std::string verdict_families(const ExportFacts& facts) {
+    Family allowed("peergate_p2p_allowed",
+                   "gauge",
+                   "1 when peergate's gate allows P2P among the GPUs examined, else 0.");
+    allowed.sample({}, facts.gate.p2p ? 1 : 0);
+    Family verdict("peergate_doctor_verdict",
+                   "gauge",
+                   "The doctor's verdict on the node: 1 for the verdict given, 0 for the others.");
+    for (auto each : {policy::doctor::Verdict::healthy,
+                      policy::doctor::Verdict::problems,
+                      policy::doctor::Verdict::inconclusive}) {
+        verdict.sample({{"verdict", std::string(to_string(each))}},
+                       facts.report.verdict == each ? 1 : 0);
+    }
+    Family findings("peergate_doctor_findings", "gauge", "The doctor's findings, by severity.");
+    for (auto severity :
+         {model::Severity::error, model::Severity::warning, model::Severity::info}) {
+        int count = 0;
+        for (const auto& finding : facts.report.findings) {
+            count += finding.severity == severity ? 1 : 0;
+        }
+        findings.sample({{"severity", std::string(model::to_string(severity))}}, count);
+    }
+    return allowed.text() + verdict.text() + findings.text() + finding_codes(facts.report);
+}
+
+// Each ordered pair: its NVLinks, NVML's and CUDA's answers, and what was measured.
+std::string link_families(const ExportFacts& facts) {
+    Family nvlinks(
+        "peergate_pair_nvlinks",
+        "gauge",
+        "NVLinks between the two GPUs (the NV# of nvidia-smi topo -m; 0 for a PCIe path).");
+    Family status("peergate_p2p_status",
+                  "gauge",
+                  "NVML's P2P status per caps index (0 OK ... 6 Unknown, as DCGM's exporter).");
+    Family cuda("peergate_cuda_can_access_peer",
+                "gauge",
+                "1 when cuDeviceCanAccessPeer says the GPU can reach its peer directly, else 0.");
+    const model::Topology* topology = facts.doctor.discovery.described();
+    for (const auto& layers : facts.doctor.pairs) {
+        const Labels pair = pair_labels(layers.src, layers.dst);
+        nvlinks.sample(pair, topology ? nvlinks_between(*topology, layers.src, layers.dst) : 0);
+        for (std::size_t caps = 0; caps < policy::doctor::kP2pCaps.size(); ++caps) {
+            if (const auto* word = status_word(layers.nvml[caps])) {
+                Labels labels = pair;
+                labels.emplace_back("caps", std::string(policy::doctor::kP2pCaps[caps]));
+                labels.emplace_back("link_status", std::string(word->word));
+                status.sample(labels, word->code);
+            }
+        }
+        if (layers.cuda_can_access_peer) {
+            cuda.sample(pair, *layers.cuda_can_access_peer ? 1 : 0);
+        }
+    }
+    return nvlinks.text() + status.text() + cuda.text();
+}
+
+// Copies whose payload did not verify, per ordered pair (only when a probe ran).
+std::string integrity_family(const ExportFacts& facts) {
+    if (!facts.doctor.probe) {
+        return "";
+    }
+    Family errors("peergate_p2p_integrity_errors_total",
+                  "counter",
+                  "Peer-to-peer copies whose payload did not verify.");
+    for (const auto& layers : facts.doctor.pairs) {
+        int failed = 0;
+        for (const auto& cell : facts.doctor.probe->cells) {
+            const bool lost = cell.status == model::CellStatus::dropped ||
+                              cell.status == model::CellStatus::corrupted;
+            failed += cell.src == layers.src && cell.dst == layers.dst && lost ? 1 : 0;
+        }
+        errors.sample(pair_labels(layers.src, layers.dst), failed);
+    }
+    return errors.text();
+}
+
+// A bench result's rates (--bandwidth), in bytes per second.
+std::string bandwidth_families(const ExportFacts& facts) {
+    Family p2p("peergate_p2p_bandwidth_bytes_per_second",
+               "gauge",
+               "Measured peer-to-peer copy bandwidth.");
+    Family staged("peergate_staged_bandwidth_bytes_per_second",
+                  "gauge",
+                  "Measured bandwidth of the same copy staged through host memory.");
+    for (const auto& layers : facts.doctor.pairs) {
+        Labels labels = pair_labels(layers.src, layers.dst);
+        labels.emplace_back("mode", "unidirectional");
+        if (layers.p2p_gbps) {
+            p2p.sample(labels, *layers.p2p_gbps * 1e9);
+        }
+        if (layers.staged_gbps) {
+            staged.sample(labels, *layers.staged_gbps * 1e9);
+        }
+    }
+    return p2p.text() + staged.text();
+}
+
+std::string pair_families(const ExportFacts& facts) {
+    return link_families(facts) + integrity_family(facts) + bandwidth_families(facts);
+}
+
+// Batch-job metrics: when the run finished, when the node was last healthy, how long it took.
+std::string run_families(const ExportFacts& facts) {
+    Family last_run("peergate_last_run_timestamp_seconds",
+                    "gauge",
+                    "Unix time the last peergate run finished.");
+    last_run.sample({}, static_cast<double>(facts.run.finished_unix));
+    Family last_success(
+        std::string(kLastSuccess),
+        "gauge",
+        "Unix time of the last peergate run that found the node healthy (0: none).");
+    last_success.sample({},
+                        healthy(facts) ? static_cast<double>(facts.run.finished_unix)
+                                       : facts.run.previous_success_unix.value_or(0));
+    Family duration(
+        "peergate_run_duration_seconds", "gauge", "Wall time of the last peergate run.");
+    duration.sample({}, facts.run.duration_seconds);
+    return last_run.text() + last_success.text() + duration.text();
+}
+
+}  // namespace
+
+std::optional<double> last_success_in(std::string_view textfile) {
+    for (const auto& line : util::split(textfile, '\n')) {
+        if (line.size() > kLastSuccess.size() + 1 && line.starts_with(kLastSuccess) &&
+            line[kLastSuccess.size()] == ' ') {
+            const auto text = util::trim(line.substr(kLastSuccess.size() + 1));
+            double value = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+            if (ec == std::errc{} && end == text.data() + text.size() && value > 0) {
+                return value;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::string export_prometheus(const ExportFacts& facts) {
+    return identity_families(facts) + verdict_families(facts) +
+           prometheus_hardware_families(facts) + pair_families(facts) + run_families(facts);
+}
+
+}  // namespace peergate::report::exports

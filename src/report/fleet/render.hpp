@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate fleet`'s report: one row per node and the issues, or `peergate.fleet/v1`.
+#pragma once
+
+#include "policy/fleet/fleet.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace peergate::report::fleet {
+
+nlohmann::ordered_json fleet_to_json(const policy::fleet::FleetReport& report);
+
+std::string fleet_to_text(const policy::fleet::FleetReport& report);
+
+}  // namespace peergate::report::fleet

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: Apache-2.0
+// peergate.nccl_log/v1. As text, the connections list is written directly, one object per
+// line: building tens of thousands of ordered_json objects costs more than reading the log.
+#include "report/nccl/log_json.hpp"
+
+#include "report/doctor/json.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
+namespace peergate::report::nccl {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using model::NcclTransport;
+
+constexpr NcclTransport kTransports[] = {NcclTransport::p2p,
+                                         NcclTransport::shm,
+                                         NcclTransport::net,
+                                         NcclTransport::collnet,
+                                         NcclTransport::nvls};
+
+template <typename T>
+Json or_null(const std::optional<T>& value) {
+    return value ? Json(*value) : Json(nullptr);
+}
+
+Json text_or_null(const std::string& text) {
+    return text.empty() ? Json(nullptr) : Json(text);
+}
+
+Json counts_to_json(const policy::nccl::NcclTransportCounts& counts) {
+    Json out = Json::object();
+    for (auto transport : kTransports) {
+        out[std::string(model::to_string(transport))] = counts[static_cast<std::size_t>(transport)];
+    }
+    return out;
+}
+
+Json connection_to_json(const model::NcclConnection& c) {
+    Json out{{"channel", c.channel},
+             {"src_rank", c.src_rank},
+             {"src_dev", or_null(c.src_dev)},
+             {"dst_rank", or_null(c.dst_rank)},
+             {"dst_dev", or_null(c.dst_dev)},
+             {"transport", std::string(model::to_string(c.transport))},
+             {"detail", c.detail},
+             {"host", text_or_null(c.host)},
+             {"count", c.count},
+             {"conn_index", or_null(c.conn_index)},
+             {"direction",
+              c.direction == model::NcclDirection::none
+                  ? Json(nullptr)
+                  : Json(std::string(model::to_string(c.direction)))}};
+    if (!c.src_bus_id.empty() || !c.dst_bus_id.empty()) {
+        out["src_bus_id"] = text_or_null(c.src_bus_id);
+        out["dst_bus_id"] = text_or_null(c.dst_bus_id);
+    }
+    return out;
+}
+
+Json rank_to_json(const model::NcclRank& r) {
+    return Json{{"rank", r.rank},
+                {"nranks", or_null(r.nranks)},
+                {"host", text_or_null(r.host)},
+                {"cuda_dev", or_null(r.cuda_dev)},
+                {"nvml_dev", or_null(r.nvml_dev)},
+                {"bus_id", text_or_null(r.bus_id)},
+                {"comm_id", text_or_null(r.comm_id)},
+                {"init_started", r.init_started},
+                {"init_complete", r.init_complete}};
+}
+
+Json pair_to_json(const policy::nccl::NcclPair& p) {
+    return Json{{"src_rank", p.src_rank},
+                {"dst_rank", or_null(p.dst_rank)},
+                {"hosts", p.hosts},
+                {"lines", counts_to_json(p.lines)},
+                {"channels", p.channels.size()},
+                {"details", p.details},
+                {"same_host", or_null(p.same_host)},
+                {"nvlinked", or_null(p.nvlinked)},
+                {"link_evidence", text_or_null(p.link_evidence)}};
+}
+
+Json topology_to_json(const std::map<std::string, model::NcclHostTopology>& topology) {
+    Json out = Json::array();
+    for (const auto& [host, dump] : topology) {
+        Json gpus = Json::array();
+        for (const auto& [bus, rank] : dump.gpus) {
+            gpus.push_back(Json{{"bus_id", bus}, {"rank", or_null(rank)}});
+        }
+        Json links = Json::array();
+        for (const auto& [a, b] : dump.nvlinks) {
+            links.push_back(Json::array({a, b}));
+        }
+        Json switches = Json::object();
+        for (const auto& [name, members] : dump.nvswitches) {
+            switches[name] = members;
+        }
+        out.push_back(Json{{"host", text_or_null(host)},
+                           {"gpus", gpus},
+                           {"nvlinks", links},
+                           {"nvswitches", switches}});
+    }
+    return out;
+}
+
+Json extras_to_json(const model::NcclLog& log) {
+    Json graphs = Json::array();
+    for (const auto& g : log.graphs) {
+        graphs.push_back(Json{{"host", text_or_null(g.host)},
+                              {"pattern", g.pattern},
+                              {"n_channels", g.n_channels},
+                              {"intra_type", g.intra_type},
+                              {"inter_type", g.inter_type},
+                              {"count", g.count}});
+    }
+    Json rings = Json::array();
+    for (const auto& r : log.rings) {
+        rings.push_back(
+            Json{{"host", text_or_null(r.host)}, {"channel", r.channel}, {"order", r.order}});
+    }
+    Json trees = Json::array();
+    for (const auto& t : log.trees) {
+        trees.push_back(Json{{"host", text_or_null(t.host)},
+                             {"channel", t.channel},
+                             {"rank", t.rank},
+                             {"parent", or_null(t.parent)},
+                             {"children", t.children}});
+    }
+    return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
+}
+
+Json gdr_line_to_json(const model::NcclGdrLine& g) {
+    return Json{{"host", text_or_null(g.host)},
+                {"net", text_or_null(g.net)},
+                {"enabled", g.enabled},
+                {"via", text_or_null(g.via)},
+                {"gpu", text_or_null(g.gpu)},
+                {"hca", g.hca},
+                {"distance", or_null(g.distance)},
+                {"limit", or_null(g.limit)},
+                {"reason", text_or_null(g.reason)},
+                {"text", model::to_text(g)},
+                {"count", g.count}};
+}
+
+Json dma_buf_to_json(const std::map<std::string, std::set<int>>& devices) {
+    Json out = Json::array();
+    for (const auto& [host, set] : devices) {
+        out.push_back(Json{{"host", text_or_null(host)}, {"devices", set}});
+    }
+    return out;
+}
+
+template <typename Items, typename ToJson>
+Json each_to_json(const Items& items, ToJson to_json) {
+    Json out = Json::array();
+    for (const auto& item : items) {
+        out.push_back(to_json(item));
+    }
+    return out;
+}
+
+// The document; "connections" holds `placeholder` instead when it is not empty.
+Json nccl_log_document(const NcclLogReport& report, const std::string& placeholder) {
+    const auto& log = *report.log;
+    const auto& analysis = *report.analysis;
+    Json doc;
+    doc["schema"] = "peergate.nccl_log/v1";
+    doc["inputs"] = report.inputs;
+    doc["topology_file"] = text_or_null(report.topology_file);
+    doc["nccl_version"] = text_or_null(log.nccl_version);
+    doc["connections"] =
+        placeholder.empty() ? each_to_json(log.connections, connection_to_json) : Json(placeholder);
+    doc["transport_counts"] = counts_to_json(analysis.transport_counts);
+    doc["ranks"] = each_to_json(log.ranks, rank_to_json);
+    Json settings = Json::object();
+    for (const auto& [name, value] : log.settings) {
+        settings[name] = value;
+    }
+    doc["settings"] = std::move(settings);
+    doc["findings"] = each_to_json(analysis.findings, report::doctor::finding_to_json);
+    doc["pairs"] = each_to_json(analysis.pairs, pair_to_json);
+    const Json extras = extras_to_json(log);
+    for (const auto& [key, value] : extras.items()) {
+        doc[key] = value;
+    }
+    doc["gdr"] = each_to_json(log.gdr, gdr_line_to_json);
+    doc["dma_buf_devices"] = dma_buf_to_json(log.dma_buf_devices);
+    doc["topology"] = topology_to_json(log.topology);
+    doc["lines"] = Json{{"read", log.counts.lines},
+                        {"records", log.counts.records},
+                        {"connection_lines", log.counts.connection_lines},
+                        {"skipped", log.counts.skipped}};
+    return doc;
+}
+
+constexpr auto kReplace = nlohmann::ordered_json::error_handler_t::replace;
+
+// A JSON string; plain ASCII is written as is, anything else goes through nlohmann
+// (escapes, and invalid UTF-8 replaced).
+void append_string(std::string& out, std::string_view text) {
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte >= 0x20 && byte < 0x7f && c != '"' && c != '\\';
+    });
+    if (plain) {
+        out += '"';
+        out.append(text);
+        out += '"';
+    } else {
+        out += nlohmann::ordered_json(std::string(text)).dump(-1, ' ', false, kReplace);
+    }
+}
+
+void append_optional(std::string& out, const std::optional<int>& value) {
+    if (value) {
+        fmt::format_to(std::back_inserter(out), "{}", *value);
+    } else {
+        out += "null";
+    }
+}
+
+void append_text_or_null(std::string& out, const std::string& text) {
+    if (text.empty()) {
+        out += "null";
+    } else {
+        append_string(out, text);
+    }
+}
+
+// The same fields, in the same order, as connection_to_json.
+void append_connection(std::string& out, const model::NcclConnection& c) {
+    fmt::format_to(std::back_inserter(out),
+                   "{{\"channel\": {}, \"src_rank\": {}, \"src_dev\": ",
+                   c.channel,
+                   c.src_rank);
+    append_optional(out, c.src_dev);
+    out += ", \"dst_rank\": ";
+    append_optional(out, c.dst_rank);
+    out += ", \"dst_dev\": ";
+    append_optional(out, c.dst_dev);
+    fmt::format_to(std::back_inserter(out),
+                   ", \"transport\": \"{}\", \"detail\": ",
+                   model::to_string(c.transport));
+    append_string(out, c.detail);
+    out += ", \"host\": ";
+    append_text_or_null(out, c.host);
+    fmt::format_to(std::back_inserter(out), ", \"count\": {}, \"conn_index\": ", c.count);
+    append_optional(out, c.conn_index);
+    out += ", \"direction\": ";
+    if (c.direction == model::NcclDirection::none) {
+        out += "null";
+    } else {
+        fmt::format_to(std::back_inserter(out), "\"{}\"", model::to_string(c.direction));
+    }
+    if (!c.src_bus_id.empty() || !c.dst_bus_id.empty()) {
+        out += ", \"src_bus_id\": ";
+        append_text_or_null(out, c.src_bus_id);
+        out += ", \"dst_bus_id\": ";
+        append_text_or_null(out, c.dst_bus_id);
+    }
+    out += '}';
+}
+
+}  // namespace
+
+Json nccl_log_to_json(const NcclLogReport& report) {
+    return nccl_log_document(report, {});
+}
+
+std::string nccl_log_to_json_text(const NcclLogReport& report) {
+    const auto& connections = report.log->connections;
+    if (connections.empty()) {
+        return nccl_log_document(report, {}).dump(2, ' ', false, kReplace);
+    }
+    const std::string placeholder = "\x01peergate-connections\x01";
+    std::string text = nccl_log_document(report, placeholder).dump(2, ' ', false, kReplace);
+    const std::string marker = "\"\\u0001peergate-connections\\u0001\"";
+    const std::size_t at = text.find(marker);
+    if (at == std::string::npos) {
+        return nccl_log_to_json(report).dump(2, ' ', false, kReplace);
+    }
+    std::string list = "[\n";
+    list.reserve(connections.size() * 200);
+    for (std::size_t i = 0; i < connections.size(); ++i) {
+        list += "    ";
+        append_connection(list, connections[i]);
+        list += i + 1 < connections.size() ? ",\n" : "\n";
+    }
+    list += "  ]";
+    text.replace(at, marker.size(), list);
+    return text;
+}
+
+}  // namespace peergate::report::nccl

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// `peergate nccl-log --json`: the peergate.nccl_log/v1 document (docs/contracts.md).
+#pragma once
+
+#include "report/nccl/log_report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace peergate::report::nccl {
+
+// The document: schema first, then connections, transport_counts, ranks, settings,
+// findings (docs/contracts.md), then pairs, graphs, rings, topology, line counts.
+nlohmann::ordered_json nccl_log_to_json(const NcclLogReport& report);
+
+// The same document as text, ready to print: pretty, schema first, one line per connection
+// (a big job has tens of thousands), and bytes that are not UTF-8 replaced, never thrown on.
+std::string nccl_log_to_json_text(const NcclLogReport& report);
+
+}  // namespace peergate::report::nccl

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/probe/json.hpp"
+
+#include "util/json_read.hpp"
+
+namespace peergate::report::probe {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+template <typename T>
+OJson or_null(const std::optional<T>& value) {
+    return value ? OJson(*value) : OJson(nullptr);
+}
+
+OJson cell_json(const model::ProbeCell& c) {
+    return OJson{{"src", c.src},
+                 {"dst", c.dst},
+                 {"size_bytes", c.size_bytes},
+                 {"mode", model::to_string(c.mode)},
+                 {"repeats", c.repeats},
+                 {"status", model::to_string(c.status)},
+                 {"wrong", c.wrong},
+                 {"dropped", c.dropped},
+                 {"first_bad_offset", or_null(c.first_bad_offset)},
+                 {"gbps", or_null(c.gbps)},
+                 {"path", model::to_string(c.path)},
+                 {"verify", model::to_string(c.verify)},
+                 {"detail", c.detail.empty() ? OJson(nullptr) : OJson(c.detail)}};
+}
+
+OJson pair_json(const model::ProbePair& p) {
+    OJson modes = OJson::object();
+    for (const auto& m : p.modes) {
+        modes[std::string(model::to_string(m.mode))] = model::to_string(m.verdict);
+    }
+    return OJson{{"src", p.src},
+                 {"dst", p.dst},
+                 {"verdict", model::to_string(p.verdict)},
+                 {"detail", p.detail},
+                 {"modes", modes},
+                 {"rounds", p.rounds},
+                 {"soak_s", or_null(p.soak_s)}};
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> parse_enum(const std::string& text, const Enum (&values)[N]) {
+    for (const auto v : values) {
+        if (model::to_string(v) == text) {
+            return v;
+        }
+    }
+    return std::nullopt;
+}
+
+constexpr model::CellStatus kStatuses[] = {model::CellStatus::ok,
+                                           model::CellStatus::dropped,
+                                           model::CellStatus::corrupted,
+                                           model::CellStatus::error,
+                                           model::CellStatus::skipped};
+constexpr model::PairVerdict kVerdicts[] = {model::PairVerdict::ok,
+                                            model::PairVerdict::data_lost,
+                                            model::PairVerdict::error,
+                                            model::PairVerdict::skipped};
+constexpr model::ProbeOutcome kOutcomes[] = {
+    model::ProbeOutcome::pass, model::ProbeOutcome::fail, model::ProbeOutcome::inconclusive};
+constexpr model::ProbeMode kModes[] = {
+    model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
+constexpr model::CopyPath kPaths[] = {model::CopyPath::direct, model::CopyPath::staged};
+constexpr model::VerifySite kSites[] = {model::VerifySite::device, model::VerifySite::host};
+
+model::ProbeCell cell_from(const nlohmann::json& j) {
+    model::ProbeCell c;
+    c.src = util::json_integer_at<int>(j, "src");
+    c.dst = util::json_integer_at<int>(j, "dst");
+    c.size_bytes = util::json_integer_at<std::uint64_t>(j, "size_bytes");
+    c.mode = parse_enum(j.at("mode").get<std::string>(), kModes).value_or(model::ProbeMode::serial);
+    c.repeats = util::json_integer_at<int>(j, "repeats");
+    c.status = parse_enum(j.at("status").get<std::string>(), kStatuses)
+                   .value_or(model::CellStatus::skipped);
+    c.wrong = util::json_integer_at<std::uint64_t>(j, "wrong");
+    c.dropped = util::json_integer_at<std::uint64_t>(j, "dropped");
+    if (!j.at("first_bad_offset").is_null()) {
+        c.first_bad_offset = util::json_integer_at<std::uint64_t>(j, "first_bad_offset");
+    }
+    if (!j.at("gbps").is_null()) {
+        c.gbps = util::json_finite_at(j, "gbps");
+    }
+    c.path = parse_enum(j.value("path", "direct"), kPaths).value_or(model::CopyPath::direct);
+    c.verify = parse_enum(j.value("verify", "host"), kSites).value_or(model::VerifySite::host);
+    c.detail = j.at("detail").is_null() ? "" : j.at("detail").get<std::string>();
+    return c;
+}
+
+// `run`'s rounds and soak stand for a pair's own where the pair has none (written before
+// pairs carried them).
+model::ProbePair pair_from(const nlohmann::json& j, const model::ProbeResult& run) {
+    model::ProbePair p{.rounds = run.rounds, .soak_s = run.soak_s};
+    if (j.contains("rounds")) {
+        p.rounds = util::json_integer_at<int>(j, "rounds");
+        p.soak_s = j.at("soak_s").is_null() ? std::nullopt
+                                            : std::optional(util::json_finite_at(j, "soak_s"));
+    }
+    p.src = util::json_integer_at<int>(j, "src");
+    p.dst = util::json_integer_at<int>(j, "dst");
+    p.verdict = parse_enum(j.at("verdict").get<std::string>(), kVerdicts)
+                    .value_or(model::PairVerdict::skipped);
+    p.detail = j.at("detail").get<std::string>();
+    for (const auto mode : kModes) {
+        const std::string name(model::to_string(mode));
+        if (j.contains("modes") && j["modes"].contains(name)) {
+            p.modes.push_back({mode,
+                               parse_enum(j["modes"][name].get<std::string>(), kVerdicts)
+                                   .value_or(model::PairVerdict::skipped)});
+        }
+    }
+    return p;
+}
+
+}  // namespace
+
+nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
+    OJson modes = OJson::array();
+    for (const auto m : r.modes) {
+        modes.push_back(model::to_string(m));
+    }
+    OJson cells = OJson::array();
+    for (const auto& c : r.cells) {
+        cells.push_back(cell_json(c));
+    }
+    OJson pairs = OJson::array();
+    for (const auto& p : r.pairs) {
+        pairs.push_back(pair_json(p));
+    }
+    return OJson{{"schema", "peergate.probe/v1"},
+                 {"result", model::to_string(r.outcome)},
+                 {"reason", r.reason},
+                 {"gpus", r.gpus},
+                 {"modes", modes},
+                 {"verify", r.verify ? OJson(model::to_string(*r.verify)) : OJson(nullptr)},
+                 {"verify_note", r.verify_note.empty() ? OJson(nullptr) : OJson(r.verify_note)},
+                 {"cells", cells},
+                 {"pairs", pairs},
+                 {"remedy", r.remedy.empty() ? OJson(nullptr) : OJson(r.remedy)},
+                 {"rounds", r.rounds},
+                 {"soak_s", or_null(r.soak_s)}};
+}
+
+std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
+    try {
+        if (j.value("schema", "") != "peergate.probe/v1") {
+            return std::nullopt;
+        }
+        model::ProbeResult r;
+        r.outcome = parse_enum(j.at("result").get<std::string>(), kOutcomes)
+                        .value_or(model::ProbeOutcome::inconclusive);
+        r.reason = j.at("reason").get<std::string>();
+        for (const auto& gpu : j.at("gpus")) {
+            const auto index = util::json_integer<int>(gpu);
+            if (!index) {
+                throw util::JsonNumberError("\"gpus\" holds something other than GPU indices");
+            }
+            r.gpus.push_back(*index);
+        }
+        for (const auto& m : j.at("modes")) {
+            if (auto mode = model::parse_probe_mode(m.get<std::string>())) {
+                r.modes.push_back(*mode);
+            }
+        }
+        if (!j.at("verify").is_null()) {
+            r.verify = parse_enum(j.at("verify").get<std::string>(), kSites);
+        }
+        r.verify_note = j.at("verify_note").is_null() ? "" : j.at("verify_note").get<std::string>();
+        for (const auto& c : j.at("cells")) {
+            r.cells.push_back(cell_from(c));
+        }
+        r.remedy = j.at("remedy").is_null() ? "" : j.at("remedy").get<std::string>();
+        // Both came later: a cached result written before them was one sweep.
+        r.rounds = j.contains("rounds") ? util::json_integer_at<int>(j, "rounds") : 1;
+        if (j.contains("soak_s") && !j.at("soak_s").is_null()) {
+            r.soak_s = util::json_finite_at(j, "soak_s");
+        }
+        for (const auto& p : j.at("pairs")) {
+            r.pairs.push_back(pair_from(p, r));
+        }
+        return r;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;  // the one place nlohmann's exceptions are caught for this type
+    }
+}
+
+}  // namespace peergate::report::probe

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/probe/text.hpp"
+
+#include <fmt/format.h>
+
+namespace peergate::report::probe {
+
+namespace {
+
+std::string paint(const std::string& text, const char* code, bool color) {
+    return color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
+}
+
+std::string verdict_word(model::PairVerdict verdict, bool color) {
+    switch (verdict) {
+        case model::PairVerdict::ok:
+            return paint("ok", "32", color);
+        case model::PairVerdict::data_lost:
+            return paint("DATA LOST", "1;31", color);
+        case model::PairVerdict::error:
+            return paint("error", "33", color);
+        case model::PairVerdict::skipped:
+            return paint("skipped", "33", color);
+    }
+    return "?";
+}
+
+std::string pad(const std::string& visible, std::size_t plain_width, std::size_t width) {
+    return visible + std::string(width > plain_width ? width - plain_width : 1, ' ');
+}
+
+std::string plain_word(model::PairVerdict verdict) {
+    return verdict == model::PairVerdict::data_lost ? "DATA LOST"
+                                                    : std::string(model::to_string(verdict));
+}
+
+}  // namespace
+
+std::string probe_to_text(const model::ProbeResult& r, bool color) {
+    std::string out;
+    if (!r.pairs.empty()) {
+        out += pad("pair", 4, 14);
+        for (const auto mode : r.modes) {
+            out += pad(std::string(model::to_string(mode)), model::to_string(mode).size(), 15);
+        }
+        out += "detail\n";
+        for (const auto& p : r.pairs) {
+            const std::string name = fmt::format("GPU {} -> {}", p.src, p.dst);
+            out += pad(name, name.size(), 14);
+            for (const auto& m : p.modes) {
+                out += pad(verdict_word(m.verdict, color), plain_word(m.verdict).size(), 15);
+            }
+            out += p.detail + "\n";
+        }
+    }
+    if (!r.verify_note.empty()) {
+        out += "note: " + r.verify_note + "\n";
+    }
+    const char* word = r.outcome == model::ProbeOutcome::pass   ? "PASS"
+                       : r.outcome == model::ProbeOutcome::fail ? "FAIL"
+                                                                : "INCONCLUSIVE";
+    const char* tint = r.outcome == model::ProbeOutcome::pass   ? "1;32"
+                       : r.outcome == model::ProbeOutcome::fail ? "1;31"
+                                                                : "1;33";
+    out += fmt::format("result: {}: {}\n", paint(word, tint, color), r.reason);
+    if (!r.remedy.empty()) {
+        out += "remedy: " + r.remedy + "\n";
+    }
+    return out;
+}
+
+std::string probe_progress_line(const model::ProbeCell& cell,
+                                std::size_t done,
+                                std::size_t total,
+                                int round) {
+    constexpr std::size_t kWidth = 30;
+    const std::size_t filled = total == 0 ? kWidth : done * kWidth / total;
+    return fmt::format("{}[{}{}] {}/{} cells  GPU {} -> {} {} MiB {}",
+                       round > 0 ? fmt::format("round {} ", round + 1) : "",
+                       std::string(filled, '#'),
+                       std::string(kWidth - filled, '.'),
+                       done,
+                       total,
+                       cell.src,
+                       cell.dst,
+                       cell.size_bytes >> 20U,
+                       model::to_string(cell.mode));
+}
+
+}  // namespace peergate::report::probe
