@@ -7,9 +7,10 @@
 
 #include "model/nccl_log.hpp"
 #include "sources/nccl/flat_index.hpp"
-#include "sources/nccl/nccl_body.hpp"
+#include "sources/nccl/nccl_connection_body.hpp"
 #include "sources/nccl/nccl_gdr.hpp"
 #include "sources/nccl/nccl_record.hpp"
+#include "sources/nccl/nccl_record_bodies.hpp"
 #include "sources/nccl/nccl_topo_dump.hpp"
 #include "sources/nccl/recent_texts.hpp"
 

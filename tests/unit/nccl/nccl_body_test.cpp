@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sources/nccl/nccl_body.hpp"
+#include "sources/nccl/nccl_connection_body.hpp"
+#include "sources/nccl/nccl_record_bodies.hpp"
 
 #include <gtest/gtest.h>
 

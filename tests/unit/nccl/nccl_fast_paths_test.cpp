@@ -3,9 +3,9 @@
 // prefix read against the marker search and backward scan, the counting table, the text
 // cache, the reused ring buffer, and connection lines whose "via" has no space before it.
 #include "sources/nccl/flat_index.hpp"
-#include "sources/nccl/nccl_body.hpp"
 #include "sources/nccl/nccl_log_parser.hpp"
 #include "sources/nccl/nccl_record.hpp"
+#include "sources/nccl/nccl_record_bodies.hpp"
 #include "sources/nccl/recent_texts.hpp"
 
 #include <fmt/format.h>

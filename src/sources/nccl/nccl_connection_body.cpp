@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "sources/nccl/nccl_body.hpp"
+// The connection line reader: keyword, channel, ranks and their brackets, direction and
+// transport, each read once, left to right.
+#include "sources/nccl/nccl_connection_body.hpp"
 
 #include "sources/nccl/text_cursor.hpp"
 
@@ -190,20 +192,6 @@ std::optional<int> bracket_device(std::string_view bracket) {
         value = value * 10 + (c - '0');
     }
     return value;
-}
-
-std::optional<std::string_view> parse_version(std::string_view text) {
-    constexpr std::string_view kVersion = "NCCL version ";
-    const std::size_t at = text.find(kVersion);
-    if (at == std::string_view::npos) {
-        return std::nullopt;
-    }
-    TextCursor cursor(text.substr(at + kVersion.size()));
-    const std::string_view version = cursor.word();
-    if (version.empty() || version[0] < '0' || version[0] > '9') {
-        return std::nullopt;
-    }
-    return version;
 }
 
 }  // namespace peergate::sources::nccl

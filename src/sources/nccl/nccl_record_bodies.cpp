@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The record readers other than connections: ranks, settings, graphs, ring orders.
-#include "sources/nccl/nccl_body.hpp"
+// The record readers other than connections: ranks, the version, settings, graphs, ring
+// orders and trees.
+#include "sources/nccl/nccl_record_bodies.hpp"
+
 #include "sources/nccl/text_cursor.hpp"
 
 namespace peergate::sources::nccl {
@@ -71,6 +73,20 @@ std::optional<RankLine> parse_rank(std::string_view body) {
         return std::nullopt;
     }
     return line;
+}
+
+std::optional<std::string_view> parse_version(std::string_view text) {
+    constexpr std::string_view kVersion = "NCCL version ";
+    const std::size_t at = text.find(kVersion);
+    if (at == std::string_view::npos) {
+        return std::nullopt;
+    }
+    TextCursor cursor(text.substr(at + kVersion.size()));
+    const std::string_view version = cursor.word();
+    if (version.empty() || version[0] < '0' || version[0] > '9') {
+        return std::nullopt;
+    }
+    return version;
 }
 
 std::optional<SettingLine> parse_setting(std::string_view body) {
