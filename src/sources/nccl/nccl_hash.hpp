@@ -2,7 +2,10 @@
 // Hash helpers shared by the NCCL log parser's tables.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 
 namespace peergate::sources::nccl {
 
@@ -21,5 +24,15 @@ inline std::uint64_t pack(int high, int low) {
     return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(high)) << 32) |
            static_cast<std::uint32_t>(low);
 }
+
+// Hashes std::string keys and std::string_view lookups alike, so a table keyed by text
+// is searched with a view of the line and allocates only when it adds a key.
+struct TransparentHash {
+    using is_transparent = void;
+
+    std::size_t operator()(std::string_view text) const {
+        return std::hash<std::string_view>{}(text);
+    }
+};
 
 }  // namespace peergate::sources::nccl

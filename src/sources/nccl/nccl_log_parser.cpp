@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// The parser's line handling (lines out of chunks, records out of lines, each record to
+// its reader), the ranks, and merge_from, which merges each table in input order.
 #include "sources/nccl/nccl_log_parser.hpp"
 
 #include "sources/nccl/nccl_hash.hpp"
@@ -112,7 +114,7 @@ void NcclLogParser::read_record(const NcclRecord& record) {
             return;
         case 'N':
             if (auto setting = parse_setting(body)) {
-                add_setting(*setting);
+                choices_.add_setting(*setting);
                 return;
             }
             [[fallthrough]];  // "NET/IB : GPU Direct RDMA ..."
@@ -124,12 +126,12 @@ void NcclLogParser::read_record(const NcclRecord& record) {
             break;
         case 'P':
             if (auto graph = parse_graph(body)) {
-                add_graph(record.host, *graph);
+                choices_.add_graph(record.host, *graph);
             }
             return;
         case 'T':
             if (auto trees = parse_trees(body)) {
-                add_trees(record.host, std::move(*trees));
+                choices_.add_trees(record.host, std::move(*trees));
             }
             return;
         default:
@@ -156,88 +158,17 @@ void NcclLogParser::read_connection_or_ring(std::string_view host, std::string_v
     const auto line = parse_connection(body);
     if (line && line->space_before_via) {
         ++counts_.connection_lines;
-        add_connection(host, *line);
+        connections_.add(hosts_.id_of(host), host, *line);
     } else if (looks_like_connection(body)) {
         ++counts_.connection_lines;
         if (line) {
-            add_connection(host, *line);
+            connections_.add(hosts_.id_of(host), host, *line);
         } else {
             ++counts_.skipped;
         }
     } else if (parse_ring_into(body, ring_scratch_)) {
-        add_ring(host, ring_scratch_);
+        choices_.add_ring(hosts_.id_of(host), host, ring_scratch_);
     }
-}
-
-void NcclLogParser::add_connection(std::string_view host, const ConnectionLine& line) {
-    ConnectionKey key{host_id(host),
-                      detail_id(line.detail),
-                      line.channel,
-                      line.conn_index.value_or(-1),
-                      line.src_rank,
-                      line.dst_rank.value_or(-1),
-                      static_cast<std::uint8_t>(line.direction),
-                      static_cast<std::uint8_t>(line.transport)};
-    if (const auto packed = pack_key(key)) {
-        queue_connection(host, line, *packed);
-        return;
-    }
-    flush_pending();  // keeps connections in the order their lines came
-    store_connection(
-        host, line, connection_index_.count(key, static_cast<std::uint32_t>(connections_.size())));
-}
-
-void NcclLogParser::queue_connection(std::string_view host,
-                                     const ConnectionLine& line,
-                                     const PackedKey& key) {
-    if (pending_count_ == kPrefetchDepth) {
-        resolve_oldest_pending();
-    }
-    auto& entry = pending_[(pending_head_ + pending_count_) % kPrefetchDepth];
-    entry = PendingConnection{key, PackedKeyHash{}(key), host, line};
-    packed_index_.prefetch(entry.hash);
-    ++pending_count_;
-}
-
-void NcclLogParser::resolve_oldest_pending() {
-    const auto& entry = pending_[pending_head_];
-    pending_head_ = (pending_head_ + 1) % kPrefetchDepth;
-    --pending_count_;
-    store_connection(entry.host,
-                     entry.line,
-                     packed_index_.count(
-                         entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
-}
-
-void NcclLogParser::flush_pending() {
-    while (pending_count_ > 0) {
-        resolve_oldest_pending();
-    }
-}
-
-void NcclLogParser::store_connection(std::string_view host,
-                                     const ConnectionLine& line,
-                                     std::pair<std::uint32_t, bool> found) {
-    if (!found.second) {
-        return;  // counted in the index
-    }
-    model::NcclConnection connection{.host = std::string(host),
-                                     .channel = line.channel,
-                                     .conn_index = line.conn_index,
-                                     .src_rank = line.src_rank,
-                                     .dst_rank = line.dst_rank,
-                                     .src_dev = bracket_device(line.src_bracket),
-                                     .dst_dev = bracket_device(line.dst_bracket),
-                                     .direction = line.direction,
-                                     .transport = line.transport,
-                                     .detail = std::string(line.detail)};
-    if (!line.src_bracket.empty() && !connection.src_dev) {
-        connection.src_bus_id = normalize_bus_id(line.src_bracket);
-    }
-    if (!line.dst_bracket.empty() && !connection.dst_dev) {
-        connection.dst_bus_id = normalize_bus_id(line.dst_bracket);
-    }
-    connections_.push_back(std::move(connection));
 }
 
 void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
@@ -268,8 +199,7 @@ void NcclLogParser::add_rank(std::string_view host, const RankLine& line) {
 
 std::uint32_t NcclLogParser::rank_slot(std::string_view head, int rank) {
     // The head as a number (cached like hosts): no hashing or comparing of its text.
-    const std::uint32_t head_id =
-        recent_heads_.id_of(head, [this](std::string_view text) { return intern(heads_, text); });
+    const std::uint32_t head_id = heads_.id_of(head);
     const std::uint64_t hash = fmix64(pack(static_cast<int>(head_id), rank));
     const auto [slot, inserted] = rank_index_.find_or_insert(
         hash, static_cast<std::uint32_t>(ranks_.size()), [&](std::uint32_t at) {
@@ -286,27 +216,77 @@ std::uint32_t NcclLogParser::rank_slot(std::string_view head, int rank) {
 
 model::NcclLog NcclLogParser::result() const {
     model::NcclLog log;
-    log.connections = connections_;
-    const auto set_count = [&log](std::uint32_t slot, std::uint64_t count) {
-        log.connections[slot].count = count;
-    };
-    packed_index_.for_each(set_count);
-    connection_index_.for_each(set_count);
+    connections_.into(log);
     log.ranks = ranks_;
-    for (const auto& [name, values] : settings_) {
-        log.settings.emplace_back(name, values.empty() ? std::string() : values.front());
-        if (values.size() > 1) {
-            log.conflicting_settings.emplace_back(name, values);
-        }
-    }
-    log.graphs = graphs_;
-    log.rings = rings_;
-    log.trees = trees_;
+    choices_.into(log);
     log.topology = topology_;
     log.nccl_version = version_;
     gdr_.into(log);
     log.counts = counts_;
     return log;
+}
+
+// merge_from: one parser takes in what another read from the input that followed its own,
+// so pieces of one file parsed on several threads give the result a single parser reading
+// the whole file gives, byte for byte.
+void NcclLogParser::merge_from(NcclLogParser&& later) {
+    connections_.merge_from(std::move(later.connections_), hosts_);  // flushes both first
+    merge_ranks(later);
+    choices_.merge_from(std::move(later.choices_), hosts_);
+    merge_topology(later);
+    gdr_.merge_from(std::move(later.gdr_));
+    if (version_.empty()) {
+        version_ = std::move(later.version_);
+    }
+    merge_counts(later.counts_);
+    // later's open state is where the input now stands.
+    dumps_ = std::move(later.dumps_);
+    active_dumps_ = later.active_dumps_;
+    carry_ = std::move(later.carry_);
+    carry_overflow_ = later.carry_overflow_;
+}
+
+void NcclLogParser::merge_ranks(NcclLogParser& later) {
+    for (std::size_t i = 0; i < later.ranks_.size(); ++i) {
+        auto& from = later.ranks_[i];
+        auto& rank = ranks_[rank_slot(later.rank_heads_[i], from.rank)];
+        // Each field as the last line that gave it left it.
+        rank.nranks = from.nranks ? from.nranks : rank.nranks;
+        if (!from.host.empty()) {
+            rank.host = std::move(from.host);
+        }
+        rank.cuda_dev = from.cuda_dev ? from.cuda_dev : rank.cuda_dev;
+        rank.nvml_dev = from.nvml_dev ? from.nvml_dev : rank.nvml_dev;
+        if (later.rank_bus_set_[i]) {
+            rank.bus_id = std::move(from.bus_id);
+            rank_bus_set_[static_cast<std::size_t>(&rank - ranks_.data())] = true;
+        }
+        rank.comm_id = std::move(from.comm_id);  // the same in every line of one head
+        rank.init_started = rank.init_started || from.init_started;
+        rank.init_complete = rank.init_complete || from.init_complete;
+    }
+}
+
+void NcclLogParser::merge_topology(NcclLogParser& later) {
+    for (auto& [host, from] : later.topology_) {
+        auto& topology = topology_[host];
+        for (const auto& [bus, rank] : from.gpus) {
+            // A dump line that showed no rank only creates the entry.
+            auto& entry = topology.gpus[bus];
+            entry = rank ? rank : entry;
+        }
+        topology.nvlinks.merge(from.nvlinks);
+        for (auto& [nvswitch, gpus] : from.nvswitches) {
+            topology.nvswitches[nvswitch].merge(gpus);
+        }
+    }
+}
+
+void NcclLogParser::merge_counts(const model::NcclLineCounts& later) {
+    counts_.lines += later.lines;
+    counts_.records += later.records;
+    counts_.connection_lines += later.connection_lines;
+    counts_.skipped += later.skipped;
 }
 
 }  // namespace peergate::sources::nccl

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// What NCCL chose, as NcclLogParser gathers it: the settings it printed, its graphs (the
-// pattern and bandwidth of each search), and its rings and trees per channel.
+// The table of NCCL's choices: settings, graphs, rings and trees, each added once per
+// distinct record, and the merge of a table read from later input.
+#include "sources/nccl/nccl_choice_table.hpp"
+
 #include "sources/nccl/nccl_hash.hpp"
-#include "sources/nccl/nccl_log_parser.hpp"
+#include "sources/nccl/text_cursor.hpp"
 
 #include <fmt/format.h>
 
@@ -20,11 +22,11 @@ constexpr std::size_t kMaxSettingValues = 16;
 
 }  // namespace
 
-void NcclLogParser::add_setting(const SettingLine& line) {
+void ChoiceTable::add_setting(const SettingLine& line) {
     add_setting_value(setting_slot(line.name), line.value);
 }
 
-std::size_t NcclLogParser::setting_slot(std::string_view name) {
+std::size_t ChoiceTable::setting_slot(std::string_view name) {
     const auto [slot, inserted] = slot_of(setting_index_, name, settings_.size());
     if (inserted) {
         settings_.emplace_back(std::string(name), std::vector<std::string>{});
@@ -32,7 +34,7 @@ std::size_t NcclLogParser::setting_slot(std::string_view name) {
     return slot;
 }
 
-void NcclLogParser::add_setting_value(std::size_t slot, std::string_view value) {
+void ChoiceTable::add_setting_value(std::size_t slot, std::string_view value) {
     auto& values = settings_[slot].second;
     if (values.size() < kMaxSettingValues &&
         std::find(values.begin(), values.end(), value) == values.end()) {
@@ -40,7 +42,7 @@ void NcclLogParser::add_setting_value(std::size_t slot, std::string_view value) 
     }
 }
 
-void NcclLogParser::add_graph(std::string_view host, const GraphLine& line, std::uint64_t count) {
+void ChoiceTable::add_graph(std::string_view host, const GraphLine& line, std::uint64_t count) {
     const std::hash<std::string_view> text_hash;
     std::uint64_t hash = fmix64(text_hash(host) ^ pack(line.pattern, line.n_channels));
     hash = fmix64(hash ^ text_hash(line.intra_type));
@@ -64,14 +66,17 @@ void NcclLogParser::add_graph(std::string_view host, const GraphLine& line, std:
                                        count});
 }
 
-void NcclLogParser::add_ring(std::string_view host, const RingLine& line) {
-    add_ring(host, line.channel, line.order);
+void ChoiceTable::add_ring(std::uint32_t host_id, std::string_view host, const RingLine& line) {
+    add_ring(host_id, host, line.channel, line.order);
 }
 
-void NcclLogParser::add_ring(std::string_view host, int channel, const std::vector<int>& order) {
+void ChoiceTable::add_ring(std::uint32_t host_id,
+                           std::string_view host,
+                           int channel,
+                           const std::vector<int>& order) {
     // One multiply per rank and one finaliser: ring lines are common, and fmix64 per
     // rank was a measurable share of them.
-    std::uint64_t hash = pack(static_cast<int>(host_id(host)), channel);
+    std::uint64_t hash = pack(static_cast<int>(host_id), channel);
     for (const int rank : order) {
         hash = (hash ^ static_cast<std::uint32_t>(rank)) * 0x9E3779B97F4A7C15ULL;
     }
@@ -86,7 +91,7 @@ void NcclLogParser::add_ring(std::string_view host, int channel, const std::vect
     }
 }
 
-void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
+void ChoiceTable::add_trees(std::string_view host, std::vector<TreeEntry>&& entries) {
     for (auto& entry : entries) {
         add_tree(
             model::NcclTree{std::string(host),
@@ -97,12 +102,56 @@ void NcclLogParser::add_trees(std::string_view host, std::vector<TreeEntry>&& en
     }
 }
 
-void NcclLogParser::add_tree(model::NcclTree&& tree) {
+void ChoiceTable::add_tree(model::NcclTree&& tree) {
     key_.clear();
     fmt::format_to(std::back_inserter(key_), "{}|{}|{}", tree.host, tree.channel, tree.rank);
     if (slot_of(tree_index_, key_, trees_.size()).second) {
         trees_.push_back(std::move(tree));
     }
+}
+
+std::pair<std::size_t, bool> ChoiceTable::slot_of(Index& index,
+                                                  std::string_view key,
+                                                  std::size_t next) {
+    if (auto found = index.find(key); found != index.end()) {
+        return {found->second, false};
+    }
+    index.emplace(std::string(key), next);
+    return {next, true};
+}
+
+void ChoiceTable::merge_from(ChoiceTable&& later, InternedTexts& hosts) {
+    // A setting keeps its first kMaxSettingValues distinct values: those of this table,
+    // then later's in order. later kept its own first ones, enough to fill the rest.
+    for (const auto& [name, values] : later.settings_) {
+        const std::size_t slot = setting_slot(name);
+        for (const auto& value : values) {
+            add_setting_value(slot, value);
+        }
+    }
+    for (const auto& graph : later.graphs_) {
+        add_graph(graph.host,
+                  GraphLine{graph.pattern, graph.n_channels, graph.intra_type, graph.inter_type},
+                  graph.count);
+    }
+    for (const auto& ring : later.rings_) {
+        add_ring(hosts.id_of(ring.host), ring.host, ring.channel, ring.order);
+    }
+    for (auto& tree : later.trees_) {
+        add_tree(std::move(tree));
+    }
+}
+
+void ChoiceTable::into(model::NcclLog& log) const {
+    for (const auto& [name, values] : settings_) {
+        log.settings.emplace_back(name, values.empty() ? std::string() : values.front());
+        if (values.size() > 1) {
+            log.conflicting_settings.emplace_back(name, values);
+        }
+    }
+    log.graphs = graphs_;
+    log.rings = rings_;
+    log.trees = trees_;
 }
 
 }  // namespace peergate::sources::nccl
