@@ -14,12 +14,12 @@ namespace peergate::cli {
 namespace {
 
 int run_cuda_visible(const Invocation& inv) {
-    const auto lines = pipeline::list_cuda_visible(inv.seams);
-    if (!lines) {
-        print_error(inv.output, "cuda-visible: " + lines.error().message);
+    const auto answer = pipeline::list_cuda_visible(inv.seams);
+    fmt::print(inv.output.out, "{}", answer.out);
+    if (answer.error) {
+        print_error(inv.output, "cuda-visible: " + answer.error->message);
         return kExitError;
     }
-    fmt::print(inv.output.out, "{}", *lines);
     return kExitOk;
 }
 

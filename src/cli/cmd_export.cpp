@@ -4,6 +4,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "pipeline/export_gather.hpp"
+#include "pipeline/identity_join.hpp"
 #include "report/exports/dot.hpp"
 #include "report/exports/gres.hpp"
 #include "report/exports/nccl_topo.hpp"
@@ -165,6 +166,7 @@ util::Expected<report::exports::ExportFacts> facts_for(const Invocation& inv,
     }
     auto request = options.request;
     request.pci_tree = topo;
+    request.identity_helper = pipeline::self_executable();  // the gate's identity join
     auto facts = pipeline::gather_export_facts(inv, request);
     if (!facts) {
         return facts;

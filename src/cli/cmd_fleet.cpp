@@ -6,6 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
 #include "pipeline/export_gather.hpp"
+#include "pipeline/identity_join.hpp"
 #include "pipeline/module_location.hpp"
 #include "policy/fleet/fleet.hpp"
 #include "report/fleet/node_lines.hpp"
@@ -41,7 +42,9 @@ struct FleetOptions {
 };
 
 int run_node(const Invocation& inv, const FleetOptions& options) {
-    const auto facts = pipeline::gather_export_facts(inv, options.node);
+    auto request = options.node;
+    request.identity_helper = pipeline::self_executable();  // the gate's identity join
+    const auto facts = pipeline::gather_export_facts(inv, request);
     if (!facts) {
         print_error(inv.output, facts.error().message);
         return kExitError;

@@ -6,6 +6,7 @@
 #include "cli/cmd_fleet_health.hpp"
 
 #include "pipeline/export_gather.hpp"
+#include "pipeline/identity_join.hpp"
 #include "pipeline/slurm_drain.hpp"
 #include "policy/fleet/slurm_health.hpp"
 #include "util/json_text.hpp"
@@ -58,7 +59,9 @@ void print_plan(const Invocation& inv,
 }
 
 int run_health(const Invocation& inv, const HealthOptions& options) {
-    const auto facts = pipeline::gather_export_facts(inv, options.node);
+    auto request = options.node;
+    request.identity_helper = pipeline::self_executable();  // the gate's identity join
+    const auto facts = pipeline::gather_export_facts(inv, request);
     if (!facts) {
         print_error(inv.output, facts.error().message);
         return kExitError;

@@ -27,12 +27,13 @@ std::string node_name(const Context& ctx, const ExportRequest& options) {
 
 // The gate's decision for the GPUs examined, on the topology the doctor read.
 report::exports::ExportGate gate_verdict(const Context& ctx,
-                                         const std::string& gpus,
+                                         const ExportRequest& options,
                                          const model::Discovery& discovery) {
-    auto request = parse_gate_request(gpus, "all");
+    auto request = parse_gate_request(options.doctor.gpus, "all");
     if (!request) {
         return {.p2p = false, .rule = "usage_error", .reason = request.error().message};
     }
+    request->identity_helper = options.identity_helper;
     const auto decision =
         decide_safely([&] { return gate_input_from(discovery, ctx.seams, ctx.env, *request); },
                       ctx.env,
@@ -87,7 +88,7 @@ util::Expected<report::exports::ExportFacts> gather_export_facts(const Context& 
     }
     facts.doctor = std::move(*doctor);
     facts.report = policy::doctor::diagnose(facts.doctor);
-    facts.gate = gate_verdict(ctx, options.doctor.gpus, facts.doctor.discovery);
+    facts.gate = gate_verdict(ctx, options, facts.doctor.discovery);
     if (const auto* topology = facts.doctor.discovery.described()) {
         const sources::host::HostRoot root(ctx.seams.host_root);
         facts.device_minors = sources::host::read_device_minors(root, topology->gpus);

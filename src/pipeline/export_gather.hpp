@@ -18,6 +18,9 @@ struct ExportRequest {
     std::string gres_type;
     int expiry_hours = 0;
     bool pci_tree = false;  // nccl-topo: read the PCI tree (NICs, sysfs attributes, cpumaps)
+    // The peergate binary the gate runs `cuda-visible` in (GateRequest::identity_helper), so
+    // an export's p2p verdict is the one `peergate gate --gpus all` gives on this node.
+    std::string identity_helper;
 };
 
 // This host's short name (fleet's lines name the node they ran on by it).

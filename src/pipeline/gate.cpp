@@ -138,9 +138,12 @@ std::vector<model::Gpu> known_gpus(const policy::gate::GateInput& input) {
     return input.topology ? input.topology->gpus : std::vector<model::Gpu>{};
 }
 
+constexpr std::chrono::milliseconds kIdentityTimeout{10'000};
+
 // The identity join: ask the CUDA driver, in a helper process started with the child's
 // environment, which physical GPUs the child will see. Whatever fails leaves
-// child_visible unset (the index rules of §4 apply) and says why.
+// child_visible unset (the index rules of §4 apply) and says why; a driver that loads and
+// fails cuInit also sets cuda_init_failure, which vetoes (§2 cuda_unavailable).
 void join_on_identity(const util::Seams& seams,
                       const util::EnvMap& env,
                       const GateRequest& request,
@@ -159,7 +162,9 @@ void join_on_identity(const util::Seams& seams,
     }
     const auto child_env =
         child_cuda_environment(env, request.selection, input.pin_selection, known_gpus(input));
-    auto visible = enumerate_child_visible(request.identity_helper, seams, child_env);
+    // A driver that is there and cannot start is doubt, not the index rules (§2).
+    auto visible = enumerate_child_visible(
+        request.identity_helper, seams, child_env, kIdentityTimeout, &input.cuda_init_failure);
     if (!visible) {
         not_used(visible.error().message);
         return;

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace peergate::pipeline {
@@ -48,6 +49,40 @@ util::Expected<std::vector<model::PciAddress>> parse_cuda_visible(const std::str
     return out;
 }
 
+namespace {
+
+constexpr std::string_view kCudaInitFailed = "cuda-init-failed ";
+
+// "the CUDA driver did not initialise: cuInit failed: 802 NAME" -> "cuInit failed: 802 NAME":
+// the call and its status, which the gate's veto quotes.
+std::string cuda_words(std::string_view message) {
+    constexpr std::string_view kPrefix = "the CUDA driver did not initialise: ";
+    if (message.starts_with(kPrefix)) {
+        message.remove_prefix(kPrefix.size());
+    }
+    std::string words(message);
+    std::replace(words.begin(), words.end(), '\n', ' ');
+    return words;
+}
+
+}  // namespace
+
+std::optional<policy::gate::CudaInitFailure> parse_cuda_init_failure(const std::string& out) {
+    const auto first = util::trim(util::split(out, '\n').front());
+    if (!first.starts_with(kCudaInitFailed)) {
+        return std::nullopt;
+    }
+    const auto rest = first.substr(kCudaInitFailed.size());
+    const auto space = rest.find(' ');
+    const auto status = util::parse_int<int>(rest.substr(0, space));
+    if (!status || *status == 0) {
+        return std::nullopt;
+    }
+    const auto detail =
+        space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+    return policy::gate::CudaInitFailure{*status, std::string(util::trim(detail))};
+}
+
 std::string self_executable() {
     std::error_code ec;
     auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
@@ -69,7 +104,8 @@ util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
     const std::string& helper_binary,
     const util::Seams& seams,
     const util::EnvMap& child_env,
-    std::chrono::milliseconds timeout) {
+    std::chrono::milliseconds timeout,
+    std::optional<policy::gate::CudaInitFailure>* init_failure) {
     // PEERGATE_SIMULATE would make the helper materialise the simulated host again; the
     // driver it stands in for reads PEERGATE_SIM_MACHINE, which stays, and --cuda-lib names
     // the library this process resolved. Nothing else differs from the child's environment.
@@ -90,31 +126,43 @@ util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
         if (const auto err = util::trim(result->err); !err.empty()) {
             why += ": " + std::string(err);
         }
+        if (init_failure != nullptr) {
+            *init_failure = parse_cuda_init_failure(result->out);
+        }
         return util::unexpected(util::ErrorCode::unavailable, "the CUDA helper " + why);
     }
     return parse_cuda_visible(result->out);
 }
 
-util::Expected<std::string> list_cuda_visible(const util::Seams& seams) {
+CudaVisibleAnswer list_cuda_visible(const util::Seams& seams) {
     auto driver = sources::cuda::open_cuda_driver(seams.cuda_library);
     if (!driver) {
-        return util::unexpected(driver.error());
+        // A status means the library loaded and cuInit (or the version query) answered.
+        const auto& error = driver.error();
+        return {.out = error.vendor_status == 0 ? std::string()
+                                                : fmt::format("{}{} {}\n",
+                                                              kCudaInitFailed,
+                                                              error.vendor_status,
+                                                              cuda_words(error.message)),
+                .error = error};
     }
     auto devices = sources::cuda::enumerate_devices((*driver)->api);
     if (!devices) {
-        return util::unexpected(devices.error());
+        return {.out = {}, .error = devices.error()};
     }
     std::string lines;
     for (const auto& device : *devices) {
         if (!device.pci) {
-            return util::unexpected(
-                util::ErrorCode::invalid_input,
-                fmt::format("CUDA device {} reported a PCI bus id that does not parse",
-                            device.ordinal));
+            return {
+                .out = {},
+                .error = util::Error{.code = util::ErrorCode::invalid_input,
+                                     .message = fmt::format(
+                                         "CUDA device {} reported a PCI bus id that does not parse",
+                                         device.ordinal)}};
         }
         lines += device.pci->to_nvml() + "\n";
     }
-    return lines;
+    return {.out = std::move(lines), .error = std::nullopt};
 }
 
 }  // namespace peergate::pipeline

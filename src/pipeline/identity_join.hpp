@@ -26,13 +26,24 @@ util::EnvMap child_cuda_environment(const util::EnvMap& env,
                                     bool pin_selection,
                                     const std::vector<model::Gpu>& host);
 
-// The helper's side (`peergate cuda-visible`): the PCI bus id (NVML form) of every CUDA
-// device this process sees, one per line in CUDA ordinal order, or why they cannot be
-// listed. All or nothing: a half list would mislead.
-util::Expected<std::string> list_cuda_visible(const util::Seams& seams);
+// The helper's side (`peergate cuda-visible`). On success `out` holds the PCI bus id (NVML
+// form) of every CUDA device this process sees, one per line in CUDA ordinal order. All or
+// nothing: a half list would mislead. When the driver loaded and cuInit failed, `out` is the
+// one line "cuda-init-failed <CUresult> <the driver's words>" (the parent vetoes on it,
+// docs/gate-rules.md §2 cuda_unavailable); `error` then says the same for stderr.
+struct CudaVisibleAnswer {
+    std::string out;
+    std::optional<util::Error> error;  // set: the helper exits 2
+};
+
+CudaVisibleAnswer list_cuda_visible(const util::Seams& seams);
 
 // Parses the helper's output: one NVML-form PCI bus id per line, CUDA ordinal order.
 util::Expected<std::vector<model::PciAddress>> parse_cuda_visible(const std::string& text);
+
+// The cuInit failure a failed helper reported on its first line of stdout; nullopt when it
+// reported none (the driver did not load, the helper crashed, timed out ...).
+std::optional<policy::gate::CudaInitFailure> parse_cuda_init_failure(const std::string& out);
 
 // This executable (/proc/self/exe), or "" when it cannot be read.
 std::string self_executable();
@@ -42,11 +53,13 @@ std::string self_executable();
 bool cuda_library_loads(const std::string& path);
 
 // Runs `helper_binary --cuda-lib <lib> cuda-visible` under `child_env` within `timeout`.
-// The error says why the join could not be made.
+// The error says why the join could not be made; `init_failure`, when given, receives the
+// cuInit failure the helper reported (see parse_cuda_init_failure).
 util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
     const std::string& helper_binary,
     const util::Seams& seams,
     const util::EnvMap& child_env,
-    std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000));
+    std::chrono::milliseconds timeout = std::chrono::milliseconds(10'000),
+    std::optional<policy::gate::CudaInitFailure>* init_failure = nullptr);
 
 }  // namespace peergate::pipeline

@@ -49,6 +49,36 @@ std::optional<Answer> rule_decision_failed(const GateFacts& f) {
                 "could not decide, so P2P stays off: " + util::join(f.input.failures, "; "));
 }
 
+// What to do about a cuInit status, in the words an operator acts on.
+std::string cuda_init_remedy(int status) {
+    switch (status) {
+        case 802:  // CUDA_ERROR_SYSTEM_NOT_READY
+            return "the NVSwitch fabric manager has not registered the GPUs: start "
+                   "nvidia-fabricmanager (systemctl start nvidia-fabricmanager) and wait for "
+                   "nvidia-smi -q to show the fabric state Completed";
+        case 100:  // CUDA_ERROR_NO_DEVICE
+            return "the child would see no CUDA device: check CUDA_VISIBLE_DEVICES and that the "
+                   "nvidia kernel module is loaded";
+        case 803:  // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+            return "the CUDA driver library and the kernel module are different versions: "
+                   "reload the module or reboot after the driver update";
+        default:
+            return "check nvidia-smi and the kernel log (NVRM Xid) for the GPU's state";
+    }
+}
+
+std::optional<Answer> rule_cuda_unavailable(const GateFacts& f) {
+    if (!f.input.cuda_init_failure) {
+        return std::nullopt;
+    }
+    const auto& failure = *f.input.cuda_init_failure;
+    return veto("cuda_unavailable",
+                fmt::format("the CUDA driver is installed but does not initialise ({}), so no "
+                            "CUDA program can start here; {}",
+                            failure.detail,
+                            cuda_init_remedy(failure.status)));
+}
+
 std::optional<Answer> rule_selection_resolves(const GateFacts& f) {
     if (!f.selection.absent.empty()) {
         std::vector<int> on_host;
@@ -241,10 +271,11 @@ std::optional<Answer> rule_every_pair_nvlink(const GateFacts& f) {
                   fmt::format("every selected pair is NVLink (GPUs {})", id_list(f.selection.ids))};
 }
 
-constexpr std::array<Rule, 14> kRules = {
+constexpr std::array<Rule, 15> kRules = {
     rule_disable_p2p,
     rule_disable_tuning,
     rule_decision_failed,
+    rule_cuda_unavailable,
     rule_selection_resolves,
     rule_datacenter_names,
     rule_more_than_one_gpu,

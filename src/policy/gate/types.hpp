@@ -64,6 +64,15 @@ struct ProbeVerdict {
     std::vector<std::pair<int, int>> lost_pairs;
 };
 
+// The CUDA driver library loaded in the identity join's helper and cuInit failed: no CUDA
+// program the gate launches can start (docs/gate-rules.md §2, rule cuda_unavailable).
+struct CudaInitFailure {
+    int status = 0;      // the CUresult: 802 CUDA_ERROR_SYSTEM_NOT_READY, 100 NO_DEVICE ...
+    std::string detail;  // the driver's words ("cuInit failed: 802 CUDA_ERROR_SYSTEM_NOT_READY")
+
+    friend bool operator==(const CudaInitFailure&, const CudaInitFailure&) = default;
+};
+
 struct GateInput {
     // Host GPUs by nvidia-smi index, with names. Empty: taken from the topology.
     std::vector<model::Gpu> gpus;
@@ -82,6 +91,9 @@ struct GateInput {
     // will see, in its CUDA order, as a helper process enumerated them under the child's
     // environment. nullopt: no CUDA driver answer; the index rules of §4 apply.
     std::optional<std::vector<model::PciAddress>> child_visible;
+    // Set when the helper's CUDA driver loaded and did not initialise: doubt, never the
+    // index rules' fallback (docs/gate-rules.md §2).
+    std::optional<CudaInitFailure> cuda_init_failure;
     // vLLM's cached P2P answers (read for the vllm and all profiles).
     std::vector<VllmP2pCache> vllm_p2p_caches;
     // SGLang's, in the same format (read for the sglang and all profiles).

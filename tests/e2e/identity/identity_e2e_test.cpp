@@ -109,18 +109,23 @@ TEST(IdentityE2e, WithoutADriverTheIndexRulesApply) {
     EXPECT_NE(warnings.find("does not load"), std::string::npos) << warnings;
 }
 
-// A driver that fails cuInit in the helper: the join is not used, and the note says why.
-TEST(IdentityE2e, FailingCuInitFallsBackToTheIndexRules) {
+// A driver that loads and fails cuInit in the helper: the join is not used, and that is doubt,
+// not the index rules' fallback (docs/gate-rules.md §2 cuda_unavailable).
+TEST(IdentityE2e, FailingCuInitIsDoubtNotTheIndexRules) {
     const std::string machine = kFixtures + "/machines/probe-init-fail-2x.json";
     const auto r = peergate({"--simulate", machine, "gate", "--json"});
     const auto doc = nlohmann::json::parse(r.out, nullptr, false);
     ASSERT_FALSE(doc.is_discarded()) << r.out << r.err;
     EXPECT_EQ(doc["selection_source"], "host");
+    EXPECT_FALSE(doc["p2p"].get<bool>());
+    EXPECT_EQ(doc["rule"], "cuda_unavailable");
+    EXPECT_NE(doc["reason"].get<std::string>().find("cuInit failed: 100 CUDA_ERROR_NO_DEVICE"),
+              std::string::npos)
+        << doc["reason"];
     const std::string warnings = doc["warnings"].dump();
     EXPECT_NE(warnings.find("identity join not used (the CUDA helper exited with status 2"),
               std::string::npos)
         << warnings;
-    EXPECT_NE(warnings.find("cuInit"), std::string::npos) << warnings;
 }
 
 // (e) an explicit selection still hands the child exactly the pinned environment, and the

@@ -309,6 +309,16 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
              in.failures.push_back("the NVML worker crashed");
              return in;
          }, false, "decision_failed", "could not decide, so P2P stays off: the NVML worker crashed"},
+        {"CUDA installed but not initialising vetoes even NVLink, and FORCE cannot lift it", [] {
+             auto in = input(uniform_nvlink(8), Selection::all(), env({{"PEERGATE_FORCE_P2P", "1"}}));
+             in.cuda_init_failure = CudaInitFailure{802, "cuInit failed: 802 CUDA_ERROR_SYSTEM_NOT_READY"};
+             return in;
+         }, false, "cuda_unavailable", "does not initialise (cuInit failed: 802 CUDA_ERROR_SYSTEM_NOT_READY), so no CUDA program can start here; the NVSwitch fabric manager has not registered the GPUs"},
+        {"a child that would see no CUDA device is doubt, not the index rules", [] {
+             auto in = input(uniform_nvlink(2));
+             in.cuda_init_failure = CudaInitFailure{100, "cuInit failed: 100 CUDA_ERROR_NO_DEVICE"};
+             return in;
+         }, false, "cuda_unavailable", "check CUDA_VISIBLE_DEVICES"},
         {"a passing probe allows a PCIe data-center pair", [] {
              auto in = input(pcie_box(2, "NVIDIA L40S"));
              in.probe = ProbeVerdict{true, "12 cells intact"};
