@@ -30,10 +30,15 @@ TEST(BenchFile, WhatIsNotABenchResultIsAnErrorSayingWhy) {
                   .error()
                   .message.find("\"src\" and \"dst\""),
               std::string::npos);
-    EXPECT_NE(parse_bench_file(R"({"schema": "peergate.bench/v1", "pairs": []})")
-                  .error()
-                  .message.find("no measured pair"),
-              std::string::npos);
+}
+
+// What bench writes on a one-GPU node: no pair, and still a result (nothing to join).
+TEST(BenchFile, AResultWithoutPairsReadsAsNoSample) {
+    const auto parsed = parse_bench_file(
+        R"({"schema": "peergate.bench/v1", "result": "pass", "gpus": [0], "pairs": [], "gpu_uuids": ["GPU-a"]})");
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    EXPECT_TRUE(parsed->samples.empty());
+    EXPECT_EQ(parsed->gpu_uuids.size(), 1U);
 }
 
 // A sample the placement would weigh with must name two GPUs and carry a rate it can compare:
