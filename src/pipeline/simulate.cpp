@@ -6,6 +6,7 @@
 #include "sim/machine/host_root_writer.hpp"
 #include "snapshot/machine_file.hpp"
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -140,7 +141,8 @@ util::Expected<void> apply_simulation(const std::string& name_or_file, Context& 
     if (!machine) {
         return util::unexpected(machine.error());
     }
-    auto text = util::read_file(*machine);
+    constexpr std::size_t kLargestMachineFile = std::size_t{16} << 20U;  // as load_machine's
+    auto text = util::read_regular_file(*machine, kLargestMachineFile);
     if (!text) {
         return util::unexpected(text.error());
     }

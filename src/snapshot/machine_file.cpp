@@ -11,6 +11,7 @@
 #include "snapshot/machine_ports.hpp"
 #include "snapshot/machine_schema.hpp"
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 #include "util/json_read.hpp"
 #include "util/strings.hpp"
 
@@ -346,7 +347,9 @@ util::Expected<MachineFile> parse_machine(std::string_view json_text) {
 }
 
 util::Expected<MachineFile> load_machine(const std::string& path) {
-    auto text = util::read_file(path);
+    // An 8-GPU gathered machine is ~200 KB; what is far larger is not a machine (issue 34).
+    constexpr std::size_t kLargestMachineFile = std::size_t{16} << 20U;
+    auto text = util::read_regular_file(path, kLargestMachineFile);
     if (!text) {
         return util::unexpected(text.error());
     }

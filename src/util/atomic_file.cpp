@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/atomic_file.hpp"
 
+#include "util/bounded_read.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,9 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <optional>
 #include <random>
-#include <sstream>
 
 namespace peergate::util {
 
@@ -19,21 +20,6 @@ std::string hidden_temp_template(const std::string& path) {
     const auto slash = path.rfind('/');
     const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
     return path.substr(0, base) + "." + path.substr(base) + ".tmp.XXXXXX";
-}
-
-std::string replacement_target(const std::string& path) {
-    struct stat st {};
-
-    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
-        return path;
-    }
-    char* resolved = ::realpath(path.c_str(), nullptr);
-    if (resolved == nullptr) {
-        return path;  // dangling: the link itself is replaced (never a file it names)
-    }
-    std::string target = resolved;
-    std::free(resolved);
-    return target;
 }
 
 namespace {
@@ -56,19 +42,52 @@ bool write_all(int fd, std::string_view content) {
     return true;
 }
 
-// Opens a fresh temporary beside `target` as open(2) with 0666 would create it, so the
-// umask and a directory's default ACL apply exactly as for a shell redirect (mkstemp's
-// fixed 0600 would not).
-int create_temporary(const std::string& target, std::string& temp) {
+class Descriptor {
+public:
+    explicit Descriptor(int fd) : fd_(fd) {}
+
+    ~Descriptor() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+    }
+
+    Descriptor(const Descriptor&) = delete;
+    Descriptor& operator=(const Descriptor&) = delete;
+
+    int get() const { return fd_; }
+
+private:
+    int fd_;
+};
+
+struct Target {
+    std::string directory;  // "." when the path names none
+    std::string name;
+};
+
+Target split(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return {".", path};
+    }
+    return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
+}
+
+// Opens a fresh temporary in `dir` as open(2) with 0666 would create it, so the umask and a
+// directory's default ACL apply exactly as for a shell redirect (mkstemp's fixed 0600 would
+// not). O_EXCL|O_NOFOLLOW: never an existing file, never through a link.
+int create_temporary(int dir, const std::string& name, std::string& temp) {
     static constexpr std::string_view alphabet =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
     std::random_device entropy;
     for (int attempt = 0; attempt < 100; ++attempt) {
-        temp = hidden_temp_template(target);
+        temp = hidden_temp_template(name);
         for (std::size_t i = temp.size() - 6; i < temp.size(); ++i) {
             temp[i] = alphabet[entropy() % alphabet.size()];
         }
-        const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        const int fd =
+            ::openat(dir, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) {
             return fd;
         }
@@ -76,59 +95,107 @@ int create_temporary(const std::string& target, std::string& temp) {
     return -1;
 }
 
-// An existing target's permission bits carry over to its replacement, so an operator's
-// chmod survives the next write (the owner does not: the writer owns the new file).
-void keep_existing_mode(int fd, const std::string& target) {
+// What is at the target now, read without following a link: nothing, or a regular file
+// (whose permission bits the replacement keeps, so an operator's chmod survives the next
+// write); anything else is refused (docs/security.md: a planted link or a device node is
+// never written through or replaced).
+Expected<std::optional<mode_t>> existing_mode(int dir,
+                                              const Target& target,
+                                              const std::string& path) {
     struct stat st {};
 
-    if (::stat(target.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-        ::fchmod(fd, st.st_mode & 0777);
+    if (::fstatat(dir, target.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) {
+            return std::optional<mode_t>();
+        }
+        return io_error("cannot inspect", path);
     }
+    if (S_ISLNK(st.st_mode)) {
+        return unexpected(ErrorCode::io,
+                          "refusing to write " + path +
+                              ": it is a symbolic link, and peergate never writes through one "
+                              "(name the file itself)");
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return unexpected(ErrorCode::io,
+                          "refusing to replace " + path + ": not a regular file (it is " +
+                              file_kind(st.st_mode) + ")");
+    }
+    return std::optional<mode_t>(st.st_mode & 0777);
+}
+
+// The directory the file goes in, opened without following a link at its last component.
+Expected<int> open_directory(const Target& target, const std::string& path) {
+    const int fd =
+        ::open(target.directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        return fd;
+    }
+    if (errno == ELOOP || errno == ENOTDIR) {
+        struct stat st {};
+
+        if (::lstat(target.directory.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+            return unexpected(ErrorCode::io,
+                              "refusing to write " + path + ": its directory " + target.directory +
+                                  " is a symbolic link, and peergate never writes through one");
+        }
+    }
+    return io_error("cannot open the directory of", path);
+}
+
+// Writes `content` to a new temporary in `dir` and renames it onto the target.
+Expected<void> replace_in(int dir,
+                          const Target& target,
+                          const std::string& path,
+                          std::string_view content,
+                          std::optional<mode_t> mode) {
+    std::string temp;
+    const int fd = create_temporary(dir, target.name, temp);
+    if (fd < 0) {
+        return io_error("cannot create a temporary file beside", path);
+    }
+    if (mode) {
+        ::fchmod(fd, *mode);
+    }
+    const bool written = write_all(fd, content) && ::fsync(fd) == 0;
+    const int saved_errno = errno;
+    const bool closed = ::close(fd) == 0;
+    if (!written || !closed) {
+        ::unlinkat(dir, temp.c_str(), 0);
+        errno = written ? errno : saved_errno;
+        return io_error("cannot write", path);
+    }
+    if (::renameat(dir, temp.c_str(), dir, target.name.c_str()) != 0) {
+        const int rename_errno = errno;
+        ::unlinkat(dir, temp.c_str(), 0);
+        errno = rename_errno;
+        return io_error("cannot rename the temporary file onto", path);
+    }
+    ::fsync(dir);  // the rename itself survives a crash
+    return {};
 }
 
 }  // namespace
 
 Expected<void> write_file_atomically(const std::string& path, std::string_view content) {
-    const std::string target = replacement_target(path);
-    std::string temp;
-    const int fd = create_temporary(target, temp);
-    if (fd < 0) {
-        return io_error("cannot create a temporary file beside", target);
+    const Target target = split(path);
+    if (target.name.empty() || target.name == "." || target.name == "..") {
+        return unexpected(ErrorCode::invalid_input, "cannot write " + path + ": not a file name");
     }
-    keep_existing_mode(fd, target);
-    const bool written = write_all(fd, content) && ::fsync(fd) == 0;
-    const int saved_errno = errno;
-    const bool closed = ::close(fd) == 0;
-    if (!written || !closed) {
-        ::unlink(temp.c_str());
-        errno = written ? errno : saved_errno;
-        return io_error("cannot write", target);
+    auto dir = open_directory(target, path);
+    if (!dir) {
+        return unexpected(dir.error());
     }
-    if (::rename(temp.c_str(), target.c_str()) != 0) {
-        const int rename_errno = errno;
-        ::unlink(temp.c_str());
-        errno = rename_errno;
-        return io_error("cannot rename the temporary file onto", target);
+    const Descriptor directory(*dir);
+    auto mode = existing_mode(directory.get(), target, path);
+    if (!mode) {
+        return unexpected(mode.error());
     }
-    return {};
+    return replace_in(directory.get(), target, path, content, *mode);
 }
 
 Expected<std::string> read_file(const std::string& path) {
-    struct stat st {};
-
-    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        return unexpected(ErrorCode::io, "cannot read " + path + ": it is a directory");
-    }
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        return io_error("cannot open", path);
-    }
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad()) {
-        return io_error("cannot read", path);
-    }
-    return content.str();
+    return read_regular_file(path, kLargestReadFile);
 }
 
 }  // namespace peergate::util

@@ -4,6 +4,7 @@
 
 #include "util/expected.hpp"
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -11,8 +12,10 @@ namespace peergate::util {
 
 // Replaces `path` with `content` atomically. On any failure the old file (or its
 // absence) is left as it was and the temporary is removed. A new file gets the mode a
-// shell redirect would give it (0666 less the umask); a replaced file keeps its mode; a
-// symbolic link is followed, so the file it names is replaced and the link stays.
+// shell redirect would give it (0666 less the umask); a replaced file keeps its mode.
+// Only a regular file is ever replaced: a symbolic link at `path` or at its directory's last
+// component, a FIFO, a device or a directory is refused with the reason (docs/security.md),
+// and the temporary is made with O_EXCL|O_NOFOLLOW in the directory opened with O_NOFOLLOW.
 Expected<void> write_file_atomically(const std::string& path, std::string_view content);
 
 // The temporary's mkostemp template beside `path`: hidden (".out.prom.tmp.XXXXXX"), so the
@@ -20,11 +23,12 @@ Expected<void> write_file_atomically(const std::string& path, std::string_view c
 // *.prom, NFD every file not starting with '.').
 std::string hidden_temp_template(const std::string& path);
 
-// Where the replacement goes: `path`, or the file a symbolic link at `path` resolves to
-// (a dangling link is itself replaced).
-std::string replacement_target(const std::string& path);
+// The most read_file reads: past it a file is refused as too large, never read whole.
+inline constexpr std::size_t kLargestReadFile = std::size_t{256} << 20U;
 
-// Reads a whole file; the error names the path and the reason.
+// Reads a whole regular file of at most kLargestReadFile bytes (util/bounded_read.hpp: a
+// FIFO or a device is refused without blocking); the error names the path and the reason.
+// Inputs with a tighter bound of their own call read_regular_file with it.
 Expected<std::string> read_file(const std::string& path);
 
 }  // namespace peergate::util

@@ -37,6 +37,25 @@ Unexpected failed(const std::string& path, const std::string& why) {
 
 }  // namespace
 
+const char* file_kind(unsigned int mode) {
+    switch (mode & S_IFMT) {
+        case S_IFDIR:
+            return "a directory";
+        case S_IFIFO:
+            return "a FIFO";
+        case S_IFCHR:
+            return "a character device";
+        case S_IFBLK:
+            return "a block device";
+        case S_IFSOCK:
+            return "a socket";
+        case S_IFLNK:
+            return "a symbolic link";
+        default:
+            return "not a plain file";
+    }
+}
+
 Expected<std::string> read_regular_file(const std::string& path, std::size_t limit) {
     const Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0) {
@@ -45,8 +64,12 @@ Expected<std::string> read_regular_file(const std::string& path, std::size_t lim
 
     struct stat st {};
 
-    if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-        return failed(path, "not a regular file");
+    if (::fstat(fd.get(), &st) != 0) {
+        return failed(path, std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        return failed(path,
+                      std::string("not a regular file (it is ") + file_kind(st.st_mode) + ")");
     }
     if (static_cast<std::size_t>(st.st_size) > limit) {
         return failed(path, "larger than " + std::to_string(limit) + " bytes");

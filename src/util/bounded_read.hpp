@@ -15,4 +15,7 @@ namespace peergate::util {
 // than `limit` bytes.
 Expected<std::string> read_regular_file(const std::string& path, std::size_t limit);
 
+// What a file that is not a regular one is, for the error ("a FIFO", "a directory", ...).
+const char* file_kind(unsigned int mode);
+
 }  // namespace peergate::util

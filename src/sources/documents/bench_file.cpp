@@ -2,6 +2,7 @@
 #include "sources/documents/bench_file.hpp"
 
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 #include "util/json_read.hpp"
 
 #include <fmt/format.h>
@@ -131,7 +132,8 @@ util::Expected<BenchFile> parse_bench_file(std::string_view text) {
 }
 
 util::Expected<BenchFile> read_bench_file(const std::string& path) {
-    auto text = util::read_file(path);
+    constexpr std::size_t kLargestBenchFile = std::size_t{16} << 20U;  // 64 GPUs: ~1 MB
+    auto text = util::read_regular_file(path, kLargestBenchFile);
     if (!text) {
         return util::unexpected(text.error());
     }

@@ -5,6 +5,7 @@
 #include "snapshot/machine_file.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 #include "util/json_read.hpp"
 #include "util/strings.hpp"
 
@@ -126,7 +127,9 @@ namespace {
 
 // Reads and parses `path`; `form` receives what the text was ("machine file" for one).
 util::Expected<model::Topology> read_any(const std::string& path, std::string& form) {
-    auto text = util::read_file(path);
+    // topo -m of 64 GPUs and a machine file are well under 1 MB: /dev/zero is refused, not read.
+    constexpr std::size_t kLargestTopologyFile = std::size_t{16} << 20U;
+    auto text = util::read_regular_file(path, kLargestTopologyFile);
     if (!text) {
         return util::unexpected(std::move(text).error());
     }

@@ -2,6 +2,7 @@
 #include "sources/host/host_root.hpp"
 
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -23,13 +24,12 @@ std::string HostRoot::resolve(const std::string& absolute_path) const {
 }
 
 util::Expected<std::string> HostRoot::read_text(const std::string& absolute_path) const {
-    // sysfs attributes are small; cap what we keep so a hostile root cannot exhaust memory.
-    auto text = util::read_file(resolve(absolute_path));
+    // sysfs attributes and /proc files are small: a FIFO, a device (cpuinfo -> /dev/zero) or
+    // a file past the limit under a hostile root is unreadable, never waited on or read whole.
+    constexpr std::size_t kLargestHostFile = std::size_t{16} << 20U;
+    auto text = util::read_regular_file(resolve(absolute_path), kLargestHostFile);
     if (!text) {
         return util::unexpected(text.error().code, absolute_path + ": " + text.error().message);
-    }
-    if (text->size() > (16U << 20U)) {
-        text->resize(16U << 20U);
     }
     return text;
 }

@@ -3,6 +3,7 @@
 
 #include "sources/host/host_root.hpp"
 #include "util/atomic_file.hpp"
+#include "util/bounded_read.hpp"
 #include "util/subprocess.hpp"
 
 #include <iostream>
@@ -41,7 +42,10 @@ KernelLogText read_kernel_log(const util::Seams& seams,
         return {std::string(std::istreambuf_iterator<char>(std::cin), {}), "stdin"};
     }
     if (!option.empty()) {
-        auto text = util::read_file(option);
+        // A kernel log file: a FIFO is refused rather than waited on; 256 MiB is weeks of
+        // kern.log (a larger one is named too large, never read whole).
+        constexpr std::size_t kLargestKernelLog = std::size_t{256} << 20U;
+        auto text = util::read_regular_file(option, kLargestKernelLog);
         return text ? KernelLogText{std::move(*text), option}
                     : KernelLogText{"", "not read: " + text.error().message};
     }

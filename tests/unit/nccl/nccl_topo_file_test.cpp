@@ -70,7 +70,8 @@ TEST(NcclTopoFileInput, TheEnvironmentAndTheUsersFileComeFirst) {
     env.set("NCCL_TOPO_FILE", "/dev/zero");  // never read: not a regular file
     file = read_nccl_topo_file(env, root);
     ASSERT_TRUE(file.has_value());
-    EXPECT_EQ(file->unreadable, "cannot read /dev/zero: not a regular file");
+    EXPECT_EQ(file->unreadable,
+              "cannot read /dev/zero: not a regular file (it is a character device)");
     env.set("NCCL_TOPO_FILE", "");
     EXPECT_FALSE(read_nccl_topo_file(env, root).has_value());  // set but empty: no file
 }

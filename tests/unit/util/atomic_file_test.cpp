@@ -93,25 +93,53 @@ TEST_F(AtomicFile, AReplacedFileKeepsItsMode) {
     EXPECT_EQ(mode_of(path), 0640U) << "the operator's chmod survives the rewrite";
 }
 
-TEST_F(AtomicFile, ASymbolicLinkIsFollowedAndKept) {
+// A link planted where root writes (docs/security.md): never followed, never replaced, and the
+// error says why; the file it names is left as it was.
+TEST_F(AtomicFile, ASymbolicLinkAtTheTargetIsRefused) {
     const fs::path real = dir_ / "real.prom";
     const fs::path link = dir_ / "link.prom";
     std::ofstream(real) << "old\n";
     fs::create_symlink(real.filename(), link);
-    EXPECT_EQ(replacement_target(link.string()), fs::canonical(real).string());
-    ASSERT_TRUE(write_file_atomically(link.string(), "new\n").has_value());
-    EXPECT_TRUE(fs::is_symlink(link)) << "the link is not replaced by a copy";
-    EXPECT_EQ(*read_file(real.string()), "new\n");
+    const auto written = write_file_atomically(link.string(), "new\n");
+    ASSERT_FALSE(written.has_value());
+    EXPECT_NE(written.error().message.find("is a symbolic link"), std::string::npos)
+        << written.error().message;
+    EXPECT_EQ(*read_file(real.string()), "old\n");
+    EXPECT_TRUE(fs::is_symlink(link));
     EXPECT_EQ(listing(), (std::vector<std::string>{"link.prom", "real.prom"}));
 }
 
-TEST_F(AtomicFile, ADanglingSymbolicLinkIsReplaced) {
+TEST_F(AtomicFile, ADanglingSymbolicLinkIsRefusedToo) {
     const fs::path link = dir_ / "dangling";
-    fs::create_symlink("nowhere", link);
-    EXPECT_EQ(replacement_target(link.string()), link.string());
-    ASSERT_TRUE(write_file_atomically(link.string(), "new\n").has_value());
-    EXPECT_FALSE(fs::is_symlink(link));
-    EXPECT_EQ(*read_file(link.string()), "new\n");
+    fs::create_symlink("/nonexistent/peergate-target", link);
+    const auto written = write_file_atomically(link.string(), "new\n");
+    ASSERT_FALSE(written.has_value());
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_FALSE(fs::exists("/nonexistent/peergate-target"));
+}
+
+// A directory that is itself a link (its last component) is refused the same way.
+TEST_F(AtomicFile, ATargetDirectoryThatIsALinkIsRefused) {
+    fs::create_directory(dir_ / "real");
+    fs::create_directory_symlink(dir_ / "real", dir_ / "via");
+    const auto written = write_file_atomically((dir_ / "via" / "out.prom").string(), "x");
+    ASSERT_FALSE(written.has_value());
+    EXPECT_NE(written.error().message.find("symbolic link"), std::string::npos)
+        << written.error().message;
+    EXPECT_TRUE(fs::is_empty(dir_ / "real"));
+}
+
+// Only a regular file is ever replaced: a FIFO (or a device node) stays what it is, and the
+// writer neither blocks on it nor turns it into a file.
+TEST_F(AtomicFile, AFifoAtTheTargetIsRefusedWithoutBlocking) {
+    const fs::path fifo = dir_ / "out.prom";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const auto written = write_file_atomically(fifo.string(), "x");
+    ASSERT_FALSE(written.has_value());
+    EXPECT_NE(written.error().message.find("not a regular file"), std::string::npos)
+        << written.error().message;
+    EXPECT_TRUE(fs::is_fifo(fifo));
+    EXPECT_EQ(listing(), std::vector<std::string>{"out.prom"});
 }
 
 TEST_F(AtomicFile, ReplacesAnExistingFileWhole) {
@@ -141,15 +169,16 @@ TEST_F(AtomicFile, FailureInAMissingDirectoryLeavesNothingBehind) {
     EXPECT_TRUE(listing().empty());
 }
 
-TEST_F(AtomicFile, FailedRenameKeepsTheTargetAndRemovesTheTemporary) {
-    // A directory where the file should go: rename(2) refuses, the directory stays as it was.
+TEST_F(AtomicFile, ADirectoryAtTheTargetIsKept) {
+    // A directory where the file should go: refused before any temporary is made.
     const fs::path target = dir_ / "taken";
     fs::create_directory(target);
     std::ofstream(target / "inside") << "keep";
     const auto written = write_file_atomically(target.string(), "x");
     ASSERT_FALSE(written.has_value());
     EXPECT_EQ(written.error().code, ErrorCode::io);
-    EXPECT_NE(written.error().message.find("rename"), std::string::npos) << written.error().message;
+    EXPECT_NE(written.error().message.find("not a regular file"), std::string::npos)
+        << written.error().message;
     EXPECT_EQ(listing(), std::vector<std::string>{"taken"});
     EXPECT_EQ(*read_file((target / "inside").string()), "keep");
 }

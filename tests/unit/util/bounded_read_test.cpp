@@ -25,10 +25,13 @@ TEST(BoundedRead, FifosDevicesAndMissingFilesAreRefusedWithoutBlocking) {
     const test::ScratchDir scratch;
     const auto fifo = scratch.file("fifo");
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    for (const std::string& path : {fifo, std::string("/dev/zero"), scratch.path()}) {
+    const std::pair<std::string, const char*> cases[] = {
+        {fifo, "a FIFO"}, {"/dev/zero", "a character device"}, {scratch.path(), "a directory"}};
+    for (const auto& [path, kind] : cases) {
         const auto read = read_regular_file(path, 1 << 20);
         ASSERT_FALSE(read.has_value()) << path;
-        EXPECT_EQ(read.error().message, "cannot read " + path + ": not a regular file");
+        EXPECT_EQ(read.error().message,
+                  "cannot read " + path + ": not a regular file (it is " + kind + ")");
     }
     const auto missing = read_regular_file(scratch.file("none"), 1);
     ASSERT_FALSE(missing.has_value());
