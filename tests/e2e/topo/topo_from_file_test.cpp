@@ -114,6 +114,39 @@ TEST(TopoFromFile, UnreadableTextGoesToStderrWithExitTwo) {
     EXPECT_NE(run.process.err.find("missing row for GPU4"), std::string::npos) << run.process.err;
 }
 
+// Issue 33: NIC columns named by RDMA device (mlx5_0) instead of NIC<n>. The CPU list and the
+// NUMA node are the GPU's, not the first NIC cell ("NODE") and nothing.
+TEST(TopoFromFile, DeviceNamedNicColumnsKeepTheCpuAffinityAndNumaNode) {
+    const auto run =
+        test::run_peergate({"topo",
+                            "--from",
+                            test::fixture_path("topo_m", "SYSuEST_2xA100_mlx5_numa_nic_row.txt"),
+                            "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const Json doc = test::stdout_json(run);
+    ASSERT_EQ(doc["gpus"].size(), 2U);
+    for (const Json& gpu : doc["gpus"]) {
+        EXPECT_EQ(gpu["cpu_affinity"], "32-63");
+        EXPECT_EQ(gpu["numa_node"], 1);
+    }
+    EXPECT_EQ(doc["matrix"], Json(test::uniform_grid(2, "NODE"))) << "no NIC column in the matrix";
+}
+
+TEST(TopoFromFile, DeviceNamedNicColumnsOnADgx1ReadEachSocketsCpus) {
+    const auto run = test::run_peergate(
+        {"topo",
+         "--from",
+         test::fixture_path("topo_m", "rapidsai-ucx-py_8xV100_DGX1_mlx5_nic_rows.txt"),
+         "--json"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    const Json doc = test::stdout_json(run);
+    ASSERT_EQ(doc["gpus"].size(), 8U);
+    EXPECT_EQ(doc["gpus"][0]["cpu_affinity"], "0-19,40-59");
+    EXPECT_EQ(doc["gpus"][7]["cpu_affinity"], "20-39,60-79");
+    EXPECT_TRUE(doc["gpus"][7]["numa_node"].is_null()) << "the header has no NUMA Affinity";
+    EXPECT_EQ(doc["nvlink_islands"], Json::parse("[[0,1,2,3,4,5,6,7]]"));
+}
+
 TEST(TopoFromFile, GlobalOptionsWorkBeforeTheCommandToo) {
     const auto run = test::run_peergate(
         {"--json", "topo", "--from", test::fixture_path("topo_m", "unsloth_TOPO_PCIE_2X.txt")});

@@ -198,6 +198,122 @@ TEST(TopoMParser, NicRowsAndColumnsAreIgnored) {
     EXPECT_EQ(t.gpus[1].numa_node, 1);
 }
 
+// Older drivers and DGX-1/DGX-2/V100/A100 boxes name the NIC columns by RDMA device
+// (tests/fixtures/README.md, issue 33): the affinity comes after those cells, not in the first.
+constexpr const char* kNamedNics =
+    "\tGPU0\tGPU1\tmlx5_0\tmlx5_1\tCPU Affinity\tNUMA Affinity\n"
+    "GPU0\t X \tNV8\tPIX\tSYS\t0-7\t0\n"
+    "GPU1\tNV8\t X \tSYS\tPIX\t8-15\t1\n"
+    "mlx5_0\tPIX\tSYS\t X \tSYS\n"
+    "mlx5_1\tSYS\tPIX\tSYS\t X \n";
+
+TEST(TopoMParser, NicColumnsNamedByRdmaDeviceAreSkippedBeforeTheAffinity) {
+    const auto t = parsed_ok(kNamedNics);
+    ASSERT_EQ(t.size(), 2U);
+    EXPECT_EQ(t.matrix[0].size(), 2U);
+    EXPECT_EQ(*t.label(0, 1), model::LinkLabel::nvlink(8));
+    EXPECT_EQ(t.gpus[0].cpu_affinity, "0-7") << "not the first NIC cell, PIX";
+    EXPECT_EQ(t.gpus[0].numa_node, 0);
+    EXPECT_EQ(t.gpus[1].cpu_affinity, "8-15");
+    EXPECT_EQ(t.gpus[1].numa_node, 1);
+}
+
+TEST(TopoMParser, EveryRdmaDeviceNameShapeIsANicColumn) {
+    for (const std::string nic :
+         {"mlx4_0", "mlx5_17", "bnxt_re0", "irdma1", "efa0", "hfi1_0", "qedr0", "ionic_0"}) {
+        SCOPED_TRACE(nic);
+        const auto t = parsed_ok("\tGPU0\tGPU1\t" + nic +
+                                 "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
+                                 "GPU0\t X \tSYS\tNODE\t0-23\t0\t\tN/A\n"
+                                 "GPU1\tSYS\t X \tSYS\t24-47\t1\t\tN/A\n" +
+                                 nic + "\tNODE\tSYS\t X \n");
+        EXPECT_EQ(t.gpus[0].cpu_affinity, "0-23");
+        EXPECT_EQ(t.gpus[1].cpu_affinity, "24-47");
+        EXPECT_EQ(t.gpus[1].numa_node, 1);
+    }
+}
+
+TEST(TopoMParser, AffinityColumnsAreFoundByTheirWordsWhereverTheySit) {
+    const auto t = parsed_ok(
+        "\tGPU0\tGPU1\tCPU Affinity\tmlx5_0\tNUMA Affinity\n"
+        "GPU0\t X \tPHB\t0-7\tPIX\t0\n"
+        "GPU1\tPHB\t X \t0-7\tPHB\t0\n");
+    EXPECT_EQ(t.gpus[0].cpu_affinity, "0-7");
+    EXPECT_EQ(t.gpus[1].numa_node, 0);
+}
+
+TEST(TopoMParser, GpuRowOneNicCellShortOfANamedNicHeaderIsUnreadable) {
+    // The row's last NIC cell is gone: read left to right, "0-7" would land under mlx5_1 and
+    // "0" under CPU Affinity. The count says the row does not fit; nothing is guessed.
+    const std::string text =
+        replace_all(kNamedNics, "GPU0\t X \tNV8\tPIX\tSYS\t", "GPU0\t X \tNV8\tPIX\t");
+    const std::string why = error_of(text);
+    EXPECT_NE(
+        why.find("line 2: row GPU0 has 5 cells for 6 header columns (2 GPU, 2 NIC, 2 affinity)"),
+        std::string::npos)
+        << why;
+}
+
+TEST(TopoMParser, GpuRowOneAffinityCellShortOfANamedNicHeaderIsUnreadable) {
+    const std::string text = replace_all(kNamedNics, "\t8-15\t1\n", "\t8-15\n");
+    const std::string why = error_of(text);
+    EXPECT_NE(why.find("line 3: row GPU1 has 5 cells for 6 header columns"), std::string::npos)
+        << why;
+}
+
+TEST(TopoMParser, NicRowOneCellShortIsUnreadable) {
+    const std::string text =
+        replace_all(kNamedNics, "mlx5_1\tSYS\tPIX\tSYS\t X \n", "mlx5_1\tSYS\tPIX\tSYS\n");
+    const std::string why = error_of(text);
+    EXPECT_NE(why.find("line 5: NIC row mlx5_1 has 3 cells for 4 GPU and NIC columns"),
+              std::string::npos)
+        << why;
+}
+
+TEST(TopoMParser, AffinityCellThatIsNoCpuListIsUnreadable) {
+    // A header that lost a NIC name while the rows kept its cell: the count still fits
+    // because the NUMA cell is also gone, but a link label sits under CPU Affinity.
+    const std::string text =
+        "\tGPU0\tGPU1\tmlx5_0\tCPU Affinity\tNUMA Affinity\n"
+        "GPU0\t X \tNV8\tPIX\tSYS\t0-7\n"
+        "GPU1\tNV8\t X \tSYS\tPIX\t8-15\n";
+    const std::string why = error_of(text);
+    EXPECT_NE(why.find("line 2: row GPU0 has 'SYS' under CPU Affinity, not a CPU list"),
+              std::string::npos)
+        << why;
+}
+
+TEST(TopoMParser, CellUnderANicColumnThatIsNoLabelIsUnreadable) {
+    const std::string why =
+        error_of(replace_all(kNamedNics, "GPU1\tNV8\t X \tSYS\t", "GPU1\tNV8\t X \t0-3\t"));
+    EXPECT_NE(why.find("row GPU1 has '0-3' under mlx5_0, not a link label"), std::string::npos)
+        << why;
+}
+
+TEST(TopoMParser, HeaderWordOutOfPlaceIsUnreadable) {
+    const auto header_error = [](const std::string& header) {
+        return error_of(header + "\nGPU0\t X \tNV8\tPIX\t0-7\nGPU1\tNV8\t X \tPIX\t0-7\n");
+    };
+    EXPECT_NE(header_error("\tGPU0\tGPU1\tmlx5_0\tAffinity")
+                  .find("line 1: header: 'Affinity' is not part of a CPU Affinity"),
+              std::string::npos);
+    EXPECT_NE(header_error("\tGPU0\tGPU1\tmlx5_0\tGPU2").find("column GPU2 after the non-GPU"),
+              std::string::npos);
+    EXPECT_NE(header_error("\tGPU0\tGPU1\tmlx5_0\tmlx5_0").find("column mlx5_0 appears twice"),
+              std::string::npos);
+    EXPECT_NE(header_error("\tGPU0\tGPU1\tPIX\tCPU Affinity")
+                  .find("'PIX' is a link label, not a NIC name"),
+              std::string::npos);
+}
+
+TEST(TopoMParser, NumaAffinityListOfNodesIsUnknownNotUnreadable) {
+    // Not exactly one node, as tier 1 reads NVML's answer (docs/gate-rules.md §3).
+    const auto t =
+        parsed_ok(replace_all(kTwoGpus, "GPU1\tNV4\t X \t0-15\t0", "GPU1\tNV4\t X \t0-15\t0-1"));
+    EXPECT_EQ(t.gpus[0].numa_node, 0);
+    EXPECT_FALSE(t.gpus[1].numa_node.has_value());
+}
+
 TEST(TopoMParser, GpuNumaIdColumnDoesNotReplaceNumaAffinity) {
     const std::string text =
         "\tGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\n"
