@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // libFuzzer entry for the `nvidia-smi --query-gpu=index,name,pci.bus_id,uuid` reader.
+#include "sources/smi/query_gpu_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 
 #include <cstddef>

@@ -8,6 +8,7 @@
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/vllm_p2p_cache.hpp"
 #include "sources/nccl/nccl_topo_file.hpp"
+#include "sources/smi/query_gpu_parser.hpp"
 #include "sources/smi/smi_runner.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"

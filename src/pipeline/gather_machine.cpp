@@ -11,6 +11,7 @@
 #include "sources/host/host_name.hpp"
 #include "sources/host/host_root.hpp"
 #include "sources/host/pci_tree.hpp"
+#include "sources/smi/query_gpu_parser.hpp"
 #include "sources/smi/smi_runner.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/smi/smi_runner.hpp"
 
+#include "sources/smi/query_gpu_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "util/strings.hpp"
 #include "util/subprocess.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pure readers of nvidia-smi's text: `topo -m` and `--query-gpu=... --format=csv,noheader`.
+// Pure reader of `nvidia-smi topo -m` (the --query-gpu listing is query_gpu_parser.hpp).
 // Text in, values out; running the tool is smi_runner's job.
 #pragma once
 
@@ -26,8 +26,5 @@ namespace peergate::sources::smi {
 // The result has source nvidia_smi and empty provenance; gpus carry index, numa_node and
 // cpu_affinity only (names and bus ids come from the --query-gpu reader).
 util::Expected<model::Topology> parse_topo_m(std::string_view text);
-
-// Reads `nvidia-smi --query-gpu=index,name,pci.bus_id,uuid --format=csv,noheader`.
-util::Expected<std::vector<model::Gpu>> parse_query_gpu(std::string_view text);
 
 }  // namespace peergate::sources::smi

@@ -2,6 +2,7 @@
 // The built peergate-sim-nvidia-smi, run as a process: what it prints for every built-in
 // machine reads back to the machine's matrix, and bad usage is refused.
 #include "snapshot/derived.hpp"
+#include "sources/smi/query_gpu_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "support/sim_machines.hpp"
 

@@ -3,6 +3,7 @@
 // answers, and laid out as the real tool lays them out.
 #include "sim/machine/smi_text.hpp"
 
+#include "sources/smi/query_gpu_parser.hpp"
 #include "sources/smi/topo_m_parser.hpp"
 #include "support/sim_machines.hpp"
 #include "util/strings.hpp"

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // nvidia-smi --query-gpu=index,name,pci.bus_id,uuid --format=csv,noheader
+#include "sources/smi/query_gpu_parser.hpp"
+
 #include "sources/smi/topo_m_parser.hpp"
 
 #include <gtest/gtest.h>
