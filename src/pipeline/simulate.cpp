@@ -7,6 +7,7 @@
 #include "snapshot/machine_file.hpp"
 #include "util/atomic_file.hpp"
 #include "util/bounded_read.hpp"
+#include "util/private_directory.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
@@ -100,14 +101,16 @@ util::Expected<std::string> materialise_host_root(const std::string& machine_tex
         fs::path(tmp.empty() ? "/tmp" : tmp) / fmt::format("peergate-sim-{}", ::getuid());
     const std::string key = std::string(sim::kHostRootLayout) + "\n" + machine_text;
     const fs::path target = base / fmt::format("{:016x}", content_hash(key));
-    std::error_code ec;
-    if (fs::is_directory(target, ec)) {
-        return target.string();  // written by an earlier run from the same content
+    // Only a directory this user made and alone can write is reused: another user could
+    // have made the predictable name first and planted links in it (docs/security.md).
+    std::error_code parent_ec;
+    fs::create_directories(base.parent_path(), parent_ec);  // TMPDIR itself, as before
+    if (auto private_base = util::make_private_directory(base.string()); !private_base) {
+        return util::unexpected(private_base.error());
     }
-    fs::create_directories(base, ec);
-    if (ec) {
-        return util::unexpected(util::ErrorCode::io,
-                                fmt::format("cannot create {}: {}", base.string(), ec.message()));
+    std::error_code ec;
+    if (fs::is_directory(fs::symlink_status(target, ec))) {
+        return target.string();  // written by an earlier run from the same content
     }
     return publish_host_root(machine, target);
 }
