@@ -49,7 +49,7 @@ std::string now_utc() {
 model::ProbeResult with_earlier_pairs(const std::string& file,
                                       const model::MachineIdentity& identity,
                                       const model::ProbeResult& result) {
-    auto text = util::read_regular_file(file, kLargestCacheFile);
+    auto text = util::read_owned_file(file, kLargestCacheFile);
     auto earlier = text ? report::probe::probe_cache_from_text(*text, nullptr) : std::nullopt;
     if (!earlier || !policy::gate::judge_cache(earlier, identity).valid) {
         return result;
@@ -127,7 +127,7 @@ CacheReading read_probe_cache(const Context& ctx,
     const std::string file = probe_cache_path(ctx, cache_dir);
     auto text = file.empty() ? util::Expected<std::string>(util::unexpected(
                                    util::ErrorCode::not_found, "no cache directory"))
-                             : util::read_regular_file(file, kLargestCacheFile);
+                             : util::read_owned_file(file, kLargestCacheFile);
     std::optional<model::ProbeCacheEntry> entry;
     std::string why;
     if (text) {

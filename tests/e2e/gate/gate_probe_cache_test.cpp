@@ -88,6 +88,21 @@ TEST_F(GateProbeCache, WithOptInAPassedConcurrentProbeAllowsPciePeerToPeer) {
     EXPECT_EQ(doc["set"]["GGML_CUDA_P2P"], "1");
 }
 
+// A cache another user could have written (issue 34, item 1) is no verdict, even with the
+// opt-in: a forged "pass" must not switch P2P on for root.
+TEST_F(GateProbeCache, WithOptInACacheOthersCanWriteIsNotTrusted) {
+    const auto machine = fixture_machine("probe-intact-2x");
+    ASSERT_EQ(probe(machine), 0);
+    fs::permissions(
+        cache_file(machine),
+        fs::perms::all & ~(fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec));
+    const auto run = gate(machine, true);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.out;
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_NE(doc.dump().find("not trusted: it has mode 0666"), std::string::npos) << doc.dump(2);
+}
+
 TEST_F(GateProbeCache, WithOptInADataLosingProbeStillVetoes) {
     ASSERT_EQ(probe("pcie-rtx6000ada-2x-iommu"), 1);
     const auto run = gate("pcie-rtx6000ada-2x-iommu", true);
