@@ -139,6 +139,29 @@ util::Expected<void> check_cell(const Topology& t, std::size_t p, std::size_t q)
 
 }  // namespace
 
+// Two GPUs with one PCI bus id or one UUID are a contradiction, not two GPUs: the gate would
+// otherwise judge a pair by the wrong row (issue 34; docs/gate-rules.md §3).
+util::Expected<void> check_identities(const Topology& topology) {
+    const auto& gpus = topology.gpus;
+    for (std::size_t p = 0; p < gpus.size(); ++p) {
+        for (std::size_t q = p + 1; q < gpus.size(); ++q) {
+            if (gpus[p].pci && gpus[q].pci && *gpus[p].pci == *gpus[q].pci) {
+                return fail(fmt::format("identity: GPU{} and GPU{} report the same PCI bus id {}",
+                                        gpus[p].index,
+                                        gpus[q].index,
+                                        gpus[p].pci->to_nvml()));
+            }
+            if (!gpus[p].uuid.empty() && gpus[p].uuid == gpus[q].uuid) {
+                return fail(fmt::format("identity: GPU{} and GPU{} report the same UUID {}",
+                                        gpus[p].index,
+                                        gpus[q].index,
+                                        gpus[p].uuid));
+            }
+        }
+    }
+    return {};
+}
+
 util::Expected<void> check_matrix(const Topology& topology) {
     const std::size_t n = topology.size();
     if (n == 0) {
@@ -150,6 +173,7 @@ util::Expected<void> check_matrix(const Topology& topology) {
             return fail(fmt::format("duplicate: GPU{} appears twice", gpu.index));
         }
     }
+    PEERGATE_TRY(check_identities(topology));
     if (topology.matrix.size() != n) {
         return fail(fmt::format("shape: {} rows for {} GPUs", topology.matrix.size(), n));
     }

@@ -51,7 +51,11 @@ struct Topology {
 
 // Checks what every tier's matrix must satisfy: square and as large as the GPU list,
 // X on the diagonal and only there, no unknown label, symmetric, unique indices.
-// The error names the check that failed and the pair.
+// The error names the check that failed and the pair (or the two GPUs whose PCI bus id or
+// UUID is the same: check_identities).
 util::Expected<void> check_matrix(const Topology& topology);
+
+// No two GPUs with one PCI bus id or one UUID (where known).
+util::Expected<void> check_identities(const Topology& topology);
 
 }  // namespace peergate::model

@@ -88,6 +88,10 @@ util::Expected<model::Topology> smi_topology(const std::string& nvidia_smi,
             gpu.uuid = listed.uuid;
         }
     }
+    // The listing may contradict itself where topo -m could not (two GPUs, one bus id).
+    if (auto ok = model::check_identities(*topology); !ok) {
+        return util::unexpected(ok.error().code, "nvidia-smi --query-gpu: " + ok.error().message);
+    }
     return topology;
 }
 

@@ -115,6 +115,12 @@ struct BadMatrix {
 
 TEST(CheckMatrix, EachFailureNamesItsCheck) {
     Topology duplicate = make({{"X", "NV4"}, {"NV4", "X"}}, {1, 1});
+    Topology same_bus = make(kBridged);
+    same_bus.gpus[1].pci = PciAddress::parse("0000:0B:00.0").value();
+    same_bus.gpus[2].pci = PciAddress::parse("0000:0b:00.0").value();
+    Topology same_uuid = make(kBridged);
+    same_uuid.gpus[0].uuid = "GPU-aaaa";
+    same_uuid.gpus[3].uuid = "GPU-aaaa";
     Topology short_rows = make(kBridged);
     short_rows.matrix.pop_back();
     Topology short_row = make(kBridged);
@@ -122,6 +128,10 @@ TEST(CheckMatrix, EachFailureNamesItsCheck) {
     const std::vector<BadMatrix> cases{
         {"empty", Topology{}, "empty: no GPUs in the matrix"},
         {"duplicate", duplicate, "duplicate: GPU1 appears twice"},
+        {"same bus id",
+         same_bus,
+         "identity: GPU1 and GPU2 report the same PCI bus id 00000000:0B:00.0"},
+        {"same uuid", same_uuid, "identity: GPU0 and GPU3 report the same UUID GPU-aaaa"},
         {"rows", short_rows, "shape: 3 rows for 4 GPUs"},
         {"row", short_row, "shape: row GPU2 has 3 labels for 4 GPUs"},
         {"unknown", make({{"X", "?"}, {"?", "X"}}), "vocabulary: GPU0 to GPU1 has no known label"},
