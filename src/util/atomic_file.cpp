@@ -2,6 +2,7 @@
 #include "util/atomic_file.hpp"
 
 #include "util/bounded_read.hpp"
+#include "util/file_descriptor.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -42,38 +43,6 @@ bool write_all(int fd, std::string_view content) {
     return true;
 }
 
-class Descriptor {
-public:
-    explicit Descriptor(int fd) : fd_(fd) {}
-
-    ~Descriptor() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
-
-struct Target {
-    std::string directory;  // "." when the path names none
-    std::string name;
-};
-
-Target split(const std::string& path) {
-    const auto slash = path.rfind('/');
-    if (slash == std::string::npos) {
-        return {".", path};
-    }
-    return {slash == 0 ? "/" : path.substr(0, slash), path.substr(slash + 1)};
-}
-
 // Opens a fresh temporary in `dir` as open(2) with 0666 would create it, so the umask and a
 // directory's default ACL apply exactly as for a shell redirect (mkstemp's fixed 0600 would
 // not). O_EXCL|O_NOFOLLOW: never an existing file, never through a link.
@@ -100,7 +69,7 @@ int create_temporary(int dir, const std::string& name, std::string& temp) {
 // write); anything else is refused (docs/security.md: a planted link or a device node is
 // never written through or replaced).
 Expected<std::optional<mode_t>> existing_mode(int dir,
-                                              const Target& target,
+                                              const PathInDirectory& target,
                                               const std::string& path) {
     struct stat st {};
 
@@ -125,7 +94,7 @@ Expected<std::optional<mode_t>> existing_mode(int dir,
 }
 
 // The directory the file goes in, opened without following a link at its last component.
-Expected<int> open_directory(const Target& target, const std::string& path) {
+Expected<int> open_directory(const PathInDirectory& target, const std::string& path) {
     const int fd =
         ::open(target.directory.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
@@ -145,7 +114,7 @@ Expected<int> open_directory(const Target& target, const std::string& path) {
 
 // Writes `content` to a new temporary in `dir` and renames it onto the target.
 Expected<void> replace_in(int dir,
-                          const Target& target,
+                          const PathInDirectory& target,
                           const std::string& path,
                           std::string_view content,
                           std::optional<mode_t> mode) {
@@ -178,7 +147,7 @@ Expected<void> replace_in(int dir,
 }  // namespace
 
 Expected<void> write_file_atomically(const std::string& path, std::string_view content) {
-    const Target target = split(path);
+    const PathInDirectory target = split_directory(path);
     if (target.name.empty() || target.name == "." || target.name == "..") {
         return unexpected(ErrorCode::invalid_input, "cannot write " + path + ": not a file name");
     }
@@ -186,7 +155,7 @@ Expected<void> write_file_atomically(const std::string& path, std::string_view c
     if (!dir) {
         return unexpected(dir.error());
     }
-    const Descriptor directory(*dir);
+    const FileDescriptor directory(*dir);
     auto mode = existing_mode(directory.get(), target, path);
     if (!mode) {
         return unexpected(mode.error());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "util/bounded_read.hpp"
 
+#include "util/file_descriptor.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,25 +14,6 @@
 namespace peergate::util {
 
 namespace {
-
-class Descriptor {
-public:
-    explicit Descriptor(int fd) : fd_(fd) {}
-
-    ~Descriptor() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-
-    Descriptor(const Descriptor&) = delete;
-    Descriptor& operator=(const Descriptor&) = delete;
-
-    int get() const { return fd_; }
-
-private:
-    int fd_;
-};
 
 Unexpected failed(const std::string& path, const std::string& why) {
     return unexpected(ErrorCode::io, "cannot read " + path + ": " + why);
@@ -75,11 +58,8 @@ std::string untrusted_because(const struct stat& st, const std::string& what) {
 }  // namespace
 
 Expected<std::string> read_owned_file(const std::string& path, std::size_t limit) {
-    const auto slash = path.rfind('/');
-    const std::string dir =
-        slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-    const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-    const Descriptor dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    const auto [dir, name] = split_directory(path);
+    const FileDescriptor dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
 
     struct stat st {};
 
@@ -89,7 +69,7 @@ Expected<std::string> read_owned_file(const std::string& path, std::size_t limit
     if (auto why = untrusted_because(st, "its directory"); !why.empty()) {
         return failed(path, "not trusted: " + why);
     }
-    const Descriptor fd(
+    const FileDescriptor fd(
         ::openat(dir_fd.get(), name.c_str(), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC));
     if (fd.get() < 0) {
         return failed(path,
@@ -128,7 +108,7 @@ const char* file_kind(unsigned int mode) {
 }
 
 Expected<std::string> read_regular_file(const std::string& path, std::size_t limit) {
-    const Descriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
     if (fd.get() < 0) {
         return failed(path, std::strerror(errno));
     }
