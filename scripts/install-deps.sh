@@ -12,6 +12,8 @@ packages=(
 # The ecosystems' own checkers, which judge export's files in the tests (promtool from
 # prometheus, dot from graphviz). Best effort: the tests that need them skip without them.
 checkers=(prometheus graphviz)
+# The Python package's test (tests/python/run.sh): a venv, pip without network, pytest.
+checkers+=(python3-venv python3-pip python3-setuptools python3-wheel python3-pytest)
 
 missing_from() {
   for pkg in "$@"; do

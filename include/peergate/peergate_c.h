@@ -42,6 +42,30 @@ PEERGATE_API int peergate_gate_place_json(const char* const* envp,
                                           char* out,
                                           size_t out_size);
 
+/* The host's topology as `peergate topo --json` gives it: a peergate.topology/v1 document
+   (the GPUs, the interconnect matrix, NVLink islands, NUMA and CPU affinity, NICs). envp as
+   for peergate_gate_json. Returns 0 when the matrix was read, 2 when it is unreadable (the
+   document then says "readable": false and why, in "reason"; or holds "error" when the
+   environment's PEERGATE_* settings cannot be used), -n when out_size is too small. */
+PEERGATE_API int peergate_topology_json(const char* const* envp, char* out, size_t out_size);
+
+/* The best `count` groups of `size` GPUs among `gpus`, as `peergate place --size SIZE
+   --count COUNT --gpus GPUS --json` finds them: a peergate.placement/v1 document.
+     gpus:    "0,1,3" or "all"; NULL: "all".
+     count:   0: as many groups as fit (floor(candidates / size)).
+     profile: which launcher's `peergate exec` lines the document carries, as for
+              peergate_gate_json, or "all"; NULL: "all".
+   Returns 0 when placed; 2 when the GPUs cannot be placed (size < 1, count < 0, a bad list,
+   size x count more than the candidates, the topology unreadable), out then holding
+   {"schema": "peergate.placement/v1", "error": "..."}; -n when out_size is too small. */
+PEERGATE_API int peergate_place_json(const char* const* envp,
+                                     const char* gpus,
+                                     int size,
+                                     int count,
+                                     const char* profile,
+                                     char* out,
+                                     size_t out_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The C API (include/peergate/peergate_c.h): one entry point that returns the
-// peergate.gate/v1 document, for ctypes and other FFIs.
+// The C API (include/peergate/peergate_c.h): the gate's peergate.gate/v1, the topology's
+// peergate.topology/v1 and the placement's peergate.placement/v1 documents, for ctypes and
+// other FFIs.
 #include "peergate/peergate_c.h"
 #include "pipeline/gate.hpp"
 #include "pipeline/launch_place.hpp"
 #include "pipeline/module_location.hpp"
+#include "pipeline/placement.hpp"
 #include "pipeline/seams.hpp"
+#include "pipeline/topology_view.hpp"
 #include "report/gate/render.hpp"
+#include "report/placement/json.hpp"
+#include "report/topology/json.hpp"
 
 #include <cstring>
 #include <exception>
@@ -26,11 +31,19 @@ int write_out(const std::string& text, char* out, size_t out_size, int status) {
     return status;
 }
 
-std::string error_json(const std::string& message) {
+std::string error_json(const std::string& message, const char* schema = "peergate.gate/v1") {
     nlohmann::ordered_json doc;
-    doc["schema"] = "peergate.gate/v1";
+    doc["schema"] = schema;
     doc["error"] = message;
     return doc.dump();
+}
+
+// A caller's context: its environment, nothing printed (a library prints nothing).
+peergate::pipeline::Context library_context(const char* const* envp) {
+    peergate::pipeline::Context ctx;
+    ctx.env = peergate::util::EnvMap::from_envp(envp);
+    ctx.output.quiet = true;
+    return ctx;
 }
 
 // The --gpus text the decision is for: `gpus` as given, or the best `place` GPUs among it.
@@ -55,9 +68,7 @@ int gate_json(const char* const* envp,
               const char* profile,
               char* out,
               size_t out_size) {
-    peergate::pipeline::Context ctx;
-    ctx.env = peergate::util::EnvMap::from_envp(envp);
-    ctx.output.quiet = true;  // a library prints nothing
+    auto ctx = library_context(envp);
     profile = profile != nullptr ? profile : "llama.cpp";
     const auto resolved = peergate::pipeline::resolve_seams(ctx);
     if (!resolved && place != 0) {
@@ -87,6 +98,51 @@ int gate_json(const char* const* envp,
         peergate::report::gate::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
 }
 
+int topology_json(const char* const* envp, char* out, size_t out_size) {
+    constexpr const char* kSchema = "peergate.topology/v1";
+    auto ctx = library_context(envp);
+    if (const auto resolved = peergate::pipeline::resolve_seams(ctx); !resolved) {
+        return write_out(error_json(resolved.error().message, kSchema), out, out_size, 2);
+    }
+    const auto view = peergate::pipeline::view_topology(ctx, "auto", false);
+    const auto* described = view.discovery.described();
+    auto doc = peergate::report::topology::topology_to_json(view.discovery);
+    peergate::report::topology::add_nics(doc, view.nics, described);
+    return write_out(doc.dump(), out, out_size, described != nullptr ? 0 : 2);
+}
+
+int place_json(const char* const* envp,
+               const char* gpus,
+               int size,
+               int count,
+               const char* profile,
+               char* out,
+               size_t out_size) {
+    constexpr const char* kSchema = "peergate.placement/v1";
+    auto ctx = library_context(envp);
+    if (size < 1 || count < 0) {
+        return write_out(error_json("size must be at least 1 and count at least 0 (0: as many "
+                                    "groups as fit)",
+                                    kSchema),
+                         out,
+                         out_size,
+                         2);
+    }
+    if (const auto resolved = peergate::pipeline::resolve_seams(ctx); !resolved) {
+        return write_out(error_json(resolved.error().message, kSchema), out, out_size, 2);
+    }
+    peergate::pipeline::PlacementQuery query{
+        .size = size, .count = count > 0 ? std::optional<int>(count) : std::nullopt};
+    query.gpus = gpus != nullptr ? gpus : "all";
+    const auto placed = peergate::pipeline::place_groups(ctx, query);
+    if (!placed) {
+        return write_out(error_json(placed.error().message, kSchema), out, out_size, 2);
+    }
+    const auto doc = peergate::report::placement::placement_to_json(
+        placed->result, placed->topology, profile != nullptr ? profile : "all", placed->nics);
+    return write_out(doc.dump(), out, out_size, 0);
+}
+
 // Never lets an exception cross into C.
 template <typename Call>
 int guarded(Call call, char* out, size_t out_size) {
@@ -114,4 +170,19 @@ extern "C" int peergate_gate_place_json(const char* const* envp,
                                         size_t out_size) {
     return guarded(
         [&] { return gate_json(envp, gpus, place, profile, out, out_size); }, out, out_size);
+}
+
+extern "C" int peergate_topology_json(const char* const* envp, char* out, size_t out_size) {
+    return guarded([&] { return topology_json(envp, out, out_size); }, out, out_size);
+}
+
+extern "C" int peergate_place_json(const char* const* envp,
+                                   const char* gpus,
+                                   int size,
+                                   int count,
+                                   const char* profile,
+                                   char* out,
+                                   size_t out_size) {
+    return guarded(
+        [&] { return place_json(envp, gpus, size, count, profile, out, out_size); }, out, out_size);
 }

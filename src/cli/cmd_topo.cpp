@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate topo: the interconnect matrix, NVLink islands, NUMA/CPU affinity.
 #include "cli/commands.hpp"
-#include "pipeline/discover.hpp"
-#include "pipeline/nic_affinity.hpp"
+#include "pipeline/topology_view.hpp"
 #include "report/topology/json.hpp"
 #include "report/topology/text.hpp"
 #include "util/json_text.hpp"
@@ -20,24 +19,18 @@ struct TopoOptions {
 };
 
 int run_topo(const Invocation& inv, const TopoOptions& options) {
-    auto discovery = options.from.empty()
-                         ? pipeline::discover(inv, options.source, options.crosscheck)
-                         : pipeline::read_topology_file(options.from);
-    const model::Topology* described = discovery.described();
-    // The NICs sysfs shows, on this host or the simulated one; a saved file has no sysfs.
-    std::optional<policy::placement::NicAffinity> nics;
-    if (options.from.empty() && described != nullptr) {
-        nics = pipeline::read_nic_affinity(inv, *described);
-    }
+    const auto view =
+        pipeline::view_topology(inv, options.source, options.crosscheck, options.from);
+    const model::Topology* described = view.discovery.described();
     if (inv.output.json) {
-        auto doc = report::topology::topology_to_json(discovery);
-        report::topology::add_nics(doc, nics, described);
+        auto doc = report::topology::topology_to_json(view.discovery);
+        report::topology::add_nics(doc, view.nics, described);
         fmt::print(inv.output.out, "{}\n", util::json_text(doc));
     } else {
         const report::topology::TextStyle style{.color = inv.output.color,
                                                 .verbose = inv.output.verbose};
-        auto text = report::topology::topology_to_text(discovery, style);
-        text += nics ? report::topology::nics_to_text(*nics, *described, style) : "";
+        auto text = report::topology::topology_to_text(view.discovery, style);
+        text += view.nics ? report::topology::nics_to_text(*view.nics, *described, style) : "";
         fmt::print(described != nullptr ? inv.output.out : inv.output.err, "{}", text);
     }
     return described != nullptr ? kExitOk : kExitError;

@@ -28,6 +28,13 @@ cmake -S "$source/tests/install" -B "$prefix/consumer" -G Ninja -DCMAKE_CXX_COMP
   { cat "$prefix/configure.log"; exit 1; }
 cmake --build "$prefix/consumer" > "$prefix/build.log" || { cat "$prefix/build.log"; exit 1; }
 libdir=$(dirname "$(find "$prefix/usr" -name 'libpeergate.so' -print -quit)")
+# The SONAME carries the ABI version (docs/c-api.md): programs and ctypes load libpeergate.so.N,
+# and the unversioned name is only the development link.
+soname=$(readelf -d "$libdir/libpeergate.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+case "$soname" in
+  libpeergate.so.[0-9]*) test -e "$libdir/$soname" || { echo "SONAME $soname not installed"; exit 1; } ;;
+  *) echo "libpeergate.so has no versioned SONAME (got '$soname')"; exit 1 ;;
+esac
 LD_LIBRARY_PATH="$libdir" "$prefix/consumer/consumer_cpp"
 
 pc=$(find "$prefix/usr" -name peergate.pc -print -quit)
