@@ -134,7 +134,8 @@ Command add_probe_command(CLI::App& app) {
     sub->add_option(
         "--cache-dir",
         o->cache_dir,
-        "verdict cache directory (default $XDG_CACHE_HOME/peergate, else ~/.cache/peergate)");
+        "verdict cache directory (default $PEERGATE_CACHE_DIR, else /var/cache/peergate for "
+        "root, else $XDG_CACHE_HOME/peergate or ~/.cache/peergate)");
     sub->add_flag("--no-cache", o->no_cache, "do not write the result to the verdict cache");
     sub->footer(
         "Exit status: 0 every pair intact, 1 a pair lost data (the pair and the mode are named, "

@@ -110,8 +110,12 @@ void consider_cached_probe(const util::Seams& seams,
     }
     const auto& verdict = reading->verdict;
     const bool trusted = env.is_one("PEERGATE_TRUST_PROBE");
+    if (!verdict.doubt.empty()) {
+        input.cache_doubt = verdict.doubt;  // PEERGATE_FORCE_P2P is refused while it stands
+    }
     if (!verdict.valid) {
-        input.notes.push_back("cached probe result not used: " + verdict.reason);
+        input.notes.push_back("cached probe result not used: " +
+                              (verdict.doubt.empty() ? verdict.reason : verdict.doubt));
         return;
     }
     input.notes.push_back(fmt::format(

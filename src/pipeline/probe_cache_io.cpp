@@ -6,9 +6,13 @@
 #include "sources/host/host_name.hpp"
 #include "util/atomic_file.hpp"
 #include "util/bounded_read.hpp"
+#include "util/file_lock.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
@@ -22,6 +26,32 @@ namespace {
 // A probe writes about 1.5 KiB per ordered pair (some 8 MiB for 72 GPUs); the file is read on
 // every gate and exec, and a FIFO or a device in its place must not stall them.
 constexpr std::size_t kLargestCacheFile = 64U << 20U;
+
+// Root's cache, whatever HOME says: sudo -E and su without '-' pass a user's HOME and
+// XDG_CACHE_HOME on, and Slurm's health check runs with none (docs/security.md).
+constexpr const char* kSystemCacheDir = "/var/cache/peergate";
+
+// A probe holds the lock for one read-merge-write (milliseconds); another probe waits.
+constexpr std::chrono::milliseconds kLockPatience{10'000};
+
+// Whether anything is at `file` (a link, a FIFO, an unreadable directory on the way
+// included): such a cache is read, and doubt if it cannot be.
+bool something_at(const std::string& file) {
+    std::error_code ec;
+    const auto status = std::filesystem::symlink_status(file, ec);
+    return ec ? ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory
+              : status.type() != std::filesystem::file_type::not_found;
+}
+
+// The cache directory, made 0755 when peergate makes it, so that what the umask allows does
+// not make the cache one that the reader refuses as writable by others.
+void make_cache_directory(const std::filesystem::path& dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir.parent_path(), ec);
+    if (::mkdir(dir.c_str(), 0755) == 0) {
+        ::chmod(dir.c_str(), 0755);
+    }
+}
 
 std::string uuid_of(const model::Discovery& discovery,
                     const std::optional<model::PciAddress>& pci) {
@@ -59,8 +89,14 @@ model::ProbeResult with_earlier_pairs(const std::string& file,
 
 }  // namespace
 
-std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag) {
-    return flag.empty() ? util::xdg_cache_dir(env, "peergate") : flag;
+std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag, bool as_root) {
+    if (!flag.empty()) {
+        return flag;
+    }
+    if (auto dir = env.get("PEERGATE_CACHE_DIR"); dir && !dir->empty()) {
+        return *dir;
+    }
+    return as_root ? kSystemCacheDir : util::xdg_cache_dir(env, "peergate");
 }
 
 std::string probe_cache_file_name(std::string_view host_name, std::string_view simulated_machine) {
@@ -76,7 +112,7 @@ std::string probe_cache_file_name(std::string_view host_name, std::string_view s
 }
 
 std::string probe_cache_path(const Context& ctx, const std::string& flag) {
-    const std::string dir = probe_cache_dir(ctx.env, flag);
+    const std::string dir = probe_cache_dir(ctx.env, flag, ::geteuid() == 0);
     if (dir.empty()) {
         return "";
     }
@@ -108,13 +144,19 @@ void store_probe_result(const Context& ctx,
     if (file.empty()) {
         return;
     }
-    const auto identity = identity_of(setup, discovery, host_facts(ctx));
-    const model::ProbeCacheEntry entry{.identity = identity,
-                                       .result = with_earlier_pairs(file, identity, result),
-                                       .written_at = now_utc()};
-    std::error_code ec;
-    std::filesystem::create_directories(std::filesystem::path(file).parent_path(), ec);
-    auto written = util::write_file_atomically(file, report::probe::probe_cache_to_text(entry));
+    make_cache_directory(std::filesystem::path(file).parent_path());
+    // Two probes of different GPUs at once: each merges what the other wrote (kLockPatience).
+    const auto [dir, name] = util::split_directory(file);
+    auto lock = util::lock_file(dir + "/." + name + ".lock", kLockPatience);
+    util::Expected<void> written = lock ? util::Expected<void>() : util::unexpected(lock.error());
+    if (lock) {
+        const auto identity = identity_of(setup, discovery, host_facts(ctx));
+        const model::ProbeCacheEntry entry{.identity = identity,
+                                           .result = with_earlier_pairs(file, identity, result),
+                                           .written_at = now_utc()};
+        written =
+            util::write_file_atomically(file, report::probe::probe_cache_to_text(entry), 0644);
+    }
     if (!written && !ctx.output.quiet) {
         fmt::print(
             ctx.output.err, "peergate: verdict cache not written: {}\n", written.error().message);
@@ -133,12 +175,23 @@ CacheReading read_probe_cache(const Context& ctx,
     if (text) {
         entry = report::probe::probe_cache_from_text(*text, &why);
     }
+    // A cache that is there and cannot be read or trusted is doubt, not absence (a FIFO, a
+    // link, another user's file, garbage): it may hold a loss.
+    std::string doubt;
+    if (!text && !file.empty() && something_at(file)) {
+        doubt = "the verdict cache cannot be trusted: " + text.error().message;
+    } else if (text && !entry) {
+        doubt = "the verdict cache " + file + " is unreadable: " + why;
+    }
     auto setup = set_up_cuda(ctx, discovery, {}, std::chrono::seconds(10));
     if (!setup) {
+        const std::string reason = "cannot identify this machine: " + setup.error().message;
         return CacheReading{
-            .entry = std::move(entry),
-            .verdict = {.valid = false,
-                        .reason = "cannot identify this machine: " + setup.error().message}};
+            .entry = entry,
+            .verdict = {
+                .valid = false,
+                .reason = reason,
+                .doubt = entry ? policy::gate::unmatched_loss_doubt(*entry, reason) : doubt}};
     }
     auto verdict =
         policy::gate::judge_cache(entry, identity_of(*setup, discovery, host_facts(ctx)));
@@ -147,13 +200,16 @@ CacheReading read_probe_cache(const Context& ctx,
     } else if (!entry) {
         verdict.reason = "the cache is unreadable: " + why;
     }
+    if (!doubt.empty()) {
+        verdict.doubt = doubt;
+    }
     return CacheReading{.entry = std::move(entry), .verdict = std::move(verdict)};
 }
 
 std::optional<CacheReading> read_probe_cache_if_present(const Context& ctx,
                                                         const model::Discovery& discovery) {
     const std::string file = probe_cache_path(ctx, "");
-    if (file.empty() || !std::filesystem::exists(file)) {
+    if (file.empty() || !something_at(file)) {
         return std::nullopt;
     }
     return read_probe_cache(ctx, discovery);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The verdict cache on disk: $XDG_CACHE_HOME/peergate/probe-<host>.json (else
-// ~/.cache/peergate/, or --cache-dir), written atomically. Each ordered pair's latest verdict
-// on this boot and identity wins (policy::gate::merge_probe_results).
+// The verdict cache on disk: probe-<host>.json in --cache-dir, else $PEERGATE_CACHE_DIR, else
+// for root /var/cache/peergate, else $XDG_CACHE_HOME/peergate or ~/.cache/peergate; read only
+// when trusted (util::read_owned_file), written atomically 0644 under a lock beside it. Each
+// ordered pair's latest verdict on this boot and identity wins
+// (policy::gate::merge_probe_results). docs/security.md says why each of these.
 // The gate reads it through consult_probe_cache (see docs/probe.md).
 #pragma once
 
@@ -19,9 +21,10 @@
 
 namespace peergate::pipeline {
 
-// `flag` when given, else $XDG_CACHE_HOME/peergate, else $HOME/.cache/peergate; "" when
+// `flag` when given, else $PEERGATE_CACHE_DIR, else for root (`as_root`) /var/cache/peergate
+// whatever HOME says, else $XDG_CACHE_HOME/peergate, else $HOME/.cache/peergate; "" when
 // none of them is known.
-std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag);
+std::string probe_cache_dir(const util::EnvMap& env, const std::string& flag, bool as_root);
 
 // The cache file's name in that directory: one per host, because a cluster's nodes often
 // share one $HOME and would otherwise replace each other's results, and one per simulated
@@ -38,8 +41,9 @@ model::MachineIdentity identity_of(const CudaSetup& setup,
                                    const model::Discovery& discovery,
                                    const model::HostFacts& host);
 
-// Writes `result` with this machine's identity. Failure to write is reported on stderr
-// and otherwise ignored: the probe's verdict stands without the cache.
+// Writes `result` with this machine's identity, merged with what the cache holds for this
+// boot, under an exclusive lock so that concurrent probes add up. Failure to write is
+// reported on stderr and otherwise ignored: the probe's verdict stands without the cache.
 void store_probe_result(const Context& ctx,
                         const std::string& cache_dir,
                         const CudaSetup& setup,
@@ -59,8 +63,9 @@ CacheReading read_probe_cache(const Context& ctx,
                               const model::Discovery& discovery,
                               const std::string& cache_dir = "");
 
-// read_probe_cache when the cache file exists; nullopt (and no CUDA driver opened) when it
-// does not, or no cache directory is known.
+// read_probe_cache when something is at the cache's path (a file, a link, a FIFO ...: all
+// read, and doubt when they cannot be); nullopt (and no CUDA driver opened) when nothing is,
+// or no cache directory is known.
 std::optional<CacheReading> read_probe_cache_if_present(const Context& ctx,
                                                         const model::Discovery& discovery);
 

@@ -146,7 +146,11 @@ Expected<void> replace_in(int dir,
 
 }  // namespace
 
-Expected<void> write_file_atomically(const std::string& path, std::string_view content) {
+namespace {
+
+Expected<void> write_atomically(const std::string& path,
+                                std::string_view content,
+                                std::optional<mode_t> forced_mode) {
     const PathInDirectory target = split_directory(path);
     if (target.name.empty() || target.name == "." || target.name == "..") {
         return unexpected(ErrorCode::invalid_input, "cannot write " + path + ": not a file name");
@@ -160,7 +164,19 @@ Expected<void> write_file_atomically(const std::string& path, std::string_view c
     if (!mode) {
         return unexpected(mode.error());
     }
-    return replace_in(directory.get(), target, path, content, *mode);
+    return replace_in(directory.get(), target, path, content, forced_mode ? forced_mode : *mode);
+}
+
+}  // namespace
+
+Expected<void> write_file_atomically(const std::string& path, std::string_view content) {
+    return write_atomically(path, content, std::nullopt);
+}
+
+Expected<void> write_file_atomically(const std::string& path,
+                                     std::string_view content,
+                                     mode_t mode) {
+    return write_atomically(path, content, mode);
 }
 
 Expected<std::string> read_file(const std::string& path) {

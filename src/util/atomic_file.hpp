@@ -4,6 +4,8 @@
 
 #include "util/expected.hpp"
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -17,6 +19,12 @@ namespace peergate::util {
 // component, a FIFO, a device or a directory is refused with the reason (docs/security.md),
 // and the temporary is made with O_EXCL|O_NOFOLLOW in the directory opened with O_NOFOLLOW.
 Expected<void> write_file_atomically(const std::string& path, std::string_view content);
+
+// The same, the file getting exactly `mode` whatever the umask and the mode it had: for a
+// file whose permissions are part of why it is trusted (the verdict cache, 0644).
+Expected<void> write_file_atomically(const std::string& path,
+                                     std::string_view content,
+                                     mode_t mode);
 
 // The temporary's mkostemp template beside `path`: hidden (".out.prom.tmp.XXXXXX"), so the
 // readers that scan the directory skip it while it is written (node_exporter reads every

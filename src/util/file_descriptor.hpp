@@ -23,6 +23,10 @@ public:
     FileDescriptor(const FileDescriptor&) = delete;
     FileDescriptor& operator=(const FileDescriptor&) = delete;
 
+    FileDescriptor(FileDescriptor&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+
+    FileDescriptor& operator=(FileDescriptor&&) = delete;
+
     int get() const { return fd_; }
 
 private:

@@ -24,6 +24,9 @@ inline util::EnvMap clean_env() {
     env.set("PATH", "/usr/bin:/bin");
     env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
     env.set("PEERGATE_CUDA_LIB", "/nonexistent/libcuda.so.1");
+    // No verdict cache a test did not ask for: as root the default is /var/cache/peergate,
+    // shared by every test; nothing can be made under /proc, so this one stays absent.
+    env.set("PEERGATE_CACHE_DIR", "/proc/peergate-tests-have-no-cache");
     for (const char* name : {"ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"}) {
         if (const char* value = std::getenv(name)) {  // NOLINT(concurrency-mt-unsafe): test setup
             env.set(name, value);

@@ -107,11 +107,13 @@ CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
     // An unknown boot id cannot prove "this boot": fail closed.
     if (now.boot_id.empty()) {
         verdict.reason = "the boot id is unknown, so a cached result cannot be tied to this boot";
+        verdict.doubt = unmatched_loss_doubt(*entry, verdict.reason);
         return verdict;
     }
     const auto changed = model::identity_differences(entry->identity, now);
     if (!changed.empty()) {
         verdict.reason = "stale: changed since the probe: " + util::join(changed, ", ");
+        verdict.doubt = unmatched_loss_doubt(*entry, verdict.reason);
         return verdict;
     }
     verdict.valid = true;
@@ -128,6 +130,26 @@ CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
     }
     verdict.reason = "written on this boot and machine identity";
     return verdict;
+}
+
+std::string unmatched_loss_doubt(const model::ProbeCacheEntry& entry,
+                                 const std::string& why_not_valid) {
+    const auto& pairs = entry.result.pairs;
+    const auto loss = std::find_if(pairs.begin(), pairs.end(), [](const model::ProbePair& p) {
+        return p.verdict == model::PairVerdict::data_lost;
+    });
+    if (loss == pairs.end()) {
+        return "";
+    }
+    // The loss is load-dependent and lives in the hardware path: a reboot or a new driver does
+    // not show it gone; only a probe on this boot can (docs/gate-rules.md §6).
+    return fmt::format(
+        "the verdict cache recorded data lost from GPU {} to GPU {} (probe of {}) and cannot be "
+        "matched to this machine now ({}); probe again on this boot",
+        loss->src,
+        loss->dst,
+        entry.written_at.empty() ? "an unknown time" : entry.written_at,
+        why_not_valid);
 }
 
 model::ProbeResult merge_probe_results(const model::ProbeResult& earlier,

@@ -23,10 +23,20 @@ struct CacheVerdict {
     std::vector<std::pair<int, int>> concurrent_pass_pairs;
     // Ordered pairs that lost data in any mode of the cached run; empty unless valid.
     std::vector<std::pair<int, int>> lost_pairs;
+    // Non-empty when the cache is doubt (docs/gate-rules.md §6): it is there but cannot be
+    // read or trusted, or it recorded lost data and cannot be matched to this boot. Such a
+    // cache vouches for nothing, and PEERGATE_FORCE_P2P is refused while it stands.
+    std::string doubt;
 };
 
 CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
                          const model::MachineIdentity& now);
+
+// The doubt of a cache that recorded lost data but is not valid for this machine now
+// (`why_not_valid`: a changed identity, an unknown boot, a machine that cannot be
+// identified); "" when it recorded no loss.
+std::string unmatched_loss_doubt(const model::ProbeCacheEntry& entry,
+                                 const std::string& why_not_valid);
 
 // The probe just run, with the ordered pairs an earlier probe (on the same boot and identity:
 // the caller judges that) covered and this one did not, cells included: each pair's latest

@@ -195,6 +195,18 @@ std::optional<Answer> rule_probe_failed(const GateFacts& f) {
                 true);
 }
 
+// FORCE overrides the name and topology gates, never doubt about data: while a verdict cache
+// is there that cannot be read or trusted, or that recorded a loss it cannot tie to this boot,
+// forcing could switch P2P on over a loss nobody can rule out (docs/security.md).
+std::optional<Answer> rule_cache_untrusted(const GateFacts& f) {
+    if (!f.control.force_p2p.on || !f.input.cache_doubt) {
+        return std::nullopt;
+    }
+    return veto("cache_untrusted",
+                f.control.force_p2p.variable + "=1 refused: " + *f.input.cache_doubt,
+                true);
+}
+
 std::optional<Answer> rule_force_p2p(const GateFacts& f) {
     if (!f.control.force_p2p.on) {
         return std::nullopt;
@@ -271,7 +283,7 @@ std::optional<Answer> rule_every_pair_nvlink(const GateFacts& f) {
                   fmt::format("every selected pair is NVLink (GPUs {})", id_list(f.selection.ids))};
 }
 
-constexpr std::array<Rule, 15> kRules = {
+constexpr std::array<Rule, 16> kRules = {
     rule_disable_p2p,
     rule_disable_tuning,
     rule_decision_failed,
@@ -281,6 +293,7 @@ constexpr std::array<Rule, 15> kRules = {
     rule_more_than_one_gpu,
     rule_user_opted_out,
     rule_probe_failed,
+    rule_cache_untrusted,
     rule_force_p2p,
     rule_probe_passed,
     rule_nvlink_names,

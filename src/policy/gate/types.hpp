@@ -87,6 +87,9 @@ struct GateInput {
     // an explicit selection (gate, exec). false: the caller keeps the inherited order.
     bool pin_selection = true;
     std::optional<ProbeVerdict> probe;
+    // A verdict cache that is doubt (CacheVerdict::doubt): PEERGATE_FORCE_P2P is refused
+    // while it stands (docs/gate-rules.md §2, rule cache_untrusted).
+    std::optional<std::string> cache_doubt;
     // Identity join seam (docs/gate-rules.md §4 beyond): the PCI addresses of the GPUs the child
     // will see, in its CUDA order, as a helper process enumerated them under the child's
     // environment. nullopt: no CUDA driver answer; the index rules of §4 apply.

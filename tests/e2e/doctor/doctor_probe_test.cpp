@@ -91,7 +91,7 @@ TEST(DoctorProbe, WithoutTheFlagTheCachedLossOfThisBootIsReported) {
         std::filesystem::path(::testing::TempDir()) / "peergate-doctor-cached-probe";
     std::filesystem::remove_all(cache);
     auto env = clean_env();
-    env.set("XDG_CACHE_HOME", cache.string());
+    env.set("PEERGATE_CACHE_DIR", (cache / "peergate").string());
     const auto probe = run_peergate({"--simulate",
                                      "pcie-rtx6000ada-2x-iommu",
                                      "probe",

@@ -26,6 +26,9 @@ inline util::EnvMap base_env() {
     // libraries it means (flags and --simulate beat these).
     env.set("PEERGATE_NVML_LIB", "/nonexistent/libnvidia-ml.so.1");
     env.set("PEERGATE_CUDA_LIB", "/nonexistent/libcuda.so.1");
+    // No verdict cache a test did not ask for: as root the default is /var/cache/peergate,
+    // shared by every test; nothing can be made under /proc, so this one stays absent.
+    env.set("PEERGATE_CACHE_DIR", "/proc/peergate-tests-have-no-cache");
     return env;
 }
 

@@ -47,6 +47,8 @@ protected:
         command.env.set("PATH", "/usr/bin:/bin");
         command.env.set("HOME", cache_home_.string());
         command.env.set("XDG_CACHE_HOME", (cache_home_ / "xdg").string());
+        // As root the default is /var/cache/peergate: name the directory this test owns.
+        command.env.set("PEERGATE_CACHE_DIR", (cache_home_ / "xdg" / "peergate").string());
         command.timeout = std::chrono::seconds(60);
         auto result = util::run_process(command);
         EXPECT_TRUE(result.has_value());

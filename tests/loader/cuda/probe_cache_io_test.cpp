@@ -98,12 +98,27 @@ TEST_F(ProbeCacheIo, NoCacheIsNotTrusted) {
 
 TEST(ProbeCacheDir, FlagThenXdgThenHome) {
     util::EnvMap env;
-    EXPECT_EQ(pipeline::probe_cache_dir(env, ""), "");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", false), "");
     env.set("HOME", "/home/u");
-    EXPECT_EQ(pipeline::probe_cache_dir(env, ""), "/home/u/.cache/peergate");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", false), "/home/u/.cache/peergate");
     env.set("XDG_CACHE_HOME", "/x");
-    EXPECT_EQ(pipeline::probe_cache_dir(env, ""), "/x/peergate");
-    EXPECT_EQ(pipeline::probe_cache_dir(env, "/flag"), "/flag");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", false), "/x/peergate");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "/flag", false), "/flag");
+    env.set("PEERGATE_CACHE_DIR", "/srv/cache");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", false), "/srv/cache");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "/flag", false), "/flag");
+}
+
+// Root's cache does not depend on HOME (sudo -E, su without '-', Slurm with none): the same
+// node gives the same verdict from a root shell and from a health check (issue 34).
+TEST(ProbeCacheDir, RootsIsTheSystemDirectoryWhateverHomeSays) {
+    util::EnvMap env;
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", true), "/var/cache/peergate");
+    env.set("HOME", "/home/u");
+    env.set("XDG_CACHE_HOME", "/home/u/.cache");
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", true), "/var/cache/peergate");
+    env.set("PEERGATE_CACHE_DIR", "/srv/cache");  // named on purpose: still owner-checked
+    EXPECT_EQ(pipeline::probe_cache_dir(env, "", true), "/srv/cache");
 }
 
 // One file per host (nodes sharing an NFS $HOME) and per simulated machine (a demo on a GPU

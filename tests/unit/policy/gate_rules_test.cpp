@@ -344,6 +344,16 @@ TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
              in.probe = ProbeVerdict{.pair_level = true, .lost_pairs = {{0, 2}, {2, 1}}};
              return in;
          }, true, "force_p2p", ""},
+        {"a verdict cache that is doubt refuses FORCE (docs/security.md)", [] {
+             auto in = input(pcie_box(2, "NVIDIA L40S"), gpus({0, 1}), env({{"PEERGATE_FORCE_P2P", "1"}}));
+             in.cache_doubt = "the verdict cache cannot be trusted: it is a FIFO";
+             return in;
+         }, false, "cache_untrusted", "=PEERGATE_FORCE_P2P=1 refused: the verdict cache cannot be trusted: it is a FIFO"},
+        {"without FORCE a doubtful cache is only no verdict", [] {
+             auto in = input(uniform_nvlink(2), gpus({0, 1}));
+             in.cache_doubt = "the verdict cache cannot be trusted: it is a FIFO";
+             return in;
+         }, true, "every_pair_nvlink", ""},
         {"identity join gates the child's GPUs", [&] {
              auto in = input(with_pci());
              in.child_visible = std::vector<model::PciAddress>{pci("0000:48:00.0"), pci("0000:4c:00.0")};

@@ -190,6 +190,30 @@ TEST(ProbeCache, NoEntryOrUnknownBootIsNotTrusted) {
     EXPECT_FALSE(policy::gate::judge_cache(e, now).valid);
 }
 
+// A loss the cache cannot tie to this boot is not forgotten: it vouches for nothing, and it is
+// doubt that FORCE may not override (rule cache_untrusted); a stale cache of passes is not.
+TEST(ProbeCache, AStaleLossIsDoubtAndAStalePassIsNot) {
+    auto now = recorded_identity();
+    now.boot_id = "boot-2";
+    const auto stale_loss = policy::gate::judge_cache(entry(), now);
+    EXPECT_FALSE(stale_loss.valid);
+    EXPECT_TRUE(stale_loss.lost_pairs.empty());
+    EXPECT_NE(
+        stale_loss.doubt.find("data lost from GPU 1 to GPU 0 (probe of 2026-01-01T00:00:00Z)"),
+        std::string::npos)
+        << stale_loss.doubt;
+    EXPECT_NE(stale_loss.doubt.find("boot_id"), std::string::npos) << stale_loss.doubt;
+
+    auto passes = entry();
+    passes.result.pairs[1].verdict = model::PairVerdict::ok;
+    EXPECT_EQ(policy::gate::judge_cache(passes, now).doubt, "");
+    EXPECT_EQ(policy::gate::judge_cache(entry(), recorded_identity()).doubt, "")
+        << "a valid cache's loss is the probe_failed veto, not doubt";
+    auto unknown_boot = recorded_identity();
+    unknown_boot.boot_id.clear();
+    EXPECT_NE(policy::gate::judge_cache(entry(), unknown_boot).doubt, "");
+}
+
 TEST(ProbeCache, RejectsOtherDocuments) {
     std::string error;
     EXPECT_FALSE(
