@@ -34,7 +34,12 @@ def run(argv):
 def cmake_build_dir():
     given = os.environ.get("PEERGATE_BUILD_DIR")
     if given:
-        return Path(given).resolve()
+        # pip runs this in the source folder: a relative path is the caller's, from their PWD.
+        build = Path(os.environ.get("PWD", "."), given).resolve()
+        if not (build / "CMakeCache.txt").is_file():
+            raise SystemExit(f"peergate setup: PEERGATE_BUILD_DIR={given} ({build}) is not a "
+                             "configured CMake build of peergate")
+        return build
     if not (ROOT / "CMakeLists.txt").is_file():
         raise SystemExit("peergate setup: no PEERGATE_BUILD_DIR and no CMake project at "
                          f"{ROOT}; set PEERGATE_BUILD_DIR or PEERGATE_NO_BUNDLE=1")
@@ -48,7 +53,8 @@ def cmake_build_dir():
 def install_prefix(build, prefix):
     if prefix.exists():
         shutil.rmtree(prefix)
-    run(["cmake", "--install", build, "--prefix", prefix])
+    # Stripped: the wheel carries programs, not their debug information (a tenth of the size).
+    run(["cmake", "--install", build, "--prefix", prefix, "--strip"])
     for relative in UNBUNDLED:
         for path in prefix.glob(relative.replace("lib/", "lib*/", 1)):
             shutil.rmtree(path) if path.is_dir() else path.unlink()

@@ -59,7 +59,7 @@ def gate(gpus: Gpus = None, profile: str = "llama.cpp", env: Optional[Mapping[st
     profile or placement.
 
     >>> peergate.gate(gpus=[0, 2], env={"PEERGATE_SIMULATE": "bridged-a100-4x"}).veto
-    "GPU 0 - GPU 2 is SYS ..."
+    'GPU 0 to GPU 2 is SYS, not NVLink'
     """
     if place is None:
         status, doc = call_json("peergate_gate_json", _environment(env), _gpu_text(gpus), profile)
