@@ -85,7 +85,7 @@ bool keep_users_nccl_p2p(const std::string& would, EnvPlan& plan) {
 
 // NCCL refuses a topology file it cannot parse, and the job fails at init; one peergate
 // cannot read is one whose NVLinks it cannot compare with the host.
-void warn_of_unchecked_topo_file(const GateFacts& facts, EnvPlan& plan) {
+void warn_of_unchecked_topo_file(const GateFacts& facts, bool p2p_to_keep_off, EnvPlan& plan) {
     const auto& file = facts.input.nccl_topo_file;
     if (!file || !file->exists) {
         return;
@@ -97,10 +97,27 @@ void warn_of_unchecked_topo_file(const GateFacts& facts, EnvPlan& plan) {
     } else if (!file->unreadable.empty()) {
         plan.warn(
             fmt::format("NCCL's topology file {} was not checked for NVLinks this host "
-                        "lacks: {}",
+                        "lacks: {}{}",
                         nccl_topo_file_name(*file),
-                        file->unreadable));
+                        file->unreadable,
+                        p2p_to_keep_off ? "; it may claim one, so peergate sets "
+                                          "NCCL_P2P_DISABLE=1 unless you set NCCL_P2P"
+                                        : ""));
     }
+}
+
+// Why NCCL_P2P_LEVEL=NVL cannot keep P2P off PCIe: NCCL's topology file claims an NVLink the
+// host lacks, or it could not be read to see whether it does (doubt); nullopt when neither.
+std::optional<std::string> topo_file_defeats_level(const GateFacts& facts) {
+    if (auto stale = stale_nvlink_claim(facts)) {
+        return *stale + " but NCCL's topology file shows it NVLinked";
+    }
+    const auto& file = facts.input.nccl_topo_file;
+    if (file && file->exists && !file->unreadable.empty()) {
+        return "NCCL's topology file " + nccl_topo_file_name(*file) +
+               " could not be read, so it may show NVLinks this host lacks";
+    }
+    return std::nullopt;
 }
 
 void warn_of_stale_topo_file(const model::NcclTopoFile& file,
@@ -139,25 +156,28 @@ void warn_of_custom_all_reduce(const GateFacts& facts,
 }  // namespace
 
 void plan_nccl(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& plan) {
-    warn_of_unchecked_topo_file(facts, plan);
-    if (facts.selection.ids.size() < 2 || facts.all_pairs_nvlinked() || pcie_vouched(verdict)) {
-        return;  // no peer, every pair NVLink, or PCIe P2P vouched for
+    // No peer, every pair NVLink, or PCIe P2P vouched for: nothing to keep off PCIe.
+    const bool p2p_to_keep_off =
+        facts.selection.ids.size() >= 2 && !facts.all_pairs_nvlinked() && !pcie_vouched(verdict);
+    warn_of_unchecked_topo_file(facts, p2p_to_keep_off, plan);
+    if (!p2p_to_keep_off) {
+        return;
     }
     const auto stale = stale_nvlink_claim(facts);
+    const auto defeated = topo_file_defeats_level(facts);
     const bool user_set =
-        keep_users_nccl_p2p(stale ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_LEVEL=NVL", plan);
+        keep_users_nccl_p2p(defeated ? "NCCL_P2P_DISABLE=1" : "NCCL_P2P_LEVEL=NVL", plan);
     if (stale) {
         warn_of_stale_topo_file(*facts.input.nccl_topo_file, *stale, user_set, plan);
     }
     if (user_set) {
         return;
     }
-    if (stale) {
-        plan.set_if_absent("NCCL_P2P_DISABLE",
-                           "1",
-                           *stale +
-                               " but NCCL's topology file shows it NVLinked: "
-                               "NCCL_P2P_LEVEL=NVL would not keep its P2P traffic off PCIe");
+    if (defeated) {
+        plan.set_if_absent(
+            "NCCL_P2P_DISABLE",
+            "1",
+            *defeated + ": NCCL_P2P_LEVEL=NVL would not keep its P2P traffic off PCIe");
         return;
     }
     const auto pair = facts.first_non_nvlink_pair().value_or("the fabric is not confirmed");

@@ -96,6 +96,15 @@ TEST(GateNcclTopo, AFileNcclWouldRefuseOrPeergateCannotReadIsWarnedOfAndAMissing
     EXPECT_TRUE(warns_about(decide(unchecked),
                             "(/etc/nccl.conf) was not checked for NVLinks this host lacks: cannot "
                             "read /opt/t.xml: not a regular file"));
+    // A file peergate cannot read may claim any NVLink: NCCL_P2P_LEVEL=NVL would not keep that
+    // pair's P2P traffic off PCIe, so NCCL's P2P is disabled (issue 34, item 8).
+    const auto doubt = decide(unchecked);
+    EXPECT_EQ(doubt.set_value("NCCL_P2P_DISABLE"), "1");
+    EXPECT_FALSE(doubt.set_value("NCCL_P2P_LEVEL"));
+    EXPECT_TRUE(warns_about(doubt, "peergate sets NCCL_P2P_DISABLE=1"));
+    auto kept = unchecked;
+    kept.env.set("NCCL_P2P_LEVEL", "NVL");
+    EXPECT_EQ(decide(kept).kept_value("NCCL_P2P_LEVEL"), "NVL") << "the user's setting stays";
     auto missing = ncv4(false, {0, 1});
     missing.nccl_topo_file->exists = false;
     missing.nccl_topo_file->gpus.clear();
