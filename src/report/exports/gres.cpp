@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <optional>
 #include <vector>
@@ -15,8 +16,30 @@ namespace peergate::report::exports {
 
 namespace {
 
+// A gres.conf value: Slurm splits a line into NAME=value fields at blanks and starts a new
+// entry at a newline, and '#' starts a comment, so text from the host keeps only the
+// characters a name needs (docs/security.md, "Injection").
+std::string gres_word(std::string_view text) {
+    std::string word(text);
+    for (char& c : word) {
+        const bool safe =
+            std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
+        c = safe ? c : '_';
+    }
+    return word;
+}
+
+// Text from the host inside a comment line: a control character would end the comment.
+std::string comment_text(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) {
+        c = static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? ' ' : c;
+    }
+    return out;
+}
+
 std::string type_of(const ExportFacts& facts, const model::Gpu& gpu) {
-    return facts.run.gres_type.empty() ? gres_type(gpu.name) : facts.run.gres_type;
+    return facts.run.gres_type.empty() ? gres_type(gpu.name) : gres_word(facts.run.gres_type);
 }
 
 std::vector<model::Gpu> by_index(const model::Topology& topology) {
@@ -48,7 +71,7 @@ std::string slurm_conf_hint(const ExportFacts& facts, const model::Topology& top
         gres.push_back(fmt::format("gpu:{}:{}", type, count));
     }
     return fmt::format("# slurm.conf: GresTypes=gpu ; NodeName={} ... Gres={}\n",
-                       facts.run.node_name,
+                       gres_word(facts.run.node_name),
                        util::join(gres, ","));
 }
 
@@ -95,10 +118,10 @@ std::string gpu_line(const ExportFacts& facts,
             "# GPU {}: Cores= left out: its CPU affinity ({}) or the CPUs' cores "
             "(/sys/devices/system/cpu/cpu*/topology) were not readable.\n",
             gpu.index,
-            gpu.cpu_affinity.empty() ? "unknown" : gpu.cpu_affinity);
+            gpu.cpu_affinity.empty() ? "unknown" : comment_text(gpu.cpu_affinity));
     }
     return notes + fmt::format("NodeName={} AutoDetect=off Name=gpu Type={}{} Links={}\n",
-                               facts.run.node_name,
+                               gres_word(facts.run.node_name),
                                type_of(facts, gpu),
                                fields,
                                links_of(topology, gpu));
@@ -107,7 +130,7 @@ std::string gpu_line(const ExportFacts& facts,
 std::string header(const ExportFacts& facts, const model::Topology& topology) {
     std::string out = fmt::format(
         "# gres.conf for {}, written by peergate {} from the NV# counts of nvidia-smi topo -m.\n",
-        facts.run.node_name,
+        gres_word(facts.run.node_name),
         facts.run.version);
     out += slurm_conf_hint(facts, topology);
     out +=
@@ -128,7 +151,7 @@ std::string gres_type(std::string_view gpu_name) {
     if (words.size() > 1 && words.front() == "nvidia") {
         words.erase(words.begin());
     }
-    const std::string type = util::join(words, "_");
+    const std::string type = gres_word(util::join(words, "_"));
     return type.empty() ? "gpu" : type;
 }
 

@@ -32,6 +32,27 @@ TEST(ExportGres, TypeIsASubstringOfSlurmsNvmlName) {
     EXPECT_EQ(gres_type(""), "gpu");
 }
 
+// Slurm reads gres.conf line by line and word by word: text from the host (a GPU's name, its
+// CPU affinity, the node's name) must not start a line or a field of its own (issue 34).
+TEST(ExportGres, TextFromTheHostCannotInjectALineOrAField) {
+    EXPECT_EQ(gres_type("NVIDIA A100\nNodeName=evil File=/dev/sda"),
+              "a100_nodename_evil_file__dev_sda");
+    EXPECT_EQ(gres_type("NVIDIA A100#x\r"), "a100_x_");
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    facts.run.node_name = "node\nNodeName=evil";
+    auto& gpus = facts.doctor.discovery.topology->gpus;
+    gpus[0].name = "NVIDIA A100\nNodeName=evil Name=gpu File=/dev/sda";
+    gpus[1].cpu_affinity = "0-3\nNodeName=evil Name=gpu File=/dev/sdb";
+    const auto text = export_gres(facts);
+    for (const auto line : util::split_lines(text)) {
+        EXPECT_TRUE(line.starts_with("#") || line.starts_with("NodeName=node_NodeName_evil "))
+            << line;
+        if (!line.starts_with("#")) {
+            EXPECT_EQ(line.find("=evil"), std::string_view::npos) << line;
+        }
+    }
+}
+
 TEST(ExportGres, NvswitchLinksAreSymmetricWithMinusOneOnTheDiagonal) {
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
     for (int i = 0; i < 8; ++i) {
