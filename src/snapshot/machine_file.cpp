@@ -5,6 +5,7 @@
 #include "snapshot/machine_aer.hpp"
 #include "snapshot/machine_fabric.hpp"
 #include "snapshot/machine_json.hpp"
+#include "snapshot/machine_limits.hpp"
 #include "snapshot/machine_nics.hpp"
 #include "snapshot/machine_nvlink_errors.hpp"
 #include "snapshot/machine_pcie_link.hpp"
@@ -197,8 +198,11 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
         return invalid(fmt::format("faults[{}].after_copies must be 0 or more", k));
     }
     fault.fraction = get_or(j, "fraction", 1.0);
-    if (fault.fraction <= 0.0 || fault.fraction > 1.0) {
-        return invalid(fmt::format("faults[{}].fraction must be in (0, 1]", k));
+    // The simulated driver draws the affected copies in millionths: a smaller fraction would
+    // silently be no fault at all.
+    if (fault.fraction < 1e-6 || fault.fraction > 1.0) {
+        return invalid(fmt::format(
+            "faults[{}].fraction must be in [0.000001, 1] (the simulator counts millionths)", k));
     }
     return fault;
 }
@@ -290,6 +294,7 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
         return invalid(std::string("\"schema\" must be \"") + kMachineSchema + "\"");
     }
     PEERGATE_TRY(check_field_types(doc));
+    PEERGATE_TRY(check_limits(doc));
     MachineFile m;
     m.name = doc.value("name", "");
     m.description = doc.value("description", "");

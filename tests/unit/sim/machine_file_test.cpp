@@ -7,6 +7,7 @@
 #include "snapshot/machine_file_text.hpp"
 #include "support/sim_machines.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -110,6 +111,20 @@ struct BadCase {
     std::string names_field;
 };
 
+// A machine file of 10k GPUs took 11 GB before it was refused (issue 34): the counts are
+// checked before anything is built from them.
+TEST(MachineFileParser, RefusesMoreGpusThanPeergateReads) {
+    std::string gpus;
+    for (int i = 0; i < 513; ++i) {
+        gpus += fmt::format("{}{{\"pci_bus_id\": \"0000{:04X}:00:00.0\"}}", i ? ", " : "", i);
+    }
+    const auto parsed =
+        snapshot::parse_machine(R"({"schema": "peergate.machine/v1", "gpus": [)" + gpus + "]}");
+    ASSERT_FALSE(parsed.has_value());
+    EXPECT_EQ(parsed.error().message,
+              "machine file: gpus: 513 entries, more than the 512 peergate reads");
+}
+
 TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
     const std::string gpu = R"({"pci_bus_id": "00000000:1B:00.0"})";
     const std::string two = "[" + gpu + R"(, {"pci_bus_id": "00000000:43:00.0"}])";
@@ -144,6 +159,21 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
          R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
              R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 2}]})",
          "faults[0].fraction"},
+        {"a fraction the simulator cannot count",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "faults": [{"layer": "copy", "effect": "drop", "fraction": 1e-7}]})",
+         "faults[0].fraction must be in [0.000001, 1]"},
+        {"an affinity past any host's CPUs",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "cpu_affinity": "0-100000000"}]})",
+         "gpus[0].cpu_affinity: CPU 100000000 is past the largest a host has (16383)"},
+        {"a CPU past any host's",
+         R"({"schema": "peergate.machine/v1", "host": {"cpus": [[70000, 0, 0]]}, "gpus": )" + two +
+             "}",
+         "host.cpus: CPU 70000 is past the largest"},
+        {"a name longer than any",
+         R"({"schema": "peergate.machine/v1", "gpus": [{"pci_bus_id": "00000000:1B:00.0", "name": ")" +
+             std::string(5000, 'A') + R"("}]})",
+         "gpus[0].name: a string of 5000 bytes, longer than 4096"},
         {"negative after_copies",
          R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
              R"(, "faults": [{"layer": "copy", "effect": "drop", "after_copies": -1}]})",
