@@ -96,33 +96,22 @@ util::Expected<std::string> render(const std::string& format,
                             : report::exports::export_dot(facts);
 }
 
-// Renders one target and writes it, atomically for a file: a collector never reads half of
-// one. A textfile being replaced keeps the last success it recorded.
-util::Expected<void> write_target(const Invocation& inv,
-                                  const Target& target,
-                                  report::exports::ExportFacts facts) {
+// One target's text. A textfile being replaced keeps the last success it recorded.
+util::Expected<std::string> render_target(const Invocation& inv,
+                                          const Target& target,
+                                          report::exports::ExportFacts facts) {
     if (target.format == "prometheus" && !target.path.empty()) {
         if (const auto previous = util::read_file(target.path)) {
             facts.run.previous_success_unix = report::exports::last_success_in(*previous);
         }
     }
-    const auto text = render(target.format, facts);
-    if (!text) {
-        return util::unexpected(text.error());
-    }
-    if (target.format == "nccl-topo" && !inv.output.quiet) {
+    auto text = render(target.format, facts);
+    if (text && target.format == "nccl-topo" && !inv.output.quiet) {
         for (const auto& why : report::exports::nccl_topo_left_out(facts)) {
             fmt::print(inv.output.err, "peergate: export nccl-topo: left to NCCL: {}\n", why);
         }
     }
-    if (target.path.empty()) {
-        fmt::print(inv.output.out, "{}", *text);
-        return {};
-    }
-    const auto written = util::write_file_atomically(target.path, *text);
-    return written ? util::Expected<void>{}
-                   : util::unexpected(util::ErrorCode::io,
-                                      target.option + ": " + written.error().message);
+    return text;
 }
 
 // --bus-id HOST=VM, each: the bus id nccl-topo writes for a device or port of the host.
@@ -193,14 +182,28 @@ int run_export(const Invocation& inv, const ExportOptions& options) {
         print_error(inv.output, facts.error().message);
         return kExitError;
     }
-    int status = kExitOk;
-    for (const auto& target : *targets) {  // each on its own: one that fails spoils no other
-        if (auto written = write_target(inv, target, *facts); !written) {
-            print_error(inv.output, written.error().message);
-            status = kExitError;
+    // All or nothing (docs/export.md): every target is rendered and every file's temporary
+    // written before any file is replaced, so the formats a collector reads always agree.
+    std::vector<util::FileContent> files;
+    std::string to_stdout;
+    for (const auto& target : *targets) {
+        auto text = render_target(inv, target, *facts);
+        if (!text) {
+            print_error(inv.output, text.error().message);
+            return kExitError;
+        }
+        if (target.path.empty()) {
+            to_stdout += *text;
+        } else {
+            files.push_back({target.path, std::move(*text), target.option});
         }
     }
-    return status;
+    if (auto written = util::write_files_atomically(files); !written) {
+        print_error(inv.output, written.error().message);
+        return kExitError;
+    }
+    fmt::print(inv.output.out, "{}", to_stdout);
+    return kExitOk;
 }
 
 // What the export examines, as doctor does: the GPUs, a probe, bandwidth, the kernel log.

@@ -112,45 +112,74 @@ Expected<int> open_directory(const PathInDirectory& target, const std::string& p
     return io_error("cannot open the directory of", path);
 }
 
-// Writes `content` to a new temporary in `dir` and renames it onto the target.
-Expected<void> replace_in(int dir,
-                          const PathInDirectory& target,
-                          const std::string& path,
-                          std::string_view content,
-                          std::optional<mode_t> mode) {
+// A temporary written and synced beside its target, not yet renamed onto it: removed when
+// dropped uncommitted, so a failure anywhere leaves no temporary and no changed target.
+class PreparedReplacement {
+public:
+    PreparedReplacement(FileDescriptor dir, std::string temp, std::string name, std::string path)
+        : dir_(std::move(dir)),
+          temp_(std::move(temp)),
+          name_(std::move(name)),
+          path_(std::move(path)) {}
+
+    PreparedReplacement(PreparedReplacement&& other) noexcept
+        : dir_(std::move(other.dir_)),
+          temp_(std::move(other.temp_)),
+          name_(std::move(other.name_)),
+          path_(std::move(other.path_)) {
+        other.temp_.clear();
+    }
+
+    PreparedReplacement(const PreparedReplacement&) = delete;
+    PreparedReplacement& operator=(const PreparedReplacement&) = delete;
+    PreparedReplacement& operator=(PreparedReplacement&&) = delete;
+
+    ~PreparedReplacement() {
+        if (!temp_.empty()) {
+            ::unlinkat(dir_.get(), temp_.c_str(), 0);
+        }
+    }
+
+    Expected<void> commit() {
+        if (::renameat(dir_.get(), temp_.c_str(), dir_.get(), name_.c_str()) != 0) {
+            return io_error("cannot rename the temporary file onto", path_);
+        }
+        temp_.clear();
+        ::fsync(dir_.get());  // the rename itself survives a crash
+        return {};
+    }
+
+private:
+    FileDescriptor dir_;
+    std::string temp_;  // empty once renamed (or moved from)
+    std::string name_;
+    std::string path_;
+};
+
+// Writes `content` to a new temporary in `dir`, synced, with `mode` where given.
+Expected<PreparedReplacement> write_temporary(FileDescriptor dir,
+                                              const PathInDirectory& target,
+                                              const std::string& path,
+                                              std::string_view content,
+                                              std::optional<mode_t> mode) {
     std::string temp;
-    const int fd = create_temporary(dir, target.name, temp);
-    if (fd < 0) {
+    const FileDescriptor fd(create_temporary(dir.get(), target.name, temp));
+    if (fd.get() < 0) {
         return io_error("cannot create a temporary file beside", path);
     }
+    PreparedReplacement prepared(std::move(dir), temp, target.name, path);
     if (mode) {
-        ::fchmod(fd, *mode);
+        ::fchmod(fd.get(), *mode);
     }
-    const bool written = write_all(fd, content) && ::fsync(fd) == 0;
-    const int saved_errno = errno;
-    const bool closed = ::close(fd) == 0;
-    if (!written || !closed) {
-        ::unlinkat(dir, temp.c_str(), 0);
-        errno = written ? errno : saved_errno;
-        return io_error("cannot write", path);
+    if (!write_all(fd.get(), content) || ::fsync(fd.get()) != 0) {
+        return io_error("cannot write", path);  // `prepared` removes the temporary
     }
-    if (::renameat(dir, temp.c_str(), dir, target.name.c_str()) != 0) {
-        const int rename_errno = errno;
-        ::unlinkat(dir, temp.c_str(), 0);
-        errno = rename_errno;
-        return io_error("cannot rename the temporary file onto", path);
-    }
-    ::fsync(dir);  // the rename itself survives a crash
-    return {};
+    return prepared;
 }
 
-}  // namespace
-
-namespace {
-
-Expected<void> write_atomically(const std::string& path,
-                                std::string_view content,
-                                std::optional<mode_t> forced_mode) {
+Expected<PreparedReplacement> prepare(const std::string& path,
+                                      std::string_view content,
+                                      std::optional<mode_t> forced_mode) {
     const PathInDirectory target = split_directory(path);
     if (target.name.empty() || target.name == "." || target.name == "..") {
         return unexpected(ErrorCode::invalid_input, "cannot write " + path + ": not a file name");
@@ -159,12 +188,24 @@ Expected<void> write_atomically(const std::string& path,
     if (!dir) {
         return unexpected(dir.error());
     }
-    const FileDescriptor directory(*dir);
+    FileDescriptor directory(*dir);
     auto mode = existing_mode(directory.get(), target, path);
     if (!mode) {
         return unexpected(mode.error());
     }
-    return replace_in(directory.get(), target, path, content, forced_mode ? forced_mode : *mode);
+    return write_temporary(
+        std::move(directory), target, path, content, forced_mode ? forced_mode : *mode);
+}
+
+std::string named(const FileContent& file, const std::string& message) {
+    return file.named_as.empty() ? message : file.named_as + ": " + message;
+}
+
+Expected<void> write_atomically(const std::string& path,
+                                std::string_view content,
+                                std::optional<mode_t> forced_mode) {
+    auto prepared = prepare(path, content, forced_mode);
+    return prepared ? prepared->commit() : unexpected(prepared.error());
 }
 
 }  // namespace
@@ -177,6 +218,24 @@ Expected<void> write_file_atomically(const std::string& path,
                                      std::string_view content,
                                      mode_t mode) {
     return write_atomically(path, content, mode);
+}
+
+Expected<void> write_files_atomically(const std::vector<FileContent>& files) {
+    std::vector<PreparedReplacement> prepared;
+    prepared.reserve(files.size());
+    for (const auto& file : files) {
+        auto one = prepare(file.path, file.content, std::nullopt);
+        if (!one) {  // the temporaries so far are removed
+            return unexpected(one.error().code, named(file, one.error().message));
+        }
+        prepared.push_back(std::move(*one));
+    }
+    for (std::size_t i = 0; i < prepared.size(); ++i) {
+        if (auto renamed = prepared[i].commit(); !renamed) {
+            return unexpected(renamed.error().code, named(files[i], renamed.error().message));
+        }
+    }
+    return {};
 }
 
 Expected<std::string> read_file(const std::string& path) {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace peergate::util {
 
@@ -25,6 +26,18 @@ Expected<void> write_file_atomically(const std::string& path, std::string_view c
 Expected<void> write_file_atomically(const std::string& path,
                                      std::string_view content,
                                      mode_t mode);
+
+struct FileContent {
+    std::string path;
+    std::string content;
+    std::string named_as;  // how the caller named it ("--also nfd"): its errors start with it
+};
+
+// Several files, all or none: each is written to its temporary and synced first, and they are
+// renamed onto their targets only when every one was; on a failure before the renames no
+// target changes and no temporary stays (a rename that fails after others succeeded is
+// reported; renames cannot be undone). Each target is checked as write_file_atomically does.
+Expected<void> write_files_atomically(const std::vector<FileContent>& files);
 
 // The temporary's mkostemp template beside `path`: hidden (".out.prom.tmp.XXXXXX"), so the
 // readers that scan the directory skip it while it is written (node_exporter reads every

@@ -273,7 +273,9 @@ TEST(ExportCli, OneReadOfTheHostWritesEveryFormatAsked) {
     fs::remove_all(dir);
 }
 
-TEST(ExportCli, AWrongAlsoWritesNothingAndAFailingOneSpoilsNoOther) {
+// All or nothing (issue 34): labels written beside a gres.conf that could not be would say
+// one thing to Kubernetes and nothing to Slurm.
+TEST(ExportCli, AWrongOrFailingAlsoWritesNothing) {
     const auto dir = scratch("also-bad");
     const auto labels_and_also = [&](const std::string& also) {
         return run_peergate({"--simulate",
@@ -292,7 +294,9 @@ TEST(ExportCli, AWrongAlsoWritesNothingAndAFailingOneSpoilsNoOther) {
     run = labels_and_also("gres=/nonexistent-peergate/gres.conf");
     EXPECT_EQ(run.process.exit_code, 2);
     EXPECT_THAT(run.process.err, testing::HasSubstr("--also gres: "));
-    EXPECT_TRUE(fs::exists(dir / "labels"));
+    EXPECT_FALSE(fs::exists(dir / "labels"));
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}), 0)
+        << "no temporary left behind";
     fs::remove_all(dir);
 }
 

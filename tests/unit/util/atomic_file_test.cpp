@@ -159,6 +159,28 @@ TEST_F(AtomicFile, WritesEmptyAndBinaryContent) {
     EXPECT_EQ(*read_file(path), "");
 }
 
+// Several files, all or none: one that cannot be written leaves every target as it was and
+// no temporary anywhere (export --output A --also nfd=B wrote A when B failed).
+TEST_F(AtomicFile, SeveralFilesAreWrittenAllOrNone) {
+    const std::string first = (dir_ / "metrics.prom").string();
+    const std::string second = (dir_ / "labels").string();
+    ASSERT_TRUE(write_file_atomically(first, "old").has_value());
+    fs::create_directories(dir_ / "labels" / "inside");  // a directory: refused
+    const auto failed =
+        write_files_atomically({{first, "new", "--output"}, {second, "labels", "--also nfd"}});
+    ASSERT_FALSE(failed.has_value());
+    EXPECT_EQ(failed.error().message.rfind("--also nfd: refusing to replace ", 0), 0U)
+        << failed.error().message;
+    EXPECT_EQ(*read_file(first), "old");
+    EXPECT_EQ(listing(), (std::vector<std::string>{"labels", "metrics.prom"}));
+
+    fs::remove_all(dir_ / "labels");
+    ASSERT_TRUE(write_files_atomically({{first, "new", ""}, {second, "labels", ""}}).has_value());
+    EXPECT_EQ(*read_file(first), "new");
+    EXPECT_EQ(*read_file(second), "labels");
+    EXPECT_EQ(listing(), (std::vector<std::string>{"labels", "metrics.prom"}));
+}
+
 TEST_F(AtomicFile, FailureInAMissingDirectoryLeavesNothingBehind) {
     const std::string path = (dir_ / "missing" / "out.json").string();
     const auto written = write_file_atomically(path, "x");
