@@ -233,6 +233,11 @@ void add_format_options(CLI::App* sub, pipeline::ExportRequest& request) {
                     "nfd: labels expire this many hours after the run, unless rewritten (at least "
                     "twice the run interval; default: never)")
         ->check(whole_number(0, 24 * 365 * 10));
+    sub->add_flag("--nfd-timestamp",
+                  request.nfd_timestamp,
+                  "nfd: also write the timestamp label (Unix seconds); it changes at every run, "
+                  "so NFD updates the Node at every run (the expiry already says how fresh the "
+                  "labels are)");
 }
 
 }  // namespace

@@ -106,7 +106,8 @@ util::Expected<report::exports::ExportFacts> gather_export_facts(const Context& 
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(),
         .node_name = node_name(ctx, options),
         .gres_type = options.gres_type,
-        .expiry_seconds = std::int64_t{options.expiry_hours} * 3600};
+        .expiry_seconds = std::int64_t{options.expiry_hours} * 3600,
+        .nfd_timestamp = options.nfd_timestamp};
     return facts;
 }
 

@@ -17,7 +17,8 @@ struct ExportRequest {
     std::string node_name;  // "" : SLURMD_NODENAME, else the short host name
     std::string gres_type;
     int expiry_hours = 0;
-    bool pci_tree = false;  // nccl-topo: read the PCI tree (NICs, sysfs attributes, cpumaps)
+    bool nfd_timestamp = false;  // nfd: the timestamp label too (--nfd-timestamp)
+    bool pci_tree = false;       // nccl-topo: read the PCI tree (NICs, sysfs attributes, cpumaps)
     // The peergate binary the gate runs `cuda-visible` in (GateRequest::identity_helper), so
     // an export's p2p verdict is the one `peergate gate --gpus all` gives on this node.
     std::string identity_helper;

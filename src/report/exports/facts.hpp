@@ -30,6 +30,9 @@ struct ExportRun {
     std::string node_name;            // gres: slurmd's NodeName
     std::string gres_type;            // gres: Type= for every GPU; "" derives it from the name
     std::int64_t expiry_seconds = 0;  // nfd: labels expire this long after the run; 0 never
+    // nfd: also write the `timestamp` label. It changes at every run, so NFD updates the Node
+    // at every run; the expiry directive already says how fresh the labels are.
+    bool nfd_timestamp = false;
 };
 
 struct ExportGate {

@@ -3,12 +3,14 @@
 
 #include "model/host_facts.hpp"
 #include "policy/doctor/gpu_nic.hpp"
+#include "report/exports/nfd_nvlink.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <ctime>
 #include <utility>
 #include <vector>
@@ -23,43 +25,13 @@ bool alphanumeric(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) != 0;
 }
 
-// The NVLink graph among the examined GPUs: islands (its connected components), whether any
-// pair is NVLinked, and the fewest NVLinks between any two of them (0 when a pair is PCIe).
-struct NvlinkSummary {
-    int islands = 0;
-    bool present = false;
-    int min_links = 0;
-};
-
-NvlinkSummary summarise_nvlinks(const model::Topology& topology,
-                                const std::vector<model::Gpu>& gpus) {
-    NvlinkSummary out;
-    std::vector<std::size_t> island(gpus.size());
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-        island[i] = i;
-    }
-    out.min_links = gpus.size() > 1 ? 1 << 30 : 0;
-    for (std::size_t i = 0; i < gpus.size(); ++i) {
-        for (std::size_t j = i + 1; j < gpus.size(); ++j) {
-            const int links = nvlinks_between(topology, gpus[i].index, gpus[j].index);
-            out.min_links = std::min(out.min_links, links);
-            if (links > 0) {
-                out.present = true;
-                const std::size_t from = island[j];
-                std::replace(island.begin(), island.end(), from, island[i]);
-            }
-        }
-    }
-    std::sort(island.begin(), island.end());
-    out.islands = static_cast<int>(std::unique(island.begin(), island.end()) - island.begin());
-    return out;
-}
-
-std::string topology_kind(std::size_t gpus, const NvlinkSummary& nvlinks) {
+std::string topology_kind(std::size_t gpus, const NfdNvlinks& nvlinks) {
     if (gpus == 1) {
         return "single-gpu";
     }
-    return nvlinks.min_links > 0 ? "nvlink-all" : nvlinks.present ? "nvlink-partial" : "pcie";
+    return nvlinks.min_links > 0      ? "nvlink-all"
+           : !nvlinks.islands.empty() ? "nvlink-partial"
+                                      : "pcie";
 }
 
 std::string probe_outcome(const ExportFacts& facts) {
@@ -75,10 +47,17 @@ void add_topology_labels(const ExportFacts& facts, Labels& labels) {
         labels.emplace_back("topology", "unknown");
         return;
     }
-    const NvlinkSummary nvlinks = summarise_nvlinks(*topology, gpus);
+    const NfdNvlinks nvlinks = nfd_nvlinks(*topology, gpus);
     labels.emplace_back("topology", topology_kind(gpus.size(), nvlinks));
-    labels.emplace_back("nvlink.present", nvlinks.present ? "true" : "false");
-    labels.emplace_back("nvlink.islands", std::to_string(nvlinks.islands));
+    labels.emplace_back("nvlink.present", nvlinks.islands.empty() ? "false" : "true");
+    // Islands of two GPUs or more: a GPU alone is none (issue 35: a PCIe node of 8 GPUs
+    // counted 8). The largest names its GPUs; a list too long for a label value is left out.
+    labels.emplace_back("nvlink.islands", std::to_string(nvlinks.islands.size()));
+    const auto largest = nvlinks.largest();
+    labels.emplace_back("nvlink.largest-island-size", std::to_string(largest.size()));
+    if (const auto list = gpu_list_label(largest)) {
+        labels.emplace_back("nvlink.largest-island-gpus", *list);
+    }
     labels.emplace_back("nvlink.min-links", std::to_string(nvlinks.min_links));
 }
 
@@ -113,6 +92,11 @@ void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
         }
     }
     if (slowest) {
+        // An integer, so that nodeAffinity's Gt and Lt (integers only) can compare it: MB/s,
+        // 10^6 bytes per second as bench's GB/s are 10^9, to the nearest (issue 35).
+        labels.emplace_back("p2p.min-bw-mbytes-per-second",
+                            std::to_string(std::llround(*slowest * 1000.0)));
+        // Deprecated, kept for one release: a decimal that Gt and Lt cannot use.
         labels.emplace_back("p2p.min-bw-gbps", fmt::format("{:.1f}", *slowest));
     }
     labels.emplace_back("iommu", std::string(model::to_string(facts.doctor.host.iommu)));
@@ -132,7 +116,11 @@ void add_doctor_labels(const ExportFacts& facts, Labels& labels) {
     }
     labels.emplace_back("doctor.errors", std::to_string(errors));
     labels.emplace_back("doctor.warnings", std::to_string(warnings));
-    labels.emplace_back("timestamp", std::to_string(facts.run.finished_unix));
+    // Opt-in (--nfd-timestamp): a value new at every run makes NFD update the Node object at
+    // every run, on every node; the expiry directive already says how fresh the labels are.
+    if (facts.run.nfd_timestamp) {
+        labels.emplace_back("timestamp", std::to_string(facts.run.finished_unix));
+    }
 }
 
 }  // namespace

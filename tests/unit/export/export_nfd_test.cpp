@@ -51,20 +51,50 @@ TEST(ExportNfd, NvswitchNodeWithEveryPairNvlinked) {
     EXPECT_EQ(labels.at("p2p.status"), "ok");
     EXPECT_EQ(labels.at("p2p.rule"), "every_pair_nvlink");
     EXPECT_EQ(labels.at("p2p.integrity"), "untested");
-    EXPECT_EQ(labels.at("p2p.min-bw-gbps"), "389.2");
+    EXPECT_EQ(labels.at("p2p.min-bw-mbytes-per-second"), "389240");
+    EXPECT_EQ(labels.at("p2p.min-bw-gbps"), "389.2");  // deprecated, kept for one release
     EXPECT_EQ(labels.at("topology"), "nvlink-all");
     EXPECT_EQ(labels.at("nvlink.present"), "true");
     EXPECT_EQ(labels.at("nvlink.islands"), "1");
+    EXPECT_EQ(labels.at("nvlink.largest-island-size"), "8");
+    EXPECT_EQ(labels.at("nvlink.largest-island-gpus"), "0_1_2_3_4_5_6_7");
     EXPECT_EQ(labels.at("nvlink.min-links"), "18");
     EXPECT_EQ(labels.at("gpu.count"), "8");
     EXPECT_EQ(labels.at("doctor.verdict"), "healthy");
-    EXPECT_EQ(labels.at("timestamp"), "1795942800");
+}
+
+// No label changes from one run to the next on an unchanged node (issue 35, item 3): the
+// expiry directive carries freshness, and a timestamp label would update the Node object at
+// every run in every cluster. --nfd-timestamp brings it back for who relies on it.
+TEST(ExportNfd, TimestampLabelOnlyWhenAskedFor) {
+    auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
+    const auto first = export_nfd(facts);
+    EXPECT_EQ(labels_of(first).count("timestamp"), 0U);
+    facts.run.finished_unix += 600;
+    EXPECT_EQ(labels_of(export_nfd(facts)), labels_of(first));
+    facts.run.nfd_timestamp = true;
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("timestamp"), "1795943400");
+}
+
+// Kubernetes compares Gt and Lt as integers (a decimal never matches): the rate is a whole
+// number of MB/s (10^6 bytes per second), rounded to the nearest.
+TEST(ExportNfd, SlowestPairInWholeMegabytesPerSecond) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.pairs[0].p2p_gbps = 23.9;
+    facts.doctor.pairs[1].p2p_gbps = 24.7;
+    const auto labels = labels_of(export_nfd(facts));
+    EXPECT_EQ(labels.at("p2p.min-bw-mbytes-per-second"), "23900");
+    EXPECT_EQ(labels.at("p2p.min-bw-gbps"), "23.9");
+    facts.doctor.pairs[0].p2p_gbps = 0.0004;
+    EXPECT_EQ(labels_of(export_nfd(facts)).at("p2p.min-bw-mbytes-per-second"), "0");
 }
 
 TEST(ExportNfd, BridgedPairsAndPcie) {
     auto bridged = labels_of(export_nfd(facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt")));
     EXPECT_EQ(bridged.at("topology"), "nvlink-partial");
     EXPECT_EQ(bridged.at("nvlink.islands"), "2");
+    EXPECT_EQ(bridged.at("nvlink.largest-island-size"), "2");
+    EXPECT_EQ(bridged.at("nvlink.largest-island-gpus"), "0_1");  // the first of two alike
     EXPECT_EQ(bridged.at("nvlink.min-links"), "0");
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.gate = {.p2p = false, .rule = "pcie_iommu", .reason = "vetoed"};
@@ -72,9 +102,14 @@ TEST(ExportNfd, BridgedPairsAndPcie) {
     auto pcie = labels_of(export_nfd(facts));
     EXPECT_EQ(pcie.at("topology"), "pcie");
     EXPECT_EQ(pcie.at("nvlink.present"), "false");
+    // A GPU alone is no NVLink island: a PCIe node counts none (it counted one per GPU).
+    EXPECT_EQ(pcie.at("nvlink.islands"), "0");
+    EXPECT_EQ(pcie.at("nvlink.largest-island-size"), "0");
+    EXPECT_EQ(pcie.count("nvlink.largest-island-gpus"), 0U);
     EXPECT_EQ(pcie.at("p2p.status"), "vetoed");
     EXPECT_EQ(pcie.at("p2p.integrity"), "fail");
     EXPECT_EQ(pcie.count("p2p.min-bw-gbps"), 0U);
+    EXPECT_EQ(pcie.count("p2p.min-bw-mbytes-per-second"), 0U);
 }
 
 TEST(ExportNfd, OnlyTheExaminedGpus) {
@@ -84,6 +119,24 @@ TEST(ExportNfd, OnlyTheExaminedGpus) {
     EXPECT_EQ(labels.at("gpu.count"), "2");
     EXPECT_EQ(labels.at("topology"), "nvlink-all");
     EXPECT_EQ(labels.at("nvlink.min-links"), "12");
+    EXPECT_EQ(labels.at("nvlink.islands"), "1");
+    EXPECT_EQ(labels.at("nvlink.largest-island-gpus"), "2_3");
+}
+
+// A GPU list a label value cannot hold (over 63 characters) is left out, never cut short.
+TEST(ExportNfd, AnIslandTooLargeToListKeepsItsSize) {
+    ExportFacts facts;
+    model::Topology topology;
+    constexpr int kGpus = 32;  // "0_1_..._31" is 85 characters
+    for (int i = 0; i < kGpus; ++i) {
+        topology.gpus.push_back(model::Gpu{.index = i});
+        topology.matrix.emplace_back(kGpus, model::LinkLabel::nvlink(18));
+        topology.matrix.back()[static_cast<std::size_t>(i)] = model::LinkLabel::self();
+    }
+    facts.doctor.discovery.topology = topology;
+    const auto labels = labels_of(export_nfd(facts));
+    EXPECT_EQ(labels.at("nvlink.largest-island-size"), "32");
+    EXPECT_EQ(labels.count("nvlink.largest-island-gpus"), 0U);
 }
 
 TEST(ExportNfd, NoGpuIsStillAValidFile) {
