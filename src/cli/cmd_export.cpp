@@ -96,13 +96,15 @@ util::Expected<std::string> render(const std::string& format,
                             : report::exports::export_dot(facts);
 }
 
-// One target's text. A textfile being replaced keeps the last success it recorded.
+// One target's text. A textfile being replaced keeps the last success it recorded, and the
+// NVLink counters of links this run could not read (docs/export.md, prometheus).
 util::Expected<std::string> render_target(const Invocation& inv,
                                           const Target& target,
                                           report::exports::ExportFacts facts) {
     if (target.format == "prometheus" && !target.path.empty()) {
         if (const auto previous = util::read_file(target.path)) {
             facts.run.previous_success_unix = report::exports::last_success_in(*previous);
+            facts.run.previous_link_errors = report::exports::nvlink_link_errors_in(*previous);
         }
     }
     auto text = render(target.format, facts);

@@ -12,6 +12,7 @@
 #include "policy/doctor/doctor.hpp"
 #include "policy/placement/nic_affinity.hpp"
 
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -20,6 +21,16 @@
 
 namespace peergate::report::exports {
 
+// One NVLink error counter as a textfile keeps it: the GPU by UUID (an index can name another
+// board after a repair), the link index, the counter's name (model::kNvlinkCounterNames).
+struct NvlinkCounterKey {
+    std::string uuid;
+    int link = 0;
+    std::string counter;
+
+    friend auto operator<=>(const NvlinkCounterKey&, const NvlinkCounterKey&) = default;
+};
+
 struct ExportRun {
     std::string version;             // peergate's
     std::int64_t finished_unix = 0;  // seconds
@@ -27,6 +38,10 @@ struct ExportRun {
     // The last healthy run before this one, carried over from the file being replaced, so
     // that an unhealthy run does not erase when the node was last known good.
     std::optional<double> previous_success_unix;
+    // Each link's NVLink error counters in that file. NVML is not asked about a link that is
+    // not active, so a link that went down keeps the counts last read rather than fall to
+    // none, which Prometheus would take for a reset (docs/export.md, prometheus).
+    std::map<NvlinkCounterKey, double> previous_link_errors;
     std::string node_name;            // gres: slurmd's NodeName
     std::string gres_type;            // gres: Type= for every GPU; "" derives it from the name
     std::int64_t expiry_seconds = 0;  // nfd: labels expire this long after the run; 0 never

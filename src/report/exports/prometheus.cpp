@@ -4,15 +4,11 @@
 #include "model/finding.hpp"
 #include "report/exports/prometheus_family.hpp"
 #include "report/exports/prometheus_hardware.hpp"
-#include "util/strings.hpp"
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <array>
-#include <charconv>
 #include <map>
-#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -22,8 +18,6 @@ namespace {
 
 using Labels = PrometheusLabels;
 using Family = PrometheusFamily;
-
-constexpr std::string_view kLastSuccess = "peergate_last_success_timestamp_seconds";
 
 Labels pair_labels(int src, int dst) {
     return {{"gpu", std::to_string(src)}, {"peer_gpu", std::to_string(dst)}};
@@ -201,7 +195,7 @@ std::string run_families(const ExportFacts& facts) {
                     "Unix time the last peergate run finished.");
     last_run.sample({}, static_cast<double>(facts.run.finished_unix));
     Family last_success(
-        std::string(kLastSuccess),
+        "peergate_last_success_timestamp_seconds",
         "gauge",
         "Unix time of the last peergate run that found the node healthy (0: none).");
     last_success.sample({},
@@ -214,21 +208,6 @@ std::string run_families(const ExportFacts& facts) {
 }
 
 }  // namespace
-
-std::optional<double> last_success_in(std::string_view textfile) {
-    for (const auto& line : util::split(textfile, '\n')) {
-        if (line.size() > kLastSuccess.size() + 1 && line.starts_with(kLastSuccess) &&
-            line[kLastSuccess.size()] == ' ') {
-            const auto text = util::trim(line.substr(kLastSuccess.size() + 1));
-            double value = 0;
-            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-            if (ec == std::errc{} && end == text.data() + text.size() && value > 0) {
-                return value;
-            }
-        }
-    }
-    return std::nullopt;
-}
 
 std::string export_prometheus(const ExportFacts& facts) {
     return identity_families(facts) + verdict_families(facts) +

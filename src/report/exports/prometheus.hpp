@@ -7,16 +7,12 @@
 
 #include "report/exports/facts.hpp"
 #include "report/exports/prometheus_family.hpp"
+#include "report/exports/prometheus_previous.hpp"
 
-#include <optional>
 #include <string>
-#include <string_view>
 
 namespace peergate::report::exports {
 
 std::string export_prometheus(const ExportFacts& facts);
-
-// The last success recorded in a textfile this renderer wrote (0 or absent: none).
-std::optional<double> last_success_in(std::string_view textfile);
 
 }  // namespace peergate::report::exports

@@ -4,6 +4,7 @@
 #include "policy/doctor/pcie_aer.hpp"
 #include "policy/doctor/pcie_link.hpp"
 #include "report/exports/prometheus_family.hpp"
+#include "report/exports/prometheus_nvlink.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -17,63 +18,6 @@ namespace {
 
 using Labels = PrometheusLabels;
 using Family = PrometheusFamily;
-
-// NVML's link walk of each GPU examined; GPUs it could not walk are not listed.
-std::vector<const policy::doctor::GpuLinks*> examined_links(const ExportFacts& facts) {
-    const auto gpus = examined_gpus(facts);
-    std::vector<const policy::doctor::GpuLinks*> out;
-    for (const auto& links : facts.doctor.links) {
-        if (std::any_of(gpus.begin(), gpus.end(), [&](const model::Gpu& gpu) {
-                return gpu.index == links.gpu;
-            })) {
-            out.push_back(&links);
-        }
-    }
-    return out;
-}
-
-// What NVML's link walk found on each GPU examined; GPUs it could not walk have no sample.
-std::string gpu_link_families(const ExportFacts& facts) {
-    Family slots("peergate_gpu_nvlink_slots",
-                 "gauge",
-                 "NVLink indices NVML answers for on the GPU (18 on H100 and B200, 0 without).");
-    Family up("peergate_gpu_nvlinks_up",
-              "gauge",
-              "NVLinks NVML reports active on the GPU; fewer than its model's usual is the "
-              "doctor's nvlink_down.");
-    for (const auto* links : examined_links(facts)) {
-        slots.sample({{"gpu", std::to_string(links->gpu)}}, links->slots);
-        up.sample({{"gpu", std::to_string(links->gpu)}}, links->up());
-    }
-    return slots.text() + up.text();
-}
-
-// Each examined GPU's NVLink error counters, summed over its active links, by counter; a
-// counter no link answered for has no sample. DCGM's exporter ships them commented out.
-std::string nvlink_error_family(const ExportFacts& facts) {
-    Family errors("peergate_gpu_nvlink_errors_total",
-                  "counter",
-                  "NVLink errors since the driver loaded, summed over the GPU's active links: "
-                  "replay (a flit resent after a CRC error), recovery (the link retrained), "
-                  "crc_flit, crc_data; on NVLink5 link_recovery_events (the link retrained), "
-                  "effective_errors (left after forward error correction).");
-    for (const auto* links : examined_links(facts)) {
-        for (std::size_t k = 0; k < model::kNvlinkCounters; ++k) {
-            std::optional<std::uint64_t> sum;
-            for (const auto& link : links->errors) {
-                if (const auto& n = link.counts.value[k]) {
-                    sum = sum.value_or(0) + *n;
-                }
-            }
-            if (sum) {
-                errors.sample({{"gpu", std::to_string(links->gpu)},
-                               {"counter", std::string(model::kNvlinkCounterNames[k])}},
-                              static_cast<double>(*sum));
-            }
-        }
-    }
-    return errors.text();
-}
 
 // A link's trained width and the most both its ends can do, where sysfs said.
 void sample_link(const policy::doctor::PcieLinkState& link,
@@ -268,10 +212,9 @@ std::string mig_family(const ExportFacts& facts) {
 }  // namespace
 
 std::string prometheus_hardware_families(const ExportFacts& facts) {
-    return gpu_link_families(facts) + nvlink_error_family(facts) + nvswitch_fabric_families(facts) +
-           mig_family(facts) + pcie_link_families(facts) + pcie_aer_family(facts) +
-           nic_family(facts) + nic_link_families(facts) + nic_aer_family(facts) +
-           nearest_nic_family(facts);
+    return prometheus_nvlink_families(facts) + nvswitch_fabric_families(facts) + mig_family(facts) +
+           pcie_link_families(facts) + pcie_aer_family(facts) + nic_family(facts) +
+           nic_link_families(facts) + nic_aer_family(facts) + nearest_nic_family(facts);
 }
 
 }  // namespace peergate::report::exports

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The hardware families of `peergate export prometheus`: each examined GPU's NVLinks and their
-// error counters, its PCIe link and the AER counters above it, and the NICs beside it.
+// error counters (prometheus_nvlink.hpp), its NVSwitch fabric and MIG mode, its PCIe link and
+// the AER counters above it, and the NICs beside it.
 #pragma once
 
 #include "report/exports/facts.hpp"
