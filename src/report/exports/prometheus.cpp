@@ -69,21 +69,30 @@ std::string identity_families(const ExportFacts& facts) {
     return info.text() + gpus.text();
 }
 
-// Each finding code the doctor gave, and how many times, so an alert can name one code; the
-// codes are a fixed set (docs/doctor.md), so the series stay few.
+// Each finding code the doctor gave, so an alert can name one code; the codes are a fixed
+// set (docs/doctor.md), so the series stay few. A code not given has no series: the set holds
+// each Xid the kernel log may name (xid_<n>), so it cannot be written in advance.
 std::string finding_codes(const policy::doctor::DoctorReport& report) {
     std::map<std::pair<std::string, model::Severity>, int> counts;
     for (const auto& finding : report.findings) {
         ++counts[{finding.code, finding.severity}];
     }
+    Family active("peergate_doctor_finding_active",
+                  "gauge",
+                  "1 for each finding code (docs/doctor.md) and severity the doctor gave in this "
+                  "run; a code not given has no series.");
+    // Issue 35: one letter from peergate_doctor_findings; kept for one release.
     Family codes("peergate_doctor_finding",
                  "gauge",
-                 "The doctor's findings by code: how many it gave of each (docs/doctor.md).");
+                 "DEPRECATED: use peergate_doctor_finding_active. The doctor's findings by code: "
+                 "how many it gave of each (docs/doctor.md).");
     for (const auto& [key, count] : counts) {
-        codes.sample({{"code", key.first}, {"severity", std::string(model::to_string(key.second))}},
-                     count);
+        const Labels labels{{"code", key.first},
+                            {"severity", std::string(model::to_string(key.second))}};
+        active.sample(labels, 1);
+        codes.sample(labels, count);
     }
-    return codes.text();
+    return active.text() + codes.text();
 }
 
 std::string verdict_families(const ExportFacts& facts) {
@@ -143,24 +152,50 @@ std::string link_families(const ExportFacts& facts) {
     return nvlinks.text() + status.text() + cuda.text();
 }
 
-// Copies whose payload did not verify, per ordered pair (only when a probe ran).
-std::string integrity_family(const ExportFacts& facts) {
+// Whether a probe cell's payload did not verify, and whether its copy ran and was compared.
+bool lost(const model::ProbeCell& cell) {
+    return cell.status == model::CellStatus::dropped || cell.status == model::CellStatus::corrupted;
+}
+
+bool checked(const model::ProbeCell& cell) {
+    return cell.status == model::CellStatus::ok || lost(cell);
+}
+
+// What this run's probe found per ordered pair (only when a probe ran): its checks (one per
+// copy size and mode, as peergate.probe/v1's cells) and those whose payload did not verify.
+// Gauges: each run measures anew, so max_over_time, not increase(), tells a loss in a window.
+std::string integrity_families(const ExportFacts& facts) {
     if (!facts.doctor.probe) {
         return "";
     }
+    Family failed("peergate_p2p_integrity_failed_checks",
+                  "gauge",
+                  "Checks of this run's probe on the pair (one per copy size and mode) whose "
+                  "payload did not verify: data dropped or corrupted.");
+    Family checks("peergate_p2p_integrity_checks",
+                  "gauge",
+                  "Checks this run's probe made on the pair: copies that ran and were compared.");
+    // Issue 35: rewritten each run, so not a counter; kept for one release.
     Family errors("peergate_p2p_integrity_errors_total",
                   "counter",
+                  "DEPRECATED: use peergate_p2p_integrity_failed_checks (a gauge): this one is "
+                  "rewritten each run, so use max_over_time, never increase() or rate(). "
                   "Peer-to-peer copies whose payload did not verify.");
     for (const auto& layers : facts.doctor.pairs) {
-        int failed = 0;
+        int failures = 0;
+        int count = 0;
         for (const auto& cell : facts.doctor.probe->cells) {
-            const bool lost = cell.status == model::CellStatus::dropped ||
-                              cell.status == model::CellStatus::corrupted;
-            failed += cell.src == layers.src && cell.dst == layers.dst && lost ? 1 : 0;
+            if (cell.src == layers.src && cell.dst == layers.dst) {
+                failures += lost(cell) ? 1 : 0;
+                count += checked(cell) ? 1 : 0;
+            }
         }
-        errors.sample(pair_labels(layers.src, layers.dst), failed);
+        const Labels pair = pair_labels(layers.src, layers.dst);
+        failed.sample(pair, failures);
+        checks.sample(pair, count);
+        errors.sample(pair, failures);
     }
-    return errors.text();
+    return failed.text() + checks.text() + errors.text();
 }
 
 // A bench result's rates (--bandwidth), in bytes per second.
@@ -185,7 +220,7 @@ std::string bandwidth_families(const ExportFacts& facts) {
 }
 
 std::string pair_families(const ExportFacts& facts) {
-    return link_families(facts) + integrity_family(facts) + bandwidth_families(facts);
+    return link_families(facts) + integrity_families(facts) + bandwidth_families(facts);
 }
 
 // Batch-job metrics: when the run finished, when the node was last healthy, how long it took.

@@ -82,7 +82,7 @@ TEST(ExportNvlinkCounters, NothingIsMadeUpWithoutAnEarlierReading) {
                                    "counter=\"replay\"} 0\n"));
 }
 
-// The per-GPU family that the per-link one replaces says so at the start of its HELP.
+// The per-run and per-GPU families that the per-link ones replace say so at the start of HELP.
 TEST(ExportNvlinkCounters, TheFamiliesReplacedSayDeprecatedAndWhatToUse) {
     const auto run =
         run_peergate({"--simulate", fixture_machine("nvlink-errors-8x"), "export", "prometheus"});
@@ -90,6 +90,9 @@ TEST(ExportNvlinkCounters, TheFamiliesReplacedSayDeprecatedAndWhatToUse) {
     EXPECT_THAT(run.process.out,
                 testing::HasSubstr("# HELP peergate_gpu_nvlink_errors_total DEPRECATED: use "
                                    "peergate_gpu_nvlink_link_errors_total"));
+    EXPECT_THAT(run.process.out,
+                testing::HasSubstr("# HELP peergate_doctor_finding DEPRECATED: use "
+                                   "peergate_doctor_finding_active"));
 }
 
 }  // namespace

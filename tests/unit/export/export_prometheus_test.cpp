@@ -111,6 +111,43 @@ TEST(ExportPrometheus, IntegrityCountsFailedCopiesOnlyWhenAProbeRan) {
     EXPECT_THAT(
         text,
         testing::HasSubstr("peergate_p2p_integrity_errors_total{gpu=\"1\",peer_gpu=\"0\"} 0\n"));
+    // What this run's probe found, as gauges: a run does not add to the last one's checks.
+    EXPECT_THAT(text, testing::HasSubstr("# TYPE peergate_p2p_integrity_failed_checks gauge\n"));
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr("peergate_p2p_integrity_failed_checks{gpu=\"0\",peer_gpu=\"1\"} 2\n"));
+    EXPECT_THAT(
+        text,
+        testing::HasSubstr("peergate_p2p_integrity_failed_checks{gpu=\"1\",peer_gpu=\"0\"} 0\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_p2p_integrity_checks{gpu=\"0\",peer_gpu=\"1\"} 3\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_p2p_integrity_checks{gpu=\"1\",peer_gpu=\"0\"} 0\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("# HELP peergate_p2p_integrity_errors_total DEPRECATED: use "
+                                   "peergate_p2p_integrity_failed_checks"));
+}
+
+// The findings by code are not one letter from the findings by severity (issue 35).
+TEST(ExportPrometheus, EachFindingCodeGivenIsActive) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.report.findings = {{.code = "nvlink_errors", .severity = model::Severity::warning},
+                             {.code = "nvlink_errors", .severity = model::Severity::warning},
+                             {.code = "p2p_not_supported", .severity = model::Severity::info}};
+    const auto text = export_prometheus(facts);
+    expect_well_formed(text);
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_doctor_finding_active{code=\"nvlink_errors\","
+                                   "severity=\"warning\"} 1\n"
+                                   "peergate_doctor_finding_active{code=\"p2p_not_supported\","
+                                   "severity=\"info\"} 1\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr(
+                    "peergate_doctor_finding{code=\"nvlink_errors\",severity=\"warning\"} 2\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("# HELP peergate_doctor_finding DEPRECATED: use "
+                                   "peergate_doctor_finding_active"));
+    EXPECT_THAT(text, testing::HasSubstr("peergate_doctor_findings{severity=\"warning\"} 2\n"));
 }
 
 TEST(ExportPrometheus, BandwidthInBytesPerSecond) {
