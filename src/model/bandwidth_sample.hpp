@@ -12,6 +12,7 @@ struct BandwidthSample {
     int dst = 0;
     double gbps = 0.0;                  // peer-to-peer
     std::optional<double> staged_gbps;  // the same copy staged through host memory, if measured
+    std::optional<double> bidirectional_gbps;  // copies both ways at once, both counted
 };
 
 }  // namespace peergate::model

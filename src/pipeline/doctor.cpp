@@ -42,7 +42,8 @@ policy::doctor::PartStatus smi_status(const Context& ctx) {
                                       .detail = path ? *path : path.error().message};
 }
 
-// --bandwidth: each pair's P2P and staged rates from a `peergate bench --json` result.
+// --bandwidth: each pair's P2P, staged and bidirectional rates from a `peergate bench --json`
+// result.
 util::Expected<void> add_bandwidth(const std::string& path, policy::doctor::DoctorInput& input) {
     auto file = read_bandwidth_file(path, input.discovery.described());
     if (!file) {
@@ -53,6 +54,7 @@ util::Expected<void> add_bandwidth(const std::string& path, policy::doctor::Doct
             if (sample.src == layers.src && sample.dst == layers.dst) {
                 layers.p2p_gbps = sample.gbps;
                 layers.staged_gbps = sample.staged_gbps;
+                layers.bidirectional_gbps = sample.bidirectional_gbps;
             }
         }
     }

@@ -53,6 +53,7 @@ struct PairLayers {
     // --bandwidth: what a `peergate bench` result measured for the pair, 1e9 B/s.
     std::optional<double> p2p_gbps;
     std::optional<double> staged_gbps;
+    std::optional<double> bidirectional_gbps;  // both ways at once, both counted
 };
 
 // One GPU's NVLinks as NVML walked them (docs/driver-facts.md): every link index the GPU answers

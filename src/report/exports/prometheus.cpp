@@ -206,8 +206,15 @@ std::string bandwidth_families(const ExportFacts& facts) {
     Family staged("peergate_staged_bandwidth_bytes_per_second",
                   "gauge",
                   "Measured bandwidth of the same copy staged through host memory.");
+    Family both("peergate_p2p_bidirectional_bandwidth_bytes_per_second",
+                "gauge",
+                "Measured peer-to-peer bandwidth with copies both ways at once, both "
+                "directions counted (bench's bidirectional_gbps).");
     for (const auto& layers : facts.doctor.pairs) {
         Labels labels = pair_labels(layers.src, layers.dst);
+        if (layers.bidirectional_gbps) {
+            both.sample(labels, *layers.bidirectional_gbps * 1e9);
+        }
         labels.emplace_back("mode", "unidirectional");
         if (layers.p2p_gbps) {
             p2p.sample(labels, *layers.p2p_gbps * 1e9);
@@ -216,7 +223,7 @@ std::string bandwidth_families(const ExportFacts& facts) {
             staged.sample(labels, *layers.staged_gbps * 1e9);
         }
     }
-    return p2p.text() + staged.text();
+    return p2p.text() + staged.text() + both.text();
 }
 
 std::string pair_families(const ExportFacts& facts) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace peergate::sources::documents {
 
@@ -42,6 +43,19 @@ bool usable_rate(const Json& value) {
     return rate && *rate >= 0.0;
 }
 
+// An entry's further rate `key` (staged_gbps, bidirectional_gbps): nullopt when absent or
+// null, an error when it is not a finite number from 0.
+util::Expected<std::optional<double>> optional_rate(const Json& entry, const char* key) {
+    if (!entry.contains(key) || entry[key].is_null()) {
+        return std::optional<double>();
+    }
+    if (!usable_rate(entry[key])) {
+        return fail(
+            fmt::format("peergate.bench/v1: a \"{}\" value is not a finite number from 0", key));
+    }
+    return std::optional(entry[key].get<double>());
+}
+
 // One entry's sample; nullopt when the pair was not measured (no rate, or null).
 util::Expected<std::optional<model::BandwidthSample>> sample_of(const Json& entry) {
     const auto src = entry.is_object() ? gpu_index(entry, "src") : std::nullopt;
@@ -59,11 +73,13 @@ util::Expected<std::optional<model::BandwidthSample>> sample_of(const Json& entr
         return fail("peergate.bench/v1: a GB/s value is not a finite number from 0");
     }
     model::BandwidthSample sample{.src = *src, .dst = *dst, .gbps = gbps->get<double>()};
-    if (entry.contains("staged_gbps") && !entry["staged_gbps"].is_null()) {
-        if (!usable_rate(entry["staged_gbps"])) {
-            return fail("peergate.bench/v1: a \"staged_gbps\" value is not a finite number from 0");
+    for (const auto& [key, rate] : {std::pair{"staged_gbps", &sample.staged_gbps},
+                                    std::pair{"bidirectional_gbps", &sample.bidirectional_gbps}}) {
+        auto read = optional_rate(entry, key);
+        if (!read) {
+            return util::unexpected(read.error());
         }
-        sample.staged_gbps = entry["staged_gbps"].get<double>();
+        *rate = *read;
     }
     return std::optional(sample);
 }

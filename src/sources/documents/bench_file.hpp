@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reads the P2P bandwidth samples of a peergate.bench/v1 result for `place --bandwidth`
-// and `doctor --bandwidth` (which also takes each pair's staged_gbps).
+// and `doctor --bandwidth` (which also takes each pair's staged_gbps and bidirectional_gbps).
 #pragma once
 
 #include "model/bandwidth_sample.hpp"
@@ -24,7 +24,8 @@ struct BenchFile {
 };
 
 // Accepts {"schema": "peergate.bench/v1", "pairs" | "cells": [{"src": 0, "dst": 1,
-// "p2p_gbps" | "gbps" | "bandwidth_gbps": 48.2[, "staged_gbps": 12.0]}, ...]}. Entries
+// "p2p_gbps" | "gbps" | "bandwidth_gbps": 48.2[, "staged_gbps": 12.0][, "bidirectional_gbps":
+// 95.1]}, ...]}. Entries
 // whose value is null (not measured) are skipped. An error names what is missing.
 util::Expected<BenchFile> parse_bench_file(std::string_view text);
 

@@ -20,6 +20,23 @@ TEST(BenchFile, ReadsEachPairsP2pAndStagedRates) {
     EXPECT_TRUE(samples->gpu_uuids.empty());  // written before bench recorded them
 }
 
+// Both directions at once, both counted: what export's bidirectional family shows.
+TEST(BenchFile, ReadsEachPairsBidirectionalRate) {
+    const auto samples = parse_bench_file(R"({"schema": "peergate.bench/v1", "pairs": [
+        {"src": 0, "dst": 1, "p2p_gbps": 5.0, "bidirectional_gbps": 9.5},
+        {"src": 1, "dst": 0, "p2p_gbps": 5.5, "bidirectional_gbps": null},
+        {"src": 0, "dst": 2, "p2p_gbps": 5.5}]})");
+    ASSERT_TRUE(samples.has_value()) << samples.error().message;
+    ASSERT_EQ(samples->samples.size(), 3U);
+    EXPECT_EQ(samples->samples[0].bidirectional_gbps, std::optional<double>(9.5));
+    EXPECT_FALSE(samples->samples[1].bidirectional_gbps.has_value());
+    EXPECT_FALSE(samples->samples[2].bidirectional_gbps.has_value());
+    const auto bad = parse_bench_file(R"({"schema": "peergate.bench/v1", "pairs": [
+        {"src": 0, "dst": 1, "p2p_gbps": 5.0, "bidirectional_gbps": "x"}]})");
+    ASSERT_FALSE(bad.has_value());
+    EXPECT_NE(bad.error().message.find("bidirectional_gbps"), std::string::npos);
+}
+
 TEST(BenchFile, WhatIsNotABenchResultIsAnErrorSayingWhy) {
     EXPECT_NE(parse_bench_file("[]").error().message.find("not a JSON object"), std::string::npos);
     EXPECT_NE(parse_bench_file(R"({"schema": "peergate.probe/v1"})")

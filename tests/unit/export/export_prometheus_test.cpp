@@ -164,6 +164,23 @@ TEST(ExportPrometheus, BandwidthInBytesPerSecond) {
         text,
         testing::HasSubstr(
             R"(peergate_staged_bandwidth_bytes_per_second{gpu="0",peer_gpu="1",mode="unidirectional"} 12500000000)"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("bidirectional")));  // not measured
+}
+
+// bench measures both directions at once too (bidirectional_gbps, both counted).
+TEST(ExportPrometheus, BidirectionalBandwidthBesideTheOneWayRate) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.doctor.pairs[0].p2p_gbps = 24.5;
+    facts.doctor.pairs[0].bidirectional_gbps = 47.25;
+    const auto text = export_prometheus(facts);
+    expect_well_formed(text);
+    EXPECT_THAT(text,
+                testing::HasSubstr("# TYPE peergate_p2p_bidirectional_bandwidth_bytes_per_second "
+                                   "gauge\n"));
+    EXPECT_THAT(text,
+                testing::HasSubstr("peergate_p2p_bidirectional_bandwidth_bytes_per_second{gpu="
+                                   "\"0\",peer_gpu=\"1\"} 47250000000\n"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("{gpu=\"1\",peer_gpu=\"0\"} 4")));
 }
 
 // Two GPUs, each below its own PCIe switch: NIC mlx5_0 below GPU 0's (PIX), a second card at
