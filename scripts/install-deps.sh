@@ -13,7 +13,7 @@ packages=(
 # prometheus, dot from graphviz). Best effort: the tests that need them skip without them.
 checkers=(prometheus graphviz)
 # The Python package's test (tests/python/run.sh): a venv, pip without network, pytest.
-checkers+=(python3-venv python3-pip python3-setuptools python3-wheel python3-pytest)
+checkers+=(python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-yaml)
 
 missing_from() {
   for pkg in "$@"; do
