@@ -4,6 +4,8 @@
 // root), and invalidated when the boot or the kernel command line changes.
 #include "pipeline/probe_cache_io.hpp"
 
+#include "probe_pass.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -38,27 +40,7 @@ protected:
     void TearDown() override { fs::remove_all(root_); }
 
     model::ProbeResult concurrent_pass() const {
-        model::ProbeResult r;
-        r.outcome = model::ProbeOutcome::pass;
-        r.gpus = {0, 1};
-        r.modes = {model::ProbeMode::concurrent};
-        for (const auto& [src, dst] : {std::pair{0, 1}, std::pair{1, 0}}) {
-            model::ProbeCell c;
-            c.src = src;
-            c.dst = dst;
-            c.size_bytes = 1U << 20U;
-            c.mode = model::ProbeMode::concurrent;
-            c.repeats = 3;
-            c.status = model::CellStatus::ok;
-            r.cells.push_back(c);
-            r.pairs.push_back(
-                model::ProbePair{.src = src,
-                                 .dst = dst,
-                                 .verdict = model::PairVerdict::ok,
-                                 .modes = {{model::ProbeMode::concurrent, model::PairVerdict::ok}},
-                                 .detail = "intact"});
-        }
-        return r;
+        return test::concurrent_passes({0, 1}, {{0, 1}, {1, 0}}, 3);
     }
 
     fs::path root_;

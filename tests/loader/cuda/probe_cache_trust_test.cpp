@@ -3,6 +3,7 @@
 // whatever the umask, stores from many threads add up under the lock, and a cache that is
 // there but cannot be read or trusted is doubt, which refuses FORCE.
 #include "pipeline/probe_cache_io.hpp"
+#include "probe_pass.hpp"
 #include "report/probe/cache_json.hpp"
 #include "util/atomic_file.hpp"
 
@@ -41,25 +42,7 @@ protected:
 
     // One ordered pair's pass, cells included.
     static model::ProbeResult one_pair_pass(int src, int dst) {
-        model::ProbeResult r;
-        r.outcome = model::ProbeOutcome::pass;
-        r.gpus = {src, dst};
-        r.modes = {model::ProbeMode::concurrent};
-        model::ProbeCell c;
-        c.src = src;
-        c.dst = dst;
-        c.size_bytes = 1U << 20U;
-        c.mode = model::ProbeMode::concurrent;
-        c.repeats = 1;
-        c.status = model::CellStatus::ok;
-        r.cells.push_back(c);
-        r.pairs.push_back(
-            model::ProbePair{.src = src,
-                             .dst = dst,
-                             .verdict = model::PairVerdict::ok,
-                             .modes = {{model::ProbeMode::concurrent, model::PairVerdict::ok}},
-                             .detail = "intact"});
-        return r;
+        return test::concurrent_passes({src, dst}, {{src, dst}}, 1);
     }
 
     std::string cache_file() const { return pipeline::probe_cache_path(ctx_, dir_); }

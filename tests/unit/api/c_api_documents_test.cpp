@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate_topology_json and peergate_place_json: the topology and placement documents the
 // Python package (python/peergate) reads, with peergate_gate_json's buffer conventions.
+#include "envp.hpp"
 #include "peergate/peergate_c.h"
 
 #include <gtest/gtest.h>
@@ -11,18 +12,7 @@
 
 namespace {
 
-// A NULL-terminated "NAME=value" array over owned strings.
-struct DocumentsEnvp {
-    std::vector<std::string> items;
-    std::vector<const char*> pointers;
-
-    explicit DocumentsEnvp(std::vector<std::string> vars) : items(std::move(vars)) {
-        for (const auto& item : items) {
-            pointers.push_back(item.c_str());
-        }
-        pointers.push_back(nullptr);
-    }
-};
+using DocumentsEnvp = peergate::test::Envp;
 
 DocumentsEnvp simulated(const std::string& machine) {
     return DocumentsEnvp({"PATH=/usr/bin:/bin", "PEERGATE_SIMULATE=" + machine});

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "envp.hpp"
 #include "peergate/peergate_c.h"
 
 #include <gtest/gtest.h>
@@ -10,17 +11,7 @@
 
 namespace {
 
-struct Envp {
-    std::vector<std::string> items;
-    std::vector<const char*> pointers;
-
-    explicit Envp(std::vector<std::string> vars) : items(std::move(vars)) {
-        for (const auto& item : items) {
-            pointers.push_back(item.c_str());
-        }
-        pointers.push_back(nullptr);
-    }
-};
+using Envp = peergate::test::Envp;
 
 Envp bridged_env(std::vector<std::string> extra = {}) {
     std::vector<std::string> vars = {
