@@ -22,9 +22,12 @@ struct FleetNode {
     std::string verdict;   // the doctor's: healthy, problems, inconclusive
     bool p2p = false;      // the gate's answer for every GPU of the node
     std::string rule;      // the rule that decided
-    std::string iommu;     // translating, identity, off, unknown
-    std::string driver;    // the running NVIDIA kernel module's version; "" when unread
-    std::string kernel;    // the kernel release; "" when unread
+    // The node's one verdict (policy/doctor/node_state.hpp): p2p-allowed, p2p-vetoed or
+    // unusable; "" in a record from a peergate that did not write it.
+    std::string state;
+    std::string iommu;   // translating, identity, off, unknown
+    std::string driver;  // the running NVIDIA kernel module's version; "" when unread
+    std::string kernel;  // the kernel release; "" when unread
     // Per NIC by bus: "0000:18:00.0 mlx5_0", or "0000:18:00.0 (no RDMA device)" (a NIC whose
     // driver did not come up looks so); nullopt where not read (older records, no sysfs).
     std::optional<std::vector<std::string>> nics;

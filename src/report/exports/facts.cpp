@@ -64,6 +64,10 @@ bool healthy(const ExportFacts& facts) {
     return facts.report.verdict == policy::doctor::Verdict::healthy;
 }
 
+policy::doctor::NodeVerdict node_verdict(const ExportFacts& facts) {
+    return policy::doctor::node_verdict(facts.report, facts.gate);
+}
+
 policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,
                                                      const std::vector<model::Gpu>& gpus) {
     return policy::placement::nic_affinity(gpu_places(facts, gpus), facts.doctor.nics);

@@ -10,6 +10,7 @@
 #include "model/pci_port.hpp"
 #include "model/topology.hpp"
 #include "policy/doctor/doctor.hpp"
+#include "policy/doctor/node_state.hpp"
 #include "policy/placement/nic_affinity.hpp"
 
 #include <compare>
@@ -50,11 +51,8 @@ struct ExportRun {
     bool nfd_timestamp = false;
 };
 
-struct ExportGate {
-    bool p2p = false;
-    std::string rule;  // the rule that decided, e.g. "every_pair_nvlink"
-    std::string reason;
-};
+// The gate's decision for the GPUs examined (rule: e.g. "every_pair_nvlink").
+using ExportGate = policy::doctor::GateOutcome;
 
 struct ExportFacts {
     ExportRun run;
@@ -87,5 +85,9 @@ policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,
 
 // Whether this run found the node healthy (the doctor's verdict).
 bool healthy(const ExportFacts& facts);
+
+// The node's one verdict for schedulers (policy/doctor/node_state.hpp), which every format
+// and the fleet's line give.
+policy::doctor::NodeVerdict node_verdict(const ExportFacts& facts);
 
 }  // namespace peergate::report::exports

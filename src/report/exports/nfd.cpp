@@ -81,6 +81,17 @@ std::string gdr_path(const ExportFacts& facts) {
     return paths.empty() ? "none" : "switch";
 }
 
+// The node's one verdict (docs/export.md, "What the node's state means"): what a scheduler may
+// send here, which p2p.status alone does not say (a node whose CUDA cannot start is vetoed).
+void add_node_labels(const ExportFacts& facts, Labels& labels) {
+    const auto verdict = node_verdict(facts);
+    labels.emplace_back("node.state", std::string(to_string(verdict.state)));
+    labels.emplace_back("node.usable", usable(verdict.state) ? "true" : "false");
+    if (const auto code = label_value(verdict.code); !code.empty()) {
+        labels.emplace_back("node.reason", code);
+    }
+}
+
 void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
     labels.emplace_back("p2p.status", facts.gate.p2p ? "ok" : "vetoed");
     labels.emplace_back("p2p.rule", label_value(facts.gate.rule));
@@ -166,6 +177,7 @@ std::string export_nfd(const ExportFacts& facts) {
                "\n";
     }
     Labels labels;
+    add_node_labels(facts, labels);
     add_p2p_labels(facts, labels);
     add_topology_labels(facts, labels);
     add_doctor_labels(facts, labels);

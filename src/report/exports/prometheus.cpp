@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <utility>
@@ -95,6 +96,28 @@ std::string finding_codes(const policy::doctor::DoctorReport& report) {
     return active.text() + codes.text();
 }
 
+// The node's one verdict, as NFD's node.state gives it (docs/export.md, "What the node's state
+// means"): a state set, 1 for the state given and 0 for the others, and whether it is usable.
+std::string node_families(const ExportFacts& facts) {
+    const auto verdict = node_verdict(facts);
+    Family state("peergate_node_state",
+                 "gauge",
+                 "What may be scheduled on the node: p2p_allowed, p2p_vetoed (GPU jobs with P2P "
+                 "off) or unusable (no CUDA program can start); 1 for the state given.");
+    for (auto each : {policy::doctor::NodeState::p2p_allowed,
+                      policy::doctor::NodeState::p2p_vetoed,
+                      policy::doctor::NodeState::unusable}) {
+        std::string name(to_string(each));
+        std::replace(name.begin(), name.end(), '-', '_');
+        state.sample({{"state", name}}, verdict.state == each ? 1 : 0);
+    }
+    Family usable_family("peergate_node_usable",
+                         "gauge",
+                         "1 when GPU jobs can start on the node (CUDA initialises), else 0.");
+    usable_family.sample({}, usable(verdict.state) ? 1 : 0);
+    return state.text() + usable_family.text();
+}
+
 std::string verdict_families(const ExportFacts& facts) {
     Family allowed("peergate_p2p_allowed",
                    "gauge",
@@ -118,7 +141,8 @@ std::string verdict_families(const ExportFacts& facts) {
         }
         findings.sample({{"severity", std::string(model::to_string(severity))}}, count);
     }
-    return allowed.text() + verdict.text() + findings.text() + finding_codes(facts.report);
+    return node_families(facts) + allowed.text() + verdict.text() + findings.text() +
+           finding_codes(facts.report);
 }
 
 // Each ordered pair: its NVLinks, NVML's and CUDA's answers, and what was measured.

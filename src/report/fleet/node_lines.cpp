@@ -112,6 +112,7 @@ model::FleetNode node_from(const nlohmann::json& doc) {
     node.verdict = doc.at("verdict").get<std::string>();
     node.p2p = doc.at("p2p").get<bool>();
     node.rule = field<std::string>(doc, "rule", "");
+    node.state = field<std::string>(doc, "state", "");
     node.iommu = field<std::string>(doc, "iommu", "unknown");
     node.driver = field<std::string>(doc, "driver", "");
     node.kernel = field<std::string>(doc, "kernel", "");
@@ -213,6 +214,7 @@ std::string fleet_node_line(const exports::ExportFacts& facts, const std::string
         {"verdict", std::string(to_string(facts.report.verdict))},
         {"p2p", facts.gate.p2p},
         {"rule", facts.gate.rule},
+        {"state", std::string(to_string(exports::node_verdict(facts).state))},
         {"iommu", std::string(model::to_string(facts.doctor.host.iommu))},
         {"driver", driver_json(facts.doctor.host)},
         {"kernel",

@@ -25,6 +25,7 @@ nlohmann::ordered_json node_json(const policy::fleet::FleetNodeView& view) {
             {"verdict", node.verdict},
             {"p2p", node.p2p},
             {"rule", node.rule},
+            {"state", null_if_empty(node.state)},
             {"iommu", node.iommu},
             {"version", node.version},
             {"driver", null_if_empty(node.driver)},
@@ -116,7 +117,9 @@ std::string fleet_to_text(const policy::fleet::FleetReport& report) {
         out += row(node.node,
                    std::to_string(node.gpu_names.size()),
                    topology_summary(node.matrix),
-                   node.p2p ? "allowed" : "vetoed",
+                   node.state == "unusable" ? "unusable"
+                   : node.p2p               ? "allowed"
+                                            : "vetoed",
                    node.verdict,
                    util::join(view.differs, ", "));
     }
