@@ -73,17 +73,26 @@ int run_parsed(Invocation& inv, const std::vector<Command>& commands) {
 
 }  // namespace
 
-int run_main(int argc, char** argv, char** envp) {
-    CLI::App app{
+std::vector<Command> describe_app(CLI::App& app, GlobalOptions& options) {
+    app.description(
         "peergate: may GPU peer-to-peer traffic flow here, is it intact, how fast, "
-        "and where should the work go"};
+        "and where should the work go");
+    app.footer(
+        "Each command's --help (and its man page, peergate-COMMAND) says what it prints and its "
+        "exit status.\nNo GPU here? peergate --simulate pcie-rtx6000ada-2x-iommu doctor runs "
+        "on a simulated machine.");
     app.set_version_flag("--version", std::string("peergate ") + kVersion);
     app.require_subcommand(1);
     app.fallthrough();  // global options are accepted after the command name too
+    add_global_options(app, options);
+    return add_all_commands(app);
+}
+
+int run_main(int argc, char** argv, char** envp) {
+    CLI::App app;
     Invocation inv;
     inv.env = util::EnvMap::from_envp(envp);
-    add_global_options(app, inv.options);
-    const auto commands = add_all_commands(app);
+    const auto commands = describe_app(app, inv.options);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
