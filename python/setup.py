@@ -23,7 +23,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 # What the package does not need from an install tree (the development files, the docs).
-UNBUNDLED = ("include", "share/doc", "share/man", "lib/cmake", "lib/pkgconfig")
+UNBUNDLED = ("include", "share/doc", "share/man", "share/bash-completion", "lib/cmake",
+             "lib/pkgconfig")
 
 
 def run(argv):

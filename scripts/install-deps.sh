@@ -14,6 +14,9 @@ packages=(
 checkers=(prometheus graphviz)
 # The Python package's test (tests/python/run.sh): a venv, pip without network, pytest.
 checkers+=(python3-venv python3-pip python3-setuptools python3-wheel python3-pytest python3-yaml)
+# The Debian package check (scripts/deb-check.sh): dpkg-shlibdeps, lintian, systemd-analyze and
+# systemd's pkg-config file, man for the generated pages (tests/docs/run.sh).
+checkers+=(dpkg-dev file lintian systemd man-db)
 
 missing_from() {
   for pkg in "$@"; do
