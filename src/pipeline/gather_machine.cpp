@@ -7,6 +7,7 @@
 #include "pipeline/gather_nvml.hpp"
 #include "pipeline/gather_pci.hpp"
 #include "sources/host/cpu_cores.hpp"
+#include "sources/host/cpu_identity.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/host_name.hpp"
 #include "sources/host/host_root.hpp"
@@ -151,6 +152,15 @@ void gather_from_smi(const Context& ctx, GatherState& state) {
         state.machine);
 }
 
+// The CPUs' kind, so that a replay's export nccl-topo writes the <cpu> this host's would.
+void record_cpu_kind(const sources::host::HostRoot& root, snapshot::MachineHost& host) {
+    const auto cpu = sources::host::read_cpu_identity(root);
+    host.cpu_arch = cpu.arch;
+    host.cpu_vendor = cpu.vendor;
+    host.cpu_family = cpu.family;
+    host.cpu_model = cpu.model;
+}
+
 void gather_from_host(const Context& ctx, GatherState& state) {
     const sources::host::HostRoot root(ctx.seams.host_root);
     const auto facts = sources::host::read_host_facts(root);
@@ -168,6 +178,7 @@ void gather_from_host(const Context& ctx, GatherState& state) {
     host.kernel_module =
         facts.nvidia_module ? std::string(model::to_string(facts.nvidia_module->flavour)) : "";
     host.kernel_release = facts.kernel_release;
+    record_cpu_kind(root, host);
     for (const auto& place : sources::host::cpu_places(root)) {
         host.cpus.push_back({place.cpu, place.package, place.core});
     }

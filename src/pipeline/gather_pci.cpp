@@ -34,14 +34,20 @@ std::optional<model::PciAer> recorded_aer(const sources::host::HostRoot& root,
     return aer ? std::optional(snapshot::canonical_aer(std::move(*aer))) : std::nullopt;
 }
 
+// A port as sysfs shows it, with the ids export nccl-topo writes for a switch.
 snapshot::MachinePort recorded_port(const sources::host::HostRoot& root,
                                     const model::PciPort& port) {
+    const auto read = sources::host::read_pci_attributes(root, port.address);
     return snapshot::MachinePort{
         .pci = port.address,
         .acs_control = port.acs ? std::optional(port.acs->bits) : std::nullopt,
         .acs_unread = !port.unread.empty(),
-        .pcie_link = recorded_link(sources::host::read_pci_attributes(root, port.address)),
-        .aer = recorded_aer(root, port.address)};
+        .pcie_link = recorded_link(read),
+        .aer = recorded_aer(root, port.address),
+        .vendor = read.vendor,
+        .device = read.device,
+        .subsystem_vendor = read.subsystem_vendor,
+        .subsystem_device = read.subsystem_device};
 }
 
 }  // namespace

@@ -207,6 +207,18 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
     return fault;
 }
 
+// The CPUs' kind; what the file leaves out stays unknown.
+void parse_host_cpu(const Json& j, MachineHost& host) {
+    host.cpu_arch = get_or<std::string>(j, "cpu_arch", "");
+    host.cpu_vendor = get_or<std::string>(j, "cpu_vendor", "");
+    for (const auto& [key, into] :
+         {std::pair{"cpu_family", &host.cpu_family}, std::pair{"cpu_model", &host.cpu_model}}) {
+        if (j.contains(key) && !j[key].is_null()) {
+            *into = j[key].get<int>();
+        }
+    }
+}
+
 util::Expected<void> parse_host(const Json& j, MachineHost& host) {
     host.iommu = get_or<std::string>(j, "iommu", "off");
     host.iommu_group_type =
@@ -220,6 +232,7 @@ util::Expected<void> parse_host(const Json& j, MachineHost& host) {
     host.kernel_module = get_or<std::string>(j, "kernel_module", "");
     host.kernel_release = get_or<std::string>(j, "kernel_release", "");
     host.kernel_module_version = get_or<std::string>(j, "kernel_module_version", "");
+    parse_host_cpu(j, host);
     if (!host.kernel_module_version.empty() && host.kernel_module.empty()) {
         return invalid("host.kernel_module_version needs host.kernel_module (its flavour)");
     }

@@ -66,6 +66,12 @@ struct MachinePort {
     bool acs_unread = false;                   // "unknown": gather could not read it (no root)
     std::optional<MachinePcieLink> pcie_link;  // absent: sysfs shows no link attributes
     std::optional<model::PciAer> aer;          // absent: AER off or not recorded
+    // sysfs's vendor, device, subsystem_vendor, subsystem_device ("0x1000"); "": not recorded,
+    // and the simulated sysfs has no such file. NCCL recognises a switch by them.
+    std::string vendor;
+    std::string device;
+    std::string subsystem_vendor;
+    std::string subsystem_device;
 
     friend bool operator==(const MachinePort&, const MachinePort&) = default;
 };
@@ -154,6 +160,13 @@ struct MachineHost {
     // The CPUs' topology as sysfs gives it, each {cpu, physical_package_id, core_id}: gres.conf's
     // Cores= needs it. Empty: not recorded (then the simulated sysfs has none).
     std::vector<std::vector<int>> cpus;
+    // The CPUs' kind, for export nccl-topo's <cpu> (docs/machine-file.md): the kernel's arch
+    // ("x86_64", "aarch64"), /proc/cpuinfo's vendor_id, "cpu family" and "model". Empty: not
+    // recorded, and the simulated host shows none of it.
+    std::string cpu_arch;
+    std::string cpu_vendor;
+    std::optional<int> cpu_family;
+    std::optional<int> cpu_model;
 
     friend bool operator==(const MachineHost&, const MachineHost&) = default;
 };

@@ -115,9 +115,17 @@ OJson host_to_json(const MachineHost& host) {
          {std::pair{"peer_memory_module", &host.peer_memory_module},
           std::pair{"kernel_module", &host.kernel_module},
           std::pair{"kernel_release", &host.kernel_release},
-          std::pair{"kernel_module_version", &host.kernel_module_version}}) {
+          std::pair{"kernel_module_version", &host.kernel_module_version},
+          std::pair{"cpu_arch", &host.cpu_arch},
+          std::pair{"cpu_vendor", &host.cpu_vendor}}) {
         if (!value->empty()) {
             j[name] = *value;
+        }
+    }
+    for (const auto& [name, value] :
+         {std::pair{"cpu_family", &host.cpu_family}, std::pair{"cpu_model", &host.cpu_model}}) {
+        if (*value) {
+            j[name] = **value;
         }
     }
     return j;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <map>
 #include <set>
 
@@ -25,6 +26,17 @@ util::Expected<std::uint16_t> acs_word(const std::string& text, const std::strin
         return invalid(where + ": '" + text + "' is not a 16-bit hex word such as 0x001d");
     }
     return *value;
+}
+
+// The port's sysfs ids by their machine-file keys (as sysfs names the files).
+template <typename Port>
+auto port_ids(Port& port) {
+    using Text = decltype(&port.vendor);
+    return std::array<std::pair<const char*, Text>, 4>{
+        {{"vendor", &port.vendor},
+         {"device", &port.device},
+         {"subsystem_vendor", &port.subsystem_vendor},
+         {"subsystem_device", &port.subsystem_device}}};
 }
 
 }  // namespace
@@ -52,6 +64,9 @@ util::Expected<std::vector<MachinePort>> parse_upstream_ports(const nlohmann::js
         }
         PEERGATE_TRY(machine_json::take(parse_pcie_link(j, at), port.pcie_link));
         PEERGATE_TRY(machine_json::take(parse_aer(j, at), port.aer));
+        for (const auto& [key, into] : port_ids(port)) {
+            *into = machine_json::get_or<std::string>(j, key, "");
+        }
         ports.push_back(port);
     }
     return ports;
@@ -71,6 +86,11 @@ nlohmann::ordered_json upstream_ports_to_json(const std::vector<MachinePort>& po
         }
         if (port.aer) {
             j["aer"] = aer_to_json(*port.aer);
+        }
+        for (const auto& [key, value] : port_ids(port)) {
+            if (!value->empty()) {
+                j[key] = *value;
+            }
         }
         out.push_back(j);
     }
@@ -97,6 +117,15 @@ util::Expected<void> check_port(const MachinePort& port, const MachinePort& firs
     }
     if (first.aer && port.aer && first.aer != port.aer) {
         return invalid(fmt::format("port {} has two different aer values", port.pci.to_sysfs()));
+    }
+    const auto ids = port_ids(port);
+    const auto first_ids = port_ids(first);
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+        if (!ids[k].second->empty() && !first_ids[k].second->empty() &&
+            *ids[k].second != *first_ids[k].second) {
+            return invalid(fmt::format(
+                "port {} has two different {} values", port.pci.to_sysfs(), ids[k].first));
+        }
     }
     return {};
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/machine/host_root_writer.hpp"
 
+#include "sim/machine/cpuinfo_text.hpp"
 #include "snapshot/derived.hpp"
 #include "snapshot/machine_aer.hpp"
 #include "util/cpu_list.hpp"
@@ -22,14 +23,6 @@ namespace peergate::sim {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A real Xeon's flags, trimmed; "hypervisor" goes where the kernel prints it (after rdrand).
-constexpr const char* kFlagsBefore =
-    "fpu vme de pse tsc msr pae mce cx8 apic sep mtrr pge mca cmov pat pse36 clflush mmx fxsr sse "
-    "sse2 ht syscall nx pdpe1gb rdtscp lm constant_tsc rep_good nopl xtopology cpuid pni pclmulqdq "
-    "ssse3 fma cx16 pcid sse4_1 sse4_2 x2apic movbe popcnt aes xsave avx f16c rdrand";
-constexpr const char* kFlagsAfter =
-    "lahf_lm abm 3dnowprefetch avx2 bmi1 bmi2 erms avx512f avx512bw";
 
 util::Unexpected write_error(const fs::path& path, const std::string& why) {
     return util::unexpected(util::ErrorCode::io,
@@ -157,6 +150,19 @@ util::Expected<void> write_aer(const fs::path& dir, const std::optional<model::P
     return {};
 }
 
+// The ids the machine gives a port, each as sysfs writes it; one it leaves out is not written.
+util::Expected<void> write_port_ids(const fs::path& dir, const snapshot::MachinePort& port) {
+    for (const auto& [name, text] : {std::pair{"vendor", &port.vendor},
+                                     std::pair{"device", &port.device},
+                                     std::pair{"subsystem_vendor", &port.subsystem_vendor},
+                                     std::pair{"subsystem_device", &port.subsystem_device}}) {
+        if (!text->empty()) {
+            PEERGATE_TRY(write_text(dir / name, *text + "\n"));
+        }
+    }
+    return {};
+}
+
 // The ports above a device, each on the device's NUMA node (a PCIe tree has one root complex).
 util::Expected<void> write_ports(const fs::path& root,
                                  const std::vector<snapshot::MachinePort>& above,
@@ -169,6 +175,7 @@ util::Expected<void> write_ports(const fs::path& root,
         PEERGATE_TRY(write_text(dir / "class", "0x060400\n"));
         PEERGATE_TRY(write_text(dir / "numa_node", fmt::format("{}\n", numa_node.value_or(-1))));
         PEERGATE_TRY(write_text(dir / "config", port_config(above[k])));
+        PEERGATE_TRY(write_port_ids(dir, above[k]));
         PEERGATE_TRY(write_link(dir, above[k].pcie_link));
         PEERGATE_TRY(write_aer(dir, above[k].aer));
         PEERGATE_TRY(make_link("../../../devices/" + path,
@@ -267,33 +274,6 @@ util::Expected<void> write_pci_tree(const snapshot::MachineFile& m, const fs::pa
     return {};
 }
 
-// The highest CPU named in any GPU's affinity list ("0-47,96-143" -> 143).
-int highest_cpu(const snapshot::MachineFile& m) {
-    int highest = 0;
-    for (const auto& gpu : m.gpus) {
-        for (const auto range : util::split(gpu.cpu_affinity, ',')) {
-            const auto parts = util::split(range, '-');
-            highest = std::max(highest, util::parse_int<int>(util::trim(parts.back())).value_or(0));
-        }
-    }
-    return highest;
-}
-
-std::string cpuinfo(const snapshot::MachineFile& m) {
-    const std::string flags =
-        std::string(kFlagsBefore) + (m.host.hypervisor ? " hypervisor " : " ") + kFlagsAfter;
-    std::string text;
-    for (int cpu = 0; cpu <= highest_cpu(m); ++cpu) {
-        text += fmt::format(
-            "processor\t: {}\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) CPU "
-            "(simulated)\n"
-            "flags\t\t: {}\n\n",
-            cpu,
-            flags);
-    }
-    return text;
-}
-
 // The driver's /proc entry per GPU, as a live host has it; a simulated GPU's device file is
 // /dev/nvidia<index>.
 util::Expected<void> write_driver_proc(const snapshot::MachineFile& m, const fs::path& root) {
@@ -366,6 +346,9 @@ util::Expected<void> write_kernel_identity(const snapshot::MachineFile& m, const
                         running_module_version(m),
                         open ? "Release Build  (peergate-sim)  " : "")));
     }
+    if (!m.host.cpu_arch.empty()) {  // the sysctl Linux 6.1 added: uname's machine
+        PEERGATE_TRY(write_text(root / "proc/sys/kernel/arch", m.host.cpu_arch + "\n"));
+    }
     if (m.host.kernel_release.empty()) {
         return {};
     }
@@ -378,7 +361,7 @@ util::Expected<void> write_host_root(const snapshot::MachineFile& machine, const
     const fs::path root(dir);
     PEERGATE_TRY(write_pci_tree(machine, root));
     PEERGATE_TRY(write_text(root / "proc/cmdline", machine.host.kernel_cmdline + "\n"));
-    PEERGATE_TRY(write_text(root / "proc/cpuinfo", cpuinfo(machine)));
+    PEERGATE_TRY(write_text(root / "proc/cpuinfo", cpuinfo_text(machine)));
     PEERGATE_TRY(write_driver_proc(machine, root));
     PEERGATE_TRY(write_cpu_topology(machine, root));
     PEERGATE_TRY(write_numa_nodes(machine, root));
