@@ -5,6 +5,7 @@
 #include "pipeline/gate.hpp"
 #include "report/exports/prometheus.hpp"
 #include "sources/host/cpu_cores.hpp"
+#include "sources/host/cpu_identity.hpp"
 #include "sources/host/device_minor.hpp"
 #include "sources/host/host_name.hpp"
 #include "sources/host/numa_cpumap.hpp"
@@ -43,9 +44,10 @@ report::exports::ExportGate gate_verdict(const Context& ctx,
 
 // What nccl-topo writes beyond the doctor's facts: the host's network functions, sysfs's
 // attributes of every examined GPU, every NIC and the ports above them, and the cpumap of
-// each NUMA node they name.
+// each NUMA node they name, and the CPUs' kind.
 void add_pci_tree(const sources::host::HostRoot& root, report::exports::ExportFacts& facts) {
     facts.nics = facts.doctor.nics;  // the doctor's layers read them
+    facts.cpu = sources::host::read_cpu_identity(root);
     std::vector<model::PciAddress> read;
     for (const auto& gpu : report::exports::examined_gpus(facts)) {
         if (gpu.pci) {

@@ -5,6 +5,7 @@
 // bytes, so golden tests and the ecosystem's own checkers see exactly what a node writes.
 #pragma once
 
+#include "model/cpu_identity.hpp"
 #include "model/gpu.hpp"
 #include "model/pci_attributes.hpp"
 #include "model/pci_port.hpp"
@@ -64,6 +65,7 @@ struct ExportFacts {
     // sysfs's identity and link of each examined GPU and of the ports above it, where read.
     std::map<model::PciAddress, model::PciAttributes> pci;
     std::map<int, std::string> numa_cpumaps;  // per NUMA node of those: sysfs's cpumap, where read
+    model::CpuIdentity cpu;  // nccl-topo: the CPUs' arch, vendor, family and model, where read
     std::vector<model::Nic> nics;  // the host's network functions (nccl-topo places them)
     // nccl-topo: bus ids to write in place of the host's (--bus-id HOST=VM, for a VM's file).
     std::map<model::PciAddress, model::PciAddress> bus_renames;

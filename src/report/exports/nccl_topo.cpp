@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string_view>
 
 namespace peergate::report::exports {
@@ -42,9 +43,11 @@ double transfer_rate(const std::string& speed) {
 }
 
 // link_speed and link_width as NCCL derives them from sysfs: the slower of the device's and
-// its parent port's maximum, a value that is missing counting as infinitely fast for the
-// speed and as 0 for the width. Under the root bus there is no parent port: the device's
-// speed and a width of 0, which NCCL reads as x16.
+// its parent port's maximum, a speed that is missing counting as infinitely fast. Under the
+// root bus there is no parent port and the device's own link is the whole link: NCCL's own
+// detection writes width 0 there (it finds no ../max_link_width), which it reads as x16
+// whatever the lanes; the device's width says what they are. What neither end gives is left
+// out (docs/export.md, nccl-topo).
 std::string link_attributes(const model::PciAttributes& self, const model::PciAttributes* parent) {
     const model::PciAttributes none;
     const model::PciAttributes& port = parent != nullptr ? *parent : none;
@@ -52,8 +55,49 @@ std::string link_attributes(const model::PciAttributes& self, const model::PciAt
         transfer_rate(port.max_link_speed) < transfer_rate(self.max_link_speed)
             ? port.max_link_speed
             : self.max_link_speed;
-    const int width = std::min(self.max_link_width.value_or(0), port.max_link_width.value_or(0));
-    return attribute("link_speed", speed) + attribute("link_width", std::to_string(width));
+    std::optional<int> width = self.max_link_width;
+    if (port.max_link_width && (!width || *port.max_link_width < *width)) {
+        width = port.max_link_width;
+    }
+    return attribute("link_speed", speed) +
+           (width ? attribute("link_width", std::to_string(*width)) : std::string());
+}
+
+// NCCL's word for the architecture (topo.cc matches "x86_64", "arm64" and "ppc64" as
+// prefixes), from the kernel's ("aarch64", "ppc64le"); another is left out.
+std::string nccl_arch(std::string_view arch) {
+    if (arch == "x86_64") {
+        return "x86_64";
+    }
+    if (arch == "aarch64" || arch == "arm64") {
+        return "arm64";
+    }
+    return arch.starts_with("ppc64") ? "ppc64" : "";
+}
+
+// cpuid's family as NCCL's own detection computes it (xml.cc): the base family plus the
+// extended family shifted left by 4, where /proc/cpuinfo adds the two: AMD's family 25 (0xF
+// + 0xA) is NCCL's 0xAF, which every NCCL release reads as Zen 3/4. The extended family only
+// counts from base family 15; NCCL's model is cpuinfo's.
+int nccl_family(int family) {
+    return family < 15 ? family : 15 + ((family - 15) << 4);
+}
+
+// What ncclTopoAddCpu reads: arch always, and on x86 the vendor, family and model.
+std::string cpu_attributes(const model::CpuIdentity& cpu) {
+    const std::string arch = nccl_arch(cpu.arch);
+    std::string out = attribute("arch", arch);
+    if (arch != "x86_64") {
+        return out;
+    }
+    out += attribute("vendor", cpu.vendor);
+    if (cpu.family) {
+        out += attribute("familyid", std::to_string(nccl_family(*cpu.family)));
+    }
+    if (cpu.model) {
+        out += attribute("modelid", std::to_string(*cpu.model));
+    }
+    return out;
 }
 
 std::string pci_attributes(const ExportFacts& facts,
@@ -197,13 +241,13 @@ std::string export_nccl_topo(const ExportFacts& facts) {
         attribute("name", fmt::format("peergate {} {}", facts.run.version, facts.run.node_name)));
     for (auto& [numa, nodes] : cpus) {
         const auto mask = facts.numa_cpumaps.find(numa);
-        put_line(
-            out,
-            fmt::format("<cpu{}{}>",
-                        attribute("numaid", std::to_string(numa)),
-                        mask == facts.numa_cpumaps.end() ? std::string()
-                                                         : attribute("affinity", mask->second)),
-            1);
+        put_line(out,
+                 fmt::format("<cpu{}{}{}>",
+                             attribute("numaid", std::to_string(numa)),
+                             mask == facts.numa_cpumaps.end() ? std::string()
+                                                              : attribute("affinity", mask->second),
+                             cpu_attributes(facts.cpu)),
+                 1);
         put_node(out, nodes, 2);
         put_line(out, "</cpu>", 1);
     }

@@ -109,7 +109,7 @@ TEST(ExportNcclTopo, ANicBehindTheGpusSwitchSitsBesideThemAndBusIdsCanBeRenamed)
         text,
         testing::ContainsRegex("\n      <pci busid=\"0000:04:00.0\"[^\n]*/>\n"
                                "      <pci busid=\"0000:05:00.0\" class=\"0x020700\" "
-                               "link_speed=\"16.0 GT/s PCIe\" link_width=\"0\"/>\n    </pci>"));
+                               "link_speed=\"16.0 GT/s PCIe\" link_width=\"16\"/>\n    </pci>"));
     // The same tree for a VM that sees the GPUs and the NIC at other bus ids.
     facts.bus_renames = {{pci("0000:03:00.0"), pci("0000:0a:00.0")},
                          {pci("0000:05:00.0"), pci("0000:0b:00.0")}};
@@ -153,12 +153,14 @@ TEST(ExportNcclTopo, TwoSwitchLevelsKeepBothUpstreamPorts) {
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("0000:02:08.0")));
 }
 
-TEST(ExportNcclTopo, LinkIsTheSlowerEndAndUnderTheRootBusWidthZero) {
+// NCCL writes width 0 where it finds no parent width, which it reads as x16 whatever the
+// lanes: the file gives the end that is known, and no width where neither end is.
+TEST(ExportNcclTopo, LinkIsTheSlowerEndAndUnderTheRootBusTheDevicesOwn) {
     auto facts = switched_host();
     facts.pci[pci("0000:02:08.0")].max_link_speed = "8.0 GT/s PCIe";
     facts.pci[pci("0000:02:08.0")].max_link_width = 8;
     facts.pci[pci("0000:80:01.0")].max_link_speed = "Unknown";  // read as no limit, as NCCL does
-    facts.pci[pci("0000:80:01.0")].max_link_width.reset();      // read as 0, as NCCL does
+    facts.pci[pci("0000:80:01.0")].max_link_width.reset();
     auto text = export_nccl_topo(facts);
     EXPECT_THAT(
         text,
@@ -170,12 +172,39 @@ TEST(ExportNcclTopo, LinkIsTheSlowerEndAndUnderTheRootBusWidthZero) {
         "<pci busid=\"0000:81:00.0\" class=\"0x030200\" vendor=\"0x10de\" "
         "device=\"0x2330\" subsystem_vendor=\"0x10de\" "
         "subsystem_device=\"0x16c1\" link_speed=\"32.0 GT/s PCIe\" "
-        "link_width=\"0\"/>";
+        "link_width=\"16\"/>";
     EXPECT_THAT(text, testing::HasSubstr(gpu2));
     facts.pci[pci("0000:80:01.0")] = port_attributes("0x8086", "16.0 GT/s PCIe", 1);
     facts.doctor.ports[2].clear();  // GPU 2 straight on the root bus: no parent port
     text = export_nccl_topo(facts);
     EXPECT_THAT(text, testing::HasSubstr(gpu2));
+    facts.pci[pci("0000:81:00.0")].max_link_width.reset();
+    facts.pci[pci("0000:81:00.0")].max_link_speed.clear();
+    text = export_nccl_topo(facts);
+    EXPECT_THAT(text, testing::HasSubstr("subsystem_device=\"0x16c1\"/>"));
+}
+
+// What ncclTopoAddCpu reads (NCCL src/graph/topo.cc): arch in NCCL's words, and on x86 the
+// vendor, and the family as NCCL's own cpuid reading gives it (base plus extended << 4).
+TEST(ExportNcclTopo, EachCpuSaysWhatKindItIsInNcclsTerms) {
+    auto facts = switched_host();
+    facts.cpu = {.arch = "x86_64", .vendor = "AuthenticAMD", .family = 25, .model = 17};
+    EXPECT_THAT(export_nccl_topo(facts),
+                testing::HasSubstr("<cpu numaid=\"0\" affinity=\"00000000,0000ffff\" "
+                                   "arch=\"x86_64\" vendor=\"AuthenticAMD\" familyid=\"175\" "
+                                   "modelid=\"17\">"));
+    facts.cpu = {.arch = "x86_64", .vendor = "GenuineIntel", .family = 6, .model = 143};
+    EXPECT_THAT(export_nccl_topo(facts),
+                testing::HasSubstr("arch=\"x86_64\" vendor=\"GenuineIntel\" familyid=\"6\" "
+                                   "modelid=\"143\">"));
+    facts.cpu = {.arch = "aarch64", .vendor = "", .family = std::nullopt, .model = std::nullopt};
+    EXPECT_THAT(export_nccl_topo(facts),
+                testing::HasSubstr("affinity=\"00000000,0000ffff\" arch=\"arm64\">"));
+    facts.cpu = {
+        .arch = "x86_64", .vendor = "GenuineIntel", .family = std::nullopt, .model = std::nullopt};
+    EXPECT_THAT(export_nccl_topo(facts), testing::HasSubstr("vendor=\"GenuineIntel\">"));
+    facts.cpu = {.arch = "riscv64", .vendor = "", .family = std::nullopt, .model = std::nullopt};
+    EXPECT_THAT(export_nccl_topo(facts), testing::HasSubstr("affinity=\"00000000,0000ffff\">"));
 }
 
 TEST(ExportNcclTopo, GpusWithoutAPathOrANumaNodeAreLeftToNccl) {
