@@ -120,7 +120,7 @@ TEST(ExportNcclTopoCli, EveryBuiltInMachineCarriesWhatNcclsReaderUses) {
         if (!summary) {
             GTEST_SKIP() << "python3 is not installed";
         }
-        EXPECT_EQ(std::count(summary->begin(), summary->end(), '\n') + 1,
+        EXPECT_EQ(std::count(summary->begin(), summary->end(), '\n'),
                   load_builtin_machine(machine).gpus.size())
             << *summary;
     }
@@ -150,13 +150,6 @@ TEST(ExportNcclTopoCli, GpusBehindASwitchHangFromItsUpstreamPort) {
     EXPECT_EQ(judgement->exit_code, 1);
     EXPECT_EQ(judgement->err,
               "check_nccl_topo: <cpu numaid='0'>: no arch, which NCCL's ncclTopoAddCpu requires\n");
-}
-
-EXPECT_EQ(*summary,
-          "busid=0000:05:00.0 numaid=0 depth=1 link=-,0\n"
-          "busid=0000:06:00.0 numaid=0 depth=1 link=-,0\n"
-          "busid=0000:83:00.0 numaid=1 depth=1 link=-,0\n"
-          "busid=0000:84:00.0 numaid=1 depth=1 link=-,0\n");
 }
 
 TEST(ExportNcclTopoCli, ASelectionAndALoneGpuAreDescribedToo) {
