@@ -240,6 +240,10 @@ void add_format_options(CLI::App* sub, pipeline::ExportRequest& request) {
                   "nfd: also write the timestamp label (Unix seconds); it changes at every run, "
                   "so NFD updates the Node at every run (the expiry already says how fresh the "
                   "labels are)");
+    sub->add_flag("--dot-all-paths",
+                  request.dot_all_paths,
+                  "dot: also draw the PCIe path of GPUs that NVLink joins (by default only pairs "
+                  "no NVLink joins, and faulty ones, get a PCIe line)");
 }
 
 }  // namespace

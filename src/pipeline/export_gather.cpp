@@ -109,7 +109,8 @@ util::Expected<report::exports::ExportFacts> gather_export_facts(const Context& 
         .node_name = node_name(ctx, options),
         .gres_type = options.gres_type,
         .expiry_seconds = std::int64_t{options.expiry_hours} * 3600,
-        .nfd_timestamp = options.nfd_timestamp};
+        .nfd_timestamp = options.nfd_timestamp,
+        .dot_all_paths = options.dot_all_paths};
     return facts;
 }
 

@@ -18,6 +18,7 @@ struct ExportRequest {
     std::string gres_type;
     int expiry_hours = 0;
     bool nfd_timestamp = false;  // nfd: the timestamp label too (--nfd-timestamp)
+    bool dot_all_paths = false;  // dot: every pair's PCIe path too (--dot-all-paths)
     bool pci_tree = false;       // nccl-topo: read the PCI tree (NICs, sysfs attributes, cpumaps)
     // The peergate binary the gate runs `cuda-visible` in (GateRequest::identity_helper), so
     // an export's p2p verdict is the one `peergate gate --gpus all` gives on this node.

@@ -50,6 +50,8 @@ struct ExportRun {
     // nfd: also write the `timestamp` label. It changes at every run, so NFD updates the Node
     // at every run; the expiry directive already says how fresh the labels are.
     bool nfd_timestamp = false;
+    // dot: draw every pair's PCIe path, also between GPUs NVLink joins (--dot-all-paths).
+    bool dot_all_paths = false;
 };
 
 // The gate's decision for the GPUs examined (rule: e.g. "every_pair_nvlink").

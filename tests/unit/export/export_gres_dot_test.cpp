@@ -112,7 +112,7 @@ TEST(ExportGres, MixedModelsGetATypeEach) {
                 testing::HasSubstr("Gres=gpu:h100_80gb_hbm3:1,gpu:rtx_6000_ada_generation:1\n"));
 }
 
-TEST(ExportDot, ClustersPerNumaNodeAndOneEdgePerPair) {
+TEST(ExportDot, ClustersPerNumaNodeAndALineWhereTheBoxesDoNotSayThePath) {
     auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
     const auto text = export_dot(facts);
     EXPECT_THAT(text,
@@ -123,9 +123,14 @@ TEST(ExportDot, ClustersPerNumaNodeAndOneEdgePerPair) {
                 testing::HasSubstr("subgraph cluster_numa0 {\n    label=\"NUMA 0 (CPUs 0-23)\";\n  "
                                    "  gpu0 [label=\"GPU 0\\nNVIDIA H100 80GB HBM3\"];"));
     EXPECT_THAT(text, testing::HasSubstr("subgraph cluster_numa1 {"));
-    EXPECT_EQ(lines_starting(text, "  gpu").size(), 6U);
+    // The two NVLink pairs; the SYS pairs join GPUs in two NUMA boxes, which says SYS already.
+    EXPECT_EQ(lines_starting(text, "  gpu").size(), 2U);
     EXPECT_THAT(text, testing::HasSubstr("  gpu0 -- gpu1 [label=\"NV12\", penwidth=5.0];\n"));
-    EXPECT_THAT(text,
+    EXPECT_THAT(text, testing::HasSubstr("two boxes: SYS"));
+    facts.run.dot_all_paths = true;
+    const auto every = export_dot(facts);
+    EXPECT_EQ(lines_starting(every, "  gpu").size(), 6U);
+    EXPECT_THAT(every,
                 testing::HasSubstr("  gpu0 -- gpu2 [label=\"SYS\", style=dashed, color=gray];\n"));
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("->")));
 }
