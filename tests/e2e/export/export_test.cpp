@@ -193,7 +193,8 @@ TEST(ExportCli, TheDrawingJoinsEachNicToTheGpusOnItsSwitch) {
         testing::HasSubstr("  gpu0 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
                            "  gpu1 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
                            "  gpu2 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"
-                           "  gpu3 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n}\n"));
+                           "  gpu3 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"));
+    EXPECT_THAT(out, testing::HasSubstr("blue dots: a NIC on the GPU's PCIe switch"));  // legend
     EXPECT_THAT(out, testing::Not(testing::HasSubstr("gpu0 -- nic1")));
 }
 
