@@ -175,9 +175,11 @@ std::optional<std::pair<int, int>> selected_lost_pair(const GateFacts& f) {
 }
 
 std::optional<Answer> rule_probe_failed(const GateFacts& f) {
-    if (!f.input.probe || f.input.probe->passed) {
+    if (!f.input.probe) {
         return std::nullopt;
     }
+    // A pair-level verdict ignores `passed` (types.hpp): a selected pair seen losing data
+    // vetoes whatever the rest says (found by the fail-closed property test, issue 34).
     if (f.input.probe->pair_level) {
         const auto lost = selected_lost_pair(f);
         if (!lost) {
@@ -189,6 +191,9 @@ std::optional<Answer> rule_probe_failed(const GateFacts& f) {
                                 lost->first,
                                 lost->second),
                     true);
+    }
+    if (f.input.probe->passed) {
+        return std::nullopt;
     }
     return veto("probe_failed",
                 "the integrity probe lost data on this boot: " + f.input.probe->detail,
@@ -252,6 +257,12 @@ std::optional<Answer> rule_nvlink_names(const GateFacts& f) {
 
 std::optional<Answer> rule_matrix_available(const GateFacts& f) {
     if (f.input.topology) {
+        // The tiers check every matrix (docs/gate-rules.md §3); the gate checks again, so that
+        // no caller can hand it two GPUs with one identity (the property test, issue 34).
+        if (auto checked = model::check_identities(*f.input.topology); !checked) {
+            return veto("no_matrix",
+                        "the interconnect matrix contradicts itself: " + checked.error().message);
+        }
         return std::nullopt;
     }
     return veto("no_matrix",

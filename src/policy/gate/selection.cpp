@@ -116,10 +116,15 @@ bool host_has_pci(const std::vector<model::Gpu>& host) {
 }  // namespace
 
 std::vector<model::Gpu> host_gpus(const GateInput& input) {
-    if (!input.gpus.empty()) {
-        return input.gpus;
-    }
-    return input.topology ? input.topology->gpus : std::vector<model::Gpu>{};
+    auto gpus = !input.gpus.empty() ? input.gpus
+                : input.topology    ? input.topology->gpus
+                                    : std::vector<model::Gpu>{};
+    // In index order whatever order a tier listed them in: the decision (the selection, the
+    // CUDA_VISIBLE_DEVICES it writes) must not depend on it (the property test, issue 34).
+    std::stable_sort(gpus.begin(), gpus.end(), [](const model::Gpu& a, const model::Gpu& b) {
+        return a.index < b.index;
+    });
+    return gpus;
 }
 
 // The exact value only: whether the driver would accept " PCI_BUS_ID" or "pci_bus_id" is
