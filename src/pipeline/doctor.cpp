@@ -171,6 +171,7 @@ util::Expected<policy::doctor::DoctorInput> gather_doctor_input(const Context& c
     const auto log = sources::host::read_kernel_log(ctx.seams, ctx.env, options.kernel_log);
     input.kernel_events = sources::host::parse_kernel_log(log.text);
     input.kernel_log_source = log.source;
+    input.kernel_log_dropped_bytes = log.dropped_bytes;
     const auto machines = builtin_machines(locate_simulation_parts());
     const std::string preferred = "pcie-rtx6000ada-2x-iommu";
     if (std::find(machines.begin(), machines.end(), preferred) != machines.end()) {

@@ -346,6 +346,9 @@ DoctorReport diagnose(const DoctorInput& input) {
     }
     const auto kernel = about_examined(input, kernel_findings(input.kernel_events, topology));
     report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());
+    if (auto truncated = kernel_log_truncated(input.kernel_log_dropped_bytes)) {
+        report.findings.push_back(std::move(*truncated));
+    }
     // A GPU fallen off the bus is a problem even when nothing else answered.
     if (has_error(kernel)) {
         report.verdict = Verdict::problems;

@@ -76,6 +76,7 @@ struct DoctorInput {
     std::string simulate_hint;  // a built-in machine to suggest for a demo; "" for none
     std::vector<model::KernelEvent> kernel_events;
     std::string kernel_log_source;  // where the kernel log came from, or why none was read
+    std::uint64_t kernel_log_dropped_bytes = 0;  // of a piped log, read before what was kept
     std::vector<int> selection;     // --gpus: the GPUs examined, ascending; empty = every GPU
     std::vector<PairLayers> pairs;  // every ordered pair of the GPUs examined
     std::vector<std::string> layer_notes;     // why a capability layer could not be read

@@ -189,4 +189,18 @@ std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
     return findings;
 }
 
+std::optional<model::Finding> kernel_log_truncated(std::uint64_t dropped_bytes) {
+    if (dropped_bytes == 0) {
+        return std::nullopt;
+    }
+    return model::Finding{
+        .code = "kernel_log_truncated",
+        .severity = model::Severity::info,
+        .message = fmt::format("the kernel log read from stdin was longer than peergate keeps: "
+                               "its first {} bytes were read and dropped, so events in them are "
+                               "not reported",
+                               dropped_bytes),
+        .remedy = "pass only the recent log (dmesg --since, journalctl -k --since)"};
+}
+
 }  // namespace peergate::policy::doctor

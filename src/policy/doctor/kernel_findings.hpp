@@ -6,6 +6,8 @@
 #include "model/kernel_event.hpp"
 #include "model/topology.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace peergate::policy::doctor {
@@ -14,6 +16,10 @@ namespace peergate::policy::doctor {
 // IOMMU is rejecting that GPU's DMA: the silent-drop signature); faults of other devices
 // are info. Xids carry their documented meaning; GPUs are named by nvidia-smi index when
 // the bus id matches one (Xid lines omit the PCI function).
+// kernel_log_truncated (info) where a piped log was longer than peergate keeps: the bytes
+// before its newest part were read and dropped, so their events are not reported (issue 34).
+std::optional<model::Finding> kernel_log_truncated(std::uint64_t dropped_bytes);
+
 std::vector<model::Finding> kernel_findings(const std::vector<model::KernelEvent>& events,
                                             const model::Topology* topology);
 

@@ -6,6 +6,7 @@
 #include "util/env_map.hpp"
 #include "util/seams.hpp"
 
+#include <cstdint>
 #include <string>
 
 namespace peergate::sources::host {
@@ -13,6 +14,8 @@ namespace peergate::sources::host {
 struct KernelLogText {
     std::string text;
     std::string source;  // "FILE", "stdin", "dmesg", or why nothing was read
+    // stdin: what came before the last kLargestKernelLog bytes, read and not kept.
+    std::uint64_t dropped_bytes = 0;
 };
 
 // `option` is --kernel-log's value ("" when not given); `env` is what dmesg runs with.
