@@ -24,6 +24,7 @@ struct HealthOptions {
     pipeline::ExportRequest node;
     bool drain = false;
     std::string scontrol = "/usr/bin/scontrol";
+    std::string slurm_conf;  // --slurm-conf; "" finds it (pipeline::choose_scontrol)
 };
 
 std::string_view action_name(policy::fleet::SlurmAction action) {
@@ -58,6 +59,16 @@ void print_plan(const Invocation& inv,
     fmt::print(inv.output.out, "{}\n", util::json_text(doc));
 }
 
+// An error of --drain, on stderr and, in text, on stdout too: slurmd logs only a health
+// check's stdout ("health_check failed: rc:2 output:..."), so that is where an admin looks.
+int drain_failed(const Invocation& inv, const std::string& message) {
+    print_error(inv.output, "fleet health --drain: " + message);
+    if (!inv.output.json) {
+        fmt::print(inv.output.out, "error: fleet health --drain: {}\n", message);
+    }
+    return kExitError;
+}
+
 int run_health(const Invocation& inv, const HealthOptions& options) {
     auto request = options.node;
     request.identity_helper = pipeline::self_executable();  // the gate's identity join
@@ -68,19 +79,25 @@ int run_health(const Invocation& inv, const HealthOptions& options) {
     }
     const std::string& node = facts->run.node_name;
     std::optional<policy::fleet::SlurmNodeDrain> drain;
+    pipeline::Scontrol scontrol{.program = options.scontrol};
     if (options.drain) {
-        auto read = pipeline::read_node_drain(inv, options.scontrol, node);
+        scontrol = pipeline::choose_scontrol(inv, options.scontrol, options.slurm_conf);
+        if (inv.output.verbose) {
+            fmt::print(inv.output.err,
+                       "peergate: slurm.conf: {} ({})\n",
+                       scontrol.slurm_conf.empty() ? "scontrol's default" : scontrol.slurm_conf,
+                       scontrol.why);
+        }
+        auto read = pipeline::read_node_drain(inv, scontrol, node);
         if (!read) {
-            print_error(inv.output, "fleet health --drain: " + read.error().message);
-            return kExitError;
+            return drain_failed(inv, read.error().message);
         }
         drain = *read;
     }
     const auto plan = policy::fleet::plan_health(facts->report, drain);
     print_plan(inv, node, plan);
-    if (auto acted = pipeline::apply_health_plan(inv, options.scontrol, node, plan); !acted) {
-        print_error(inv.output, "fleet health --drain: " + acted.error().message);
-        return kExitError;
+    if (auto acted = pipeline::apply_health_plan(inv, scontrol, node, plan); !acted) {
+        return drain_failed(inv, acted.error().message);
     }
     return plan.healthy ? kExitOk : kExitFindings;
 }
@@ -99,6 +116,10 @@ Command add_fleet_health(CLI::App& fleet) {
     sub->add_option("--scontrol",
                     options->scontrol,
                     "scontrol to run (default /usr/bin/scontrol: health checks run without PATH)");
+    sub->add_option("--slurm-conf",
+                    options->slurm_conf,
+                    "slurm.conf for scontrol (SLURM_CONF; default: SLURM_CONF, else the one the "
+                    "root slurmd that runs this health check was started with, else scontrol's)");
     sub->add_option(
         "--gpus", options->node.doctor.gpus, "the GPUs examined: 0,1,3 or 'all' (default)");
     sub->add_flag("--probe",

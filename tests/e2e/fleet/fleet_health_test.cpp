@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -39,10 +40,11 @@ struct FakeScontrol {
     util::EnvMap env;
 };
 
-// `peergate [-j] --simulate MACHINE fleet health --drain` with the stand-in scontrol.
+// `peergate [-j] --simulate MACHINE fleet health --drain [EXTRA...]` with the stand-in scontrol.
 PeergateRun health_drain(const FakeScontrol& scontrol,
                          const std::string& machine,
-                         bool json = false) {
+                         bool json = false,
+                         const std::vector<std::string>& extra = {}) {
     std::vector<std::string> args = {"--simulate",
                                      machine,
                                      "fleet",
@@ -53,6 +55,7 @@ PeergateRun health_drain(const FakeScontrol& scontrol,
     if (json) {
         args.insert(args.begin(), "--json");
     }
+    args.insert(args.end(), extra.begin(), extra.end());
     return run_peergate(args, scontrol.env);
 }
 
@@ -94,6 +97,71 @@ TEST(FleetHealthCli, HealthyAgainResumesPeergatesDrainOnly) {
     const auto doc = stdout_json(run);
     EXPECT_EQ(doc["schema"], "peergate.fleet_health/v1");
     EXPECT_EQ(doc["action"], "none");
+}
+
+TEST(FleetHealthCli, SlurmConfTellsScontrolWhereTheConfigIs) {
+    FakeScontrol scontrol("scontrol-show-node-drained-by-peergate.txt");
+    auto run = health_drain(scontrol, "hgx-b200-8x", false, {"--slurm-conf", "/opt/c/slurm.conf"});
+    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_THAT(scontrol.calls(),
+                testing::HasSubstr("show node n2\nSLURM_CONF=/opt/c/slurm.conf\n"));
+    EXPECT_THAT(scontrol.calls(),
+                testing::HasSubstr("State=RESUME\nSLURM_CONF=/opt/c/slurm.conf\n"));
+    // Without it, the caller's own SLURM_CONF stands.
+    FakeScontrol plain("scontrol-show-node-drained-by-peergate.txt");
+    plain.env.set("SLURM_CONF", "/etc/mine.conf");
+    run = health_drain(plain, "hgx-b200-8x");
+    EXPECT_THAT(plain.calls(), testing::HasSubstr("show node n2\nSLURM_CONF=/etc/mine.conf\n"));
+}
+
+// Run as slurmd runs a HealthCheckProgram: a parent named slurmd (a copy of /bin/sh here)
+// started with -f FILE, and no SLURM_CONF. Believed only when that parent runs as root.
+TEST(FleetHealthCli, TheParentSlurmdsConfigOnlyFromRoot) {
+    FakeScontrol scontrol("scontrol-show-node-drained-by-peergate.txt");
+    const std::string slurmd = scontrol.dir + "/slurmd";
+    fs::copy_file("/bin/sh", slurmd);
+    fs::permissions(slurmd, fs::perms::owner_all);
+    util::Command command;
+    command.argv = {slurmd,
+                    "-c",
+                    "\"$PG\" --simulate hgx-b200-8x fleet health --drain -v --scontrol \"$FAKE\"; "
+                    "exit $?",
+                    "slurmd",
+                    "-f",
+                    "/tmp/pg-check/slurm.conf"};
+    command.env = scontrol.env;
+    command.env.set("PG", PEERGATE_BINARY);
+    command.env.set("FAKE", script_path("fake-scontrol.sh"));
+    command.timeout = std::chrono::seconds(60);
+    const auto run = util::run_process(command);
+    ASSERT_TRUE(run.has_value());
+    EXPECT_EQ(run->exit_code, 0) << run->err;
+    if (::geteuid() == 0) {
+        EXPECT_THAT(scontrol.calls(), testing::HasSubstr("SLURM_CONF=/tmp/pg-check/slurm.conf\n"));
+        EXPECT_THAT(run->err,
+                    testing::HasSubstr("slurm.conf: /tmp/pg-check/slurm.conf (slurmd's -f)"));
+    } else {
+        EXPECT_THAT(scontrol.calls(), testing::HasSubstr("SLURM_CONF=(unset)\n"));
+        EXPECT_THAT(run->err, testing::HasSubstr("does not run wholly as root"));
+    }
+}
+
+TEST(FleetHealthCli, AFailingScontrolSaysWhereItLookedOnStdout) {
+    // slurmd logs a health check's stdout only: the error and the slurm.conf must be there.
+    const auto run = run_peergate({"--simulate",
+                                   "hgx-b200-8x",
+                                   "fleet",
+                                   "health",
+                                   "--drain",
+                                   "--scontrol",
+                                   "/bin/false",
+                                   "--slurm-conf",
+                                   "/opt/c/slurm.conf"});
+    EXPECT_EQ(run.process.exit_code, 2);
+    EXPECT_THAT(run.process.out,
+                testing::StartsWith("error: fleet health --drain: /bin/false show node"));
+    EXPECT_THAT(run.process.out,
+                testing::HasSubstr("(slurm.conf /opt/c/slurm.conf, from --slurm-conf)"));
 }
 
 TEST(FleetHealthCli, AnScontrolThatCannotRunIsAnError) {
