@@ -120,7 +120,9 @@ SlurmdConfig slurmd_config_of(const ProcessView& parent) {
         return {.why = "the parent process could not be read"};
     }
     const std::string exe = without_deleted(parent.exe);
-    if (std::filesystem::path(exe).filename() != "slurmd") {
+    // Debian's /usr/sbin/slurmd is an alternatives link to slurmd-wlm: exe names the target.
+    const auto name = std::filesystem::path(exe).filename();
+    if (name != "slurmd" && name != "slurmd-wlm") {
         return {.why = "the parent is " + exe + ", not slurmd"};
     }
     if (!runs_as_root(parent.status)) {

@@ -39,7 +39,8 @@ std::optional<std::string> environ_value(std::string_view environ, std::string_v
 // set-user-ID program a user started has real uid != 0, and its arguments are the user's.
 bool runs_as_root(std::string_view status);
 
-// The slurm.conf that `parent` reads if it is a slurmd run by root: `-f FILE`, else its
+// The slurm.conf that `parent` reads if it is a slurmd (its executable named slurmd, or
+// slurmd-wlm, Debian's) run by root: `-f FILE`, else its
 // SLURM_CONF (slurmd's own order); only an absolute path, since slurmd's working directory
 // then is not ours.
 SlurmdConfig slurmd_config_of(const ProcessView& parent);

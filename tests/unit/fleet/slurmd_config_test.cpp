@@ -77,6 +77,9 @@ TEST(SlurmdConfig, FromARootSlurmdOnly) {
     other.exe = "/usr/sbin/slurmd (deleted)";  // upgraded under a running slurmd
     other.cmdline = slurmd.cmdline + "-f\0/etc/up.conf\0"s;
     EXPECT_EQ(sources::slurm::slurmd_config_of(other).path, "/etc/up.conf");
+    // Debian's /usr/sbin/slurmd is an alternatives link to slurmd-wlm, which /proc/PID/exe names.
+    other.exe = "/usr/sbin/slurmd-wlm";
+    EXPECT_EQ(sources::slurm::slurmd_config_of(other).path, "/etc/up.conf");
 }
 
 TEST(SlurmdConfig, NotFromAnythingElse) {
