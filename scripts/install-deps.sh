@@ -17,6 +17,10 @@ checkers+=(python3-venv python3-pip python3-setuptools python3-wheel python3-pyt
 # The Debian package check (scripts/deb-check.sh): dpkg-shlibdeps, lintian, systemd-analyze and
 # systemd's pkg-config file, man for the generated pages (tests/docs/run.sh).
 checkers+=(dpkg-dev file lintian systemd man-db)
+# The real Slurm cluster of scripts/slurm-check.sh (ctest's slurm.real_cluster, run as root):
+# slurmctld, slurmd, srun and munged. The packages' own daemons are not started here (no systemd
+# in a container; the check runs its own on private ports).
+checkers+=(slurm-wlm munge)
 
 missing_from() {
   for pkg in "$@"; do
