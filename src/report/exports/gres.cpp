@@ -29,6 +29,17 @@ std::string gres_word(std::string_view text) {
     return word;
 }
 
+// NodeName='s value: a name, or a Slurm hostlist ("gpu[01-04,07]") naming the nodes one file
+// serves; its brackets and commas stay, blanks, '=', '#' and control characters do not.
+std::string node_name_word(std::string_view text) {
+    std::string word(text);
+    for (char& c : word) {
+        const bool hostlist = c == '[' || c == ']' || c == ',';
+        c = hostlist ? c : gres_word(std::string_view(&c, 1)).front();
+    }
+    return word;
+}
+
 // Text from the host inside a comment line: a control character would end the comment.
 std::string comment_text(std::string_view text) {
     std::string out(text);
@@ -71,7 +82,7 @@ std::string slurm_conf_hint(const ExportFacts& facts, const model::Topology& top
         gres.push_back(fmt::format("gpu:{}:{}", type, count));
     }
     return fmt::format("# slurm.conf: GresTypes=gpu ; NodeName={} ... Gres={}\n",
-                       gres_word(facts.run.node_name),
+                       node_name_word(facts.run.node_name),
                        util::join(gres, ","));
 }
 
@@ -121,7 +132,7 @@ std::string gpu_line(const ExportFacts& facts,
             gpu.cpu_affinity.empty() ? "unknown" : comment_text(gpu.cpu_affinity));
     }
     return notes + fmt::format("NodeName={} AutoDetect=off Name=gpu Type={}{} Links={}\n",
-                               gres_word(facts.run.node_name),
+                               node_name_word(facts.run.node_name),
                                type_of(facts, gpu),
                                fields,
                                links_of(topology, gpu));
@@ -130,7 +141,7 @@ std::string gpu_line(const ExportFacts& facts,
 std::string header(const ExportFacts& facts, const model::Topology& topology) {
     std::string out = fmt::format(
         "# gres.conf for {}, written by peergate {} from the NV# counts of nvidia-smi topo -m.\n",
-        gres_word(facts.run.node_name),
+        node_name_word(facts.run.node_name),
         facts.run.version);
     out += slurm_conf_hint(facts, topology);
     out +=

@@ -53,6 +53,17 @@ TEST(ExportGres, TextFromTheHostCannotInjectALineOrAField) {
     }
 }
 
+// One file for many nodes: NodeName= takes a Slurm hostlist, whose brackets and commas stay.
+TEST(ExportGres, ANodeNameMayBeAHostlist) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
+    facts.run.node_name = "gpu[01-04,07]";
+    EXPECT_THAT(export_gres(facts),
+                testing::HasSubstr("\nNodeName=gpu[01-04,07] AutoDetect=off Name=gpu"));
+    facts.run.node_name = "n[1-3] Name=x";  // a blank still cannot start a field
+    EXPECT_THAT(export_gres(facts),
+                testing::HasSubstr("\nNodeName=n[1-3]_Name_x AutoDetect=off Name=gpu"));
+}
+
 TEST(ExportGres, NvswitchLinksAreSymmetricWithMinusOneOnTheDiagonal) {
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
     for (int i = 0; i < 8; ++i) {
