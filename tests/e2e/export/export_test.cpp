@@ -188,12 +188,11 @@ TEST(ExportCli, TheDrawingJoinsEachNicToTheGpusOnItsSwitch) {
     EXPECT_THAT(out,
                 testing::HasSubstr("    nic0 [label=\"mlx5_0\\n0000:07:00.0\", shape=ellipse];\n"
                                    "  }\n  subgraph cluster_numa1 {"));
-    EXPECT_THAT(
-        out,
-        testing::HasSubstr("  gpu0 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
-                           "  gpu1 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
-                           "  gpu2 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"
-                           "  gpu3 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"));
+    EXPECT_THAT(out,
+                testing::HasSubstr("  gpu0 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
+                                   "  gpu1 -- nic0 [label=\"PIX\", style=dotted, color=blue];\n"
+                                   "  gpu2 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"
+                                   "  gpu3 -- nic1 [label=\"PIX\", style=dotted, color=blue];\n"));
     EXPECT_THAT(out, testing::HasSubstr("blue dots: a NIC on the GPU's PCIe switch"));  // legend
     EXPECT_THAT(out, testing::Not(testing::HasSubstr("gpu0 -- nic1")));
 }
