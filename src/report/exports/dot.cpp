@@ -42,13 +42,6 @@ const std::map<Mark, std::string>& legend_texts() {
     return texts;
 }
 
-const policy::doctor::GpuLinks* links_of(const ExportFacts& facts, int gpu) {
-    const auto& all = facts.doctor.links;
-    const auto found =
-        std::find_if(all.begin(), all.end(), [gpu](const auto& l) { return l.gpu == gpu; });
-    return found == all.end() ? nullptr : &*found;
-}
-
 std::string gpu_node(const ExportFacts& facts, const model::Gpu& gpu, std::set<Mark>& used) {
     std::string label = fmt::format("GPU {}", gpu.index);
     for (const std::string& line : {gpu.name, gpu.pci ? gpu.pci->to_nvml() : std::string()}) {
@@ -56,7 +49,7 @@ std::string gpu_node(const ExportFacts& facts, const model::Gpu& gpu, std::set<M
             label += "\\n" + dot_escape(line);
         }
     }
-    const auto* links = links_of(facts, gpu.index);
+    const auto* links = gpu_links(facts, gpu.index);
     if (links == nullptr || links->down.empty()) {
         return fmt::format("    gpu{} [label=\"{}\"];\n", gpu.index, label);
     }
@@ -181,7 +174,7 @@ PairFault pair_fault(const ExportFacts& facts, int a, int b, std::set<Mark>& use
 std::set<int> fabric_gpus(const ExportFacts& facts, const std::vector<model::Gpu>& gpus) {
     std::set<int> on_fabric;
     for (const auto& gpu : gpus) {
-        if (const auto* links = links_of(facts, gpu.index); links && links->to_switch > 0) {
+        if (const auto* links = gpu_links(facts, gpu.index); links && links->to_switch > 0) {
             on_fabric.insert(gpu.index);
         }
     }
@@ -192,11 +185,11 @@ std::set<int> fabric_gpus(const ExportFacts& facts, const std::vector<model::Gpu
 std::string fabric_lines(const ExportFacts& facts, const std::set<int>& on_fabric) {
     int widest = 1;
     for (int gpu : on_fabric) {
-        widest = std::max(widest, links_of(facts, gpu)->slots);
+        widest = std::max(widest, gpu_links(facts, gpu)->slots);
     }
     std::string out = "  nvswitch [label=\"NVSwitch fabric\", shape=hexagon];\n";
     for (int gpu : on_fabric) {
-        const auto* links = links_of(facts, gpu);
+        const auto* links = gpu_links(facts, gpu);
         const double width = 1.0 + 4.0 * links->to_switch / widest;
         out += links->down.empty()
                    ? fmt::format("  gpu{} -- nvswitch [label=\"NV{}\", penwidth={:.1f}];\n",

@@ -64,6 +64,13 @@ bool healthy(const ExportFacts& facts) {
     return facts.report.verdict == policy::doctor::Verdict::healthy;
 }
 
+const policy::doctor::GpuLinks* gpu_links(const ExportFacts& facts, int gpu) {
+    const auto& links = facts.doctor.links;
+    const auto found = std::find_if(
+        links.begin(), links.end(), [gpu](const auto& walk) { return walk.gpu == gpu; });
+    return found == links.end() ? nullptr : &*found;
+}
+
 policy::doctor::NodeVerdict node_verdict(const ExportFacts& facts) {
     return policy::doctor::node_verdict(facts.report, facts.gate);
 }

@@ -82,6 +82,9 @@ int nvlinks_between(const model::Topology& topology, int a, int b);
 // The examined pair's layers (src -> dst), if read.
 const policy::doctor::PairLayers* pair_layers(const ExportFacts& facts, int src, int dst);
 
+// NVML's walk of GPU `gpu`'s NVLinks, if it completed (facts.doctor.links).
+const policy::doctor::GpuLinks* gpu_links(const ExportFacts& facts, int gpu);
+
 // Each NIC's class of path to each of `gpus` (labels[nic][position in gpus]), from the PCIe
 // paths sysfs gave the doctor; a GPU whose ports were not read has unknown paths.
 policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,

@@ -11,15 +11,6 @@ namespace {
 
 using Links = std::map<int, NvlinkLinkReport>;  // one GPU's, by link index
 
-const policy::doctor::GpuLinks* walk_of(const ExportFacts& facts, int gpu) {
-    const auto& links = facts.doctor.links;
-    const auto found =
-        std::find_if(links.begin(), links.end(), [&](const policy::doctor::GpuLinks& l) {
-            return l.gpu == gpu;
-        });
-    return found == links.end() ? nullptr : &*found;
-}
-
 // What this run's walk of the GPU found: each slot's state, the counters NVML answered.
 void add_walk(const policy::doctor::GpuLinks& walk, Links& links) {
     for (int k = 0; k < walk.slots; ++k) {
@@ -69,7 +60,7 @@ std::vector<NvlinkLinkReport> nvlink_link_reports(const ExportFacts& facts) {
     std::vector<NvlinkLinkReport> out;
     for (const auto& gpu : examined_gpus(facts)) {
         Links links;
-        if (const auto* walk = walk_of(facts, gpu.index)) {
+        if (const auto* walk = gpu_links(facts, gpu.index)) {
             add_walk(*walk, links);
         }
         add_carried(facts, gpu, links);
