@@ -98,6 +98,17 @@ std::optional<Answer> rule_selection_resolves(const GateFacts& f) {
     return std::nullopt;
 }
 
+// Where no source described a GPU (no names, no matrix), the reader's reason: a veto that only
+// said "no GPU is selected" or "its name is unknown" would hide why (issue 33 item 4).
+std::string unread_reason(const GateFacts& f) {
+    if (!f.input.gpus.empty() || f.input.topology) {
+        return "";
+    }
+    return "; no source described the GPUs: " + (f.input.topology_reason.empty()
+                                                     ? std::string("no tier gave a matrix")
+                                                     : f.input.topology_reason);
+}
+
 std::optional<Answer> rule_datacenter_names(const GateFacts& f) {
     for (const int id : f.selection.ids) {
         const std::string name = f.name_of(id).value_or("");
@@ -106,8 +117,9 @@ std::optional<Answer> rule_datacenter_names(const GateFacts& f) {
         }
         return veto("datacenter_name",
                     name.empty() ? fmt::format("the name of GPU {} is unknown, so it cannot be "
-                                               "shown to be a data-center part",
-                                               id)
+                                               "shown to be a data-center part{}",
+                                               id,
+                                               unread_reason(f))
                                  : fmt::format("GPU {} ({}) is not a data-center GPU and has no "
                                                "NVLink to the other selected GPUs",
                                                id,
@@ -123,9 +135,10 @@ std::optional<Answer> rule_more_than_one_gpu(const GateFacts& f) {
         return std::nullopt;
     }
     return veto("single_gpu",
-                ids.empty()
-                    ? std::string("no GPU is selected: there is no peer")
-                    : fmt::format("only GPU {} is selected: there is no peer", ids.front()));
+                ids.empty() ? "no GPU is selected: there is no peer" + unread_reason(f)
+                            : fmt::format("only GPU {} is selected: there is no peer{}",
+                                          ids.front(),
+                                          unread_reason(f)));
 }
 
 std::optional<Answer> rule_user_opted_out(const GateFacts& f) {
