@@ -129,12 +129,27 @@ struct NcclGdrLine {
 // the older form has it, a missing closing quote restored).
 std::string to_text(const NcclGdrLine& line);
 
+// Records read but not kept because their table was full: the reader keeps a bounded
+// number of distinct entries per table (docs/RELIABILITY.md, "nccl-log").
+struct NcclDroppedRecords {
+    std::uint64_t connections = 0;  // connection lines
+    std::uint64_t ranks = 0;        // "comm 0x... rank" lines
+    std::uint64_t choices = 0;      // settings, graphs, rings and trees
+    std::uint64_t gdr = 0;          // GPU Direct RDMA and DMA-BUF lines
+    std::uint64_t topology = 0;     // lines of NCCL's topology dumps
+
+    std::uint64_t total() const { return connections + ranks + choices + gdr + topology; }
+
+    friend bool operator==(const NcclDroppedRecords&, const NcclDroppedRecords&) = default;
+};
+
 // Line statistics, so a reader can tell "no connections" from "nothing read".
 struct NcclLineCounts {
     std::uint64_t lines = 0;    // physical lines fed
     std::uint64_t records = 0;  // "NCCL INFO" records found in them
     std::uint64_t connection_lines = 0;
     std::uint64_t skipped = 0;  // looked like a known shape but did not parse
+    NcclDroppedRecords dropped;
 
     friend bool operator==(const NcclLineCounts&, const NcclLineCounts&) = default;
 };

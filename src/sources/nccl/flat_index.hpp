@@ -12,6 +12,14 @@
 
 namespace peergate::sources::nccl {
 
+// The slot number an index gives when its `admit` refused a new key: nothing was stored.
+inline constexpr std::uint32_t kRefused = UINT32_MAX;
+
+// The default `admit`: every new key is stored.
+struct AdmitAll {
+    bool operator()() const { return true; }
+};
+
 // Counts keys: each slot holds the key, its 32-bit value and its count, so the lookup
 // and the count that every connection line makes touch one slot, not a second array.
 // A count of 0 marks a free slot.
@@ -25,11 +33,14 @@ public:
     }
 
     // The same, with `hash` = Hash{}(key) already known (see prefetch), counting `amount`
-    // (at least 1) at once.
+    // (at least 1) at once. A new key is stored only when admit() says so (the table's
+    // budget, entry_budget.hpp); otherwise {kRefused, false}.
+    template <typename Admit = AdmitAll>
     std::pair<std::uint32_t, bool> count(const Key& key,
                                          std::size_t hash,
                                          std::uint32_t next,
-                                         std::uint64_t amount = 1) {
+                                         std::uint64_t amount = 1,
+                                         Admit&& admit = {}) {
         if ((size_ + 1) * 2 > slots_.size()) {
             grow();
         }
@@ -37,6 +48,9 @@ public:
         for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
             Slot& slot = slots_[at];
             if (slot.count == 0) {
+                if (!admit()) {
+                    return {kRefused, false};
+                }
                 slot = Slot{key, next, 1};
                 add(slot, amount - 1);
                 ++size_;
@@ -122,11 +136,13 @@ private:
 class HashedIndex {
 public:
     // The slot of the record hashing to `hash` for which equal(slot) holds, or `next`
-    // stored now; second is true when inserted.
-    template <typename Equal>
+    // stored now when admit() agrees ({kRefused, false} when not); second is true when
+    // inserted.
+    template <typename Equal, typename Admit = AdmitAll>
     std::pair<std::uint32_t, bool> find_or_insert(std::uint64_t hash,
                                                   std::uint32_t next,
-                                                  Equal&& equal) {
+                                                  Equal&& equal,
+                                                  Admit&& admit = {}) {
         if ((size_ + 1) * 2 > slots_.size()) {
             grow();
         }
@@ -134,6 +150,9 @@ public:
         for (std::size_t at = hash & mask;; at = (at + 1) & mask) {
             Slot& slot = slots_[at];
             if (!slot.used) {
+                if (!admit()) {
+                    return {kRefused, false};
+                }
                 slot = Slot{hash, next, true};
                 ++size_;
                 return {next, true};

@@ -23,11 +23,15 @@ constexpr std::size_t kMaxSettingValues = 16;
 }  // namespace
 
 void ChoiceTable::add_setting(const SettingLine& line) {
-    add_setting_value(setting_slot(line.name), line.value);
+    if (const std::size_t slot = setting_slot(line.name); slot != kRefused) {
+        add_setting_value(slot, line.value);
+    }
 }
 
 std::size_t ChoiceTable::setting_slot(std::string_view name) {
-    const auto [slot, inserted] = slot_of(setting_index_, name, settings_.size());
+    using Setting = std::pair<std::string, std::vector<std::string>>;
+    const auto [slot, inserted] =
+        slot_of(setting_index_, name, settings_.size(), sizeof(Setting) + name.size());
     if (inserted) {
         settings_.emplace_back(std::string(name), std::vector<std::string>{});
     }
@@ -37,7 +41,8 @@ std::size_t ChoiceTable::setting_slot(std::string_view name) {
 void ChoiceTable::add_setting_value(std::size_t slot, std::string_view value) {
     auto& values = settings_[slot].second;
     if (values.size() < kMaxSettingValues &&
-        std::find(values.begin(), values.end(), value) == values.end()) {
+        std::find(values.begin(), values.end(), value) == values.end() &&
+        admit(sizeof(std::string), value.size())) {
         values.emplace_back(value);
     }
 }
@@ -48,12 +53,22 @@ void ChoiceTable::add_graph(std::string_view host, const GraphLine& line, std::u
     hash = fmix64(hash ^ text_hash(line.intra_type));
     hash = fmix64(hash ^ text_hash(line.inter_type));
     const auto [slot, inserted] = graph_index_.find_or_insert(
-        hash, static_cast<std::uint32_t>(graphs_.size()), [&](std::uint32_t at) {
+        hash,
+        static_cast<std::uint32_t>(graphs_.size()),
+        [&](std::uint32_t at) {
             const auto& graph = graphs_[at];
             return graph.pattern == line.pattern && graph.n_channels == line.n_channels &&
                    same_text(graph.host, host) && graph.intra_type == line.intra_type &&
                    graph.inter_type == line.inter_type;
+        },
+        [&] {
+            return admit(sizeof(model::NcclGraph),
+                         host.size() + line.intra_type.size() + line.inter_type.size(),
+                         count);
         });
+    if (slot == kRefused) {
+        return;
+    }
     if (!inserted) {
         graphs_[slot].count += count;
         return;
@@ -82,10 +97,13 @@ void ChoiceTable::add_ring(std::uint32_t host_id,
     }
     hash = fmix64(hash);
     const auto [slot, inserted] = ring_index_.find_or_insert(
-        hash, static_cast<std::uint32_t>(rings_.size()), [&](std::uint32_t at) {
+        hash,
+        static_cast<std::uint32_t>(rings_.size()),
+        [&](std::uint32_t at) {
             const auto& ring = rings_[at];
             return ring.channel == channel && ring.order == order && same_text(ring.host, host);
-        });
+        },
+        [&] { return admit(sizeof(model::NcclRing), host.size() + order.size() * sizeof(int)); });
     if (inserted) {
         rings_.push_back(model::NcclRing{std::string(host), channel, order});
     }
@@ -105,16 +123,23 @@ void ChoiceTable::add_trees(std::string_view host, std::vector<TreeEntry>&& entr
 void ChoiceTable::add_tree(model::NcclTree&& tree) {
     key_.clear();
     fmt::format_to(std::back_inserter(key_), "{}|{}|{}", tree.host, tree.channel, tree.rank);
-    if (slot_of(tree_index_, key_, trees_.size()).second) {
+    const std::size_t bytes =
+        sizeof(model::NcclTree) + tree.host.size() + tree.children.size() * sizeof(int);
+    if (slot_of(tree_index_, key_, trees_.size(), bytes).second) {
         trees_.push_back(std::move(tree));
     }
 }
 
 std::pair<std::size_t, bool> ChoiceTable::slot_of(Index& index,
                                                   std::string_view key,
-                                                  std::size_t next) {
+                                                  std::size_t next,
+                                                  std::size_t entry_bytes) {
     if (auto found = index.find(key); found != index.end()) {
         return {found->second, false};
+    }
+    // The index keeps the key and a node: the overhead, charged once more.
+    if (!admit(entry_bytes + kEntryOverheadBytes, key.size())) {
+        return {kRefused, false};
     }
     index.emplace(std::string(key), next);
     return {next, true};
@@ -123,8 +148,13 @@ std::pair<std::size_t, bool> ChoiceTable::slot_of(Index& index,
 void ChoiceTable::merge_from(ChoiceTable&& later, InternedTexts& hosts) {
     // A setting keeps its first kMaxSettingValues distinct values: those of this table,
     // then later's in order. later kept its own first ones, enough to fill the rest.
+    budget_.add_dropped(later.budget_);
     for (const auto& [name, values] : later.settings_) {
         const std::size_t slot = setting_slot(name);
+        if (slot == kRefused) {
+            budget_.drop(values.size());
+            continue;
+        }
         for (const auto& value : values) {
             add_setting_value(slot, value);
         }

@@ -45,7 +45,12 @@ void ConnectionTable::add_unpacked(const ConnectionKey& key,
                                    const ConnectionLine& line) {
     flush_pending();  // keeps connections in the order their lines came
     store(
-        host, line, connection_index_.count(key, static_cast<std::uint32_t>(connections_.size())));
+        host,
+        line,
+        connection_index_.count(
+            key, ConnectionKeyHash{}(key), static_cast<std::uint32_t>(connections_.size()), 1, [&] {
+                return admit(host, line.detail, 1);
+            }));
 }
 
 void ConnectionTable::append(std::string_view host, const ConnectionLine& line) {
@@ -75,11 +80,18 @@ void ConnectionTable::merge_from(ConnectionTable&& later, InternedTexts& hosts) 
     const auto note = [&counts](std::uint32_t slot, std::uint64_t count) { counts[slot] = count; };
     later.packed_index_.for_each(note);
     later.connection_index_.for_each(note);
+    budget_.add_dropped(later.budget_);
     for (std::size_t i = 0; i < later.connections_.size(); ++i) {
         auto& connection = later.connections_[i];
         // The key in this table's numbering of hosts and details.
-        const ConnectionKey key{hosts.id_of(connection.host),
-                                details_.id_of(connection.detail),
+        const std::uint32_t host_id = hosts.id_of(connection.host);
+        const std::uint32_t detail_id = details_.id_of(connection.detail);
+        if (host_id == kNoTextId || detail_id == kNoTextId) {
+            budget_.drop(counts[i]);
+            continue;
+        }
+        const ConnectionKey key{host_id,
+                                detail_id,
                                 connection.channel,
                                 connection.conn_index.value_or(-1),
                                 connection.src_rank,
@@ -88,9 +100,16 @@ void ConnectionTable::merge_from(ConnectionTable&& later, InternedTexts& hosts) 
                                 static_cast<std::uint8_t>(connection.transport)};
         const auto next = static_cast<std::uint32_t>(connections_.size());
         const auto packed = pack_key(key);
+        const auto admit_later = [&] {
+            return admit(connection.host, connection.detail, counts[i]);
+        };
         const bool inserted =
-            packed ? packed_index_.count(*packed, PackedKeyHash{}(*packed), next, counts[i]).second
-                   : connection_index_.count(key, ConnectionKeyHash{}(key), next, counts[i]).second;
+            packed ? packed_index_
+                         .count(*packed, PackedKeyHash{}(*packed), next, counts[i], admit_later)
+                         .second
+                   : connection_index_
+                         .count(key, ConnectionKeyHash{}(key), next, counts[i], admit_later)
+                         .second;
         if (inserted) {
             connections_.push_back(
                 std::move(connection));  // the first line's brackets, as in one pass

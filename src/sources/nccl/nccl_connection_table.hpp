@@ -7,6 +7,7 @@
 #pragma once
 
 #include "model/nccl_log.hpp"
+#include "sources/nccl/entry_budget.hpp"
 #include "sources/nccl/flat_index.hpp"
 #include "sources/nccl/interned_texts.hpp"
 #include "sources/nccl/nccl_connection_body.hpp"
@@ -23,6 +24,11 @@ namespace peergate::sources::nccl {
 
 class ConnectionTable {
 public:
+    // Keeps connections up to `limits.connection_bytes`; the lines of the rest are counted
+    // in dropped().
+    explicit ConnectionTable(const NcclParserLimits& limits = {})
+        : details_(limits.text_count, limits.text_bytes), budget_(limits.connection_bytes) {}
+
     // Counts one connection line of `host`, whose number is `host_id`. The lookup may wait
     // in the queue: the views of `host` and `line` must stay valid until flush_pending().
     void add(std::uint32_t host_id, std::string_view host, const ConnectionLine& line);
@@ -37,6 +43,9 @@ public:
 
     // Writes the connections, each with its count, to `log`. Call flush_pending() first.
     void into(model::NcclLog& log) const;
+
+    // Connection lines not kept: their table was full (entry_budget.hpp).
+    std::uint64_t dropped() const { return budget_.dropped(); }
 
 private:
     struct ConnectionKey {
@@ -88,8 +97,12 @@ private:
                const ConnectionLine& line,
                std::pair<std::uint32_t, bool> found);
     void append(std::string_view host, const ConnectionLine& line);
+    // The admit of a new connection: charges its bytes, or counts its `lines` dropped. Its
+    // bus ids (16 hex digits at most) are counted in the entry's own size.
+    bool admit(std::string_view host, std::string_view detail, std::uint64_t lines);
 
     InternedTexts details_;
+    EntryBudget budget_;
     FlatIndex<PackedKey, PackedKeyHash> packed_index_;
     FlatIndex<ConnectionKey, ConnectionKeyHash> connection_index_;  // keys pack_key cannot hold
     std::vector<model::NcclConnection> connections_;
@@ -105,8 +118,13 @@ private:
 inline void ConnectionTable::add(std::uint32_t host_id,
                                  std::string_view host,
                                  const ConnectionLine& line) {
+    const std::uint32_t detail_id = details_.id_of(line.detail);
+    if (host_id == kNoTextId || detail_id == kNoTextId) {
+        budget_.drop();  // a text the full tables could not number: the key cannot be told
+        return;
+    }
     const ConnectionKey key{host_id,
-                            details_.id_of(line.detail),
+                            detail_id,
                             line.channel,
                             line.conn_index.value_or(-1),
                             line.src_rank,
@@ -139,13 +157,22 @@ inline void ConnectionTable::resolve_oldest_pending() {
     store(entry.host,
           entry.line,
           packed_index_.count(
-              entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size())));
+              entry.key, entry.hash, static_cast<std::uint32_t>(connections_.size()), 1, [&] {
+                  return admit(entry.host, entry.line.detail, 1);
+              }));
 }
 
 inline void ConnectionTable::flush_pending() {
     while (pending_count_ > 0) {
         resolve_oldest_pending();
     }
+}
+
+inline bool ConnectionTable::admit(std::string_view host,
+                                   std::string_view detail,
+                                   std::uint64_t lines) {
+    return budget_.admit(
+        sizeof(model::NcclConnection) + kEntryOverheadBytes + host.size() + detail.size(), lines);
 }
 
 inline void ConnectionTable::store(std::string_view host,

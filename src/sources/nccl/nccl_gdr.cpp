@@ -108,7 +108,7 @@ std::optional<int> parse_dma_buf_device(std::string_view body) {
 
 bool GdrRecords::read(std::string_view host, std::string_view body) {
     if (auto device = parse_dma_buf_device(body)) {
-        dma_buf_[std::string(host)].insert(*device);
+        add_dma_buf(std::string(host), *device);
         return true;
     }
     auto line = parse_gdr(body);
@@ -122,20 +122,41 @@ bool GdrRecords::read(std::string_view host, std::string_view body) {
 
 void GdrRecords::add(model::NcclGdrLine&& line) {
     const std::string key = line.host + '\n' + model::to_text(line);
-    const auto [at, added] = index_.try_emplace(key, lines_.size());
-    if (added) {
-        lines_.push_back(std::move(line));
-    } else {
+    if (const auto at = index_.find(key); at != index_.end()) {
         lines_[at->second].count += line.count;
+        return;
+    }
+    // The key and the line hold the same texts: charged twice.
+    if (!budget_.admit(sizeof(model::NcclGdrLine) + 2 * (kEntryOverheadBytes + key.size()),
+                       line.count)) {
+        return;
+    }
+    index_.emplace(key, lines_.size());
+    lines_.push_back(std::move(line));
+}
+
+void GdrRecords::add_dma_buf(const std::string& host, int device, std::uint64_t records) {
+    auto at = dma_buf_.find(host);
+    if (at == dma_buf_.end()) {
+        if (!budget_.admit(kEntryOverheadBytes + sizeof(std::set<int>) + host.size(), records)) {
+            return;
+        }
+        at = dma_buf_.emplace(host, std::set<int>{}).first;
+    }
+    if (!at->second.contains(device) && budget_.admit(kEntryOverheadBytes, records)) {
+        at->second.insert(device);
     }
 }
 
 void GdrRecords::merge_from(GdrRecords&& later) {
+    budget_.add_dropped(later.budget_);
     for (auto& line : later.lines_) {
         add(std::move(line));
     }
     for (auto& [host, devices] : later.dma_buf_) {
-        dma_buf_[host].insert(devices.begin(), devices.end());
+        for (const int device : devices) {
+            add_dma_buf(host, device);
+        }
     }
 }
 

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "model/nccl_log.hpp"
+#include "sources/nccl/entry_budget.hpp"
 
 #include <map>
 #include <optional>
@@ -33,6 +34,9 @@ std::optional<int> parse_dma_buf_device(std::string_view body);
 // The distinct GDR lines and DMA-BUF devices of a log, as the parser meets them.
 class GdrRecords {
 public:
+    // Keeps lines and devices up to `limits.gdr_bytes`; the rest are counted in dropped().
+    explicit GdrRecords(const NcclParserLimits& limits = {}) : budget_(limits.gdr_bytes) {}
+
     // True when the body was one of the two kinds (and is now counted).
     bool read(std::string_view host, std::string_view body);
 
@@ -41,12 +45,17 @@ public:
 
     void into(model::NcclLog& log) const;
 
+    // Records not kept: the table was full (entry_budget.hpp).
+    std::uint64_t dropped() const { return budget_.dropped(); }
+
 private:
     void add(model::NcclGdrLine&& line);
+    void add_dma_buf(const std::string& host, int device, std::uint64_t records = 1);
 
     std::vector<model::NcclGdrLine> lines_;
     std::map<std::string, std::size_t, std::less<>> index_;  // host + text -> position
     std::map<std::string, std::set<int>> dma_buf_;
+    EntryBudget budget_;
 };
 
 }  // namespace peergate::sources::nccl

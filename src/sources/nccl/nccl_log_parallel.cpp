@@ -41,6 +41,16 @@ std::string read_range(int fd,
     return {};
 }
 
+util::Expected<void> read_serially(int fd,
+                                   std::uint64_t begin,
+                                   std::uint64_t end,
+                                   sources::nccl::NcclLogParser& parser) {
+    if (auto error = read_range(fd, begin, end, parser); !error.empty()) {
+        return util::unexpected(util::ErrorCode::io, error);
+    }
+    return {};
+}
+
 // The offset just past the first '\n' at or after `from`; `size` when there is none.
 util::Expected<std::uint64_t> next_line_start(int fd, std::uint64_t from, std::uint64_t size) {
     std::vector<char> buffer(std::size_t{64} << 10);
@@ -116,13 +126,30 @@ util::Expected<void> parse_pieces(int fd,
     if (cuts.size() < 2) {
         return {};
     }
-    std::vector<sources::nccl::NcclLogParser> parsers(cuts.size() - 1);
+    // Each piece's parser keeps its share of the budget, so together they keep what one
+    // would (entry_budget.hpp).
+    const NcclParserLimits share = parser.limits().shared_by(cuts.size() - 1);
+    std::vector<sources::nccl::NcclLogParser> parsers;
+    parsers.reserve(cuts.size() - 1);
+    for (std::size_t k = 0; k + 1 < cuts.size(); ++k) {
+        parsers.emplace_back(share);
+    }
     std::vector<std::string> errors(parsers.size());
     parse_all(fd, cuts, parsers, errors);
+    if (auto failed =
+            std::find_if(errors.begin(), errors.end(), [](const auto& e) { return !e.empty(); });
+        failed != errors.end()) {
+        return util::unexpected(util::ErrorCode::io, *failed);
+    }
+    const bool any_dropped = std::any_of(
+        parsers.begin(), parsers.end(), [](const auto& piece) { return piece.dropped() != 0; });
+    if (any_dropped) {
+        // Which records a full table drops depends on the order it meets them: only one
+        // pass in file order drops those a single pass would.
+        parsers.clear();
+        return read_serially(fd, cuts.front(), cuts.back(), parser);
+    }
     for (std::size_t k = 0; k < parsers.size(); ++k) {
-        if (!errors[k].empty()) {
-            return util::unexpected(util::ErrorCode::io, errors[k]);
-        }
         if (parser.between_records()) {
             parser.merge_from(std::move(parsers[k]));
             continue;
@@ -130,9 +157,7 @@ util::Expected<void> parse_pieces(int fd,
         // The piece began inside a dump (or a line) the pieces before left open: only
         // the parser that read them knows how to go on.
         parsers[k] = sources::nccl::NcclLogParser{};
-        if (auto again = read_range(fd, cuts[k], cuts[k + 1], parser); !again.empty()) {
-            return util::unexpected(util::ErrorCode::io, again);
-        }
+        PEERGATE_TRY(read_serially(fd, cuts[k], cuts[k + 1], parser));
     }
     return {};
 }

@@ -3,7 +3,11 @@
 // is read (pread, a bounded buffer per thread) by its own parser, and the parsers are
 // merged in file order, so the result is the one a single pass gives. A piece that begins
 // inside a topology dump (the parser before it ended with a dump open) is read again,
-// serially, by the merged parser instead.
+// serially, by the merged parser instead. Each piece's parser has its share of the budget
+// (entry_budget.hpp); when one drops records, the whole file is read again in one pass,
+// which drops what a single pass drops. (Merged into a parser that already holds other
+// files near its budget, the pieces may keep other records than one pass would: both
+// count what they drop.)
 #pragma once
 
 #include "sources/nccl/nccl_log_parser.hpp"

@@ -4,28 +4,27 @@
 // memory grows with the job (ranks x channels), never with the length of the log.
 // Pure: it never opens a file; the caller reads and feeds. It cuts lines into records and
 // hands each to its reader: connections go to a ConnectionTable, settings, graphs, rings
-// and trees to a ChoiceTable; ranks, topology dumps, GDR lines and counts it keeps itself.
+// and trees to a ChoiceTable, ranks to a RankTable, topology dumps to TopologyDumps, GDR
+// lines to GdrRecords; it keeps the counts and the version itself. Each table keeps what
+// its budget (NcclParserLimits) allows and counts the rest dropped, so no log, however
+// hostile, grows it past them (docs/RELIABILITY.md).
 #pragma once
 
 #include "model/nccl_log.hpp"
-#include "sources/nccl/flat_index.hpp"
+#include "sources/nccl/entry_budget.hpp"
 #include "sources/nccl/interned_texts.hpp"
 #include "sources/nccl/nccl_choice_table.hpp"
 #include "sources/nccl/nccl_connection_table.hpp"
 #include "sources/nccl/nccl_gdr.hpp"
-#include "sources/nccl/nccl_hash.hpp"
+#include "sources/nccl/nccl_rank_table.hpp"
 #include "sources/nccl/nccl_record.hpp"
 #include "sources/nccl/nccl_record_bodies.hpp"
-#include "sources/nccl/nccl_topo_dump.hpp"
+#include "sources/nccl/nccl_topo_dumps.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
-#include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
-#include <vector>
 
 namespace peergate::sources::nccl {
 
@@ -35,6 +34,17 @@ inline constexpr std::size_t kMaxLineBytes = std::size_t{1} << 20;
 
 class NcclLogParser {
 public:
+    explicit NcclLogParser(const NcclParserLimits& limits = {})
+        : limits_(limits),
+          hosts_(limits.text_count, limits.text_bytes),
+          connections_(limits),
+          choices_(limits),
+          ranks_(limits),
+          dumps_(limits),
+          gdr_(limits) {}
+
+    const NcclParserLimits& limits() const { return limits_; }
+
     // One physical line, without its '\n'.
     void feed_line(std::string_view line);
 
@@ -49,9 +59,10 @@ public:
 
     // True when no line is half read and no topology dump is open: what follows can be
     // parsed by a fresh parser and merged, as if this one had read it.
-    bool between_records() const {
-        return active_dumps_ == 0 && carry_.empty() && !carry_overflow_;
-    }
+    bool between_records() const { return !dumps_.open() && carry_.empty() && !carry_overflow_; }
+
+    // Records not kept so far, in all tables (result().counts.dropped, summed, and cheap).
+    std::uint64_t dropped() const;
 
     // Takes in what `later` read, as if its input had followed this parser's: counts add
     // up, records keep the order in which they first appeared, later values of a rank's
@@ -71,31 +82,19 @@ private:
     bool read_dump_line(const NcclRecord& record);
     void read_connection_or_ring(std::string_view host, std::string_view body);
     void read_rank_or_version(std::string_view host, std::string_view body);
-    void add_rank(std::string_view host, const RankLine& line);
-    std::uint32_t rank_slot(std::string_view head, int rank);
-    // merge_from's steps for the records the parser keeps itself.
-    void merge_ranks(NcclLogParser& later);
-    void merge_topology(NcclLogParser& later);
     void merge_counts(const model::NcclLineCounts& later);
 
+    NcclParserLimits limits_;
     InternedTexts hosts_;  // a connection's key and a ring's hash hold the host's number
     ConnectionTable connections_;
     ChoiceTable choices_;
-    HashedIndex rank_index_;                    // by commId (or "n<nranks>") and rank
-    std::vector<std::string> rank_heads_;       // each rank's commId or "n<nranks>"
-    std::vector<std::uint32_t> rank_head_ids_;  // the same, interned in heads_
-    InternedTexts heads_;
-    std::vector<model::NcclRank> ranks_;
-    std::vector<bool> rank_bus_set_;  // whether a line gave the rank a busId (merge_from needs it)
-    RingLine ring_scratch_;           // reused by every ring line
-    std::unordered_map<std::string, TopologyDumpReader, TransparentHash, std::equal_to<>> dumps_;
-    std::map<std::string, model::NcclHostTopology> topology_;
-    std::size_t active_dumps_ = 0;
-    std::string version_;
+    RankTable ranks_;
+    TopologyDumps dumps_;
     GdrRecords gdr_;
+    RingLine ring_scratch_;  // reused by every ring line
+    std::string version_;
     model::NcclLineCounts counts_;
     std::string carry_;
-    std::string key_;  // a rank's head when the line has no commId
     bool carry_overflow_ = false;
 };
 

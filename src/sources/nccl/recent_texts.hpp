@@ -21,6 +21,9 @@ public:
     // The id of `text`: from the cache, or intern(text) remembered for the next time.
     template <typename Intern>
     std::uint32_t id_of(std::string_view text, Intern&& intern) {
+        if (text.size() > kMaxCachedBytes) {
+            return intern(text);  // no real host or detail is this long; 256 copies could be
+        }
         const Sketch sketch = sketch_of(text);
         const std::uint64_t mixed = (sketch.head * 0x9E3779B97F4A7C15ULL) ^
                                     (sketch.tail * 0xC2B2AE3D27D4EB4FULL) ^ text.size();
@@ -37,6 +40,7 @@ public:
 
 private:
     static constexpr unsigned kEntryBits = 8;
+    static constexpr std::size_t kMaxCachedBytes = 256;
 
     // The first and the last 8 bytes (overlapping when shorter than 16; shorter than 8:
     // the bytes, zero-filled).

@@ -273,6 +273,55 @@ TEST(NcclParallelParse, GeneratedLogReadByManyThreadsEqualsOnePass) {
     }
 }
 
+// Budgets so small that the generated log overflows each table: which records are kept
+// and how many are counted dropped must still be what one pass keeps and counts.
+TEST(NcclParallelParse, TablesPastTheirBudgetDropWhatOnePassDrops) {
+    const std::string text = generated_log(8000);
+    const NcclParserLimits limits{.connection_bytes = 40 * 1024,
+                                  .rank_bytes = 4 * 1024,
+                                  .choice_bytes = 4 * 1024,
+                                  .gdr_bytes = 1024,
+                                  .topology_bytes = 2 * 1024,
+                                  .text_count = 6};
+    NcclLogParser serial(limits);
+    serial.feed(text);
+    serial.end_input();
+    const auto whole = serial.result();
+    ASSERT_GT(whole.counts.dropped.connections, 0u);
+    ASSERT_GT(whole.counts.dropped.topology, 0u);
+    const TempLog file(text);
+    for (const unsigned threads : {2U, 5U}) {
+        SCOPED_TRACE(threads);
+        NcclLogParser parser(limits);
+        ASSERT_TRUE(stream_log_file(
+            file.path(), parser, NcclReadOptions{.threads = threads, .min_piece_bytes = 1}));
+        EXPECT_EQ(parser.result(), whole);
+    }
+}
+
+// A budget one pass stays within but a piece's share does not: the pieces drop, so the
+// file is read again in one pass, which keeps everything.
+TEST(NcclParallelParse, PiecesThatDropAreReadAgainInOnePass) {
+    const std::string text = generated_log(8000);
+    const std::size_t distinct = one_pass(text).connections.size();
+    NcclParserLimits limits;
+    // The most a connection of this log costs: its host "node-NN" and detail "IB/N/GDRDMA".
+    limits.connection_bytes = distinct * (sizeof(model::NcclConnection) + kEntryOverheadBytes + 18);
+    NcclLogParser serial(limits);
+    serial.feed(text);
+    serial.end_input();
+    const auto whole = serial.result();
+    ASSERT_EQ(whole.counts.dropped.total(), 0u);
+    NcclLogParser quarter(limits.shared_by(4));
+    quarter.feed(std::string_view(text).substr(0, text.size() / 4));
+    ASSERT_GT(quarter.dropped(), 0u) << "a piece's share is too small: the fallback is tested";
+    const TempLog file(text);
+    NcclLogParser parser(limits);
+    ASSERT_TRUE(
+        stream_log_file(file.path(), parser, NcclReadOptions{.threads = 4, .min_piece_bytes = 1}));
+    EXPECT_EQ(parser.result(), whole);
+}
+
 TEST(NcclParallelParse, SmallFilesAndOneThreadStaySerial) {
     EXPECT_EQ(piece_count(100, NcclReadOptions{.threads = 4}), 1u);
     EXPECT_EQ(piece_count(std::uint64_t{64} << 20, NcclReadOptions{.threads = 1}), 1u);
