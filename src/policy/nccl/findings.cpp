@@ -337,26 +337,6 @@ void gdr_rule(const model::NcclLog& log,
                         "shows GPU-NIC paths and ACS (acs_redirect_nic)"});
 }
 
-void coverage_rules(const model::NcclLog& log, std::vector<Finding>& out) {
-    if (log.connections.empty()) {
-        out.push_back(Finding{
-            .code = kNcclNoConnections,
-            .severity = Severity::info,
-            .message = "the input has no NCCL connection lines",
-            .remedy = "run with NCCL_DEBUG=INFO (connection lines come from the INIT subsystem)"});
-    }
-    if (log.counts.skipped > 0) {
-        out.push_back(Finding{
-            .code = kNcclLinesSkipped,
-            .severity = Severity::info,
-            .message =
-                fmt::format("{} line{} looked like NCCL connection lines but could not be read and "
-                            "were skipped",
-                            log.counts.skipped,
-                            log.counts.skipped == 1 ? "" : "s")});
-    }
-}
-
 }  // namespace
 
 std::vector<Finding> nccl_findings(const model::NcclLog& log,

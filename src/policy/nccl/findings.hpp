@@ -23,6 +23,11 @@ inline constexpr const char* kNcclNetWithoutGdr = "nccl_net_without_gdr";
 inline constexpr const char* kNcclInitIncomplete = "nccl_init_incomplete";
 inline constexpr const char* kNcclNoConnections = "nccl_no_connection_lines";
 inline constexpr const char* kNcclLinesSkipped = "nccl_lines_skipped";
+inline constexpr const char* kNcclLogCapped = "nccl_log_capped";
+
+// The findings on what the input let the reader see: no connection lines, lines skipped,
+// records dropped at the parser's caps (coverage.cpp).
+void coverage_rules(const model::NcclLog& log, std::vector<model::Finding>& out);
 
 // All findings, errors first, then warnings, then info.
 std::vector<model::Finding> nccl_findings(const model::NcclLog& log,

@@ -135,6 +135,15 @@ Json extras_to_json(const model::NcclLog& log) {
     return Json{{"graphs", graphs}, {"rings", rings}, {"trees", trees}};
 }
 
+// Records the parser counted but did not keep (the nccl_log_capped finding says why).
+Json dropped_to_json(const model::NcclDroppedRecords& d) {
+    return Json{{"connections", d.connections},
+                {"ranks", d.ranks},
+                {"choices", d.choices},
+                {"gdr", d.gdr},
+                {"topology", d.topology}};
+}
+
 Json gdr_line_to_json(const model::NcclGdrLine& g) {
     return Json{{"host", text_or_null(g.host)},
                 {"net", text_or_null(g.net)},
@@ -196,7 +205,8 @@ Json nccl_log_document(const NcclLogReport& report, const std::string& placehold
     doc["lines"] = Json{{"read", log.counts.lines},
                         {"records", log.counts.records},
                         {"connection_lines", log.counts.connection_lines},
-                        {"skipped", log.counts.skipped}};
+                        {"skipped", log.counts.skipped},
+                        {"dropped", dropped_to_json(log.counts.dropped)}};
     return doc;
 }
 

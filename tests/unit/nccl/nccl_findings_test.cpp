@@ -119,5 +119,21 @@ TEST(NcclGdrRule, ASocketsGdrLineIsNotTheReason) {
     EXPECT_EQ(without->message.find("NCCL said"), std::string::npos) << without->message;
 }
 
+// A log past the parser's budget says so, naming what was not kept (policy/nccl/coverage.cpp).
+TEST(NcclCoverageRule, RecordsDroppedAtTheCapsAreAWarning) {
+    model::NcclLog log = test::parse_nccl_log(kP2pLine);
+    EXPECT_EQ(finding_coded(analyze_nccl_log(log, nullptr), kNcclLogCapped), nullptr);
+    log.counts.dropped = {.connections = 120, .ranks = 1, .topology = 7};
+    const auto analysis = analyze_nccl_log(log, nullptr);
+    const auto* capped = finding_coded(analysis, kNcclLogCapped);
+    ASSERT_NE(capped, nullptr);
+    EXPECT_EQ(capped->severity, model::Severity::warning);
+    EXPECT_NE(capped->message.find("120 connection lines, 1 rank line, 7 topology dump lines"),
+              std::string::npos)
+        << capped->message;
+    EXPECT_EQ(capped->message.find("GPU Direct"), std::string::npos) << "only what was dropped";
+    EXPECT_NE(capped->remedy.find("one log per job"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace peergate::policy::nccl
