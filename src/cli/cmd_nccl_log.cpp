@@ -10,6 +10,7 @@
 
 #include <limits>
 #include <memory>
+#include <string_view>
 
 namespace peergate::cli {
 
@@ -34,7 +35,9 @@ int run_nccl_log(const Invocation& inv, const NcclLogOptions& options) {
     const auto analysis = policy::nccl::analyze_nccl_log(log, topology ? &*topology : nullptr);
     const report::nccl::NcclLogReport report{options.files, options.topology, &log, &analysis};
     if (inv.output.json) {
-        fmt::print(inv.output.out, "{}\n", report::nccl::nccl_log_to_json_text(report));
+        report::nccl::write_nccl_log_json(
+            report, [&inv](std::string_view piece) { fmt::print(inv.output.out, "{}", piece); });
+        fmt::print(inv.output.out, "\n");
     } else {
         const std::size_t rows =
             inv.output.verbose ? std::numeric_limits<std::size_t>::max() : kDefaultPairRows;

@@ -175,8 +175,15 @@ Json each_to_json(const Items& items, ToJson to_json) {
     return out;
 }
 
-// The document; "connections" holds `placeholder` instead when it is not empty.
-Json nccl_log_document(const NcclLogReport& report, const std::string& placeholder) {
+// Stand-ins for the lists nccl_log_to_json_text writes itself, and how they read once
+// dumped (a JSON string, its control bytes escaped).
+constexpr const char* kConnectionsMarker = "\x01peergate-connections\x01";
+constexpr const char* kPairsMarker = "\x01peergate-pairs\x01";
+constexpr std::string_view kConnectionsDumped = "\"\\u0001peergate-connections\\u0001\"";
+constexpr std::string_view kPairsDumped = "\"\\u0001peergate-pairs\\u0001\"";
+
+// The document; with `markers`, "connections" and "pairs" hold the markers above instead.
+Json nccl_log_document(const NcclLogReport& report, bool markers) {
     const auto& log = *report.log;
     const auto& analysis = *report.analysis;
     Json doc;
@@ -185,7 +192,7 @@ Json nccl_log_document(const NcclLogReport& report, const std::string& placehold
     doc["topology_file"] = text_or_null(report.topology_file);
     doc["nccl_version"] = text_or_null(log.nccl_version);
     doc["connections"] =
-        placeholder.empty() ? each_to_json(log.connections, connection_to_json) : Json(placeholder);
+        markers ? Json(kConnectionsMarker) : each_to_json(log.connections, connection_to_json);
     doc["transport_counts"] = counts_to_json(analysis.transport_counts);
     doc["ranks"] = each_to_json(log.ranks, rank_to_json);
     Json settings = Json::object();
@@ -194,7 +201,7 @@ Json nccl_log_document(const NcclLogReport& report, const std::string& placehold
     }
     doc["settings"] = std::move(settings);
     doc["findings"] = each_to_json(analysis.findings, report::doctor::finding_to_json);
-    doc["pairs"] = each_to_json(analysis.pairs, pair_to_json);
+    doc["pairs"] = markers ? Json(kPairsMarker) : each_to_json(analysis.pairs, pair_to_json);
     const Json extras = extras_to_json(log);
     for (const auto& [key, value] : extras.items()) {
         doc[key] = value;
@@ -278,34 +285,79 @@ void append_connection(std::string& out, const model::NcclConnection& c) {
     out += '}';
 }
 
+// Text made in `text` and handed on whenever a chunk is full.
+struct ChunkedWriter {
+    static constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+    const std::function<void(std::string_view)>& write;
+    std::string text;
+
+    void flush_when_full() {
+        if (text.size() >= kChunkBytes) {
+            flush();
+        }
+    }
+
+    void flush() {
+        write(text);
+        text.clear();
+    }
+};
+
+// `items` as a JSON array at the document's second level, one element per line.
+template <typename Items, typename Append>
+void append_list(ChunkedWriter& out, const Items& items, Append append_item) {
+    if (items.empty()) {
+        out.text += "[]";
+        return;
+    }
+    out.text += "[\n";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        out.text += "    ";
+        append_item(out.text, items[i]);
+        out.text += i + 1 < items.size() ? ",\n" : "\n";
+        out.flush_when_full();
+    }
+    out.text += "  ]";
+}
+
 }  // namespace
 
 Json nccl_log_to_json(const NcclLogReport& report) {
-    return nccl_log_document(report, {});
+    return nccl_log_document(report, false);
+}
+
+// A document holds about ten times the bytes of its text, so the two lists that grow with
+// the job (connections, and pairs of ranks) are written one element at a time, each on one
+// line: the same JSON, made with the text of the rest and one chunk in memory
+// (docs/RELIABILITY.md: a log of distinct keys must not exhaust memory).
+void write_nccl_log_json(const NcclLogReport& report,
+                         const std::function<void(std::string_view)>& write) {
+    const std::string text = nccl_log_document(report, true).dump(2, ' ', false, kReplace);
+    const std::size_t connections_at = text.find(kConnectionsDumped);
+    const std::size_t pairs_at = text.find(kPairsDumped);
+    if (connections_at == std::string::npos || pairs_at == std::string::npos ||
+        pairs_at < connections_at) {
+        write(nccl_log_to_json(report).dump(2, ' ', false, kReplace));  // no marker: no key held it
+        return;
+    }
+    ChunkedWriter out{write};
+    out.text.append(text, 0, connections_at);
+    append_list(out, report.log->connections, append_connection);
+    out.text.append(text,
+                    connections_at + kConnectionsDumped.size(),
+                    pairs_at - connections_at - kConnectionsDumped.size());
+    append_list(out, report.analysis->pairs, [](std::string& into, const auto& pair) {
+        into += pair_to_json(pair).dump(-1, ' ', false, kReplace);
+    });
+    out.text.append(text, pairs_at + kPairsDumped.size());
+    out.flush();
 }
 
 std::string nccl_log_to_json_text(const NcclLogReport& report) {
-    const auto& connections = report.log->connections;
-    if (connections.empty()) {
-        return nccl_log_document(report, {}).dump(2, ' ', false, kReplace);
-    }
-    const std::string placeholder = "\x01peergate-connections\x01";
-    std::string text = nccl_log_document(report, placeholder).dump(2, ' ', false, kReplace);
-    const std::string marker = "\"\\u0001peergate-connections\\u0001\"";
-    const std::size_t at = text.find(marker);
-    if (at == std::string::npos) {
-        return nccl_log_to_json(report).dump(2, ' ', false, kReplace);
-    }
-    std::string list = "[\n";
-    list.reserve(connections.size() * 200);
-    for (std::size_t i = 0; i < connections.size(); ++i) {
-        list += "    ";
-        append_connection(list, connections[i]);
-        list += i + 1 < connections.size() ? ",\n" : "\n";
-    }
-    list += "  ]";
-    text.replace(at, marker.size(), list);
-    return text;
+    std::string out;
+    write_nccl_log_json(report, [&out](std::string_view piece) { out.append(piece); });
+    return out;
 }
 
 }  // namespace peergate::report::nccl

@@ -51,6 +51,15 @@ TEST(NcclLogRender, BytesThatAreNotUtf8AreReplacedNotThrown) {
     EXPECT_FALSE(nccl_log_to_text(report, false, 10).empty());
 }
 
+TEST(NcclLogRender, ALogWithoutConnectionsOrPairsIsTheDocumentToo) {
+    const auto log = test::parse_nccl_log("h:1:2 [0] NCCL INFO NCCL version 2.21.5+cuda12.4\n");
+    const auto analysis = policy::nccl::analyze_nccl_log(log, nullptr);
+    const NcclLogReport report{{"-"}, "", &log, &analysis};
+    const auto parsed = nlohmann::ordered_json::parse(nccl_log_to_json_text(report));
+    EXPECT_EQ(parsed, nccl_log_to_json(report));
+    EXPECT_TRUE(parsed["pairs"].is_array());
+}
+
 TEST(NcclLogRender, DroppedRecordsAreInTheLinesObject) {
     auto log =
         test::parse_nccl_log("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n");
