@@ -75,7 +75,22 @@ while size < mb << 20:
             % (n, n, n, n % 8, n % 32, n, n, n + 1, n + 1, n))
     out.write(line); size += len(line); n += 1
 PY
-SHOW="^NCCL log:" row "nccl-log: ${NCCL_LOG_MB:-200} MB of distinct hosts and ranks" -- "$pg" nccl-log "$work/distinct.log"
+SHOW="nccl_log_capped" row "nccl-log: ${NCCL_LOG_MB:-200} MB of distinct hosts and ranks" -- "$pg" nccl-log "$work/distinct.log"
+# One host, every rank and connection new, and a rank line every third line: the connection
+# and rank tables fill (the hosts' cap does not stop them), and --json writes every kept one.
+python3 - "$work/distinct-ranks.log" "${NCCL_LOG_MB:-200}" <<'PY'
+import sys
+out, mb = open(sys.argv[1], "w"), int(sys.argv[2])
+n, size = 0, 0
+while size < mb << 20:
+    line = ("host:1:2 [0] NCCL INFO Channel %02d/0 : %d[%x] -> %d[%x] via P2P/IPC/read\n"
+            % (n % 32, n, n % 8, n + 1, (n + 1) % 8))
+    if n % 3 == 0:
+        line += ("host:1:2 [0] NCCL INFO comm 0x%x rank %d nranks 9999999 cudaDev 0 busId %x "
+                 "commId 0x%x - Init START\n" % (n, n, n, n))
+    out.write(line); size += len(line); n += 1
+PY
+SHOW='"message": "the input holds' row "nccl-log --json: ${NCCL_LOG_MB:-200} MB of distinct ranks on one host" -- "$pg" nccl-log --json "$work/distinct-ranks.log"
 SHOW="^Kernel log:" STDIN_FROM="yes '[   12.345678] NVRM: a kernel line' | head -c $((${STDIN_LOG_MB:-300} << 20))" \
   row "doctor --kernel-log - with ${STDIN_LOG_MB:-300} MB" -- "$pg" --simulate bridged-a100-4x doctor --kernel-log -
 many=$(machine many-gpus "g=d['gpus'][0]; d['gpus']=[dict(g, index=i, pci_bus_id='%08X:%02X:00.0'%(i//256,i%256), uuid='GPU-%d'%i) for i in range(10000)]; d['matrix']=[]")
