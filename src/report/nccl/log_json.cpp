@@ -86,6 +86,19 @@ Json pair_to_json(const policy::nccl::NcclPair& p) {
                 {"link_evidence", text_or_null(p.link_evidence)}};
 }
 
+// An object of keys known to be distinct, in their order. ordered_json's operator[] looks
+// each key up along a vector: quadratic in the hundred thousand setting names of a hostile
+// log (a minute of CPU), where appending is linear.
+template <typename Pairs>
+Json object_of_distinct(const Pairs& pairs) {
+    Json::object_t object;
+    object.reserve(pairs.size());
+    for (const auto& [key, value] : pairs) {
+        object.Container::emplace_back(key, value);
+    }
+    return Json(std::move(object));
+}
+
 Json topology_to_json(const std::map<std::string, model::NcclHostTopology>& topology) {
     Json out = Json::array();
     for (const auto& [host, dump] : topology) {
@@ -97,10 +110,7 @@ Json topology_to_json(const std::map<std::string, model::NcclHostTopology>& topo
         for (const auto& [a, b] : dump.nvlinks) {
             links.push_back(Json::array({a, b}));
         }
-        Json switches = Json::object();
-        for (const auto& [name, members] : dump.nvswitches) {
-            switches[name] = members;
-        }
+        const Json switches = object_of_distinct(dump.nvswitches);
         out.push_back(Json{{"host", text_or_null(host)},
                            {"gpus", gpus},
                            {"nvlinks", links},
@@ -195,11 +205,7 @@ Json nccl_log_document(const NcclLogReport& report, bool markers) {
         markers ? Json(kConnectionsMarker) : each_to_json(log.connections, connection_to_json);
     doc["transport_counts"] = counts_to_json(analysis.transport_counts);
     doc["ranks"] = each_to_json(log.ranks, rank_to_json);
-    Json settings = Json::object();
-    for (const auto& [name, value] : log.settings) {
-        settings[name] = value;
-    }
-    doc["settings"] = std::move(settings);
+    doc["settings"] = object_of_distinct(log.settings);
     doc["findings"] = each_to_json(analysis.findings, report::doctor::finding_to_json);
     doc["pairs"] = markers ? Json(kPairsMarker) : each_to_json(analysis.pairs, pair_to_json);
     const Json extras = extras_to_json(log);
