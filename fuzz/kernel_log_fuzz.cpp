@@ -13,6 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (event.count < 1) {
             __builtin_trap();  // every group holds at least the line that made it
         }
+        if ((event.kind == peergate::model::KernelEventKind::pcie_aer) != event.aer.has_value() ||
+            (event.aer && event.aer->errors.size() > 32)) {
+            __builtin_trap();  // an AER report names at most its register's 32 bits
+        }
     }
     return 0;
 }

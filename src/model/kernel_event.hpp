@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace peergate::model {
 
@@ -14,6 +15,25 @@ enum class KernelEventKind {
     fallen_off_bus,  // NVRM: GPU at ... has fallen off the bus (no Xid printed)
     dmar_fault,      // Intel VT-d: DMAR: [DMA Write] Request device [...] fault addr ...
     amd_vi_fault,    // AMD IOMMU: AMD-Vi: Event logged [IO_PAGE_FAULT ...]
+    pcie_aer,        // pcieport ...: AER: ... error received / PCIe Bus Error: severity=...
+};
+
+// How bad a PCIe AER error is, as the kernel's "severity=" names it.
+enum class AerSeverity {
+    corrected,             // "Corrected": the link retried; data intact, but a link degrading
+    uncorrected_nonfatal,  // "Uncorrected (Non-Fatal)": a transaction was lost
+    uncorrected_fatal,     // "Uncorrected (Fatal)": the link is unreliable; the device is reset
+};
+
+// One AER report: the kernel prints it as a block of lines from the port that received it
+// and the device that had the error (docs/driver-facts.md, "PCIe AER in the kernel log").
+struct AerReport {
+    AerSeverity severity = AerSeverity::corrected;
+    std::string layer;                // "Physical Layer", "Data Link Layer", "Transaction Layer"
+    std::vector<std::string> errors;  // the status bits' names: "RxErr", "CmpltTO", "ACSViol"
+    std::optional<PciAddress> port;   // the root or downstream port that reported it
+
+    friend bool operator==(const AerReport&, const AerReport&) = default;
 };
 
 struct KernelEvent {
@@ -23,6 +43,7 @@ struct KernelEvent {
     std::string line;                  // the first line seen, prefixes removed
     int count = 1;                     // lines of this kind, device and xid
     int suppressed = 0;                // "N callbacks suppressed" that followed IOMMU faults
+    std::optional<AerReport> aer;      // for kind pcie_aer: the first report of the group
 
     friend bool operator==(const KernelEvent&, const KernelEvent&) = default;
 };

@@ -344,7 +344,12 @@ DoctorReport diagnose(const DoctorInput& input) {
     if (topology != nullptr) {
         add_nccl_topo_findings(input, *topology, report);
     }
-    const auto kernel = about_examined(input, kernel_findings(input.kernel_events, topology));
+    const auto kernel = about_examined(
+        input,
+        kernel_findings(input.kernel_events,
+                        topology,
+                        topology != nullptr ? gpus_through(input, *topology)
+                                            : std::map<model::PciAddress, std::vector<int>>{}));
     report.findings.insert(report.findings.end(), kernel.begin(), kernel.end());
     if (auto truncated = kernel_log_truncated(input.kernel_log_dropped_bytes)) {
         report.findings.push_back(std::move(*truncated));

@@ -2,6 +2,7 @@
 #include "policy/doctor/kernel_findings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <array>
 #include <string_view>
@@ -158,10 +159,78 @@ Finding iommu_finding(const KernelEvent& event, std::optional<int> gpu) {
         .line = event.line};
 }
 
+const char* aer_words(model::AerSeverity severity) {
+    switch (severity) {
+        case model::AerSeverity::corrected:
+            return "corrected";
+        case model::AerSeverity::uncorrected_nonfatal:
+            return "uncorrected (non-fatal)";
+        case model::AerSeverity::uncorrected_fatal:
+            return "uncorrected (fatal)";
+    }
+    return "unknown";
+}
+
+std::string aer_details(const model::AerReport& aer) {
+    std::string text = aer.layer.empty() ? std::string() : aer.layer;
+    if (!aer.errors.empty()) {
+        text += fmt::format("{}{}", text.empty() ? "" : ": ", fmt::join(aer.errors, ", "));
+    }
+    return text.empty() ? "" : fmt::format(" ({})", text);
+}
+
+// A PCIe AER report from the kernel log. Corrected errors are retries the link absorbed
+// (a link degrading); uncorrected ones lost a transaction, and peer traffic over that link
+// cannot be trusted. ACSViol is the ACS redirect rejecting a peer request.
+Finding aer_finding(const KernelEvent& event,
+                    std::optional<int> gpu,
+                    const std::map<model::PciAddress, std::vector<int>>& through) {
+    const auto& aer = *event.aer;
+    std::vector<int> gpus = gpu ? std::vector<int>{*gpu} : std::vector<int>{};
+    std::string place = where(event, gpu);
+    if (const auto below = event.device ? through.find(*event.device) : through.end();
+        !gpu && below != through.end()) {
+        gpus = below->second;
+        place = fmt::format("{}, on the path of GPU {}", place, fmt::join(gpus, ", "));
+    }
+    const bool corrected = aer.severity == model::AerSeverity::corrected;
+    const char* code = corrected ? "pcie_aer_logged_corrected"
+                       : aer.severity == model::AerSeverity::uncorrected_nonfatal
+                           ? "pcie_aer_logged_nonfatal"
+                           : "pcie_aer_logged_fatal";
+    const bool on_gpu_path = !gpus.empty();
+    const Severity severity = !corrected ? (on_gpu_path ? Severity::error : Severity::warning)
+                                         : (on_gpu_path ? Severity::warning : Severity::info);
+    const std::string port = aer.port && aer.port != event.device
+                                 ? fmt::format(", reported by port {}", aer.port->to_sysfs())
+                                 : "";
+    return Finding{
+        .code = code,
+        .severity = severity,
+        .gpus = std::move(gpus),
+        .message = fmt::format("PCIe AER: {} error{} on {}{} ({})",
+                               aer_words(aer.severity),
+                               aer_details(aer),
+                               place,
+                               port,
+                               times(event)),
+        .remedy = corrected
+                      ? "The link retried and recovered; a count that grows under load is a "
+                        "link about to fail: reseat the card and its riser, check the slot's "
+                        "width and speed ('peergate doctor' pcie_link findings, lspci -vv)."
+                      : "Transactions on this link were lost: keep PCIe P2P off for it "
+                        "(GGML_CUDA_P2P unset, NCCL_P2P_LEVEL=NVL) until it is fixed; reseat, "
+                        "check risers and power. ACSViol means ACS is rejecting peer requests "
+                        "(see the acs findings).",
+        .pci_bus_id = event.device ? event.device->to_nvml() : "",
+        .line = event.line};
+}
+
 }  // namespace
 
 std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
-                                     const model::Topology* topology) {
+                                     const model::Topology* topology,
+                                     const std::map<model::PciAddress, std::vector<int>>& through) {
     std::vector<Finding> findings;
     for (const auto& event : events) {
         const auto gpu = gpu_at(event.device, topology);
@@ -179,6 +248,9 @@ std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
             case KernelEventKind::dmar_fault:
             case KernelEventKind::amd_vi_fault:
                 f = iommu_finding(event, gpu);
+                break;
+            case KernelEventKind::pcie_aer:
+                f = aer_finding(event, gpu, through);
                 break;
         }
         if (gpu && f.gpus.empty()) {

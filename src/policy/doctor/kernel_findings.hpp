@@ -7,6 +7,7 @@
 #include "model/topology.hpp"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <vector>
 
@@ -20,7 +21,11 @@ namespace peergate::policy::doctor {
 // before its newest part were read and dropped, so their events are not reported (issue 34).
 std::optional<model::Finding> kernel_log_truncated(std::uint64_t dropped_bytes);
 
-std::vector<model::Finding> kernel_findings(const std::vector<model::KernelEvent>& events,
-                                            const model::Topology* topology);
+// `through` (gpus_through in pcie_aer.hpp) ties a PCIe AER report on a port to the GPUs
+// below it: an AER storm on the root port above GPU 3 is a finding on GPU 3.
+std::vector<model::Finding> kernel_findings(
+    const std::vector<model::KernelEvent>& events,
+    const model::Topology* topology,
+    const std::map<model::PciAddress, std::vector<int>>& through = {});
 
 }  // namespace peergate::policy::doctor

@@ -43,19 +43,46 @@ Json host_to_json(const model::HostFacts& host) {
                  host.kernel_release.empty() ? Json(nullptr) : Json(host.kernel_release)}};
 }
 
+const char* kernel_event_kind(model::KernelEventKind kind) {
+    switch (kind) {
+        case model::KernelEventKind::xid:
+            return "xid";
+        case model::KernelEventKind::fallen_off_bus:
+            return "fallen_off_bus";
+        case model::KernelEventKind::dmar_fault:
+            return "dmar_fault";
+        case model::KernelEventKind::amd_vi_fault:
+            return "amd_vi_fault";
+        case model::KernelEventKind::pcie_aer:
+            return "pcie_aer";
+    }
+    return "unknown";
+}
+
+// A PCIe AER report: severity "corrected", "nonfatal" or "fatal", as the kernel names it.
+Json aer_to_json(const model::AerReport& aer) {
+    const char* severity = aer.severity == model::AerSeverity::corrected              ? "corrected"
+                           : aer.severity == model::AerSeverity::uncorrected_nonfatal ? "nonfatal"
+                                                                                      : "fatal";
+    return Json{{"severity", severity},
+                {"layer", aer.layer.empty() ? Json(nullptr) : Json(aer.layer)},
+                {"errors", aer.errors},
+                {"port", aer.port ? Json(aer.port->to_nvml()) : Json(nullptr)}};
+}
+
 Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
     Json out = Json::array();
     for (const auto& e : events) {
-        const char* kind = e.kind == model::KernelEventKind::xid              ? "xid"
-                           : e.kind == model::KernelEventKind::fallen_off_bus ? "fallen_off_bus"
-                           : e.kind == model::KernelEventKind::dmar_fault     ? "dmar_fault"
-                                                                              : "amd_vi_fault";
-        out.push_back(Json{{"kind", kind},
-                           {"pci_bus_id", e.device ? Json(e.device->to_nvml()) : Json(nullptr)},
-                           {"xid", e.xid ? Json(*e.xid) : Json(nullptr)},
-                           {"count", e.count},
-                           {"suppressed", e.suppressed},
-                           {"line", e.line}});
+        Json event{{"kind", kernel_event_kind(e.kind)},
+                   {"pci_bus_id", e.device ? Json(e.device->to_nvml()) : Json(nullptr)},
+                   {"xid", e.xid ? Json(*e.xid) : Json(nullptr)},
+                   {"count", e.count},
+                   {"suppressed", e.suppressed},
+                   {"line", e.line}};
+        if (e.aer) {
+            event["aer"] = aer_to_json(*e.aer);
+        }
+        out.push_back(std::move(event));
     }
     return out;
 }

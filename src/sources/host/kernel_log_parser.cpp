@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/kernel_log_parser.hpp"
 
+#include "sources/host/log_line_prefix.hpp"
+#include "sources/host/pcie_aer_log.hpp"
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,21 +16,6 @@ namespace {
 
 using model::KernelEvent;
 using model::KernelEventKind;
-
-// Drops "[ 7460.483919] " and "Sep 21 09:59:59 host kernel: " style prefixes.
-std::string_view strip_prefix(std::string_view line) {
-    line = util::trim(line);
-    if (line.starts_with('[')) {
-        const auto close = line.find(']');
-        if (close != std::string_view::npos) {
-            line = util::trim(line.substr(close + 1));
-        }
-    }
-    if (const auto kernel = line.find(" kernel: "); kernel != std::string_view::npos) {
-        line = util::trim(line.substr(kernel + 9));
-    }
-    return line;
-}
 
 // Text between `open` (after it) and the next `close`.
 std::optional<std::string_view> between(std::string_view line, std::string_view open, char close) {
@@ -182,11 +170,33 @@ std::optional<std::pair<KernelEventKind, int>> read_suppressed(std::string_view 
     return std::pair{dmar ? KernelEventKind::dmar_fault : KernelEventKind::amd_vi_fault, *count};
 }
 
+// One group per kind, device and Xid, and for AER reports per severity: a storm of
+// corrected errors and one fatal error on the same link are two findings.
+bool same_group(const KernelEvent& a, const KernelEvent& b) {
+    const auto severity = [](const KernelEvent& e) {
+        return e.aer ? std::optional(e.aer->severity) : std::nullopt;
+    };
+    return a.kind == b.kind && a.device == b.device && a.xid == b.xid && severity(a) == severity(b);
+}
+
+// A group's AER report lists every error bit its reports named, each once.
+void merge_error_names(model::AerReport& into, const model::AerReport& from) {
+    for (const auto& name : from.errors) {
+        if (into.errors.size() < 32 &&
+            std::find(into.errors.begin(), into.errors.end(), name) == into.errors.end()) {
+            into.errors.push_back(name);
+        }
+    }
+}
+
 void add_event(std::vector<KernelEvent>& events, KernelEvent event) {
     for (auto& known : events) {
-        if (known.kind == event.kind && known.device == event.device && known.xid == event.xid) {
+        if (same_group(known, event)) {
             ++known.count;
             known.suppressed += event.suppressed;
+            if (known.aer && event.aer) {
+                merge_error_names(*known.aer, *event.aer);
+            }
             return;
         }
     }
@@ -226,9 +236,18 @@ void claim_pending(KernelEvent& event, Suppressed& pending) {
 std::vector<KernelEvent> parse_kernel_log(std::string_view text) {
     std::vector<KernelEvent> events;
     MultiLineFallenOff multi_line;
+    AerBlockReader aer;
     Suppressed pending;
     for (std::string_view raw : util::split_lines(text)) {
-        const std::string_view line = strip_prefix(raw);
+        const std::string_view line = strip_log_line_prefix(raw);
+        std::vector<KernelEvent> reports;
+        const bool aer_line = aer.feed(line, reports);
+        for (auto& report : reports) {
+            add_event(events, std::move(report));
+        }
+        if (aer_line) {
+            continue;
+        }
         auto event = read_event(line);
         if (!event) {
             event = multi_line.feed(line);
@@ -239,6 +258,11 @@ std::vector<KernelEvent> parse_kernel_log(std::string_view text) {
         } else if (auto suppressed = read_suppressed(line)) {
             add_suppressed(events, suppressed->first, suppressed->second, pending);
         }
+    }
+    std::vector<KernelEvent> reports;
+    aer.finish(reports);
+    for (auto& report : reports) {
+        add_event(events, std::move(report));
     }
     return events;
 }

@@ -54,6 +54,29 @@ TEST(DoctorCli, KernelLogFromAFileNamesTheXidAndMakesTheVerdictProblems) {
     EXPECT_EQ(doc["layers"]["kernel_log"]["events"].size(), 2U);
 }
 
+// With no GPU on the host, every AER report is still reported, with its device (issue 33).
+TEST(DoctorCli, KernelLogAerReportsWithoutAGpuNameTheirDevices) {
+    auto args = no_driver();
+    args.insert(
+        args.end(),
+        {"doctor",
+         "--json",
+         "--kernel-log",
+         std::string(PEERGATE_TEST_FIXTURES) + "/dmesg/pop-os-751_aer_port_and_device.txt"});
+    const auto run = run_peergate(args);
+    const auto doc = stdout_json(run);
+    const auto& events = doc["layers"]["kernel_log"]["events"];
+    ASSERT_EQ(events.size(), 2U) << events.dump(2);
+    EXPECT_EQ(events[1]["kind"], "pcie_aer");
+    EXPECT_EQ(events[1]["pci_bus_id"], "00000000:03:00.0");
+    EXPECT_EQ(events[1]["aer"]["severity"], "corrected");
+    EXPECT_EQ(events[1]["aer"]["port"], "00000000:00:1D.0");
+    EXPECT_EQ(events[1]["aer"]["errors"], nlohmann::json::array({"RxErr"}));
+    const auto* finding = find_finding(doc, "pcie_aer_logged_corrected");
+    ASSERT_NE(finding, nullptr) << doc.dump(2);
+    EXPECT_EQ((*finding)["severity"], "info") << "not on a GPU's path";
+}
+
 TEST(DoctorCli, KernelLogWithBytesThatAreNotUtf8StillGivesJson) {
     const auto dir = std::filesystem::temp_directory_path() / "peergate-doctor-utf8";
     std::filesystem::create_directories(dir);

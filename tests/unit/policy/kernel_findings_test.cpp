@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 namespace peergate::policy::doctor {
 namespace {
 
@@ -149,6 +151,47 @@ TEST(Doctor, PcieOnBareMetalWithTranslatingIommuIsAProblemButNotUnderAHypervisor
     EXPECT_NE(report.findings[0].message.find("GPU 0 to GPU 1 is NODE"), std::string::npos);
     input.host.hypervisor = true;
     EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
+}
+
+const char* const kGpuAer =
+    "pcieport 0000:40:01.1: AER: Uncorrected (Non-Fatal) error received: 0000:41:00.0\n"
+    "nvidia 0000:41:00.0: AER: PCIe Bus Error: severity=Uncorrected (Non-Fatal), "
+    "type=Transaction Layer, (Requester ID)\n"
+    "nvidia 0000:41:00.0: AER:    [14] CmpltTO                (First)\n";
+
+TEST(KernelFindings, AnUncorrectedAerReportOfAGpuIsAnErrorOnThatGpu) {
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(sources::host::parse_kernel_log(kGpuAer), &topology);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "pcie_aer_logged_nonfatal");
+    EXPECT_EQ(findings[0].severity, Severity::error);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
+    EXPECT_NE(findings[0].message.find("Transaction Layer: CmpltTO"), std::string::npos)
+        << findings[0].message;
+    EXPECT_NE(findings[0].message.find("reported by port 0000:40:01.1"), std::string::npos);
+    EXPECT_NE(findings[0].remedy.find("NCCL_P2P_LEVEL=NVL"), std::string::npos);
+}
+
+TEST(KernelFindings, AnAerStormOnTheRootPortAboveAGpuIsAFindingOnThatGpu) {
+    const auto events = sources::host::parse_kernel_log(
+        "pcieport 0000:80:01.1: AER: Corrected error received: 0000:80:01.1\n"
+        "pcieport 0000:80:01.1: AER: PCIe Bus Error: severity=Corrected, type=Data Link Layer, "
+        "(Transmitter ID)\n"
+        "pcieport 0000:80:01.1: AER:    [12] Timeout\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const std::map<model::PciAddress, std::vector<int>> through{
+        {model::PciAddress::parse("0000:80:01.1").value(), {1}}};
+    const auto findings = kernel_findings(events, &topology, through);
+    ASSERT_EQ(findings.size(), 1U);
+    EXPECT_EQ(findings[0].code, "pcie_aer_logged_corrected");
+    EXPECT_EQ(findings[0].severity, Severity::warning);
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
+    EXPECT_NE(findings[0].message.find("on the path of GPU 1"), std::string::npos)
+        << findings[0].message;
+    const auto alone = kernel_findings(events, &topology);
+    ASSERT_EQ(alone.size(), 1U);
+    EXPECT_EQ(alone[0].severity, Severity::info) << "without the paths, no GPU is named";
+    EXPECT_TRUE(alone[0].gpus.empty());
 }
 
 }  // namespace
