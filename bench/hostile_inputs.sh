@@ -91,6 +91,28 @@ while size < mb << 20:
     out.write(line); size += len(line); n += 1
 PY
 SHOW='"message": "the input holds' row "nccl-log --json: ${NCCL_LOG_MB:-200} MB of distinct ranks on one host" -- "$pg" nccl-log --json "$work/distinct-ranks.log"
+# Every GDR line, setting, communicator and dump new, each printing thread its own dump:
+# the choice, GDR and dump tables fill, and the JSON has 10^5 setting names.
+python3 - "$work/distinct-other.log" "${NCCL_LOG_MB:-200}" <<'PY'
+import sys
+out, mb = open(sys.argv[1], "w"), int(sys.argv[2])
+n, size = 0, 0
+while size < mb << 20:
+    k = n % 4
+    if k == 0:
+        line = ("h%d:1:2 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA %d 'mlx5_%d' "
+                "(no module)\n" % (n, n, n))
+    elif k == 1:
+        line = ("host:1:%d [0] NCCL INFO comm 0x%x rank %d nranks 9 cudaDev 0 busId %x commId "
+                "0x%x - Init COMPLETE\n" % (n, n, n % 64, n, n % 1000))
+    elif k == 2:
+        line = "host:1:%d [0] NCCL INFO NCCL_X%d set by environment to %d\n" % (n, n, n)
+    else:
+        line = ("host:1:%d [0] NCCL INFO === System : maxBw 48.0 totalBw 370.8 ===\n"
+                "host:1:%d [0] NCCL INFO GPU/0-%x (0)\n" % (n, n, n))
+    out.write(line); size += len(line); n += 1
+PY
+SHOW='"message": "the input holds' row "nccl-log --json: ${NCCL_LOG_MB:-200} MB of distinct GDR lines, settings and dumps" -- "$pg" nccl-log --json "$work/distinct-other.log"
 SHOW="^Kernel log:" STDIN_FROM="yes '[   12.345678] NVRM: a kernel line' | head -c $((${STDIN_LOG_MB:-300} << 20))" \
   row "doctor --kernel-log - with ${STDIN_LOG_MB:-300} MB" -- "$pg" --simulate bridged-a100-4x doctor --kernel-log -
 many=$(machine many-gpus "g=d['gpus'][0]; d['gpus']=[dict(g, index=i, pci_bus_id='%08X:%02X:00.0'%(i//256,i%256), uuid='GPU-%d'%i) for i in range(10000)]; d['matrix']=[]")
