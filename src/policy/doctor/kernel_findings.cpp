@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor/kernel_findings.hpp"
 
+#include "policy/doctor/xid_catalogue.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,73 +17,6 @@ using model::Finding;
 using model::KernelEvent;
 using model::KernelEventKind;
 using model::Severity;
-
-struct XidMeaning {
-    int xid;
-    Severity severity;
-    std::string_view meaning;
-    std::string_view remedy;
-};
-
-// Meanings from NVIDIA's Xid catalogue (docs.nvidia.com/deploy/xid-errors), the ones that
-// bear on a multi-GPU box; others are reported with their number only.
-constexpr std::array<XidMeaning, 12> kXids{{
-    {13,
-     Severity::warning,
-     "graphics engine exception (often an application fault)",
-     "Check the application; repeated Xid 13 across jobs points at hardware."},
-    {31,
-     Severity::warning,
-     "GPU memory page fault (an access to an unmapped address; seen when peer mappings break)",
-     "If it coincides with P2P use, keep GGML_CUDA_P2P unset and run 'peergate probe'."},
-    {43,
-     Severity::warning,
-     "GPU stopped processing",
-     "Restart the job; repeated Xid 43 needs a GPU reset."},
-    {48,
-     Severity::error,
-     "double-bit ECC error",
-     "Drain the node and reset the GPU; replace it if it recurs."},
-    {61,
-     Severity::error,
-     "internal micro-controller breakpoint/warning",
-     "Reset the GPU; update the driver if it recurs."},
-    {62,
-     Severity::error,
-     "internal micro-controller halt",
-     "Reset the GPU; update the driver if it recurs."},
-    {63,
-     Severity::warning,
-     "ECC page retirement or row remapping recorded (memory health, not the interconnect)",
-     "Reset the GPU to activate the remapping when convenient."},
-    {64,
-     Severity::error,
-     "ECC page retirement or row remapping failed",
-     "Drain the node; the GPU needs service."},
-    {74,
-     Severity::error,
-     "NVLink error",
-     "NVLink traffic on this GPU is not trustworthy: reset the GPU, reseat bridges, check "
-     "'nvidia-smi nvlink -e'."},
-    {79,
-     Severity::error,
-     "GPU has fallen off the bus",
-     "Check power, cooling, PCIe seating and riser cables; the GPU needs a reset or a reboot."},
-    {94,
-     Severity::warning,
-     "contained ECC error",
-     "The affected application was stopped; reset the GPU when idle."},
-    {95, Severity::error, "uncontained ECC error", "Drain the node and reset the GPU."},
-}};
-
-const XidMeaning* meaning_of(int xid) {
-    for (const auto& m : kXids) {
-        if (m.xid == xid) {
-            return &m;
-        }
-    }
-    return nullptr;
-}
 
 // nvidia-smi index of the GPU at `device`, comparing domain, bus and device only.
 std::optional<int> gpu_at(const std::optional<model::PciAddress>& device,
@@ -113,7 +48,7 @@ std::string times(const KernelEvent& event) {
 }
 
 Finding xid_finding(const KernelEvent& event, std::optional<int> gpu) {
-    const XidMeaning* m = meaning_of(*event.xid);
+    const XidMeaning* m = xid_meaning(*event.xid);
     Finding f{.code = fmt::format("xid_{}", *event.xid),
               .severity = m ? m->severity : Severity::warning,
               .message = fmt::format("Xid {} on {} ({}): {}",
