@@ -114,6 +114,34 @@ TEST(LogLinePrefix, BracketsThatAreNotTimesStay) {
     EXPECT_EQ(strip("user requested kernel: nothing"), "user requested kernel: nothing");
 }
 
+// Real lines, exact text, each with its source.
+TEST(LogLinePrefix, RealLinesFromPublicIssues) {
+    // siderolabs/talos issue #3054 (talosctl dmesg).
+    EXPECT_EQ(strip("10.1.10.21: kern:    info: [2021-01-14T16:16:01.277622804Z]: intel_pstate: "
+                    "CPU model not supported"),
+              "intel_pstate: CPU model not supported");
+    // leptonai/gpud pull request #870 (dmesg --decode --time-format iso).
+    EXPECT_EQ(strip("syslog:err   : 2025-05-27T04:18:56,089671+00:00 NVRM: Xid (PCI:0000:04:00): "
+                    "79, GPU has fallen off the bus"),
+              "NVRM: Xid (PCI:0000:04:00): 79, GPU has fallen off the bus");
+    // leptonai/gpud pull request #46 (dmesg -T, quoted in the description).
+    EXPECT_EQ(
+        strip("> [Fri Aug 30 11:43:14 2024] NVRM: Xid (PCI:0000:cb:00): 109, pid=1797828, "
+              "name=pt_main_thread, Ch 00000008, errorString CTX SWITCH TIMEOUT, Info 0x58005"),
+        "NVRM: Xid (PCI:0000:cb:00): 109, pid=1797828, name=pt_main_thread, Ch 00000008, "
+        "errorString CTX SWITCH TIMEOUT, Info 0x58005");
+    // leptonai/gpud pull request #1209 (journalctl, a kernel line and another program's).
+    EXPECT_EQ(strip("Feb 14 05:03:41 000-000-00000-1-gpu-1 kernel: mlx5_core 0000:ab:00.0 mlx5_5: "
+                    "Port: 1 Link ACTIVE"),
+              "mlx5_core 0000:ab:00.0 mlx5_5: Port: 1 Link ACTIVE");
+    EXPECT_EQ(strip("Feb 14 05:03:41 000-000-00000-1-gpu-1 systemd[1]: Started "
+                    "systemd-journald.service - Journal Service."),
+              "Started systemd-journald.service - Journal Service.");
+    // larixer/hid-asus-dkms issue #33 (dmesg, trailing blanks as posted).
+    EXPECT_EQ(strip("[  216.073947] pcieport 0000:00:1c.5:    [ 0] Receiver Error        "),
+              "pcieport 0000:00:1c.5:    [ 0] Receiver Error");
+}
+
 // The same Xid in every form reads to the same event.
 TEST(LogLinePrefix, EveryFormGivesTheSameEvent) {
     const auto expected = parse_kernel_log(kXid);
