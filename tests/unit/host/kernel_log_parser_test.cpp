@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/host/kernel_log_parser.hpp"
 
-#include "util/atomic_file.hpp"
+#include "dmesg_fixture.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,18 +12,12 @@ namespace {
 
 using model::KernelEventKind;
 
-std::string fixture(const std::string& name) {
-    auto text = util::read_file(std::string(PEERGATE_TEST_FIXTURES) + "/dmesg/" + name);
-    EXPECT_TRUE(text.has_value()) << name;
-    return text.value_or("");
-}
-
-model::PciAddress pci(const char* text) {
-    return model::PciAddress::parse(text).value();
-}
+using test::dmesg_fixture;
+using test::pci;
 
 TEST(KernelLogParser, ReadsXid63WithoutPciFunction) {
-    const auto events = parse_kernel_log(fixture("ml-engineering-nvdebug_xid63_row_remapper.txt"));
+    const auto events =
+        parse_kernel_log(dmesg_fixture("ml-engineering-nvdebug_xid63_row_remapper.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].kind, KernelEventKind::xid);
     EXPECT_EQ(events[0].xid, 63);
@@ -32,7 +26,7 @@ TEST(KernelLogParser, ReadsXid63WithoutPciFunction) {
 }
 
 TEST(KernelLogParser, GroupsAmdViFaultsOfOneGpuFromSyslogLines) {
-    const auto events = parse_kernel_log(fixture("cuda-samples-48_amdvi_io_page_fault.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("cuda-samples-48_amdvi_io_page_fault.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].kind, KernelEventKind::amd_vi_fault);
     EXPECT_EQ(events[0].device, pci("0000:07:00.0"));
@@ -41,7 +35,7 @@ TEST(KernelLogParser, GroupsAmdViFaultsOfOneGpuFromSyslogLines) {
 }
 
 TEST(KernelLogParser, CountsSuppressedFaultsPrintedBeforeTheFirstOne) {
-    const auto events = parse_kernel_log(fixture("llama.cpp-21908_amdvi_io_page_fault.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("llama.cpp-21908_amdvi_io_page_fault.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].device, pci("0000:81:00.0"));
     EXPECT_EQ(events[0].count, 8);
@@ -49,7 +43,7 @@ TEST(KernelLogParser, CountsSuppressedFaultsPrintedBeforeTheFirstOne) {
 }
 
 TEST(KernelLogParser, ReadsDmarFaultsAndTheirSuppressedCount) {
-    const auto events = parse_kernel_log(fixture("onl-897_dmar_pte_write_not_set.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("onl-897_dmar_pte_write_not_set.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].kind, KernelEventKind::dmar_fault);
     EXPECT_EQ(events[0].device, pci("00:12.0"));
@@ -73,7 +67,7 @@ TEST(KernelLogParser, FaultsOfTwoDevicesAndTheSuppressionOfTheLatest) {
 }
 
 TEST(KernelLogParser, JoinsTheMultiLineFallenOffTheBusMessage) {
-    const auto events = parse_kernel_log(fixture("nvsentinel-155_fallen_off_bus.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("nvsentinel-155_fallen_off_bus.txt"));
     ASSERT_EQ(events.size(), 2U);
     EXPECT_EQ(events[0].kind, KernelEventKind::fallen_off_bus);
     EXPECT_EQ(events[0].device, pci("0000:b3:00.0"));
@@ -83,7 +77,7 @@ TEST(KernelLogParser, JoinsTheMultiLineFallenOffTheBusMessage) {
 }
 
 TEST(KernelLogParser, ReadsTheOneLineFallenOffTheBusForm) {
-    const auto events = parse_kernel_log(fixture("bumblebee-554_gpu_at_fallen_off.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("bumblebee-554_gpu_at_fallen_off.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].kind, KernelEventKind::fallen_off_bus);
     EXPECT_EQ(events[0].device, pci("0000:01:00.0"));

@@ -4,8 +4,8 @@
 // kernel has printed (sources/host/pcie_aer_log).
 #include "sources/host/pcie_aer_log.hpp"
 
+#include "dmesg_fixture.hpp"
 #include "sources/host/kernel_log_parser.hpp"
-#include "util/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,15 +18,8 @@ namespace {
 using model::AerSeverity;
 using model::KernelEventKind;
 
-std::string fixture(const std::string& name) {
-    auto text = util::read_file(std::string(PEERGATE_TEST_FIXTURES) + "/dmesg/" + name);
-    EXPECT_TRUE(text.has_value()) << name;
-    return text.value_or("");
-}
-
-model::PciAddress pci(const char* text) {
-    return model::PciAddress::parse(text).value();
-}
+using test::dmesg_fixture;
+using test::pci;
 
 TEST(PcieAerLog, EverySpellingOfAPciAddress) {
     EXPECT_EQ(parse_log_pci_address("0000:41:00.0"), pci("0000:41:00.0"));
@@ -40,7 +33,7 @@ TEST(PcieAerLog, EverySpellingOfAPciAddress) {
 }
 
 TEST(PcieAerLog, CorrectableReportsOfLinux6FromSyslog) {
-    const auto events = parse_kernel_log(fixture("pop-os-3363_aer_correctable_syslog.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("pop-os-3363_aer_correctable_syslog.txt"));
     ASSERT_EQ(events.size(), 1U);
     const auto& event = events[0];
     EXPECT_EQ(event.kind, KernelEventKind::pcie_aer);
@@ -54,7 +47,7 @@ TEST(PcieAerLog, CorrectableReportsOfLinux6FromSyslog) {
 }
 
 TEST(PcieAerLog, TheOlderFormWithARequesterId) {
-    const auto events = parse_kernel_log(fixture("raspberry-pi-pcie-64_aer_old_id_form.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("raspberry-pi-pcie-64_aer_old_id_form.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].device, pci("0000:00:1d.0"));
     EXPECT_EQ(events[0].count, 3);
@@ -63,7 +56,7 @@ TEST(PcieAerLog, TheOlderFormWithARequesterId) {
 }
 
 TEST(PcieAerLog, ThePortAndTheDeviceBelowItAreTwoReports) {
-    const auto events = parse_kernel_log(fixture("pop-os-751_aer_port_and_device.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("pop-os-751_aer_port_and_device.txt"));
     ASSERT_EQ(events.size(), 2U);
     EXPECT_EQ(events[0].device, pci("0000:00:1d.0"));
     EXPECT_EQ(events[0].count, 2);
@@ -74,14 +67,14 @@ TEST(PcieAerLog, ThePortAndTheDeviceBelowItAreTwoReports) {
 }
 
 TEST(PcieAerLog, ALocalisedJournalAndAnIdNamingAFunction) {
-    const auto events = parse_kernel_log(fixture("nbfc-181_aer_localised_journal.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("nbfc-181_aer_localised_journal.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].device, pci("0000:00:1c.5"));
     EXPECT_EQ(events[0].aer->severity, AerSeverity::corrected);
 }
 
 TEST(PcieAerLog, AFatalReportAndAStrayBitLine) {
-    const auto events = parse_kernel_log(fixture("vgpu-unlock-114_aer_fatal_sdes.txt"));
+    const auto events = parse_kernel_log(dmesg_fixture("vgpu-unlock-114_aer_fatal_sdes.txt"));
     ASSERT_EQ(events.size(), 1U);
     EXPECT_EQ(events[0].device, pci("0000:00:01.1"));
     EXPECT_EQ(events[0].aer->severity, AerSeverity::uncorrected_fatal);
