@@ -22,11 +22,25 @@ enum class TopologySource { nvml, nvidia_smi, file, simulated, none };
 // "nvml", "nvidia-smi", "file", "simulated", "none".
 std::string_view to_string(TopologySource source);
 
+// A NIC as nvidia-smi's topo -m prints it beside the GPUs: its column's name ("NIC0", or the
+// RDMA device itself, "mlx5_0", in drivers before the NIC Legend), the RDMA device the NIC
+// Legend names for it ("" where the text has no legend), and its path to each GPU.
+struct TopologyNic {
+    std::string name;
+    std::string device;
+    std::vector<LinkLabel> paths;  // paths[p]: to the GPU at position p
+
+    friend bool operator==(const TopologyNic&, const TopologyNic&) = default;
+};
+
 struct Topology {
     std::vector<Gpu> gpus;                       // by position; gpus[p].index is the smi index
     std::vector<std::vector<LinkLabel>> matrix;  // matrix[p][q]: path from position p to q
     TopologySource source = TopologySource::none;
     std::string provenance;  // what exactly was read (command, file, library)
+    // The NICs topo -m printed, in column order; empty for the tiers that give none (NVML
+    // answers only between GPUs; the host's NICs come from sysfs, pipeline/nic_affinity.hpp).
+    std::vector<TopologyNic> nics;
 
     std::size_t size() const { return gpus.size(); }
 

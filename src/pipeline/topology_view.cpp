@@ -14,8 +14,16 @@ TopologyView view_topology(const Context& ctx,
         .discovery = from.empty() ? discover(ctx, source, crosscheck) : read_topology_file(from),
         .nics = std::nullopt};
     const model::Topology* described = view.discovery.described();
-    if (from.empty() && described != nullptr) {
+    if (described == nullptr) {
+        return view;
+    }
+    if (from.empty()) {
         view.nics = read_nic_affinity(ctx, *described);
+    }
+    // What nvidia-smi printed stands where sysfs shows no NIC (a saved file, a container
+    // without /sys): its NIC rows are the same classes, read by the driver.
+    if ((!view.nics || view.nics->nics.empty()) && !described->nics.empty()) {
+        view.nics = policy::placement::nic_affinity_from_text(*described);
     }
     return view;
 }

@@ -14,8 +14,9 @@ namespace peergate::pipeline {
 
 struct TopologyView {
     model::Discovery discovery;  // described() is null when unreadable, with the reason
-    // The NICs under the host root; nullopt for a saved file (no sysfs: unknown, not absent)
-    // or an unreadable topology.
+    // The NICs under the host root, or those nvidia-smi's topo -m printed where sysfs shows
+    // none; nullopt for a saved file without NICs (no sysfs: unknown, not absent) or an
+    // unreadable topology.
     std::optional<policy::placement::NicAffinity> nics;
 };
 

@@ -66,6 +66,19 @@ NicAffinity nic_affinity(const std::vector<std::optional<PciPlace>>& gpus,
     return out;
 }
 
+NicAffinity nic_affinity_from_text(const model::Topology& topology) {
+    NicAffinity out{.nics = {}, .labels = {}, .from_text = true};
+    for (const auto& nic : topology.nics) {
+        model::Nic named;
+        if (!nic.device.empty()) {
+            named.rdma_devices.push_back(nic.device);
+        }
+        out.nics.push_back(std::move(named));
+        out.labels.push_back(nic.paths);
+    }
+    return out;
+}
+
 std::vector<std::size_t> nearest_nics(const NicAffinity& affinity, std::size_t position) {
     std::optional<LinkLabel> best;
     const auto physical = [&](std::size_t n) { return !affinity.nics[n].physical_function; };

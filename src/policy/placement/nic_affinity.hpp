@@ -8,6 +8,7 @@
 #include "model/link_label.hpp"
 #include "model/nic.hpp"
 #include "model/pci_port.hpp"
+#include "model/topology.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -31,12 +32,20 @@ model::LinkLabel pci_path_label(const PciPlace& a, const PciPlace& b);
 struct NicAffinity {
     std::vector<model::Nic> nics;                       // in bus order
     std::vector<std::vector<model::LinkLabel>> labels;  // labels[nic][gpu position]
+    // Read from nvidia-smi's topo -m instead of sysfs: the NICs are in column order, and
+    // their bus ids, ports and NUMA nodes are unknown (the text names none); only the RDMA
+    // device (from the NIC Legend or a column named by it) and the labels are known.
+    bool from_text = false;
 };
 
 // `gpus` by topology position; nullopt for a GPU sysfs does not show (a container without
 // /sys, a GPU without a bus id), whose labels are unknown.
 NicAffinity nic_affinity(const std::vector<std::optional<PciPlace>>& gpus,
                          std::vector<model::Nic> nics);
+
+// The NICs nvidia-smi printed beside the GPUs (`topology.nics`), with the labels it printed:
+// a saved topo -m says where each NIC is without the host's sysfs (docs/topology.md).
+NicAffinity nic_affinity_from_text(const model::Topology& topology);
 
 // The physical NICs closest to the GPU at `position` (several where they tie), in bus order;
 // none when no NIC's class is known. SR-IOV virtual functions are left out: each sits where

@@ -42,14 +42,15 @@ Json nic_to_json(const policy::placement::NicAffinity& affinity, std::size_t n) 
     for (const auto& label : affinity.labels[n]) {
         paths.push_back(label.to_token());
     }
-    return Json{{"nic", fmt::format("NIC{}", n)},
-                {"pci_bus_id", nic.path.device.to_sysfs()},
-                {"numa_node", optional_or_null(nic.numa_node)},
-                {"rdma_devices", nic.rdma_devices},
-                {"interfaces", nic.interfaces},
-                {"physical_function",
-                 nic.physical_function ? Json(nic.physical_function->to_sysfs()) : Json(nullptr)},
-                {"paths", paths}};
+    return Json{
+        {"nic", fmt::format("NIC{}", n)},
+        {"pci_bus_id", affinity.from_text ? Json(nullptr) : Json(nic.path.device.to_sysfs())},
+        {"numa_node", optional_or_null(nic.numa_node)},
+        {"rdma_devices", nic.rdma_devices},
+        {"interfaces", nic.interfaces},
+        {"physical_function",
+         nic.physical_function ? Json(nic.physical_function->to_sysfs()) : Json(nullptr)},
+        {"paths", paths}};
 }
 
 Json nearest_to_json(const policy::placement::NicAffinity& affinity,

@@ -58,11 +58,15 @@ void append_gpus(std::string& out, const model::Topology& t) {
     }
 }
 
-std::string nic_names(const model::Nic& nic) {
+// Its RDMA devices, interfaces and bus id; a NIC read from topo -m has no bus id, and "?"
+// where no NIC Legend named it either.
+std::string nic_names(const policy::placement::NicAffinity& affinity, const model::Nic& nic) {
     std::vector<std::string> names = nic.rdma_devices;
     names.insert(names.end(), nic.interfaces.begin(), nic.interfaces.end());
-    names.push_back(nic.path.device.to_sysfs());
-    return util::join(names, " ");
+    if (!affinity.from_text) {
+        names.push_back(nic.path.device.to_sysfs());
+    }
+    return names.empty() ? "?" : util::join(names, " ");
 }
 
 std::string islands_text(const model::Topology& t) {
@@ -138,8 +142,9 @@ std::string nics_to_text(const policy::placement::NicAffinity& affinity,
         for (const auto& label : affinity.labels[n]) {
             out += paint(label, style.color);
         }
-        out += fmt::format(
-            "{:<6}{}\n", nic.numa_node ? std::to_string(*nic.numa_node) : "N/A", nic_names(nic));
+        out += fmt::format("{:<6}{}\n",
+                           nic.numa_node ? std::to_string(*nic.numa_node) : "N/A",
+                           nic_names(affinity, nic));
     }
     std::vector<std::string> nearest;
     for (std::size_t p = 0; p < t.size(); ++p) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sources/smi/topo_m_parser.hpp"
 
+#include "sources/smi/topo_m_header.hpp"
 #include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
@@ -14,184 +15,22 @@ namespace peergate::sources::smi {
 
 namespace {
 
-using util::ErrorCode;
+using topo_m::at_line;
+using topo_m::Column;
+using topo_m::gpu_token;
+using topo_m::Header;
+using topo_m::read_header;
+using topo_m::unreadable;
 
-util::Unexpected unreadable(std::string_view why) {
-    return util::unexpected(ErrorCode::invalid_input,
-                            "nvidia-smi topo -m output is unreadable: " + std::string(why));
-}
-
-// More GPU columns than any host has: a header this wide is garbage, and the n x n
-// matrix it would ask for must not be allocated.
-constexpr std::size_t kMaxGpus = 1024;
-
-// The same for the NIC and affinity columns, whose names are checked against each other.
-constexpr std::size_t kMaxOtherColumns = 1024;
-
-// Index of a "GPU<n>" token (n decimal digits only, so "GPU-1" is no column), else nullopt.
-std::optional<int> gpu_token(std::string_view token) {
-    if (token.size() < 4 || token.substr(0, 3) != "GPU" || token[3] < '0' || token[3] > '9') {
-        return std::nullopt;
-    }
-    return util::parse_int<int>(token.substr(3));
-}
-
-// What a header column after the GPU run holds (docs/gate-rules.md §3 tier 2).
-enum class Column { nic, cpu_affinity, numa_affinity, gpu_numa_id };
-
-// The multi-word headers nvidia-smi prints after the GPU and NIC columns, found by their
-// words wherever they sit. One cell per column in every GPU row.
-struct AffinityHeader {
-    Column column;
-    std::string_view name;
-    std::vector<std::string_view> words;
-};
-
-const std::vector<AffinityHeader>& affinity_headers() {
-    static const std::vector<AffinityHeader> headers{
-        {Column::cpu_affinity, "CPU Affinity", {"CPU", "Affinity"}},
-        {Column::numa_affinity, "NUMA Affinity", {"NUMA", "Affinity"}},
-        {Column::gpu_numa_id, "GPU NUMA ID", {"GPU", "NUMA", "ID"}},
-    };
-    return headers;
-}
-
-// The words of those headers: one of them outside a whole header is a garbled header, not a
-// NIC named "Affinity".
-bool is_affinity_word(std::string_view token) {
-    return token == "CPU" || token == "NUMA" || token == "Affinity" || token == "ID" ||
-           token == "GPU";
-}
-
-// The affinity header starting at tokens[i], if the words there spell one.
-const AffinityHeader* affinity_header_at(const std::vector<std::string_view>& tokens,
-                                         std::size_t i) {
-    for (const auto& header : affinity_headers()) {
-        const auto& words = header.words;
-        if (i + words.size() <= tokens.size() &&
-            std::equal(words.begin(), words.end(), tokens.begin() + static_cast<long>(i))) {
-            return &header;
-        }
-    }
-    return nullptr;
-}
-
-// The header: GPU columns, then every other column in order. A column that is not GPU<n>
-// and not an affinity header is a NIC column, named NIC<n> or by its RDMA device (mlx5_0,
-// mlx4_0, bnxt_re0, irdma0, efa0, hfi1_0, qedr0, ionic_0, ...).
-struct Header {
-    std::vector<int> gpus;
-    std::vector<Column> others;      // the columns after the GPU run, in header order
-    std::vector<std::string> names;  // their header text, as the reasons name them
-    std::size_t line = 0;
-
-    std::size_t columns() const { return gpus.size() + others.size(); }
-
-    std::size_t count(Column column) const {
-        return static_cast<std::size_t>(std::count(others.begin(), others.end(), column));
-    }
-
-    bool is_nic(std::string_view token) const {
-        for (std::size_t j = 0; j < others.size(); ++j) {
-            if (others[j] == Column::nic && names[j] == token) {
-                return true;
-            }
-        }
-        return false;
-    }
-};
-
-std::string at_line(std::size_t line, std::string_view what) {
-    return fmt::format("line {}: {}", line, what);
-}
-
-// One column after the GPU run, starting at tokens[i]; returns how many tokens it took.
-util::Expected<std::size_t> read_other_column(const std::vector<std::string_view>& tokens,
-                                              std::size_t i,
-                                              Header& header) {
-    const auto where = [&](std::string_view what) {
-        return unreadable(at_line(header.line, fmt::format("header: {}", what)));
-    };
-    const AffinityHeader* affinity = affinity_header_at(tokens, i);
-    std::string name = affinity ? std::string(affinity->name) : std::string(tokens[i]);
-    const Column column = affinity ? affinity->column : Column::nic;
-    if (!affinity && gpu_token(tokens[i])) {
-        return where(fmt::format("column {} after the non-GPU columns", tokens[i]));
-    }
-    if (!affinity && is_affinity_word(tokens[i])) {
-        return where(fmt::format(
-            "'{}' is not part of a CPU Affinity, NUMA Affinity or GPU NUMA ID column", tokens[i]));
-    }
-    if (!affinity && model::LinkLabel::parse(tokens[i])) {
-        return where(fmt::format("'{}' is a link label, not a NIC name", tokens[i]));
-    }
-    if (std::find(header.names.begin(), header.names.end(), name) != header.names.end()) {
-        return where(fmt::format("column {} appears twice", name));
-    }
-    header.others.push_back(column);
-    header.names.push_back(std::move(name));
-    return affinity ? affinity->words.size() : 1U;
-}
-
-// nullopt when the line is no header (a leading GPU<n> run of fewer than two); an error when
-// it is one whose columns cannot all be named.
-util::Expected<std::optional<Header>> read_header(const std::vector<std::string_view>& tokens,
-                                                  std::size_t line) {
-    Header header;
-    header.line = line;
-    std::size_t i = 0;
-    for (; i < tokens.size(); ++i) {
-        const auto gpu = gpu_token(tokens[i]);
-        if (!gpu) {
-            break;
-        }
-        header.gpus.push_back(*gpu);
-    }
-    if (header.gpus.size() < 2) {
-        return std::optional<Header>();
-    }
-    while (i < tokens.size()) {
-        if (header.others.size() >= kMaxOtherColumns) {
-            return unreadable(at_line(
-                line,
-                fmt::format("header: more than {} NIC and affinity columns (not topo -m output?)",
-                            kMaxOtherColumns)));
-        }
-        const auto taken = read_other_column(tokens, i, header);
-        if (!taken) {
-            return util::unexpected(taken.error());
-        }
-        i += *taken;
-    }
-    return std::optional<Header>(std::move(header));
-}
-
-// A header that names a column twice or names absurdly many cannot describe a matrix.
-util::Expected<void> check_header(const Header& header) {
-    if (header.gpus.size() > kMaxGpus) {
-        return unreadable(fmt::format("header: {} GPU columns, more than {} (not topo -m output?)",
-                                      header.gpus.size(),
-                                      kMaxGpus));
-    }
-    std::vector<int> sorted = header.gpus;
-    std::sort(sorted.begin(), sorted.end());
-    if (const auto dup = std::adjacent_find(sorted.begin(), sorted.end()); dup != sorted.end()) {
-        return unreadable(fmt::format("header: column GPU{} appears twice", *dup));
-    }
-    return {};
-}
-
-// "N/A", or one NUMA node; a list of nodes ("0-1") is a real value with no single node, so
-// it is unknown, as tier 1 has it (docs/gate-rules.md §3). Anything else is no NUMA cell.
+// "N/A" (unknown), or one NUMA node. A list of nodes is no NUMA cell: every real output found
+// prints one node or N/A, and a list ("0-63") cannot be told from a CPU list moved one column
+// to the right (tests/unit/smi/topo_m_mutation_test.cpp); NVML's tier reads such a GPU.
 std::optional<std::optional<int>> numa_cell(std::string_view cell) {
     if (cell == "N/A") {
         return std::optional<int>();
     }
     if (const auto node = util::parse_int<int>(cell); node && *node >= 0) {
         return node;
-    }
-    if (util::parse_cpu_ranges(cell)) {
-        return std::optional<int>();
     }
     return std::nullopt;
 }
@@ -217,8 +56,12 @@ util::Expected<void> read_other_cell(const Header& header,
                 "row GPU{} has '{}' under {}, not {}", row.index, cell, header.names[j], kind)));
     };
     switch (header.others[j]) {
-        case Column::nic:
-            return model::LinkLabel::parse(cell) ? util::Expected<void>{} : wrong("a link label");
+        case Column::nic: {
+            // X belongs on a diagonal only: a GPU is not the NIC beside it.
+            const auto label = model::LinkLabel::parse(cell);
+            return label && label->kind != model::LinkKind::self ? util::Expected<void>{}
+                                                                 : wrong("a link label");
+        }
         case Column::cpu_affinity:
             if (cell != "N/A" && !util::parse_cpu_ranges(cell)) {
                 return wrong("a CPU list");
@@ -229,7 +72,7 @@ util::Expected<void> read_other_cell(const Header& header,
         case Column::gpu_numa_id: {
             const auto node = numa_cell(cell);
             if (!node) {
-                return wrong("a NUMA node");
+                return wrong("one NUMA node or N/A");
             }
             if (header.others[j] == Column::numa_affinity) {
                 gpu.numa_node = *node;
@@ -295,39 +138,158 @@ util::Expected<void> fill_row(const Header& header,
         }
         topology.matrix[*p][q] = *label;
     }
+    std::size_t nic = 0;
     for (std::size_t j = 0; j < header.others.size(); ++j) {
         PEERGATE_TRY(read_other_cell(header, row, j, topology.gpus[*p]));
+        if (header.others[j] == Column::nic) {
+            topology.nics[nic++].paths[*p] = *model::LinkLabel::parse(row.cells[n + j]);
+        }
     }
     filled[*p] = true;
     return {};
 }
 
-// A NIC row (first token a NIC column's name) holds the NIC's path to every GPU and NIC and
-// no affinity: one link label per GPU and NIC column. Its paths are not kept (the Topology
-// has no NIC paths from text), but a NIC row that does not fit says the output is garbled.
+// A row whose first token is a NIC column's name.
+struct NicRow {
+    std::size_t nic = 0;  // which NIC column, in header order
+    std::size_t line = 0;
+    std::vector<std::string_view> cells;  // the tokens after the NIC's name
+};
+
+// "NIC0: mlx5_0" under "NIC Legend:".
+struct LegendEntry {
+    std::string column;
+    std::string device;
+    std::size_t line = 0;
+};
+
+// The header, the GPU and NIC rows up to the legend, and the NIC Legend's lines.
+struct Table {
+    std::optional<Header> header;
+    std::vector<Row> rows;
+    std::vector<NicRow> nic_rows;
+    bool nic_legend = false;  // a "NIC Legend:" line was seen
+    std::vector<LegendEntry> legend;
+};
+
+// Why cell k of a NIC row does not fit, or "" when it does: under a GPU column it must be the
+// path that GPU's row gave the NIC (nvidia-smi prints one symmetric matrix), under the NIC
+// columns X in its own column and only there.
+std::string nic_cell_misfit(const Header& header,
+                            const model::Topology& topology,
+                            const NicRow& row,
+                            std::size_t k,
+                            model::LinkLabel label) {
+    const std::size_t n = header.gpus.size();
+    const auto& nic = topology.nics[row.nic];
+    if (k < n) {
+        return label == nic.paths[k] ? ""
+                                     : fmt::format("row GPU{} has '{}' under {}",
+                                                   header.gpus[k],
+                                                   nic.paths[k].to_token(),
+                                                   nic.name);
+    }
+    const bool own = k == n + row.nic;
+    if (own == (label.kind == model::LinkKind::self)) {
+        return "";
+    }
+    return own ? "its own column must be X" : "X belongs under its own column only";
+}
+
+// A NIC row holds the NIC's path to every GPU and NIC and no affinity: one label per GPU and
+// NIC column, each where nic_cell_misfit wants it. A row that does not fit means the cells are
+// not where the header says, so the whole output is unreadable.
 util::Expected<void> check_nic_row(const Header& header,
-                                   const std::vector<std::string_view>& tokens,
-                                   std::size_t line) {
-    const std::size_t width = header.gpus.size() + header.count(Column::nic);
-    if (tokens.size() - 1 != width) {
-        return unreadable(at_line(line,
+                                   const NicRow& row,
+                                   const model::Topology& topology) {
+    const std::size_t n = header.gpus.size();
+    const auto& name = topology.nics[row.nic].name;
+    const std::size_t width = n + topology.nics.size();
+    if (row.cells.size() != width) {
+        return unreadable(at_line(row.line,
                                   fmt::format("NIC row {} has {} cells for {} GPU and NIC columns",
-                                              tokens[0],
-                                              tokens.size() - 1,
+                                              name,
+                                              row.cells.size(),
                                               width)));
     }
-    for (std::size_t k = 1; k < tokens.size(); ++k) {
-        if (!model::LinkLabel::parse(tokens[k])) {
+    for (std::size_t k = 0; k < width; ++k) {
+        const auto label = model::LinkLabel::parse(row.cells[k]);
+        if (!label) {
             return unreadable(at_line(
-                line,
+                row.line,
                 fmt::format(
-                    "vocabulary: NIC row {} has '{}', not a legend token", tokens[0], tokens[k])));
+                    "vocabulary: NIC row {} has '{}', not a legend token", name, row.cells[k])));
+        }
+        const std::string misfit = nic_cell_misfit(header, topology, row, k, *label);
+        if (!misfit.empty()) {
+            const std::string column =
+                k < n ? fmt::format("GPU{}", header.gpus[k]) : topology.nics[k - n].name;
+            return unreadable(at_line(
+                row.line,
+                fmt::format(
+                    "NIC row {} has '{}' under {}, but {}", name, row.cells[k], column, misfit)));
         }
     }
     return {};
 }
 
-util::Expected<model::Topology> build(const Header& header, const std::vector<Row>& rows) {
+// Every NIC column has exactly one row that agrees with the GPU rows.
+util::Expected<void> check_nic_rows(const Header& header,
+                                    const std::vector<NicRow>& rows,
+                                    const model::Topology& topology) {
+    std::vector<bool> seen(topology.nics.size(), false);
+    for (const NicRow& row : rows) {
+        if (seen[row.nic]) {
+            return unreadable(at_line(
+                row.line, fmt::format("NIC row {} appears twice", topology.nics[row.nic].name)));
+        }
+        seen[row.nic] = true;
+        PEERGATE_TRY(check_nic_row(header, row, topology));
+    }
+    for (std::size_t k = 0; k < seen.size(); ++k) {
+        if (!seen[k]) {
+            return unreadable(
+                fmt::format("missing row for NIC {} (output cut off?)", topology.nics[k].name));
+        }
+    }
+    return {};
+}
+
+// "NIC<n>": the column name of drivers that print a NIC Legend.
+bool is_numbered_nic(std::string_view name) {
+    return name.size() > 3 && name.substr(0, 3) == "NIC" && util::parse_int<int>(name.substr(3));
+}
+
+// Each NIC's RDMA device: its NIC Legend line, or its own column name where the header names
+// the device. Once a NIC Legend is seen it must name every NIC<n> column exactly once.
+util::Expected<void> name_devices(const Table& table, model::Topology& topology) {
+    for (auto& nic : topology.nics) {
+        nic.device = is_numbered_nic(nic.name) ? "" : nic.name;
+    }
+    for (const LegendEntry& entry : table.legend) {
+        const auto k = table.header->nic_of(entry.column);
+        if (!k || !is_numbered_nic(entry.column)) {
+            return unreadable(at_line(
+                entry.line,
+                fmt::format("the NIC Legend names {}, which is no NIC<n> column", entry.column)));
+        }
+        if (!topology.nics[*k].device.empty()) {
+            return unreadable(
+                at_line(entry.line, fmt::format("the NIC Legend names {} twice", entry.column)));
+        }
+        topology.nics[*k].device = entry.device;
+    }
+    for (const auto& nic : topology.nics) {
+        if (table.nic_legend && nic.device.empty()) {
+            return unreadable(
+                fmt::format("the NIC Legend has no line for {} (output cut off?)", nic.name));
+        }
+    }
+    return {};
+}
+
+util::Expected<model::Topology> build(const Table& table) {
+    const Header& header = *table.header;
     const std::size_t n = header.gpus.size();
     model::Topology topology;
     topology.source = model::TopologySource::nvidia_smi;
@@ -335,8 +297,12 @@ util::Expected<model::Topology> build(const Header& header, const std::vector<Ro
         topology.gpus.push_back(model::Gpu{.index = index});
     }
     topology.matrix.assign(n, std::vector<model::LinkLabel>(n));
+    for (const auto& name : header.nic_names()) {
+        topology.nics.push_back(model::TopologyNic{
+            .name = name, .device = "", .paths = std::vector<model::LinkLabel>(n)});
+    }
     std::vector<bool> filled(n, false);
-    for (const Row& row : rows) {
+    for (const Row& row : table.rows) {
         PEERGATE_TRY(fill_row(header, row, topology, filled));
     }
     for (std::size_t p = 0; p < n; ++p) {
@@ -348,14 +314,10 @@ util::Expected<model::Topology> build(const Header& header, const std::vector<Ro
     if (auto ok = model::check_matrix(topology); !ok) {
         return unreadable(ok.error().message);
     }
+    PEERGATE_TRY(check_nic_rows(header, table.nic_rows, topology));
+    PEERGATE_TRY(name_devices(table, topology));
     return topology;
 }
-
-// The header and the GPU rows, up to the legend; NIC rows are checked as they come.
-struct Table {
-    std::optional<Header> header;
-    std::vector<Row> rows;
-};
 
 util::Expected<void> read_line(std::string_view line, std::size_t number, Table& table) {
     const auto tokens = util::split_whitespace(line);
@@ -372,10 +334,26 @@ util::Expected<void> read_line(std::string_view line, std::size_t number, Table&
     }
     if (const auto index = gpu_token(tokens[0])) {
         table.rows.push_back(Row{*index, number, {tokens.begin() + 1, tokens.end()}});
-    } else if (table.header->is_nic(tokens[0])) {
-        return check_nic_row(*table.header, tokens, number);
+    } else if (const auto nic = table.header->nic_of(tokens[0])) {
+        table.nic_rows.push_back(NicRow{*nic, number, {tokens.begin() + 1, tokens.end()}});
     }
     return {};
+}
+
+// A line after "Legend": "NIC Legend:" opens the NIC names, "  NIC0: mlx5_0" is one; other
+// lines (the GPU legend, a shell prompt after a paste) say nothing about the matrix.
+void read_legend_line(std::string_view line, std::size_t number, Table& table) {
+    const auto tokens = util::split_whitespace(line);
+    if (tokens.size() == 2 && tokens[0] == "NIC" && tokens[1] == "Legend:") {
+        table.nic_legend = true;
+        return;
+    }
+    if (table.nic_legend && tokens.size() == 2 && tokens[0].size() > 1 && tokens[0].back() == ':') {
+        table.legend.push_back(
+            LegendEntry{.column = std::string(tokens[0].substr(0, tokens[0].size() - 1)),
+                        .device = std::string(tokens[1]),
+                        .line = number});
+    }
 }
 
 }  // namespace
@@ -384,21 +362,24 @@ util::Expected<model::Topology> parse_topo_m(std::string_view text) {
     const std::string clean = util::strip_ansi(text);
     Table table;
     std::size_t number = 0;
+    bool in_legend = false;
     for (std::string_view line : util::split_lines(clean)) {
         ++number;
-        if (util::trim(line).substr(0, 6) == "Legend") {
-            break;
+        in_legend = in_legend || util::trim(line).substr(0, 6) == "Legend";
+        if (in_legend) {
+            read_legend_line(line, number, table);
+            continue;
         }
         PEERGATE_TRY(read_line(line, number, table));
     }
     if (!table.header) {
         return unreadable("no header line with at least two GPU columns");
     }
-    PEERGATE_TRY(check_header(*table.header));
+    PEERGATE_TRY(topo_m::check_header(*table.header));
     if (table.rows.empty()) {
         return unreadable("a header but no GPU rows");
     }
-    return build(*table.header, table.rows);
+    return build(table);
 }
 
 }  // namespace peergate::sources::smi

@@ -147,6 +147,41 @@ TEST(PlaceCli, EachGroupNamesItsMembersNearestNics) {
     EXPECT_EQ(place({"--size", "4", "--from", dgx1()}).out.find("nics:"), std::string::npos);
 }
 
+// A saved topo -m with NIC rows and a NIC Legend (sglang issue 30401's 8x H100): the NICs
+// come from the text, so each group names its members' nearest NIC by its RDMA device.
+TEST(PlaceCli, SavedTopoWithNicRowsNamesEachGroupsNearestNics) {
+    const std::string file = fixture("sglang-30401_8xH100_NV18_mlx5x8_nic_legend_gpu_numa_id.txt");
+    const auto text = place({"--size", "4", "--from", file});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find("group 1: GPUs 0,1,2,3\n"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find("  nics: GPU0 mlx5_0 (PIX), GPU1 mlx5_1 (PIX), GPU2 mlx5_2 (PIX), "
+                            "GPU3 mlx5_3 (PIX)\n"),
+              std::string::npos)
+        << text.out;
+    EXPECT_NE(text.out.find("  nics: GPU4 mlx5_4 (PIX), GPU5 mlx5_5 (PIX), GPU6 mlx5_6 (PIX), "
+                            "GPU7 mlx5_7 (PIX)\n"),
+              std::string::npos);
+
+    const auto json = place({"--json", "--size", "2", "--from", file});
+    ASSERT_EQ(json.exit_code, 0) << json.err;
+    const auto doc = Json::parse(json.out);
+    ASSERT_EQ(doc["nics"].size(), 8U);
+    EXPECT_TRUE(doc["nics"][5]["pci_bus_id"].is_null()) << "the text names no bus id";
+    EXPECT_EQ(doc["nics"][5]["rdma_devices"], Json::parse(R"(["mlx5_5"])"));
+    for (const auto& group : doc["groups"]) {
+        for (const auto& nearest : group["nearest_nics"]) {
+            EXPECT_EQ(nearest["nics"], Json::array({"NIC" + nearest["gpu"].dump()}));
+            EXPECT_EQ(nearest["path"], "PIX");
+        }
+    }
+    // Without a NIC Legend the columns keep nvidia-smi's names.
+    const auto unnamed = place({"--size", "4", "--from", fixture("unsloth_TOPO_NVLINK_8X.txt")});
+    EXPECT_NE(unnamed.out.find("  nics: GPU4 NIC0,NIC1 (PIX), GPU5 NIC0,NIC1 (PIX), GPU6 NIC0,NIC1 "
+                               "(NODE), GPU7 NIC0,NIC1 (NODE)\n"),
+              std::string::npos)
+        << unnamed.out;
+}
+
 TEST(PlaceCli, BandwidthFileDecides) {
     const std::string path = std::string(PEERGATE_BUILD_DIR) + "/place_cli_bench.json";
     {

@@ -36,6 +36,43 @@ void expect_contract_keys(const Json& doc) {
     EXPECT_EQ(doc["schema"], "peergate.topology/v1");
 }
 
+// The NICs topo -m printed: null where it printed none (a saved file has no sysfs, so
+// unknown), else each column with no bus id, the legend's device, and its paths; the nearest
+// NICs worked out here from the truth's labels, closest class first.
+void expect_text_nics(const Json& doc, const TopoMTruth& truth) {
+    if (truth.nics.empty()) {
+        EXPECT_TRUE(doc["nics"].is_null()) << doc["nics"].dump();
+        EXPECT_TRUE(doc["nearest_nics"].is_null());
+        return;
+    }
+    ASSERT_EQ(doc["nics"].size(), truth.nics.size()) << doc["nics"].dump();
+    for (std::size_t k = 0; k < truth.nics.size(); ++k) {
+        const Json& nic = doc["nics"][k];
+        EXPECT_EQ(nic["nic"], "NIC" + std::to_string(k));
+        EXPECT_TRUE(nic["pci_bus_id"].is_null()) << "topo -m names no bus id";
+        EXPECT_TRUE(nic["numa_node"].is_null());
+        const auto& device = truth.nics[k].device;
+        EXPECT_EQ(nic["rdma_devices"], device.empty() ? Json::array() : Json::array({device}));
+        EXPECT_EQ(nic["paths"], Json(truth.nics[k].paths));
+    }
+    const std::vector<std::string> closest_first{"PIX", "PXB", "PHB", "NODE", "SYS"};
+    for (std::size_t p = 0; p < truth.matrix.size(); ++p) {
+        const Json& nearest = doc["nearest_nics"][p];
+        for (const auto& label : closest_first) {
+            Json names = Json::array();
+            for (std::size_t k = 0; k < truth.nics.size(); ++k) {
+                if (truth.nics[k].paths[p] == label) {
+                    names.push_back("NIC" + std::to_string(k));
+                }
+            }
+            if (!names.empty()) {
+                EXPECT_EQ(nearest, Json({{"gpu", p}, {"nics", names}, {"path", label}}));
+                break;
+            }
+        }
+    }
+}
+
 class TopoFromFile : public ::testing::TestWithParam<TopoMTruth> {};
 
 TEST_P(TopoFromFile, PrintsTheTopologyDocument) {
@@ -77,6 +114,7 @@ TEST_P(TopoFromFile, PrintsTheTopologyDocument) {
         EXPECT_EQ(gpu["numa_node"], truth.numa[p] ? Json(*truth.numa[p]) : Json(nullptr));
         EXPECT_EQ(gpu["cpu_affinity"], truth.cpu_affinity[p]);
     }
+    expect_text_nics(doc, truth);
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFixtures,

@@ -66,6 +66,18 @@ TEST_P(TopoMFixture, ConcludesWhatTheReadmeSays) {
     }
     EXPECT_EQ(t.nvlinked_pairs().size(), nv_pairs);
     EXPECT_EQ(t.uniformly_nvlinked(), nv_pairs == n * (n - 1));
+    // Every NIC column: its name, its device and its path to each GPU.
+    ASSERT_EQ(t.nics.size(), truth.nics.size());
+    for (std::size_t k = 0; k < truth.nics.size(); ++k) {
+        SCOPED_TRACE("NIC column " + truth.nics[k].name);
+        EXPECT_EQ(t.nics[k].name, truth.nics[k].name);
+        EXPECT_EQ(t.nics[k].device, truth.nics[k].device);
+        std::vector<std::string> paths;
+        for (const auto& label : t.nics[k].paths) {
+            paths.push_back(label.to_token());
+        }
+        EXPECT_EQ(paths, truth.nics[k].paths);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllFixtures,

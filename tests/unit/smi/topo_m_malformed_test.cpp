@@ -182,7 +182,7 @@ TEST(TopoMParser, AnsiUnderlinedHeaderReadsLikePlain) {
     EXPECT_EQ(parsed_ok(ansi), parsed_ok(kTwoGpus));
 }
 
-TEST(TopoMParser, NicRowsAndColumnsAreIgnored) {
+TEST(TopoMParser, NicColumnsStayOutOfTheGpuMatrix) {
     const std::string text =
         "\tGPU0\tGPU1\tNIC0\tNIC1\tCPU Affinity\tNUMA Affinity\n"
         "GPU0\t X \tNV8\tPIX\tSYS\t0-7\t0\n"
@@ -237,7 +237,8 @@ TEST(TopoMParser, AffinityColumnsAreFoundByTheirWordsWhereverTheySit) {
     const auto t = parsed_ok(
         "\tGPU0\tGPU1\tCPU Affinity\tmlx5_0\tNUMA Affinity\n"
         "GPU0\t X \tPHB\t0-7\tPIX\t0\n"
-        "GPU1\tPHB\t X \t0-7\tPHB\t0\n");
+        "GPU1\tPHB\t X \t0-7\tPHB\t0\n"
+        "mlx5_0\tPIX\tPHB\t X \n");
     EXPECT_EQ(t.gpus[0].cpu_affinity, "0-7");
     EXPECT_EQ(t.gpus[1].numa_node, 0);
 }
@@ -306,12 +307,14 @@ TEST(TopoMParser, HeaderWordOutOfPlaceIsUnreadable) {
               std::string::npos);
 }
 
-TEST(TopoMParser, NumaAffinityListOfNodesIsUnknownNotUnreadable) {
-    // Not exactly one node, as tier 1 reads NVML's answer (docs/gate-rules.md §3).
-    const auto t =
-        parsed_ok(replace_all(kTwoGpus, "GPU1\tNV4\t X \t0-15\t0", "GPU1\tNV4\t X \t0-15\t0-1"));
-    EXPECT_EQ(t.gpus[0].numa_node, 0);
-    EXPECT_FALSE(t.gpus[1].numa_node.has_value());
+TEST(TopoMParser, NumaAffinityListOfNodesIsUnreadable) {
+    // "0-15" and "0-1" swapped read as CPU 0-1 and nodes 0-15: a list under NUMA Affinity
+    // cannot be told from a CPU list one column off, so it is refused, not read as unknown.
+    const std::string why =
+        error_of(replace_all(kTwoGpus, "GPU1\tNV4\t X \t0-15\t0", "GPU1\tNV4\t X \t0-15\t0-1"));
+    EXPECT_NE(why.find("line 3: row GPU1 has '0-1' under NUMA Affinity, not one NUMA node or N/A"),
+              std::string::npos)
+        << why;
 }
 
 TEST(TopoMParser, GpuNumaIdColumnDoesNotReplaceNumaAffinity) {
