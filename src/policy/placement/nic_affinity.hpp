@@ -44,7 +44,7 @@ NicAffinity nic_affinity(const std::vector<std::optional<PciPlace>>& gpus,
                          std::vector<model::Nic> nics);
 
 // The NICs nvidia-smi printed beside the GPUs (`topology.nics`), with the labels it printed:
-// a saved topo -m says where each NIC is without the host's sysfs (docs/topology.md).
+// a saved topo -m says where each NIC is without the host's sysfs (docs/gate-rules.md §3 tier 2).
 NicAffinity nic_affinity_from_text(const model::Topology& topology);
 
 // The physical NICs closest to the GPU at `position` (several where they tie), in bus order;

@@ -4,7 +4,7 @@
 // cell glued to its neighbour, CRLF, tabs to spaces), reads to the original reading or is
 // unreadable: never a third answer. The one documented exception: a cut that drops the
 // NIC Legend whole leaves the NIC<n> columns without a device, as a paste without the
-// legend has them (docs/topology.md, "What topo -m reads").
+// legend has them (docs/gate-rules.md §3 tier 2).
 #include "sources/smi/topo_m_parser.hpp"
 #include "support/fixture_files.hpp"
 #include "util/strings.hpp"
