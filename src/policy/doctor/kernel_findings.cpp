@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -161,6 +162,49 @@ Finding aer_finding(const KernelEvent& event,
         .line = event.line};
 }
 
+std::string sxid_details(const model::SxidReport& sxid) {
+    std::string text = !sxid.fatal ? "severity not printed" : *sxid.fatal ? "fatal" : "non-fatal";
+    if (!sxid.links.empty()) {
+        text += fmt::format(
+            ", {} {}", sxid.links.size() == 1 ? "link" : "links", fmt::join(sxid.links, ", "));
+    }
+    if (!sxid.description.empty()) {
+        text += ": " + sxid.description;
+    }
+    return text;
+}
+
+// An NVSwitch error (SXid). A fatal one stops the switch's ports: NVLink traffic through the
+// fabric fails until the switch and the GPUs are reset; a non-fatal one is retried by the
+// switch and matters when it repeats (docs/driver-facts.md, "SXid: NVSwitch errors").
+Finding sxid_finding(const KernelEvent& event) {
+    const auto& sxid = *event.sxid;
+    const bool fatal = sxid.fatal.value_or(false);
+    return Finding{
+        .code = fmt::format("sxid_{}", sxid.number),
+        .severity = fatal ? Severity::error : Severity::warning,
+        .message = fmt::format("NVSwitch error SXid {} on the switch at {} ({}; {})",
+                               sxid.number,
+                               where(event, std::nullopt),
+                               sxid_details(sxid),
+                               times(event)),
+        .remedy = fatal ? "NVLink traffic through this switch is lost until it is reset: drain "
+                          "the node, stop the fabric manager, reset the GPUs and switches "
+                          "(nvidia-smi -r) or reboot; check 'nvidia-smi nvlink -s' and the "
+                          "fabric manager log; repeated on one link: service the baseboard."
+                        : "The switch recovered; watch whether it repeats on the same link "
+                          "('nvidia-smi nvlink -e', the fabric manager log).",
+        .pci_bus_id = event.device ? event.device->to_nvml() : "",
+        .line = event.line};
+}
+
+// An Xid 79 line and the "has fallen off the bus" line after it are one event.
+bool xid79_also_logged(const std::vector<KernelEvent>& events, const KernelEvent& fallen) {
+    return std::any_of(events.begin(), events.end(), [&](const KernelEvent& e) {
+        return e.kind == KernelEventKind::xid && e.xid == 79 && e.device == fallen.device;
+    });
+}
+
 }  // namespace
 
 std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
@@ -168,13 +212,18 @@ std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
                                      const std::map<model::PciAddress, std::vector<int>>& through) {
     std::vector<Finding> findings;
     for (const auto& event : events) {
-        const auto gpu = gpu_at(event.device, topology);
+        // An NVSwitch is not a GPU, whatever its bus: never tie its SXid to one.
+        const auto gpu =
+            event.kind == KernelEventKind::sxid ? std::nullopt : gpu_at(event.device, topology);
         Finding f;
         switch (event.kind) {
             case KernelEventKind::xid:
                 f = xid_finding(event, gpu);
                 break;
             case KernelEventKind::fallen_off_bus: {
+                if (xid79_also_logged(events, event)) {
+                    continue;
+                }
                 KernelEvent as_xid = event;
                 as_xid.xid = 79;
                 f = xid_finding(as_xid, gpu);
@@ -186,6 +235,9 @@ std::vector<Finding> kernel_findings(const std::vector<KernelEvent>& events,
                 break;
             case KernelEventKind::pcie_aer:
                 f = aer_finding(event, gpu, through);
+                break;
+            case KernelEventKind::sxid:
+                f = sxid_finding(event);
                 break;
         }
         if (gpu && f.gpus.empty()) {

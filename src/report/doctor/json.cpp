@@ -55,6 +55,8 @@ const char* kernel_event_kind(model::KernelEventKind kind) {
             return "amd_vi_fault";
         case model::KernelEventKind::pcie_aer:
             return "pcie_aer";
+        case model::KernelEventKind::sxid:
+            return "sxid";
     }
     return "unknown";
 }
@@ -81,6 +83,14 @@ Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
                    {"line", e.line}};
         if (e.aer) {
             event["aer"] = aer_to_json(*e.aer);
+        }
+        if (e.sxid) {
+            event["sxid"] =
+                Json{{"number", e.sxid->number},
+                     {"fatal", e.sxid->fatal ? Json(*e.sxid->fatal) : Json(nullptr)},
+                     {"links", e.sxid->links},
+                     {"description",
+                      e.sxid->description.empty() ? Json(nullptr) : Json(e.sxid->description)}};
         }
         out.push_back(std::move(event));
     }

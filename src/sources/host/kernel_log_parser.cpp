@@ -3,6 +3,7 @@
 
 #include "sources/host/log_line_prefix.hpp"
 #include "sources/host/pcie_aer_log.hpp"
+#include "sources/host/sxid_log.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -40,12 +41,17 @@ std::optional<model::PciAddress> xid_device(std::string_view text) {
     return pci ? std::optional(*pci) : std::nullopt;
 }
 
+// "NVRM: Xid (PCI:...)", never the NVSwitch's "SXid (PCI:...)" (read_sxid_line).
 std::optional<KernelEvent> read_xid(std::string_view line) {
-    const auto device = between(line, "Xid (PCI:", ')');
+    const auto at = line.find("Xid (PCI:");
+    if (at == std::string_view::npos || (at > 0 && line[at - 1] == 'S')) {
+        return std::nullopt;
+    }
+    const auto device = between(line.substr(at), "Xid (PCI:", ')');
     if (!device) {
         return std::nullopt;
     }
-    const auto after = line.substr(line.find("):") + 2);
+    const auto after = line.substr(line.find("):", at) + 2);
     const auto comma = after.find(',');
     const auto number = util::parse_int<int>(util::trim(after.substr(0, comma)));
     if (!number) {
@@ -54,16 +60,21 @@ std::optional<KernelEvent> read_xid(std::string_view line) {
     return KernelEvent{.kind = KernelEventKind::xid, .device = xid_device(*device), .xid = *number};
 }
 
-// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." (one line). The newer multi-line
-// form is joined by the caller (see MultiLineFallenOff).
+// "NVRM: GPU at 0000:01:00.0 has fallen off the bus." and, after an Xid 79,
+// "NVRM: GPU 0000:91:00.0: GPU has fallen off the bus." (one line each). The newer
+// multi-line form is joined by the caller (see MultiLineFallenOff).
 std::optional<KernelEvent> read_fallen_off(std::string_view line) {
-    const auto start = line.find("NVRM: GPU at ");
+    auto start = line.find("NVRM: GPU ");
     if (start == std::string_view::npos ||
         line.find("fallen off the bus") == std::string_view::npos) {
         return std::nullopt;
     }
-    const auto fields = util::split_whitespace(line.substr(start + 13));
-    auto pci = fields.empty() ? model::PciAddress::parse("") : model::PciAddress::parse(fields[0]);
+    start += 10;
+    if (line.substr(start).starts_with("at ")) {
+        start += 3;
+    }
+    const auto fields = util::split_whitespace(line.substr(start));
+    auto pci = fields.empty() ? std::nullopt : parse_log_pci_address(fields[0]);
     if (!pci) {
         return std::nullopt;
     }
@@ -142,7 +153,7 @@ std::optional<KernelEvent> read_amd_vi(std::string_view line) {
 }
 
 std::optional<KernelEvent> read_event(std::string_view line) {
-    for (auto reader : {read_xid, read_fallen_off, read_dmar, read_amd_vi}) {
+    for (auto reader : {read_sxid_line, read_xid, read_fallen_off, read_dmar, read_amd_vi}) {
         if (auto event = reader(line)) {
             event->line = std::string(line.substr(0, 300));
             return event;
@@ -170,13 +181,17 @@ std::optional<std::pair<KernelEventKind, int>> read_suppressed(std::string_view 
     return std::pair{dmar ? KernelEventKind::dmar_fault : KernelEventKind::amd_vi_fault, *count};
 }
 
-// One group per kind, device and Xid, and for AER reports per severity: a storm of
-// corrected errors and one fatal error on the same link are two findings.
+// One group per kind, device and Xid (or SXid), and for AER reports per severity: a storm
+// of corrected errors and one fatal error on the same link are two findings.
 bool same_group(const KernelEvent& a, const KernelEvent& b) {
     const auto severity = [](const KernelEvent& e) {
         return e.aer ? std::optional(e.aer->severity) : std::nullopt;
     };
-    return a.kind == b.kind && a.device == b.device && a.xid == b.xid && severity(a) == severity(b);
+    const auto sxid = [](const KernelEvent& e) {
+        return e.sxid ? std::optional(e.sxid->number) : std::nullopt;
+    };
+    return a.kind == b.kind && a.device == b.device && a.xid == b.xid && sxid(a) == sxid(b) &&
+           severity(a) == severity(b);
 }
 
 // A group's AER report lists every error bit its reports named, each once.
@@ -192,10 +207,16 @@ void merge_error_names(model::AerReport& into, const model::AerReport& from) {
 void add_event(std::vector<KernelEvent>& events, KernelEvent event) {
     for (auto& known : events) {
         if (same_group(known, event)) {
-            ++known.count;
+            known.count += event.count;
             known.suppressed += event.suppressed;
             if (known.aer && event.aer) {
                 merge_error_names(*known.aer, *event.aer);
+            }
+            if (known.sxid && event.sxid) {
+                if (event.count == 1 && known.count == 1) {  // the first error line, after Data
+                    known.line = event.line;
+                }
+                merge_sxid(*known.sxid, *event.sxid);
             }
             return;
         }
@@ -263,6 +284,9 @@ std::vector<KernelEvent> parse_kernel_log(std::string_view text) {
     aer.finish(reports);
     for (auto& report : reports) {
         add_event(events, std::move(report));
+    }
+    for (auto& event : events) {
+        event.count = std::max(event.count, 1);  // an SXid seen only by its Data lines
     }
     return events;
 }

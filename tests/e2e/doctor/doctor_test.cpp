@@ -77,6 +77,34 @@ TEST(DoctorCli, KernelLogAerReportsWithoutAGpuNameTheirDevices) {
     EXPECT_EQ((*finding)["severity"], "info") << "not on a GPU's path";
 }
 
+// NVSwitch errors are SXids of the switch, never a GPU's Xid (issue 33).
+TEST(DoctorCli, KernelLogSxidsAreTheSwitchesOwnEventsNotXids) {
+    auto args = no_driver();
+    args.insert(args.end(),
+                {"doctor",
+                 "--json",
+                 "--kernel-log",
+                 std::string(PEERGATE_TEST_FIXTURES) +
+                     "/dmesg/gpud-readme_xid79_sxid20034_fatal_ltssm.txt"});
+    const auto run = run_peergate(args);
+    EXPECT_EQ(run.process.exit_code, 1);
+    const auto doc = stdout_json(run);
+    EXPECT_EQ(find_finding(doc, "xid_20034"), nullptr) << doc.dump(2);
+    const auto* sxid = find_finding(doc, "sxid_20034");
+    ASSERT_NE(sxid, nullptr) << doc.dump(2);
+    EXPECT_EQ((*sxid)["severity"], "error");
+    const auto& events = doc["layers"]["kernel_log"]["events"];
+    ASSERT_EQ(events.size(), 5U) << events.dump(2);
+    EXPECT_EQ(events[3]["kind"], "sxid");
+    EXPECT_EQ(events[3]["pci_bus_id"], "00000000:05:00.0");
+    EXPECT_TRUE(events[3]["xid"].is_null());
+    EXPECT_EQ(events[3]["count"], 2);
+    EXPECT_EQ(events[3]["sxid"]["number"], 20034);
+    EXPECT_EQ(events[3]["sxid"]["fatal"], true);
+    EXPECT_EQ(events[3]["sxid"]["links"], nlohmann::json::array({63, 62}));
+    EXPECT_EQ(events[3]["sxid"]["description"], "LTSSM Fault Up");
+}
+
 TEST(DoctorCli, KernelLogWithBytesThatAreNotUtf8StillGivesJson) {
     const auto dir = std::filesystem::temp_directory_path() / "peergate-doctor-utf8";
     std::filesystem::create_directories(dir);

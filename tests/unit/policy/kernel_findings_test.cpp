@@ -194,5 +194,43 @@ TEST(KernelFindings, AnAerStormOnTheRootPortAboveAGpuIsAFindingOnThatGpu) {
     EXPECT_TRUE(alone[0].gpus.empty());
 }
 
+TEST(KernelFindings, AFatalSxidIsAnErrorOfTheSwitchNotAGpuXid) {
+    const auto events = sources::host::parse_kernel_log(
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 LTSSM Fault Up\n"
+        "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Severity 1 Engine instance 63\n"
+        "nvidia-nvswitch3: SXid (PCI:0000:04:00.0): 22013, Non-fatal, Link 44 Minion Link\n");
+    const auto topology = two_gpus("00000000:05:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 2U);
+    EXPECT_EQ(findings[0].code, "sxid_20034");
+    EXPECT_EQ(findings[0].severity, Severity::error);
+    EXPECT_FALSE(findings[0].xid.has_value());
+    EXPECT_TRUE(findings[0].gpus.empty()) << "a switch's address is never a GPU's";
+    EXPECT_EQ(findings[0].pci_bus_id, "00000000:05:00.0");
+    EXPECT_NE(findings[0].message.find("fatal, link 63: LTSSM Fault Up; once"), std::string::npos)
+        << findings[0].message;
+    EXPECT_EQ(findings[0].line,
+              "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 "
+              "LTSSM Fault Up");
+    EXPECT_EQ(findings[1].code, "sxid_22013");
+    EXPECT_EQ(findings[1].severity, Severity::warning);
+}
+
+TEST(KernelFindings, AnXid79AndTheFallenOffLineAfterItAreOneFinding) {
+    const auto events = sources::host::parse_kernel_log(
+        "NVRM: Xid (PCI:0000:41:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the "
+        "bus.\n"
+        "NVRM: GPU 0000:41:00.0: GPU has fallen off the bus.\n"
+        "NVRM: GPU at 0000:81:00.0 has fallen off the bus.\n");
+    ASSERT_EQ(events.size(), 3U);
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 2U);
+    EXPECT_EQ(findings[0].code, "xid_79");
+    EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
+    EXPECT_EQ(findings[1].code, "xid_79");
+    EXPECT_EQ(findings[1].gpus, std::vector<int>{1});
+}
+
 }  // namespace
 }  // namespace peergate::policy::doctor
