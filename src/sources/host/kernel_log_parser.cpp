@@ -120,14 +120,10 @@ std::optional<KernelEvent> read_dmar(std::string_view line) {
     if (line.find("DMAR: [DMA") == std::string_view::npos) {
         return std::nullopt;
     }
+    // "[0000:3b:00.0]", "[03:00.0]", and "[0x00:0x02.0]" as some kernels print it.
     const auto device = between(line, "Request device [", ']');
-    std::optional<model::PciAddress> pci;
-    if (device) {
-        if (auto parsed = model::PciAddress::parse(*device)) {
-            pci = *parsed;
-        }
-    }
-    return KernelEvent{.kind = KernelEventKind::dmar_fault, .device = pci};
+    return KernelEvent{.kind = KernelEventKind::dmar_fault,
+                       .device = device ? parse_log_pci_address(*device) : std::nullopt};
 }
 
 std::optional<KernelEvent> read_amd_vi(std::string_view line) {
