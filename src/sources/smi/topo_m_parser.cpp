@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <string>
 
@@ -112,6 +113,20 @@ util::Expected<void> check_row_width(const Header& header, const Row& row) {
 
 // The row's labels and other cells into `topology`, at the GPU's position; the row must name
 // a header column, appear once and fill every column.
+// `topo -p2p` prints the same grid with P2P status tokens; a paste of it is named as such.
+std::string not_a_link(int from, int to, std::string_view token) {
+    static constexpr std::array<std::string_view, 7> kP2pStatus{
+        "OK", "NS", "CNS", "GNS", "TNS", "DR", "U"};
+    const bool p2p = std::find(kP2pStatus.begin(), kP2pStatus.end(), token) != kP2pStatus.end();
+    return fmt::format("vocabulary: GPU{} to GPU{} is '{}', not a legend token{}",
+                       from,
+                       to,
+                       token,
+                       p2p ? " (a P2P status: this is 'nvidia-smi topo -p2p' output; "
+                             "pass 'nvidia-smi topo -m')"
+                           : "");
+}
+
 util::Expected<void> fill_row(const Header& header,
                               const Row& row,
                               model::Topology& topology,
@@ -130,11 +145,7 @@ util::Expected<void> fill_row(const Header& header,
         const auto label = model::LinkLabel::parse(row.cells[q]);
         if (!label) {
             return unreadable(
-                at_line(row.line,
-                        fmt::format("vocabulary: GPU{} to GPU{} is '{}', not a legend token",
-                                    row.index,
-                                    header.gpus[q],
-                                    row.cells[q])));
+                at_line(row.line, not_a_link(row.index, header.gpus[q], row.cells[q])));
         }
         topology.matrix[*p][q] = *label;
     }
