@@ -218,8 +218,16 @@ std::string_view strip_facility_level(std::string_view text) {
     return skip_spaces(after.substr(level_end + 1));
 }
 
+// A bare "kernel: " where a paste cut the time and host off, or after dmesg's time
+// ("[    0.938401] kernel: ", as some log shippers write it).
+std::string_view strip_bare_kernel(std::string_view text) {
+    constexpr std::string_view kKernel = "kernel: ";
+    return text.starts_with(kKernel) ? text.substr(kKernel.size()) : text;
+}
+
 std::string_view strip_once(std::string_view text) {
     text = strip_quote(text);
+    text = strip_bare_kernel(text);
     text = strip_bracket(text);
     text = strip_iso_time(text);
     text = strip_facility_level(text);

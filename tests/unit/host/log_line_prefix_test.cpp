@@ -85,6 +85,14 @@ TEST(LogLinePrefix, SyslogAndKernLog) {
     EXPECT_EQ(strip("Dec  1 12:00:00 host systemd[1]: Started x."), "Started x.");
 }
 
+// Real: NVIDIA/open-gpu-kernel-modules issue #1150 (a bare "kernel: ") and
+// thesofproject/sof-test issue #744 ("kernel: " after dmesg's time).
+TEST(LogLinePrefix, ABareKernelWord) {
+    EXPECT_EQ(strip("kernel: NVRM: x"), "NVRM: x");
+    EXPECT_EQ(strip("[    0.938401] kernel: DMAR: x"), "DMAR: x");
+    EXPECT_EQ(strip("kernel: [   13.134460] AMD-Vi: x"), "AMD-Vi: x");
+}
+
 TEST(LogLinePrefix, Talosctl) {
     EXPECT_EQ(strip("172.20.0.2: kern:    info: [2026-12-01T12:00:00.123456789Z]: NVRM: x"),
               "NVRM: x");
