@@ -64,6 +64,22 @@ void split_source(std::string_view token, const Colons& colons, RecordPrefix& pr
 
 }  // namespace
 
+std::string_view without_launcher_tag(std::string_view line) {
+    if (!line.starts_with('[')) {
+        return line;
+    }
+    const auto close = line.find("]<std");
+    if (close == std::string_view::npos || close > 16) {
+        return line;
+    }
+    for (const std::string_view stream : {"]<stdout>:", "]<stderr>:"}) {
+        if (line.substr(close).starts_with(stream)) {
+            return line.substr(close + stream.size());
+        }
+    }
+    return line;
+}
+
 std::size_t find_marker(std::string_view line, std::size_t from) {
     // memchr on the 'F' of "INFO": rare in NCCL text (the 'I' also starts "IPC", "IB",
     // "Init"), so a search mostly ends at a real marker or the line's end.

@@ -68,6 +68,10 @@ void for_each_record_from(std::string_view line,
     }
 }
 
+// `line` less Open MPI's --tag-output prefix ("[1,0]<stdout>:", "[1,3]<stderr>:"), for a
+// line without the NCCL INFO marker: its body is read from its first word.
+std::string_view without_launcher_tag(std::string_view line);
+
 // Calls visit(const NcclRecord&) for each record of `line` (one unmarked record when
 // the line has no marker). `line` must not contain '\n'; a trailing '\r' is dropped.
 template <typename Visit>
@@ -80,7 +84,7 @@ void for_each_record(std::string_view line, Visit&& visit) {
     if (marker == std::string_view::npos) {
         marker = find_marker(line, 0);
         if (marker == std::string_view::npos) {
-            visit(NcclRecord{{}, {}, line, false});
+            visit(NcclRecord{{}, {}, without_launcher_tag(line), false});
             return;
         }
         prefix = read_prefix(line, marker, 0);

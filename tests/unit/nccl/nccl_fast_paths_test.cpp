@@ -72,7 +72,7 @@ TEST(NcclRecordFastPath, LeadingPrefixAgreesWithTheBackwardScan) {
 std::vector<std::string> records_by_search(std::string_view line) {
     const std::size_t marker = find_marker(line, 0);
     if (marker == std::string_view::npos) {
-        return {fmt::format("unmarked|{}", line)};
+        return {fmt::format("unmarked|{}", without_launcher_tag(line))};
     }
     std::vector<std::string> out;
     for_each_record_from(line, marker, read_prefix(line, marker, 0), [&out](const NcclRecord& r) {

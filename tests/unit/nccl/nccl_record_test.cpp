@@ -67,6 +67,20 @@ TEST(NcclRecord, LineWithoutMarkerIsOneUnmarkedRecord) {
     EXPECT_EQ(seen[0].body, "   + NVL[360.0] - NVS/0");
 }
 
+// Open MPI --tag-output before a line NCCL printed without its marker (the property test
+// of tests/unit/nccl/nccl_mutation_test.cpp found the setting lost).
+TEST(NcclRecord, AnUnmarkedLineLosesItsOpenMpiTag) {
+    auto seen = records_of("[1,0]<stdout>:NCCL_SOCKET_IFNAME set by environment to eth0");
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].body, "NCCL_SOCKET_IFNAME set by environment to eth0");
+    seen = records_of("[1,12]<stderr>:NCCL version 2.24.3+cuda12.2");
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].body, "NCCL version 2.24.3+cuda12.2");
+    seen = records_of("[drm] not a tag");
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].body, "[drm] not a tag");
+}
+
 TEST(NcclRecord, FlattenedPasteYieldsEachRecord) {
     const auto seen = records_of(
         "a:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC/read b:3:4 [1] NCCL INFO "
