@@ -2,6 +2,7 @@
 #include "sources/smi/topo_m_parser.hpp"
 
 #include "sources/smi/topo_m_header.hpp"
+#include "sources/smi/topo_m_nics.hpp"
 #include "util/cpu_list.hpp"
 #include "util/strings.hpp"
 
@@ -84,6 +85,31 @@ util::Expected<void> read_other_cell(const Header& header,
     return {};
 }
 
+// A GPU's own memory node (GPU NUMA ID, Grace-class machines) comes with the node of the CPUs
+// beside it; every real output with N/A under NUMA Affinity has N/A there too. A node under
+// GPU NUMA ID beside an N/A is two cells out of place (docs/gate-rules.md §3).
+util::Expected<void> check_numa_cells(const Header& header, const Row& row) {
+    std::optional<std::optional<int>> affinity;
+    std::optional<std::optional<int>> own;
+    for (std::size_t j = 0; j < header.others.size(); ++j) {
+        const auto cell = numa_cell(row.cells[header.gpus.size() + j]);
+        if (header.others[j] == Column::numa_affinity) {
+            affinity = cell;
+        } else if (header.others[j] == Column::gpu_numa_id) {
+            own = cell;
+        }
+    }
+    if (affinity && own && !*affinity && *own) {
+        return unreadable(at_line(
+            row.line,
+            fmt::format("row GPU{} has a GPU NUMA ID ({}) but N/A under NUMA Affinity: the cells "
+                        "are not where the header says",
+                        row.index,
+                        **own)));
+    }
+    return {};
+}
+
 // A GPU row has one cell per header column. Only a header of GPU columns alone lets a row run
 // longer: every label is then among the first cells, and no column names what follows.
 util::Expected<void> check_row_width(const Header& header, const Row& row) {
@@ -156,23 +182,10 @@ util::Expected<void> fill_row(const Header& header,
             topology.nics[nic++].paths[*p] = *model::LinkLabel::parse(row.cells[n + j]);
         }
     }
+    PEERGATE_TRY(check_numa_cells(header, row));
     filled[*p] = true;
     return {};
 }
-
-// A row whose first token is a NIC column's name.
-struct NicRow {
-    std::size_t nic = 0;  // which NIC column, in header order
-    std::size_t line = 0;
-    std::vector<std::string_view> cells;  // the tokens after the NIC's name
-};
-
-// "NIC0: mlx5_0" under "NIC Legend:".
-struct LegendEntry {
-    std::string column;
-    std::string device;
-    std::size_t line = 0;
-};
 
 // The header, the GPU and NIC rows up to the legend, and the NIC Legend's lines.
 struct Table {
@@ -182,122 +195,6 @@ struct Table {
     bool nic_legend = false;  // a "NIC Legend:" line was seen
     std::vector<LegendEntry> legend;
 };
-
-// Why cell k of a NIC row does not fit, or "" when it does: under a GPU column it must be the
-// path that GPU's row gave the NIC (nvidia-smi prints one symmetric matrix), under the NIC
-// columns X in its own column and only there.
-std::string nic_cell_misfit(const Header& header,
-                            const model::Topology& topology,
-                            const NicRow& row,
-                            std::size_t k,
-                            model::LinkLabel label) {
-    const std::size_t n = header.gpus.size();
-    const auto& nic = topology.nics[row.nic];
-    if (k < n) {
-        return label == nic.paths[k] ? ""
-                                     : fmt::format("row GPU{} has '{}' under {}",
-                                                   header.gpus[k],
-                                                   nic.paths[k].to_token(),
-                                                   nic.name);
-    }
-    const bool own = k == n + row.nic;
-    if (own == (label.kind == model::LinkKind::self)) {
-        return "";
-    }
-    return own ? "its own column must be X" : "X belongs under its own column only";
-}
-
-// A NIC row holds the NIC's path to every GPU and NIC and no affinity: one label per GPU and
-// NIC column, each where nic_cell_misfit wants it. A row that does not fit means the cells are
-// not where the header says, so the whole output is unreadable.
-util::Expected<void> check_nic_row(const Header& header,
-                                   const NicRow& row,
-                                   const model::Topology& topology) {
-    const std::size_t n = header.gpus.size();
-    const auto& name = topology.nics[row.nic].name;
-    const std::size_t width = n + topology.nics.size();
-    if (row.cells.size() != width) {
-        return unreadable(at_line(row.line,
-                                  fmt::format("NIC row {} has {} cells for {} GPU and NIC columns",
-                                              name,
-                                              row.cells.size(),
-                                              width)));
-    }
-    for (std::size_t k = 0; k < width; ++k) {
-        const auto label = model::LinkLabel::parse(row.cells[k]);
-        if (!label) {
-            return unreadable(at_line(
-                row.line,
-                fmt::format(
-                    "vocabulary: NIC row {} has '{}', not a legend token", name, row.cells[k])));
-        }
-        const std::string misfit = nic_cell_misfit(header, topology, row, k, *label);
-        if (!misfit.empty()) {
-            const std::string column =
-                k < n ? fmt::format("GPU{}", header.gpus[k]) : topology.nics[k - n].name;
-            return unreadable(at_line(
-                row.line,
-                fmt::format(
-                    "NIC row {} has '{}' under {}, but {}", name, row.cells[k], column, misfit)));
-        }
-    }
-    return {};
-}
-
-// Every NIC column has exactly one row that agrees with the GPU rows.
-util::Expected<void> check_nic_rows(const Header& header,
-                                    const std::vector<NicRow>& rows,
-                                    const model::Topology& topology) {
-    std::vector<bool> seen(topology.nics.size(), false);
-    for (const NicRow& row : rows) {
-        if (seen[row.nic]) {
-            return unreadable(at_line(
-                row.line, fmt::format("NIC row {} appears twice", topology.nics[row.nic].name)));
-        }
-        seen[row.nic] = true;
-        PEERGATE_TRY(check_nic_row(header, row, topology));
-    }
-    for (std::size_t k = 0; k < seen.size(); ++k) {
-        if (!seen[k]) {
-            return unreadable(
-                fmt::format("missing row for NIC {} (output cut off?)", topology.nics[k].name));
-        }
-    }
-    return {};
-}
-
-// "NIC<n>": the column name of drivers that print a NIC Legend.
-bool is_numbered_nic(std::string_view name) {
-    return name.size() > 3 && name.substr(0, 3) == "NIC" && util::parse_int<int>(name.substr(3));
-}
-
-// Each NIC's RDMA device: its NIC Legend line, or its own column name where the header names
-// the device. Once a NIC Legend is seen it must name every NIC<n> column exactly once.
-util::Expected<void> name_devices(const Table& table, model::Topology& topology) {
-    for (auto& nic : topology.nics) {
-        nic.device = is_numbered_nic(nic.name) ? "" : nic.name;
-    }
-    for (const LegendEntry& entry : table.legend) {
-        const auto k = table.header->nic_of(entry.column);
-        if (!k || !is_numbered_nic(entry.column)) {
-            return unreadable(at_line(
-                entry.line,
-                fmt::format("the NIC Legend names {}, which is no NIC<n> column", entry.column)));
-        }
-        if (!topology.nics[*k].device.empty()) {
-            return unreadable(
-                at_line(entry.line, fmt::format("the NIC Legend names {} twice", entry.column)));
-        }
-        topology.nics[*k].device = entry.device;
-    }
-    for (const auto& nic : topology.nics) {
-        if (table.nic_legend && nic.device.empty()) {
-            return unreadable(
-                fmt::format("the NIC Legend has no line for {} (output cut off?)", nic.name));
-        }
-    }
-    return {};
-}
 
 util::Expected<model::Topology> build(const Table& table) {
     const Header& header = *table.header;
@@ -326,7 +223,7 @@ util::Expected<model::Topology> build(const Table& table) {
         return unreadable(ok.error().message);
     }
     PEERGATE_TRY(check_nic_rows(header, table.nic_rows, topology));
-    PEERGATE_TRY(name_devices(table, topology));
+    PEERGATE_TRY(name_devices(header, table.nic_legend, table.legend, topology));
     return topology;
 }
 
