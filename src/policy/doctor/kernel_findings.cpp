@@ -48,15 +48,33 @@ std::string times(const KernelEvent& event) {
     return text;
 }
 
+// The action Xid 154 moves to ("GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset
+// Required)"): None leaves nothing to do; Drain P2P, Drain and Reset, GPU Reset Required and
+// Node Reboot Required mean the GPU cannot be trusted until it is done.
+std::optional<std::string_view> recovery_action(std::string_view line) {
+    const auto to = line.find(" to 0x");
+    const auto open = to == std::string_view::npos ? to : line.find('(', to);
+    const auto close = open == std::string_view::npos ? open : line.find(')', open);
+    if (close == std::string_view::npos) {
+        return std::nullopt;
+    }
+    return line.substr(open + 1, close - open - 1);
+}
+
 Finding xid_finding(const KernelEvent& event, std::optional<int> gpu) {
     const XidMeaning* m = xid_meaning(*event.xid);
+    const auto action = *event.xid == 154 ? recovery_action(event.line) : std::nullopt;
+    const Severity severity = action ? (*action == "None" ? Severity::info : Severity::error)
+                              : m    ? m->severity
+                                     : Severity::warning;
     Finding f{.code = fmt::format("xid_{}", *event.xid),
-              .severity = m ? m->severity : Severity::warning,
-              .message = fmt::format("Xid {} on {} ({}): {}",
+              .severity = severity,
+              .message = fmt::format("Xid {} on {} ({}): {}{}",
                                      *event.xid,
                                      where(event, gpu),
                                      times(event),
-                                     m ? m->meaning : "see NVIDIA's Xid catalogue"),
+                                     m ? m->meaning : "see NVIDIA's Xid catalogue",
+                                     action ? fmt::format("; now '{}'", *action) : ""),
               .remedy = m ? std::string(m->remedy) : "Look the Xid up in NVIDIA's Xid catalogue.",
               .xid = event.xid,
               .pci_bus_id = event.device ? event.device->to_nvml() : "",

@@ -72,9 +72,14 @@ constexpr std::array<XidMeaning, 44> kXids{{
      "Watch 'nvidia-smi -q -d ECC'; plan a reset, and service if the rate keeps rising."},
     {94,
      Severity::warning,
-     "contained ECC error",
-     "The affected application was stopped; reset the GPU when idle."},
-    {95, Severity::error, "uncontained ECC error", "Drain the node and reset the GPU."},
+     "contained error (a memory ECC error, or in the unit the line names, e.g. 'Contained: "
+     "SM'): only the application that met it was stopped",
+     "Restart that application; reset the GPU when idle."},
+    {95,
+     Severity::error,
+     "uncontained error (memory or another unit): other applications on the GPU may have "
+     "used bad data",
+     "Drain the node and reset the GPU."},
     {109,
      Severity::error,
      "context switch timeout",

@@ -232,5 +232,27 @@ TEST(KernelFindings, AnXid79AndTheFallenOffLineAfterItAreOneFinding) {
     EXPECT_EQ(findings[1].gpus, std::vector<int>{1});
 }
 
+// Xid 154 names the recovery action another Xid requires; its severity is that action's.
+TEST(KernelFindings, Xid154IsAsBadAsTheRecoveryActionItNames) {
+    const auto events = sources::host::parse_kernel_log(
+        "NVRM: Xid (PCI:0000:41:00): 154, GPU recovery action changed from 0x0 (None) to 0x1 "
+        "(GPU Reset Required)\n"
+        "NVRM: Xid (PCI:0000:81:00): 154, GPU recovery action changed from 0x1 (GPU Reset "
+        "Required) to 0x0 (None)\n");
+    const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
+    const auto findings = kernel_findings(events, &topology);
+    ASSERT_EQ(findings.size(), 2U);
+    EXPECT_EQ(findings[0].severity, Severity::error) << findings[0].message;
+    EXPECT_NE(findings[0].message.find("GPU Reset Required"), std::string::npos)
+        << findings[0].message;
+    EXPECT_EQ(findings[1].severity, Severity::info) << "back to None: nothing left to do";
+    const auto drain = kernel_findings(
+        sources::host::parse_kernel_log("NVRM: Xid (PCI:0000:41:00): 154, GPU recovery action "
+                                        "changed from 0x0 (None) to 0x2 (Drain P2P)\n"),
+        &topology);
+    ASSERT_EQ(drain.size(), 1U);
+    EXPECT_EQ(drain[0].severity, Severity::error) << "no peer traffic on this GPU";
+}
+
 }  // namespace
 }  // namespace peergate::policy::doctor
