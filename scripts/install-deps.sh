@@ -21,6 +21,8 @@ checkers+=(dpkg-dev file lintian systemd man-db)
 # slurmctld, slurmd, srun and munged. The packages' own daemons are not started here (no systemd
 # in a container; the check runs its own on private ports).
 checkers+=(slurm-wlm munge)
+# The browser that renders doctor --html in tests/browser/run.sh (ctest's browser.doctor_pages).
+checkers+=(chromium)
 
 missing_from() {
   for pkg in "$@"; do

@@ -38,8 +38,10 @@ TEST(DoctorHtml, PageHoldsTheVerdictFindingsMatrixAndPairs) {
     EXPECT_EQ(page.rfind("<!DOCTYPE html>\n", 0), 0U);
     EXPECT_TRUE(contains(page, "<title>peergate doctor: problems</title>"));
     EXPECT_TRUE(contains(page,
-                         "<li class=\"error\"><b>[error] probe_data_lost</b>: "
-                         "lost &lt;data&gt; &amp; more<br>remedy: boot with iommu=pt</li>"));
+                         "<h3 class=\"error\">error</h3>\n<ul>\n<li class=\"error\"><b>"
+                         "probe_data_lost</b>: lost &lt;data&gt; &amp; more<br>remedy: "
+                         "<code>boot with iommu=pt</code></li>"));
+    EXPECT_TRUE(contains(page, "<p class=\"reason error\">lost &lt;data&gt; &amp; more</p>"));
     EXPECT_TRUE(contains(page, "<td class=\"nvlink\">NV12</td>"));
     EXPECT_TRUE(contains(page, "<td>SYS</td>"));
     EXPECT_TRUE(contains(page, "<td>GPU0 -&gt; GPU1</td>"));

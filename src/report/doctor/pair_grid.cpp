@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "report/doctor/pair_grid.hpp"
+
+#include "model/link_label.hpp"
+#include "report/doctor/html.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace peergate::report::doctor {
+
+namespace {
+
+using policy::doctor::PairLayers;
+
+bool capable(const PairLayers& pair) {
+    return pair.nvml[0] == "OK" && pair.nvml[1] == "OK" && pair.cuda_can_access_peer == true;
+}
+
+std::string or_dash(std::string_view token) {
+    return token.empty() ? "—" : std::string(token);
+}
+
+std::string rate(const std::optional<double>& gbps) {
+    return gbps ? fmt::format("{:.1f}", *gbps) : "—";
+}
+
+// The layers in four short lines: topology, NVML read/write, CUDA, probe, bench.
+std::string cell_lines(const PairLayers& pair) {
+    const auto& cuda = pair.cuda_can_access_peer;
+    std::string out = fmt::format("<b>{}</b><br>NVML r/w {}/{}<br>CUDA {}",
+                                  html_escape(or_dash(pair.label)),
+                                  html_escape(or_dash(pair.nvml[0])),
+                                  html_escape(or_dash(pair.nvml[1])),
+                                  !cuda   ? "—"
+                                  : *cuda ? "yes"
+                                          : "no");
+    out += fmt::format("<br>probe {}", html_escape(pair.probe.empty() ? "not run" : pair.probe));
+    if (!pair.probe_path.empty()) {
+        out += fmt::format(" ({}{})",
+                           html_escape(pair.probe_path),
+                           pair.probe_gbps ? fmt::format(", {:.1f} GB/s", *pair.probe_gbps) : "");
+    }
+    if (pair.p2p_gbps || pair.staged_gbps) {
+        out += fmt::format("<br>bench {} / {} GB/s", rate(pair.p2p_gbps), rate(pair.staged_gbps));
+        if (pair.p2p_gbps && pair.staged_gbps && *pair.staged_gbps > 0) {
+            out += fmt::format(" ({:.2f}×)", *pair.p2p_gbps / *pair.staged_gbps);
+        }
+    }
+    return out;
+}
+
+// `most_links`: the most NVLinks any pair has; a pair with fewer has links down or a
+// narrower bridge, and is outlined so an NV16 among NV18s stands out.
+std::string cell(const PairLayers& pair, int most_links) {
+    const PairColour colour = pair_colour(pair);
+    // Capability said yes, the data said no: the case the whole report is about.
+    const bool contradiction = colour == PairColour::data_lost && capable(pair);
+    const auto label = model::LinkLabel::parse(pair.label);
+    const bool fewer = label && label->is_nvlink() && label->nvlinks < most_links;
+    return fmt::format("<td class=\"pair {}{}{}\" title=\"GPU{} to GPU{}\">{}{}{}</td>",
+                       css_class(colour),
+                       contradiction ? " contradiction" : "",
+                       fewer ? " fewer" : "",
+                       pair.src,
+                       pair.dst,
+                       contradiction ? "<i>capabilities say yes, data lost</i><br>" : "",
+                       cell_lines(pair),
+                       fewer ? fmt::format("<br><i>fewer links than NV{}</i>", most_links) : "");
+}
+
+int most_nvlinks(const std::vector<PairLayers>& pairs) {
+    int most = 0;
+    for (const auto& pair : pairs) {
+        if (const auto label = model::LinkLabel::parse(pair.label); label && label->is_nvlink()) {
+            most = std::max(most, label->nvlinks);
+        }
+    }
+    return most;
+}
+
+const PairLayers* find_pair(const policy::doctor::DoctorInput& input, int src, int dst) {
+    for (const auto& pair : input.pairs) {
+        if (pair.src == src && pair.dst == dst) {
+            return &pair;
+        }
+    }
+    return nullptr;
+}
+
+constexpr std::string_view kLegend =
+    "<p class=\"legend\"><span class=\"pair lost\">data lost</span> "
+    "<span class=\"pair slow\">P2P slower than staged</span> "
+    "<span class=\"pair intact\">probed intact</span> "
+    "<span class=\"pair nvlink\">NVLink: P2P allowed</span> "
+    "<span class=\"pair unverified\">PCIe, capabilities yes, no data moved</span> "
+    "<span class=\"pair off\">peer access off: staged through host memory</span></p>\n"
+    "<p class=\"legend\">NVML status (nvmlDeviceGetP2PStatus, read and write): <b>OK</b> "
+    "supported; <b>CNS</b> chipset not supported; <b>GNS</b> GPU not supported; <b>NS</b> not "
+    "supported; <b>TNS</b> topology not supported; <b>DR</b> disabled by registry key; "
+    "<b>U</b> unknown; <b>—</b> not read. CUDA: cuDeviceCanAccessPeer. probe: the data moved "
+    "and compared (<b>ok</b>, <b>data_lost</b>, <b>error</b>, <b>skipped</b>; <b>not run</b> "
+    "without --probe), over the <b>direct</b> peer path or <b>staged</b> through host memory. "
+    "bench: P2P / staged GB/s from --bandwidth and their ratio.</p>\n";
+
+}  // namespace
+
+std::string_view css_class(PairColour colour) {
+    switch (colour) {
+        case PairColour::data_lost:
+            return "lost";
+        case PairColour::slower:
+            return "slow";
+        case PairColour::intact:
+            return "intact";
+        case PairColour::nvlink:
+            return "nvlink";
+        case PairColour::unverified:
+            return "unverified";
+        case PairColour::off:
+            return "off";
+    }
+    return "off";
+}
+
+PairColour pair_colour(const PairLayers& pair) {
+    if (pair.probe == "data_lost" || pair.probe == "error") {
+        return PairColour::data_lost;
+    }
+    if (pair.p2p_gbps && pair.staged_gbps && *pair.p2p_gbps < *pair.staged_gbps) {
+        return PairColour::slower;
+    }
+    if (pair.probe == "ok") {
+        return PairColour::intact;
+    }
+    if (pair.label.rfind("NV", 0) == 0) {
+        return PairColour::nvlink;
+    }
+    return capable(pair) ? PairColour::unverified : PairColour::off;
+}
+
+std::string pair_grid_html(const policy::doctor::DoctorInput& input) {
+    if (input.pairs.empty()) {
+        return "";
+    }
+    const int most_links = most_nvlinks(input.pairs);
+    std::set<int> gpus;
+    for (const auto& pair : input.pairs) {
+        gpus.insert(pair.src);
+        gpus.insert(pair.dst);
+    }
+    std::string out =
+        "<h2>Pairs: source (row) to destination (column)</h2>\n"
+        "<div class=\"scroll\"><table class=\"grid\">\n<tr><th></th>";
+    for (int gpu : gpus) {
+        out += fmt::format("<th>to GPU{}</th>", gpu);
+    }
+    out += "</tr>\n";
+    for (int src : gpus) {
+        out += fmt::format("<tr><th>GPU{}</th>", src);
+        for (int dst : gpus) {
+            const PairLayers* pair = src == dst ? nullptr : find_pair(input, src, dst);
+            out += pair != nullptr ? cell(*pair, most_links) : "<td class=\"self\"></td>";
+        }
+        out += "</tr>\n";
+    }
+    return out + "</table></div>\n" + std::string(kLegend);
+}
+
+}  // namespace peergate::report::doctor
