@@ -9,6 +9,7 @@
 #include "pipeline/identity_join.hpp"
 #include "pipeline/module_location.hpp"
 #include "policy/fleet/fleet.hpp"
+#include "report/fleet/html.hpp"
 #include "report/fleet/node_lines.hpp"
 #include "report/fleet/render.hpp"
 #include "util/atomic_file.hpp"
@@ -35,6 +36,7 @@ struct FleetOptions {
     int nodes = 0;                   // run, merge: how many should answer; 0 unknown
     int timeout_seconds = 900;       // run
     std::string save;                // run: the nodes' lines, for a later merge
+    std::string html;                // run, merge: also the report as one HTML page
     std::vector<std::string> srun_args;
     CLI::App* node_app = nullptr;
     CLI::App* merge_app = nullptr;
@@ -77,6 +79,15 @@ int judge_and_print(const Invocation& inv,
         fmt::print(inv.output.out, "{}\n", util::json_text(report::fleet::fleet_to_json(report)));
     } else {
         fmt::print(inv.output.out, "{}", report::fleet::fleet_to_text(report));
+    }
+    if (!options.html.empty()) {
+        // Whole or not at all: a reader never sees half a page.
+        const auto written =
+            util::write_file_atomically(options.html, report::fleet::fleet_to_html(report));
+        if (!written) {
+            print_error(inv.output, "--html: " + written.error().message);
+            return kExitError;
+        }
     }
     return report.failed ? kExitFindings : kExitOk;
 }
@@ -218,6 +229,13 @@ void add_node_command(CLI::App& fleet, FleetOptions& options) {
                                "1000 bytes is split into parts, which srun cannot mix up)");
 }
 
+void add_html_option(CLI::App* sub, std::string& html) {
+    sub->add_option("--html",
+                    html,
+                    "also write the report as one self-contained HTML page to FILE (atomically): "
+                    "the nodes, what differs, each node's findings");
+}
+
 void add_run_command(CLI::App& fleet, FleetOptions& options) {
     options.run_app = fleet.add_subcommand(
         "run", "run 'fleet node' on every node through srun, then judge the answers");
@@ -236,6 +254,7 @@ void add_run_command(CLI::App& fleet, FleetOptions& options) {
         "--save",
         options.save,
         "also write the nodes' lines to FILE (atomically), for fleet merge");
+    add_html_option(options.run_app, options.html);
     options.run_app->add_option("srun_args",
                                 options.srun_args,
                                 "-- SRUN ARGS...: more srun options (partition, account, ...)");
@@ -248,6 +267,7 @@ void add_merge_command(CLI::App& fleet, FleetOptions& options) {
         ->required();
     options.merge_app->add_option("--nodes,-N", options.nodes, "how many nodes must have answered")
         ->check(whole_number(1, 1'000'000));
+    add_html_option(options.merge_app, options.html);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# browser.doctor_pages: `doctor --html` rendered in a real browser (headless Chromium, Debian's
+# browser.doctor_pages: `doctor --html` and `fleet merge --html` rendered in a real browser (headless Chromium, Debian's
 # chromium package). For each machine: the page is under 500 KB; the DOM Chromium built holds
 # every GPU, every finding code of `doctor --json` and the verdict; screenshots at 1,400 and
 # 420 px land in BUILD_DIR/browser/ (kept as CI artifacts); and rendering it takes less than one
@@ -79,9 +79,32 @@ check_page bridged-a100 bridged-a100-4x
 check_page nvlink-down "$fixtures/nvlink-down-8x.json"
 check_page acs-redirect "$fixtures/acs-redirect-4x.json"
 
+# The cluster page: three like nodes and one with a link down, merged from their lines.
+for node in gpu01:hgx-b200-8x gpu02:hgx-b200-8x "gpu03:$fixtures/nvlink-down-8x.json" gpu04:hgx-b200-8x; do
+  "$peergate" --simulate "${node#*:}" fleet node --node-name "${node%%:*}"
+done > "$out/fleet.jsonl"
+"$peergate" fleet merge "$out/fleet.jsonl" --html "$out/fleet.html" > /dev/null || true
+"$peergate" --json fleet merge "$out/fleet.jsonl" > "$out/fleet.json" || true
+chrome --dump-dom "file://$out/fleet.html" > "$out/fleet.dom.html"
+python3 - "$out/fleet.json" "$out/fleet.dom.html" << 'PY'
+import html, json, re, sys
+report = json.load(open(sys.argv[1]))
+dom = html.unescape(re.sub(r"<[^>]+>", " ", open(sys.argv[2], encoding="utf-8").read()))
+wanted = ["peergate fleet: problems"] + [n["node"] for n in report["nodes"]]
+wanted += [issue["code"] for issue in report["findings"]]
+missing = [w for w in wanted if w not in dom]
+if missing:
+    sys.exit("fleet: the rendered page lacks %s" % ", ".join(missing))
+if 'id="node-gpu03"' not in open(sys.argv[2], encoding="utf-8").read():
+    sys.exit("fleet: gpu03's findings have no anchor")
+print("fleet: %d texts found in the rendered page" % len(wanted))
+PY
+chrome --window-size=1400,1000 --screenshot="$out/fleet-1400.png" "file://$out/fleet.html" > /dev/null
+chrome --window-size=420,900 --screenshot="$out/fleet-420.png" "file://$out/fleet.html" > /dev/null
+
 # The silent-drop box: the lossy pair and the translating IOMMU are drawn, not only listed.
 grep -q 'GPU0 ↔ GPU1: data lost' "$out/silent-drop.dom.html" ||
   { echo "silent-drop: the lossy pair is not drawn"; exit 1; }
 grep -q 'IOMMU translating' "$out/silent-drop.dom.html" ||
   { echo "silent-drop: the translating IOMMU is not drawn"; exit 1; }
-echo "browser.doctor_pages: 5 pages rendered; screenshots in $out"
+echo "browser.doctor_pages: 5 doctor pages and the fleet page rendered; screenshots in $out"

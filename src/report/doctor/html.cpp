@@ -45,7 +45,7 @@ constexpr std::string_view kStyle =
     ".legend span.lost{background:var(--bad)}.legend span.slow{background:var(--warn)}"
     ".legend span.intact{background:var(--ok)}.legend span.nvlink{background:var(--nv)}"
     ".legend span.unverified{background:var(--warn)}.legend span.off{background:var(--off)}"
-    "code{white-space:pre-wrap}"
+    "code{white-space:pre-wrap}td.differs{background:var(--bad)}td.same{background:var(--ok)}"
     "@media print{@page{size:A4;margin:12mm}body{margin:0;font-size:9pt}.scroll{overflow:visible}"
     "svg.machine{width:100%}}";
 
@@ -187,6 +187,10 @@ std::string pairs_html(const policy::doctor::DoctorInput& input) {
 }
 
 }  // namespace
+
+std::string_view html_page_style() {
+    return kStyle;
+}
 
 std::string html_escape(std::string_view text) {
     std::string out;

@@ -16,4 +16,8 @@ std::string doctor_to_html(const policy::doctor::DoctorInput& input,
 // Text made safe inside HTML elements and attribute values (& < > " ').
 std::string html_escape(std::string_view text);
 
+// The pages' one stylesheet (doctor's and fleet's): the width used, light or dark as the
+// reader's system is, A4 print, the drawing's and the grids' colours.
+std::string_view html_page_style();
+
 }  // namespace peergate::report::doctor

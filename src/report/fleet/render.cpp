@@ -35,19 +35,6 @@ nlohmann::ordered_json node_json(const policy::fleet::FleetNodeView& view) {
             {"differs", view.differs}};
 }
 
-std::string topology_summary(const std::vector<std::vector<std::string>>& matrix) {
-    std::vector<std::string> tokens;
-    for (std::size_t a = 0; a < matrix.size(); ++a) {
-        for (std::size_t b = a + 1; b < matrix[a].size(); ++b) {
-            if (std::find(tokens.begin(), tokens.end(), matrix[a][b]) == tokens.end()) {
-                tokens.push_back(matrix[a][b]);
-            }
-        }
-    }
-    std::sort(tokens.begin(), tokens.end());
-    return matrix.empty() ? "unreadable" : tokens.empty() ? "one GPU" : util::join(tokens, "/");
-}
-
 std::string row(std::string_view node,
                 std::string_view gpus,
                 std::string_view links,
@@ -75,6 +62,19 @@ std::size_t failed_nodes(const policy::fleet::FleetReport& report) {
 }
 
 }  // namespace
+
+std::string topology_summary(const std::vector<std::vector<std::string>>& matrix) {
+    std::vector<std::string> tokens;
+    for (std::size_t a = 0; a < matrix.size(); ++a) {
+        for (std::size_t b = a + 1; b < matrix[a].size(); ++b) {
+            if (std::find(tokens.begin(), tokens.end(), matrix[a][b]) == tokens.end()) {
+                tokens.push_back(matrix[a][b]);
+            }
+        }
+    }
+    std::sort(tokens.begin(), tokens.end());
+    return matrix.empty() ? "unreadable" : tokens.empty() ? "one GPU" : util::join(tokens, "/");
+}
 
 nlohmann::ordered_json fleet_to_json(const policy::fleet::FleetReport& report) {
     auto nodes = nlohmann::ordered_json::array();

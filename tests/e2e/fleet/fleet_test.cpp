@@ -195,5 +195,37 @@ TEST(FleetCli, MergeReadsLabelledLinesAndNamesBadOnes) {
     fs::remove_all(dir);
 }
 
+// The cluster page: the outlier marked where it differs, its findings one click away, its
+// name escaped (issue 36).
+TEST(FleetCli, RunAndMergeWriteTheClusterPage) {
+    const auto dir = scratch("html");
+    auto env = with_srun(dir);
+    env.set("FAKE_SRUN_MACHINES", "hgx-b200-8x,hgx-b200-8x,dgx1-v100");
+    const auto page = dir + "/fleet.html";
+    const auto save = dir + "/lines";
+    const auto run = run_peergate({"fleet", "run", "-N", "3", "--save", save, "--html", page}, env);
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err << run.process.out;
+    const auto html = util::read_file(page);
+    ASSERT_TRUE(html.has_value());
+    EXPECT_TRUE(html->starts_with("<!DOCTYPE html>"));
+    EXPECT_THAT(*html, testing::HasSubstr("<title>peergate fleet: problems</title>"));
+    EXPECT_THAT(*html, testing::HasSubstr("<a href=\"#node-node2\">node2</a>"));
+    EXPECT_THAT(*html, testing::HasSubstr("<h3 id=\"node-node2\">node2</h3>"));
+    EXPECT_THAT(*html, testing::HasSubstr("<td class=\"differs\">NV1/NV2/SYS</td>"));
+    EXPECT_THAT(*html, testing::Not(testing::HasSubstr("<script")));
+    const auto merged = run_peergate({"fleet", "merge", save, "--html", dir + "/merged.html"});
+    EXPECT_EQ(merged.process.exit_code, 1);
+    const auto nodes_table = [](const std::string& text) {
+        const auto from = text.find("<h2>Nodes</h2>");
+        return text.substr(from, text.find("<h2>What most") - from);
+    };
+    EXPECT_EQ(nodes_table(util::read_file(dir + "/merged.html").value()), nodes_table(*html))
+        << "the same lines give the same page, but for where each was read";
+    const auto unwritable = run_peergate({"fleet", "merge", save, "--html", dir + "/no/such/f"});
+    EXPECT_EQ(unwritable.process.exit_code, 2);
+    EXPECT_THAT(unwritable.process.err, testing::HasSubstr("--html"));
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace peergate::test
