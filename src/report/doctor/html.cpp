@@ -13,9 +13,10 @@ namespace {
 // Readable at 1,400 px and on a phone, printable on A4, light or dark as the reader's system
 // is (docs/doctor.md, "HTML"). The drawing's classes are machine_svg.cpp's.
 constexpr std::string_view kStyle =
-    ":root{--fg:#111;--bg:#fff;--line:#bbb;--ok:#dff2df;--nv:#d7ecff;--warn:#ffe9c2;"
+    ":root{--fg:#111;--bg:#fff;--line:#bbb;--ok:#dff2df;--nv:#d7ecff;--warn:#ffd9a0;--unv:#fff6c8;"
     "--bad:#ffd6d6;--off:#eee;--badfg:#b00;--warnfg:#a60}"
-    "@media(prefers-color-scheme:dark){:root{--fg:#eee;--bg:#161616;--line:#555;--ok:#1d3b1d;"
+    "@media(prefers-color-scheme:dark){:root{--fg:#eee;--bg:#161616;--line:#555;--ok:#1d3b1d;--unv:"
+    "#3a3717;"
     "--nv:#17324a;--warn:#4a3a14;--bad:#561d1d;--off:#2a2a2a;--badfg:#ff7b7b;--warnfg:#ffb84d}}"
     "body{font-family:system-ui,sans-serif;margin:1em 2vw;color:var(--fg);background:var(--bg)}"
     "table{border-collapse:collapse;margin:.5em 0}"
@@ -38,13 +39,13 @@ constexpr std::string_view kStyle =
     "svg path.problem.warn{stroke:var(--warnfg);stroke-dasharray:6 3}"
     "td.pair{font-size:.8em;vertical-align:top}td.lost{background:var(--bad)}"
     "td.slow{background:var(--warn)}td.intact{background:var(--ok)}td.unverified{background:"
-    "var(--warn)}td.off{background:var(--off)}td.self{background:var(--off)}"
+    "var(--unv)}td.off{background:var(--off)}td.self{background:var(--off)}"
     "td.contradiction{outline:3px solid var(--badfg);outline-offset:-3px}"
     "td.fewer{outline:2px dashed var(--warnfg);outline-offset:-3px}"
     ".legend span.pair{display:inline-block;padding:0 .4em;border:1px solid var(--line)}"
     ".legend span.lost{background:var(--bad)}.legend span.slow{background:var(--warn)}"
     ".legend span.intact{background:var(--ok)}.legend span.nvlink{background:var(--nv)}"
-    ".legend span.unverified{background:var(--warn)}.legend span.off{background:var(--off)}"
+    ".legend span.unverified{background:var(--unv)}.legend span.off{background:var(--off)}"
     "code{white-space:pre-wrap}td.differs{background:var(--bad)}td.same{background:var(--ok)}"
     "@media print{@page{size:A4;margin:12mm}body{margin:0;font-size:9pt}.scroll{overflow:visible}"
     "svg.machine{width:100%}}";
@@ -229,7 +230,8 @@ std::string doctor_to_html(const policy::doctor::DoctorInput& input,
         "<h1>peergate doctor: <span class=\"{0}\">{0}</span></h1>\n",
         verdict,
         kStyle);
-    out += reason_html(report) + machine_svg(input, report) + pair_grid_html(input);
+    out += reason_html(report) + machine_svg(input, report) + pair_grid_html(input) +
+           bandwidth_html(input);
     out += findings_html(report) + runtime_html(input);
     if (const auto* topology = input.discovery.described()) {
         out += matrix_html(*topology);

@@ -150,6 +150,21 @@ std::size_t track_ports(const std::vector<Pending>& pending,
     return depth;
 }
 
+// Ports of one row that would touch (a NIC's port beside a GPU's) are pushed apart, left to
+// right; each keeps its edges, so the tree still reads.
+void spread_rows(std::vector<PortBox>& ports) {
+    std::sort(ports.begin(), ports.end(), [](const PortBox& a, const PortBox& b) {
+        return a.box.y != b.box.y ? a.box.y < b.box.y : a.box.x < b.box.x;
+    });
+    for (std::size_t k = 1; k < ports.size(); ++k) {
+        auto& left = ports[k - 1].box;
+        auto& right = ports[k].box;
+        if (left.y == right.y && right.x < left.x + left.w + kGap / 2) {
+            right.x = left.x + left.w + kGap / 2;
+        }
+    }
+}
+
 // Root ports on the bottom row, each port centred over the leaves below it.
 void place_ports(const std::vector<Pending>& pending, double top, MachineLayout& layout) {
     std::map<model::PciAddress, PortTrack> tracks;
@@ -166,6 +181,10 @@ void place_ports(const std::vector<Pending>& pending, double top, MachineLayout&
                     .address = address,
                     .acs_redirect = track.acs_redirect,
                     .parent = track.parent});
+    }
+    spread_rows(layout.ports);
+    for (const auto& port : layout.ports) {
+        layout.width = std::max(layout.width, port.box.x + port.box.w + kMargin);
     }
     // Without ports read (a VM, a simulated machine, no sysfs) the leaves still end at the
     // root complex, drawn as not read.
@@ -206,14 +225,18 @@ MachineLayout lay_out_machine(const policy::doctor::DoctorInput& input, int prob
     const bool arcs = !fabric && any_nvlink(*topology);
     layout.arc_top = fabric ? 84 : 40;
     place_groups(pending, fabric ? 112 : arcs ? 100 : 40, layout);
-    layout.host = Box{kMargin, kMargin, layout.width - 2 * kMargin, 24};
-    if (fabric) {
-        layout.fabric = Box{kMargin, 44, layout.width - 2 * kMargin, 28};
-    }
     const double groups_bottom = layout.groups.empty() ? 100 : layout.groups.front().box.bottom();
     layout.band_top = groups_bottom + 10;
     layout.band_height = 14 + 16 * static_cast<double>(std::min(problem_pairs, 12));
     place_ports(pending, layout.band_top + layout.band_height + 12, layout);
+    // The bars span everything placed, the ports pushed apart included.
+    layout.host = Box{kMargin, kMargin, layout.width - 2 * kMargin, 24};
+    if (fabric) {
+        layout.fabric = Box{kMargin, 44, layout.width - 2 * kMargin, 28};
+    }
+    if (layout.root) {
+        layout.root->w = layout.width - 2 * kMargin;
+    }
     layout.height =
         (layout.root ? layout.root->bottom() : layout.band_top + layout.band_height) + kMargin;
     return layout;

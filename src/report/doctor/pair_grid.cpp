@@ -105,7 +105,58 @@ constexpr std::string_view kLegend =
     "without --probe), over the <b>direct</b> peer path or <b>staged</b> through host memory. "
     "bench: P2P / staged GB/s from --bandwidth and their ratio.</p>\n";
 
+// One bandwidth cell: P2P, staged and their ratio, shaded by the P2P rate against the fastest
+// pair's (darker is faster), amber where P2P is slower than staging.
+std::string rate_cell(const PairLayers& pair, double fastest) {
+    if (!pair.p2p_gbps && !pair.staged_gbps) {
+        return "<td>—</td>";
+    }
+    const bool slower = pair.p2p_gbps && pair.staged_gbps && *pair.p2p_gbps < *pair.staged_gbps;
+    const double share = pair.p2p_gbps && fastest > 0 ? *pair.p2p_gbps / fastest : 0;
+    const std::string shade =
+        slower ? "" : fmt::format(" style=\"background:hsl(210 70% {:.0f}%)\"", 92 - 40 * share);
+    std::string ratio;
+    if (pair.p2p_gbps && pair.staged_gbps && *pair.staged_gbps > 0) {
+        ratio = fmt::format("<br>{:.2f}×", *pair.p2p_gbps / *pair.staged_gbps);
+    }
+    return fmt::format("<td class=\"pair{}\"{}>{} / {}{}</td>",
+                       slower ? " slow" : "",
+                       shade,
+                       rate(pair.p2p_gbps),
+                       rate(pair.staged_gbps),
+                       ratio);
+}
+
 }  // namespace
+
+std::string bandwidth_html(const policy::doctor::DoctorInput& input) {
+    double fastest = 0;
+    std::set<int> gpus;
+    for (const auto& pair : input.pairs) {
+        fastest = std::max(fastest, pair.p2p_gbps.value_or(0));
+        gpus.insert(pair.src);
+        gpus.insert(pair.dst);
+    }
+    if (fastest <= 0) {
+        return "";
+    }
+    std::string out =
+        "<h2>Bandwidth: P2P / staged GB/s and their ratio</h2>\n<div class=\"scroll\">"
+        "<table class=\"grid\">\n<tr><th></th>";
+    for (int gpu : gpus) {
+        out += fmt::format("<th>to GPU{}</th>", gpu);
+    }
+    out += "</tr>\n";
+    for (int src : gpus) {
+        out += fmt::format("<tr><th>GPU{}</th>", src);
+        for (int dst : gpus) {
+            const PairLayers* pair = src == dst ? nullptr : find_pair(input, src, dst);
+            out += pair != nullptr ? rate_cell(*pair, fastest) : "<td class=\"self\"></td>";
+        }
+        out += "</tr>\n";
+    }
+    return out + "</table></div>\n";
+}
 
 std::string_view css_class(PairColour colour) {
     switch (colour) {

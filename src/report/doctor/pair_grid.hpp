@@ -30,4 +30,8 @@ PairColour pair_colour(const policy::doctor::PairLayers& pair);
 // The grid and its legend; "" where there are no pairs.
 std::string pair_grid_html(const policy::doctor::DoctorInput& input);
 
+// The bandwidth heatmap of a --bandwidth result: per ordered pair P2P and staged GB/s and their
+// ratio, shaded by the P2P rate; "" where nothing was measured.
+std::string bandwidth_html(const policy::doctor::DoctorInput& input);
+
 }  // namespace peergate::report::doctor

@@ -181,6 +181,17 @@ TEST(PairGrid, TheContradictionStandsOutAndEveryCodeIsExplained) {
     EXPECT_EQ(pair_grid_html(DoctorInput{}), "");
 }
 
+TEST(PairGrid, TheBandwidthHeatmapShowsBothRatesAndTheirRatio) {
+    DoctorInput input;
+    EXPECT_EQ(bandwidth_html(input), "") << "nothing measured";
+    input.pairs = {PairLayers{.src = 0, .dst = 1, .p2p_gbps = 48.0, .staged_gbps = 12.0},
+                   PairLayers{.src = 1, .dst = 0, .p2p_gbps = 5.0, .staged_gbps = 11.0}};
+    const auto map = bandwidth_html(input);
+    EXPECT_TRUE(has_text(map, "48.0 / 12.0<br>4.00×"));
+    EXPECT_TRUE(has_text(map, "<td class=\"pair slow\">5.0 / 11.0<br>0.45×</td>"));
+    EXPECT_TRUE(has_text(map, "hsl(210 70% 52%)")) << "the fastest pair is the darkest";
+}
+
 TEST(PairGrid, AnNvlinkPairWithFewerLinksThanItsPeersIsOutlined) {
     DoctorInput input;
     input.pairs = {PairLayers{.src = 0, .dst = 1, .label = "NV18"},
