@@ -24,7 +24,8 @@ struct NcclParserLimits {
     std::size_t text_bytes = std::size_t{16} << 20;  // and their bytes, each table
 
     // Each table's share when `pieces` parsers read one file at once, so together they
-    // keep no more than one parser would.
+    // keep no more than one parser would: the text tables too, or two pieces could each hold
+    // texts that one parser, merging them, cannot (the fuzz target's merge check found it).
     NcclParserLimits shared_by(std::size_t pieces) const {
         const std::size_t n = pieces == 0 ? 1 : pieces;
         return {connection_bytes / n,
@@ -32,8 +33,8 @@ struct NcclParserLimits {
                 choice_bytes / n,
                 gdr_bytes / n,
                 topology_bytes / n,
-                text_count,
-                text_bytes};
+                text_count / n,
+                text_bytes / n};
     }
 };
 

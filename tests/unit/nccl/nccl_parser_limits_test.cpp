@@ -228,5 +228,38 @@ TEST(NcclParserLimits, MergeAddsUpWhatEachPartDropped) {
     EXPECT_EQ(log.counts.dropped.connections, 4u) << "one dropped in each, d and e at the merge";
 }
 
+// Found by the fuzz target (its merge check): two pieces that each kept every communicator
+// head within their own text budget merged into one parser that could not hold them all, so
+// the pieces' result differed from reading the file in one pass. Each piece now gets its
+// share of the text budgets too: such pieces drop, and nccl-log reads the file serially.
+TEST(NcclParserLimits, PiecesShareTheTextBudgetsSoTheirMergeIsTheWholeRead) {
+    auto limits = ample();
+    limits.text_count = 2;
+    const auto rank_line = [](int rank, char comm) {
+        return fmt::format(
+            "h:1:2 [0] NCCL INFO comm 0x1 rank {} nranks 4 cudaDev 0 busId 1b000 "
+            "commId 0x{} - Init START\n",
+            rank,
+            std::string(20, comm));
+    };
+    const std::string first = rank_line(0, 'a');
+    const std::string second = rank_line(1, 'b') + rank_line(2, 'c') + rank_line(3, 'c');
+    const auto whole = parse_with(limits, first + second);
+    EXPECT_EQ(whole.counts.dropped.ranks, 2U) << "the third head is one too many";
+    NcclLogParser a(limits.shared_by(2));
+    NcclLogParser b(limits.shared_by(2));
+    a.feed(first);
+    b.feed(second);
+    if (a.dropped() == 0 && b.dropped() == 0) {
+        NcclLogParser merged(limits);
+        merged.merge_from(std::move(a));
+        merged.merge_from(std::move(b));
+        merged.end_input();
+        EXPECT_EQ(merged.result(), whole) << "pieces that dropped nothing must merge exactly";
+    }
+    EXPECT_LE(limits.shared_by(2).text_count * 2, limits.text_count);
+    EXPECT_LE(limits.shared_by(2).text_bytes * 2, limits.text_bytes);
+}
+
 }  // namespace
 }  // namespace peergate::sources::nccl
