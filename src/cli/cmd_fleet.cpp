@@ -148,6 +148,9 @@ util::Command srun_command(const Invocation& inv,
         command.argv.insert(command.argv.end(),
                             {"--soak", fmt::format("{}", options.node.doctor.soak_s)});
     }
+    if (!options.node.doctor.bandwidth.empty()) {
+        command.argv.insert(command.argv.end(), {"--bandwidth", options.node.doctor.bandwidth});
+    }
     command.env = inv.env;
     command.timeout = std::chrono::seconds(options.timeout_seconds);
     return command;
@@ -217,6 +220,10 @@ void add_node_options(CLI::App* sub, pipeline::ExportRequest& request) {
     sub->add_option("--node-name",
                     request.node_name,
                     "the node's name (default: SLURMD_NODENAME, else the host name)");
+    sub->add_option("--bandwidth",
+                    request.doctor.bandwidth,
+                    "this node's 'peergate bench --json' result: its pairs' rates join the "
+                    "record, and fleet compares them by link class");
 }
 
 void add_node_command(CLI::App& fleet, FleetOptions& options) {
@@ -250,6 +257,10 @@ void add_run_command(CLI::App& fleet, FleetOptions& options) {
         ->add_option(
             "--timeout", options.timeout_seconds, "stop srun after SEC seconds (default 900)")
         ->check(whole_number(1, 7 * 24 * 3600));
+    options.run_app->add_option(
+        "--bandwidth",
+        options.node.doctor.bandwidth,
+        "FILE on every node: that node's 'peergate bench --json' result, compared by link class");
     options.run_app->add_option(
         "--save",
         options.save,

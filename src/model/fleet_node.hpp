@@ -14,6 +14,18 @@ struct FleetFinding {
     std::string message;
 };
 
+// One ordered pair's rates as the node's `peergate bench` result gave them (fleet node
+// --bandwidth FILE), with the pair's topology token: the link class fleet compares across nodes.
+struct FleetPairRate {
+    int src = 0;
+    int dst = 0;
+    std::string link;  // "NV18", "PIX", "SYS"
+    double p2p_gbps = 0;
+    std::optional<double> staged_gbps;
+
+    friend bool operator==(const FleetPairRate&, const FleetPairRate&) = default;
+};
+
 struct FleetNode {
     std::string node;      // SLURMD_NODENAME, else the host name
     std::string hostname;  // gethostname()
@@ -34,6 +46,7 @@ struct FleetNode {
     std::vector<std::string> gpu_names;            // by nvidia-smi index
     std::vector<std::vector<std::string>> matrix;  // topo -m tokens; empty: unreadable
     std::vector<FleetFinding> findings;            // the doctor's
+    std::vector<FleetPairRate> bandwidth;          // measured pairs; empty: none given
 };
 
 }  // namespace peergate::model

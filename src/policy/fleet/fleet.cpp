@@ -243,6 +243,23 @@ void judge_property(FleetReport& report, const Property& property) {
     }
 }
 
+// The bench rates the nodes sent, by link class: a pair far below its class is a warning.
+void judge_rates(FleetReport& report) {
+    std::vector<const model::FleetNode*> nodes;
+    for (const auto& view : report.nodes) {
+        nodes.push_back(&view.node);
+    }
+    auto judgement = judge_bandwidth(nodes);
+    report.bandwidth = std::move(judgement.classes);
+    for (auto& outlier : judgement.outliers) {
+        add(report,
+            "fleet_bandwidth_outlier",
+            "warning",
+            {outlier.node},
+            std::move(outlier.message));
+    }
+}
+
 }  // namespace
 
 std::string fleet_property(const model::FleetNode& node, const std::string& property) {
@@ -296,6 +313,7 @@ FleetReport judge_fleet(std::vector<model::FleetNode> nodes,
     for (const auto& property : kProperties) {
         judge_property(report, property);
     }
+    judge_rates(report);
     return report;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "model/fleet_node.hpp"
+#include "policy/fleet/fleet_bandwidth.hpp"
 
 #include <optional>
 #include <string>
@@ -15,7 +16,7 @@ namespace peergate::policy::fleet {
 
 struct FleetIssue {
     std::string code;      // node_problems, node_inconclusive, nodes_missing, record_unreadable,
-                           // node_repeated, fleet_outlier, fleet_split
+                           // node_repeated, fleet_outlier, fleet_split, fleet_bandwidth_outlier
     std::string severity;  // "error", "warning"
     std::vector<std::string> nodes;
     std::string message;
@@ -46,6 +47,7 @@ struct FleetReport {
     std::vector<FleetNodeView> nodes;  // by node name
     FleetMajority majority;
     std::vector<FleetIssue> issues;
+    std::vector<FleetLinkClass> bandwidth;  // link classes the nodes measured; empty: none
 };
 
 // `expected`: how many nodes should have answered (--nodes), if known.

@@ -116,6 +116,43 @@ std::string nodes_html(const policy::fleet::FleetReport& report) {
     return out + "</table></div>\n";
 }
 
+// Per link class: the fleet's median P2P rate, and each node's slowest pair of the class, red
+// where it is under half the median (the fleet_bandwidth_outlier findings).
+std::string bandwidth_html(const policy::fleet::FleetReport& report) {
+    if (report.bandwidth.empty()) {
+        return "";
+    }
+    std::string out =
+        "<h2>Bandwidth by link class</h2>\n<div class=\"scroll\"><table>\n<tr><th>link</th>"
+        "<th>median P2P GB/s</th><th>pairs</th><th>nodes</th><th>slowest pair per node</th></tr>\n";
+    for (const auto& c : report.bandwidth) {
+        std::vector<std::string> slowest;
+        for (const auto& view : report.nodes) {
+            const model::FleetPairRate* low = nullptr;
+            for (const auto& rate : view.node.bandwidth) {
+                if (rate.link == c.link && (low == nullptr || rate.p2p_gbps < low->p2p_gbps)) {
+                    low = &rate;
+                }
+            }
+            if (low != nullptr) {
+                slowest.push_back(fmt::format("<span class=\"{}\">{} GPU{}→GPU{} {:.1f}</span>",
+                                              low->p2p_gbps < c.median_gbps / 2 ? "error" : "",
+                                              node_link(view.node.node),
+                                              low->src,
+                                              low->dst,
+                                              low->p2p_gbps));
+            }
+        }
+        out += fmt::format("<tr><td>{}</td><td>{:.1f}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                           html_escape(c.link),
+                           c.median_gbps,
+                           c.samples,
+                           c.nodes,
+                           util::join(slowest, "; "));
+    }
+    return out + "</table></div>\n";
+}
+
 std::string node_section(const policy::fleet::FleetNodeView& view) {
     const auto& node = view.node;
     std::string out = fmt::format(
@@ -163,7 +200,8 @@ std::string fleet_to_html(const policy::fleet::FleetReport& report) {
         verdict,
         report::doctor::html_page_style(),
         report.nodes.size());
-    out += issues_html(report) + nodes_html(report) + majority_html(report);
+    out +=
+        issues_html(report) + nodes_html(report) + bandwidth_html(report) + majority_html(report);
     out += "<h2>Each node's findings</h2>\n";
     for (const auto& view : report.nodes) {
         out += node_section(view);

@@ -75,6 +75,23 @@ nlohmann::ordered_json matrix_json(const exports::ExportFacts& facts) {
     return out;
 }
 
+// The pairs a --bandwidth result measured, with their topology token; [] where none was given.
+nlohmann::ordered_json bandwidth_json(const exports::ExportFacts& facts) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& pair : facts.doctor.pairs) {
+        if (pair.p2p_gbps) {
+            out.push_back({{"src", pair.src},
+                           {"dst", pair.dst},
+                           {"link", pair.label},
+                           {"p2p_gbps", *pair.p2p_gbps},
+                           {"staged_gbps",
+                            pair.staged_gbps ? nlohmann::ordered_json(*pair.staged_gbps)
+                                             : nlohmann::ordered_json(nullptr)}});
+        }
+    }
+    return out;
+}
+
 nlohmann::ordered_json findings_json(const exports::ExportFacts& facts) {
     auto out = nlohmann::ordered_json::array();
     for (const auto& finding : facts.report.findings) {
@@ -132,6 +149,19 @@ model::FleetNode node_from(const nlohmann::json& doc) {
         node.findings.push_back({finding.at("code").get<std::string>(),
                                  finding.at("severity").get<std::string>(),
                                  field<std::string>(finding, "message", "")});
+    }
+    if (const auto rates = doc.find("bandwidth"); rates != doc.end() && !rates->is_null()) {
+        for (const auto& rate : *rates) {
+            const auto staged = rate.find("staged_gbps");
+            node.bandwidth.push_back(
+                model::FleetPairRate{.src = rate.at("src").get<int>(),
+                                     .dst = rate.at("dst").get<int>(),
+                                     .link = rate.at("link").get<std::string>(),
+                                     .p2p_gbps = rate.at("p2p_gbps").get<double>(),
+                                     .staged_gbps = staged != rate.end() && !staged->is_null()
+                                                        ? std::optional(staged->get<double>())
+                                                        : std::nullopt});
+        }
     }
     return node;
 }
@@ -224,7 +254,8 @@ std::string fleet_node_line(const exports::ExportFacts& facts, const std::string
         {"gpus", gpus_json(facts)},
         {"nics", nics_json(facts)},
         {"matrix", matrix_json(facts)},
-        {"findings", findings_json(facts)}};
+        {"findings", findings_json(facts)},
+        {"bandwidth", bandwidth_json(facts)}};
     return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 

@@ -76,6 +76,18 @@ std::string topology_summary(const std::vector<std::vector<std::string>>& matrix
     return matrix.empty() ? "unreadable" : tokens.empty() ? "one GPU" : util::join(tokens, "/");
 }
 
+// Per link class the nodes measured: the median P2P rate and how many pairs and nodes it is of.
+nlohmann::ordered_json bandwidth_json(const std::vector<policy::fleet::FleetLinkClass>& classes) {
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& c : classes) {
+        out.push_back({{"link", c.link},
+                       {"median_p2p_gbps", c.median_gbps},
+                       {"pairs", c.samples},
+                       {"nodes", c.nodes}});
+    }
+    return out;
+}
+
 nlohmann::ordered_json fleet_to_json(const policy::fleet::FleetReport& report) {
     auto nodes = nlohmann::ordered_json::array();
     for (const auto& view : report.nodes) {
@@ -105,7 +117,8 @@ nlohmann::ordered_json fleet_to_json(const policy::fleet::FleetReport& report) {
           {"kernel", null_if_empty(m.kernel)},
           {"nics",
            m.nics.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(m.nic_list)}}},
-        {"findings", issues}};
+        {"findings", issues},
+        {"bandwidth", bandwidth_json(report.bandwidth)}};
 }
 
 std::string fleet_to_text(const policy::fleet::FleetReport& report) {
@@ -133,6 +146,14 @@ std::string fleet_to_text(const policy::fleet::FleetReport& report) {
                            m.p2p.empty() ? "split" : m.p2p,
                            m.iommu.empty() ? "split" : m.iommu,
                            m.driver.empty() ? "" : ", NVIDIA driver " + m.driver);
+    }
+    for (const auto& c : report.bandwidth) {
+        out += fmt::format("{}{}: median P2P {:.1f} GB/s over {} pairs on {} nodes\n",
+                           &c == &report.bandwidth.front() ? "\nBandwidth by link class:\n" : "",
+                           c.link,
+                           c.median_gbps,
+                           c.samples,
+                           c.nodes);
     }
     if (!report.issues.empty()) {
         out += "\n";

@@ -227,5 +227,50 @@ TEST(FleetCli, RunAndMergeWriteTheClusterPage) {
     fs::remove_all(dir);
 }
 
+// Each node's bench result travels in its record; fleet compares the pairs by link class.
+TEST(FleetCli, APairSlowerThanItsLinkClassAcrossTheFleetIsAWarning) {
+    const auto dir = scratch("bandwidth");
+    fs::create_directories(dir);
+    const auto bench = run_peergate({"--simulate", "hgx-b200-8x", "bench", "--json"});
+    ASSERT_EQ(bench.process.exit_code, 0) << bench.process.err;
+    auto slow = stdout_json(bench);
+    for (auto& pair : slow["pairs"]) {
+        if (pair["src"] == 0 && pair["dst"] == 1) {
+            pair["p2p_gbps"] = 100.0;
+        }
+    }
+    ASSERT_TRUE(util::write_file_atomically(dir + "/fast.json", bench.process.out));
+    ASSERT_TRUE(util::write_file_atomically(dir + "/slow.json", slow.dump()));
+    std::string lines;
+    for (const auto& [name, file] : {std::pair{"n1", "fast.json"},
+                                     std::pair{"n2", "fast.json"},
+                                     std::pair{"n3", "slow.json"}}) {
+        const auto run = run_peergate({"--simulate",
+                                       "hgx-b200-8x",
+                                       "fleet",
+                                       "node",
+                                       "--node-name",
+                                       name,
+                                       "--bandwidth",
+                                       dir + "/" + file});
+        ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+        lines += run.process.out;
+    }
+    ASSERT_TRUE(util::write_file_atomically(dir + "/lines", lines));
+    const auto merged = run_peergate({"--json", "fleet", "merge", dir + "/lines"});
+    EXPECT_EQ(merged.process.exit_code, 0) << "a warning, not a failure";
+    const auto doc = stdout_json(merged);
+    ASSERT_EQ(doc["bandwidth"].size(), 1U) << doc.dump(2);
+    EXPECT_EQ(doc["bandwidth"][0]["link"], "NV18");
+    EXPECT_EQ(doc["bandwidth"][0]["pairs"], 168);
+    EXPECT_EQ(doc["bandwidth"][0]["nodes"], 3);
+    const auto* outlier = find_finding(doc, "fleet_bandwidth_outlier");
+    ASSERT_NE(outlier, nullptr) << doc.dump(2);
+    EXPECT_EQ((*outlier)["nodes"], nlohmann::ordered_json::array({"n3"}));
+    EXPECT_THAT((*outlier)["message"].get<std::string>(),
+                testing::HasSubstr("GPU0->GPU1 (NV18) 100.0 GB/s"));
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace peergate::test
