@@ -80,8 +80,11 @@ check_page nvlink-down "$fixtures/nvlink-down-8x.json"
 check_page acs-redirect "$fixtures/acs-redirect-4x.json"
 
 # The cluster page: three like nodes and one with a link down, merged from their lines.
+# Each with its own bench result, so the page has its bandwidth by link class.
 for node in gpu01:hgx-b200-8x gpu02:hgx-b200-8x "gpu03:$fixtures/nvlink-down-8x.json" gpu04:hgx-b200-8x; do
-  "$peergate" --simulate "${node#*:}" fleet node --node-name "${node%%:*}"
+  "$peergate" --simulate "${node#*:}" bench --json > "$out/bench-${node%%:*}.json" || true
+  "$peergate" --simulate "${node#*:}" fleet node --node-name "${node%%:*}" \
+    --bandwidth "$out/bench-${node%%:*}.json"
 done > "$out/fleet.jsonl"
 "$peergate" fleet merge "$out/fleet.jsonl" --html "$out/fleet.html" > /dev/null || true
 "$peergate" --json fleet merge "$out/fleet.jsonl" > "$out/fleet.json" || true
@@ -90,7 +93,8 @@ python3 - "$out/fleet.json" "$out/fleet.dom.html" << 'PY'
 import html, json, re, sys
 report = json.load(open(sys.argv[1]))
 dom = html.unescape(re.sub(r"<[^>]+>", " ", open(sys.argv[2], encoding="utf-8").read()))
-wanted = ["peergate fleet: problems"] + [n["node"] for n in report["nodes"]]
+wanted = ["peergate fleet: problems", "Bandwidth by link class"] + [n["node"] for n in report["nodes"]]
+wanted += [c["link"] for c in report["bandwidth"]]
 wanted += [issue["code"] for issue in report["findings"]]
 missing = [w for w in wanted if w not in dom]
 if missing:
