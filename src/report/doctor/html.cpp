@@ -37,7 +37,8 @@ constexpr std::string_view kStyle =
     "svg .pcie{stroke:var(--line);stroke-width:1.5}"
     "svg path.problem{stroke-width:3}svg path.problem.bad{stroke:var(--badfg)}"
     "svg path.problem.warn{stroke:var(--warnfg);stroke-dasharray:6 3}"
-    "td.pair{font-size:.8em;vertical-align:top}td.lost{background:var(--bad)}"
+    "td.pair{font-size:.8em;vertical-align:top;white-space:nowrap}"
+    "@media(max-width:700px){svg.machine{max-width:none;width:860px}}td.lost{background:var(--bad)}"
     "td.slow{background:var(--warn)}td.intact{background:var(--ok)}td.unverified{background:"
     "var(--unv)}td.off{background:var(--off)}td.self{background:var(--off)}"
     "td.contradiction{outline:3px solid var(--badfg);outline-offset:-3px}"
@@ -230,8 +231,8 @@ std::string doctor_to_html(const policy::doctor::DoctorInput& input,
         "<h1>peergate doctor: <span class=\"{0}\">{0}</span></h1>\n",
         verdict,
         kStyle);
-    out += reason_html(report) + machine_svg(input, report) + pair_grid_html(input) +
-           bandwidth_html(input);
+    out += reason_html(report) + "<div class=\"scroll\">" + machine_svg(input, report) +
+           "</div>\n" + pair_grid_html(input) + bandwidth_html(input);
     out += findings_html(report) + runtime_html(input);
     if (const auto* topology = input.discovery.described()) {
         out += matrix_html(*topology);
