@@ -72,7 +72,8 @@ std::string identity_families(const ExportFacts& facts) {
 
 // Each finding code the doctor gave, so an alert can name one code; the codes are a fixed
 // set (docs/doctor.md), so the series stay few. A code not given has no series: the set holds
-// each Xid the kernel log may name (xid_<n>), so it cannot be written in advance.
+// each Xid and SXid the kernel log may name (xid_<n>, sxid_<n>), so it cannot be written in
+// advance.
 std::string finding_codes(const policy::doctor::DoctorReport& report) {
     std::map<std::pair<std::string, model::Severity>, int> counts;
     for (const auto& finding : report.findings) {
