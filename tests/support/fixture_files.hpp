@@ -3,12 +3,15 @@
 #pragma once
 
 #include "util/atomic_file.hpp"
+#include "util/strings.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace peergate::test {
@@ -36,6 +39,36 @@ inline std::vector<std::string> fixture_names(const std::string& kind) {
     }
     std::sort(names.begin(), names.end());
     return names;
+}
+
+// File names under tests/fixtures/<kind> that end with `suffix` (".txt", ".log"), sorted.
+inline std::vector<std::string> fixture_names(const std::string& kind, std::string_view suffix) {
+    std::vector<std::string> names;
+    for (auto& name : fixture_names(kind)) {
+        if (name.ends_with(suffix)) {
+            names.push_back(std::move(name));
+        }
+    }
+    return names;
+}
+
+// The lines of `text`, without their ends.
+inline std::vector<std::string> lines_of(std::string_view text) {
+    std::vector<std::string> lines;
+    for (const auto line : util::split_lines(text)) {
+        lines.emplace_back(line);
+    }
+    return lines;
+}
+
+// A parameterised test's name from its fixture file: the first 40 characters, each one that
+// gtest refuses written '_', then the index (two files may share a prefix).
+inline std::string fixture_test_name(const std::string& file, std::size_t index) {
+    std::string name = file.substr(0, 40);
+    for (auto& c : name) {
+        c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    }
+    return name + "_" + std::to_string(index);
 }
 
 }  // namespace peergate::test

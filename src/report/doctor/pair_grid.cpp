@@ -127,22 +127,19 @@ std::string rate_cell(const PairLayers& pair, double fastest) {
                        ratio);
 }
 
-}  // namespace
-
-std::string bandwidth_html(const policy::doctor::DoctorInput& input) {
-    double fastest = 0;
+// One table cell per ordered pair of the GPUs the pairs name, source rows and destination
+// columns, `cell(pair)` filling each; the diagonal is grey.
+template <typename Cell>
+std::string pair_table(const policy::doctor::DoctorInput& input,
+                       std::string_view heading,
+                       Cell&& cell) {
     std::set<int> gpus;
     for (const auto& pair : input.pairs) {
-        fastest = std::max(fastest, pair.p2p_gbps.value_or(0));
         gpus.insert(pair.src);
         gpus.insert(pair.dst);
     }
-    if (fastest <= 0) {
-        return "";
-    }
-    std::string out =
-        "<h2>Bandwidth: P2P / staged GB/s and their ratio</h2>\n<div class=\"scroll\">"
-        "<table class=\"grid\">\n<tr><th></th>";
+    std::string out = fmt::format(
+        "<h2>{}</h2>\n<div class=\"scroll\"><table class=\"grid\">\n<tr><th></th>", heading);
     for (int gpu : gpus) {
         out += fmt::format("<th>to GPU{}</th>", gpu);
     }
@@ -151,11 +148,26 @@ std::string bandwidth_html(const policy::doctor::DoctorInput& input) {
         out += fmt::format("<tr><th>GPU{}</th>", src);
         for (int dst : gpus) {
             const PairLayers* pair = src == dst ? nullptr : find_pair(input, src, dst);
-            out += pair != nullptr ? rate_cell(*pair, fastest) : "<td class=\"self\"></td>";
+            out += pair != nullptr ? cell(*pair) : "<td class=\"self\"></td>";
         }
         out += "</tr>\n";
     }
     return out + "</table></div>\n";
+}
+
+}  // namespace
+
+std::string bandwidth_html(const policy::doctor::DoctorInput& input) {
+    double fastest = 0;
+    for (const auto& pair : input.pairs) {
+        fastest = std::max(fastest, pair.p2p_gbps.value_or(0));
+    }
+    if (fastest <= 0) {
+        return "";
+    }
+    return pair_table(input, "Bandwidth: P2P / staged GB/s and their ratio", [&](const auto& pair) {
+        return rate_cell(pair, fastest);
+    });
 }
 
 std::string_view css_class(PairColour colour) {
@@ -197,27 +209,10 @@ std::string pair_grid_html(const policy::doctor::DoctorInput& input) {
         return "";
     }
     const int most_links = most_nvlinks(input.pairs);
-    std::set<int> gpus;
-    for (const auto& pair : input.pairs) {
-        gpus.insert(pair.src);
-        gpus.insert(pair.dst);
-    }
-    std::string out =
-        "<h2>Pairs: source (row) to destination (column)</h2>\n"
-        "<div class=\"scroll\"><table class=\"grid\">\n<tr><th></th>";
-    for (int gpu : gpus) {
-        out += fmt::format("<th>to GPU{}</th>", gpu);
-    }
-    out += "</tr>\n";
-    for (int src : gpus) {
-        out += fmt::format("<tr><th>GPU{}</th>", src);
-        for (int dst : gpus) {
-            const PairLayers* pair = src == dst ? nullptr : find_pair(input, src, dst);
-            out += pair != nullptr ? cell(*pair, most_links) : "<td class=\"self\"></td>";
-        }
-        out += "</tr>\n";
-    }
-    return out + "</table></div>\n" + std::string(kLegend);
+    return pair_table(input,
+                      "Pairs: source (row) to destination (column)",
+                      [&](const auto& pair) { return cell(pair, most_links); }) +
+           std::string(kLegend);
 }
 
 }  // namespace peergate::report::doctor

@@ -184,11 +184,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFile,
                          KernelLogFixtures,
                          testing::ValuesIn(kernel_log_truths()),
                          [](const auto& param_info) {
-                             std::string name = param_info.param.file.substr(0, 40);
-                             for (auto& c : name) {
-                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                             }
-                             return name + "_" + std::to_string(param_info.index);
+                             return test::fixture_test_name(param_info.param.file,
+                                                            param_info.index);
                          });
 
 TEST(KernelLogFixturesTable, EveryFileInTheFixtureFolderHasATruthEntry) {

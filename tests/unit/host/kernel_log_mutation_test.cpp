@@ -21,24 +21,6 @@ namespace {
 
 using model::KernelEvent;
 
-std::vector<std::string> dmesg_files() {
-    std::vector<std::string> files;
-    for (const auto& name : test::fixture_names("dmesg")) {
-        if (name.ends_with(".txt")) {
-            files.push_back(name);
-        }
-    }
-    return files;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    for (const auto line : util::split_lines(text)) {
-        lines.emplace_back(line);
-    }
-    return lines;
-}
-
 std::string joined(const std::vector<std::string>& lines,
                    std::string_view prefix,
                    std::string_view end = "\n") {
@@ -52,7 +34,7 @@ std::string joined(const std::vector<std::string>& lines,
 // The messages alone, as the reader sees them once every prefix is removed.
 std::vector<std::string> bare_messages(const std::string& text) {
     std::vector<std::string> bare;
-    for (const auto& line : lines_of(text)) {
+    for (const auto& line : test::lines_of(text)) {
         bare.emplace_back(strip_log_line_prefix(line));
     }
     return bare;
@@ -102,7 +84,7 @@ TEST_P(KernelLogMutation, EveryToolsPrefixReadsTheSameEvents) {
 }
 
 TEST_P(KernelLogMutation, CrlfLineEndsReadTheSame) {
-    EXPECT_EQ(parse_kernel_log(joined(lines_of(text_), "", "\r\n")), parse_kernel_log(text_));
+    EXPECT_EQ(parse_kernel_log(joined(test::lines_of(text_), "", "\r\n")), parse_kernel_log(text_));
 }
 
 // The key a group is counted under: the same kind, device and number exist in the whole.
@@ -118,7 +100,7 @@ bool same_key(const KernelEvent& a, const KernelEvent& b) {
 }
 
 TEST_P(KernelLogMutation, ALogCutAfterAnyLineReadsAsAPartOfTheWhole) {
-    const auto lines = lines_of(text_);
+    const auto lines = test::lines_of(text_);
     const auto whole = parse_kernel_log(text_);
     for (std::size_t keep = 0; keep <= lines.size(); ++keep) {
         SCOPED_TRACE("first " + std::to_string(keep) + " lines");
@@ -143,13 +125,9 @@ TEST_P(KernelLogMutation, ALogCutAfterAnyLineReadsAsAPartOfTheWhole) {
 
 INSTANTIATE_TEST_SUITE_P(EveryFile,
                          KernelLogMutation,
-                         testing::ValuesIn(dmesg_files()),
+                         testing::ValuesIn(test::fixture_names("dmesg", ".txt")),
                          [](const auto& param_info) {
-                             std::string name = param_info.param.substr(0, 40);
-                             for (auto& c : name) {
-                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                             }
-                             return name + "_" + std::to_string(param_info.index);
+                             return test::fixture_test_name(param_info.param, param_info.index);
                          });
 
 }  // namespace

@@ -243,16 +243,10 @@ TEST_P(NcclFixtures, ReadsWhatTheReadmeSaysTheLogShows) {
     expect_log(test::parse_nccl_log(test::read_fixture("nccl", truth.file)), truth);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryFile,
-                         NcclFixtures,
-                         testing::ValuesIn(nccl_truths()),
-                         [](const auto& param_info) {
-                             std::string name = param_info.param.file.substr(0, 40);
-                             for (auto& c : name) {
-                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                             }
-                             return name + "_" + std::to_string(param_info.index);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    EveryFile, NcclFixtures, testing::ValuesIn(nccl_truths()), [](const auto& param_info) {
+        return test::fixture_test_name(param_info.param.file, param_info.index);
+    });
 
 TEST(NcclFixturesTable, EveryLogInTheFixtureFolderHasATruthEntry) {
     std::set<std::string> covered;

@@ -17,24 +17,6 @@
 namespace peergate::sources::nccl {
 namespace {
 
-std::vector<std::string> nccl_logs() {
-    std::vector<std::string> files;
-    for (const auto& name : test::fixture_names("nccl")) {
-        if (name.ends_with(".log")) {
-            files.push_back(name);
-        }
-    }
-    return files;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    for (const auto line : util::split_lines(text)) {
-        lines.emplace_back(line);
-    }
-    return lines;
-}
-
 std::string joined(const std::vector<std::string>& lines,
                    std::size_t count,
                    std::string_view prefix = "",
@@ -58,7 +40,7 @@ model::NcclLog fed_in_chunks(const std::string& text, std::size_t chunk) {
 class NcclMutation : public testing::TestWithParam<std::string> {
 protected:
     std::string text_ = test::read_fixture("nccl", GetParam());
-    std::vector<std::string> lines_ = lines_of(text_);
+    std::vector<std::string> lines_ = test::lines_of(text_);
 };
 
 TEST_P(NcclMutation, HowTheBytesAreChunkedNeverChangesTheReading) {
@@ -129,13 +111,9 @@ TEST_P(NcclMutation, ALogCutAfterAnyLineReadsAsAPartOfTheWhole) {
 
 INSTANTIATE_TEST_SUITE_P(EveryFile,
                          NcclMutation,
-                         testing::ValuesIn(nccl_logs()),
+                         testing::ValuesIn(test::fixture_names("nccl", ".log")),
                          [](const auto& param_info) {
-                             std::string name = param_info.param.substr(0, 40);
-                             for (auto& c : name) {
-                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                             }
-                             return name + "_" + std::to_string(param_info.index);
+                             return test::fixture_test_name(param_info.param, param_info.index);
                          });
 
 }  // namespace
