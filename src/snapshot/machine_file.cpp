@@ -11,6 +11,7 @@
 #include "snapshot/machine_pcie_link.hpp"
 #include "snapshot/machine_ports.hpp"
 #include "snapshot/machine_schema.hpp"
+#include "snapshot/machine_traffic.hpp"
 #include "util/atomic_file.hpp"
 #include "util/bounded_read.hpp"
 #include "util/json_read.hpp"
@@ -331,6 +332,7 @@ util::Expected<MachineFile> parse_document(const Json& doc) {
         }
         m.faults.push_back(*fault);
     }
+    PEERGATE_TRY(take(parse_traffic(doc, m), m.traffic));
     const Json recorded = doc.value("recorded", Json::object());
     m.recorded_topo_m = get_or<std::string>(recorded, "topo_m", "");
     m.recorded_query_gpu = get_or<std::string>(recorded, "query_gpu", "");

@@ -181,6 +181,33 @@ struct MachineBandwidth {
     friend bool operator==(const MachineBandwidth&, const MachineBandwidth&) = default;
 };
 
+// Data the simulated counters count as moving while the machine runs (docs/machine-file.md
+// "traffic"): `from` sends to `to` at `gbps` (10^9 bytes/s) over NVLink or PCIe, between
+// `start_s` and `stop_s` seconds after the simulated NVML's first nvmlInit. A GPU index of -1
+// is the host (PCIe only): from -1 is host to device, to -1 device to host.
+struct MachineTrafficFlow {
+    int from = -1;
+    int to = -1;
+    std::string over = "nvlink";  // "nvlink" or "pcie"
+    double gbps = 0.0;
+    double start_s = 0.0;
+    std::optional<double> stop_s;  // absent: for as long as the machine runs
+
+    friend bool operator==(const MachineTrafficFlow&, const MachineTrafficFlow&) = default;
+};
+
+// How the simulated NVML answers the traffic counters (watch) and what moves.
+struct MachineTraffic {
+    // "per_link": each link's own count; "aggregate": every scopeId answers the GPU's sum, as
+    // some drivers do; "absent": the fields answer NOT_SUPPORTED (an older driver).
+    std::string nvlink_counters = "per_link";
+    bool pcie_counters = true;    // false: nvmlDeviceGetPcieThroughput answers NOT_SUPPORTED
+    std::uint64_t start_kib = 0;  // every NVLink data counter's value at the first nvmlInit
+    std::vector<MachineTrafficFlow> flows;
+
+    friend bool operator==(const MachineTraffic&, const MachineTraffic&) = default;
+};
+
 struct MachineFile {
     std::string name;
     std::string description;
@@ -202,7 +229,9 @@ struct MachineFile {
     MachineBandwidth bandwidth;
     std::vector<MachineFault> faults;
     std::vector<MachineNic> nics;  // the host's network functions; empty: none in sysfs
-    std::string recorded_topo_m;   // gather: the real text, printed verbatim
+    // absent: the counters answer and count nothing moving (an idle machine)
+    std::optional<MachineTraffic> traffic;
+    std::string recorded_topo_m;  // gather: the real text, printed verbatim
     std::string recorded_query_gpu;
 
     friend bool operator==(const MachineFile&, const MachineFile&) = default;

@@ -7,6 +7,7 @@
 #include "snapshot/machine_nvlink_errors.hpp"
 #include "snapshot/machine_pcie_link.hpp"
 #include "snapshot/machine_ports.hpp"
+#include "snapshot/machine_traffic.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -166,6 +167,9 @@ std::string to_json_text(const MachineFile& m) {
                              {"device_gbps", m.bandwidth.device_gbps},
                              {"p2p_gbps", m.bandwidth.p2p_gbps}};
     doc["faults"] = array_of(m.faults, fault_to_json);
+    if (m.traffic) {
+        doc["traffic"] = traffic_to_json(*m.traffic);
+    }
     if (!m.nics.empty()) {
         doc["nics"] = nics_to_json(m.nics);
     }

@@ -51,7 +51,8 @@ const std::vector<Field> kTop{{"name", Kind::string},
                               {"bandwidth", Kind::object},
                               {"faults", Kind::array},
                               {"nics", Kind::array},
-                              {"recorded", Kind::object}};
+                              {"recorded", Kind::object},
+                              {"traffic", Kind::object}};
 const std::vector<Field> kGpu{{"index", Kind::integer},
                               {"name", Kind::string},
                               {"pci_bus_id", Kind::string},

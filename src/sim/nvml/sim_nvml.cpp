@@ -3,8 +3,10 @@
 // machine file (docs/style.md 26). Built twice: the current ABI, and with
 // PEERGATE_SIM_NVML_LEGACY an "older library" that exports only the unversioned names.
 #include "sim/nvml/sim_nvml_state.hpp"
+#include "sim/nvml/sim_nvml_traffic.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -304,10 +306,29 @@ PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device,
         return NVML_ERROR_INVALID_ARGUMENT;
     }
     const auto& gpu = sim::machine().gpus[entry.position];
+    const double elapsed = sim::seconds_running();
+    const auto now_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
     for (int i = 0; i < count; ++i) {
-        sim::fill_field_value(gpu, sim::sessions_opened(), &values[i]);
+        if (sim::is_traffic_field(values[i].fieldId)) {
+            sim::fill_traffic_field(sim::machine(), entry.position, elapsed, &values[i]);
+        } else {
+            sim::fill_field_value(gpu, sim::sessions_opened(), &values[i]);
+        }
+        values[i].timestamp = now_us;
     }
     return NVML_SUCCESS;
+}
+
+PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device,
+                                                             nvmlPcieUtilCounter_t counter,
+                                                             unsigned* value) {
+    const sim::Entry entry = sim::on_device("nvmlDeviceGetPcieThroughput", device);
+    return entry.rc != NVML_SUCCESS
+               ? entry.rc
+               : sim::pcie_throughput(
+                     sim::machine(), entry.position, counter, sim::seconds_running(), value);
 }
 
 PEERGATE_SIM_EXPORT nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t a,

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -25,6 +26,8 @@ struct State {
     std::vector<std::unique_ptr<SimMachine>> retired;
     int inits = 0;     // sessions open now
     int sessions = 0;  // sessions ever opened: the simulated clock of nvlink_errors growth
+    // The first successful nvmlInit: the simulated clock of the traffic counters.
+    std::optional<std::chrono::steady_clock::time_point> started;
 };
 
 // Never destroyed: a thread abandoned inside the driver (a "hang" fault) still refers to
@@ -127,6 +130,9 @@ nvmlReturn_t sim_init(const char* entry_point) {
     const std::lock_guard lock(s.mutex);
     ++s.inits;
     ++s.sessions;
+    if (!s.started) {
+        s.started = std::chrono::steady_clock::now();
+    }
     return NVML_SUCCESS;
 }
 
@@ -160,6 +166,15 @@ FaultAnswer enter(const char* entry_point) {
 int sessions_opened() {
     const std::lock_guard lock(state().mutex);
     return state().sessions;
+}
+
+double seconds_running() {
+    const std::lock_guard lock(state().mutex);
+    if (!state().started) {
+        return 0.0;
+    }
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - *state().started)
+        .count();
 }
 
 const SimMachine& machine() {

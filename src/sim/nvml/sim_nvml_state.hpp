@@ -37,6 +37,9 @@ const SimMachine& machine();
 // Successful nvmlInit calls since the library loaded (shutdowns do not lower it).
 int sessions_opened();
 
+// Seconds since the first successful nvmlInit (0 before it): the traffic counters' clock.
+double seconds_running();
+
 // Position of the GPU behind a handle, or -1 for a handle we did not give out.
 int position_of(nvmlDevice_t device);
 

@@ -28,6 +28,14 @@
 //   NVLink5 counters NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS 215, _EFFECTIVE_ERRORS
 //   219 (nvml.h; pynvml and nvml-wrapper-sys list the same ids; DCGM reads them per link
 //   and sums them; open-gpu-kernel-modules' GB100 counter list has no DL replay/CRC ones).
+// - NVLink throughput fields (nvml.h; pynvml lists the same ids): NVML_FI_DEV_NVLINK_THROUGHPUT_
+//   DATA_TX 138, _DATA_RX 139 (payload), _RAW_TX 140, _RAW_RX 141 (payload and protocol), each
+//   a KiB count since the driver loaded, unsigned long long. scopeId names the link; UINT_MAX
+//   asks for the sum over every link. Some drivers answer the GPU's sum for every scopeId
+//   (docs/driver-facts.md "Traffic counters"), which the reader must detect.
+// - nvmlDeviceGetPcieThroughput(device, nvmlPcieUtilCounter_t, unsigned int* value): KB/s over
+//   a 20 ms window the call itself waits for; NVML_PCIE_UTIL_TX_BYTES 0, RX_BYTES 1 (NVML
+//   reference, cuda.bindings.nvml.PcieUtilCounter). Maxwell and newer, not in vGPU guests.
 // - NVML_AFFINITY_SCOPE_NODE 0, SOCKET 1 (NVML reference, "CPU and Memory Affinity").
 // - Buffer sizes: NVML_DEVICE_NAME_V2_BUFFER_SIZE 96, NVML_DEVICE_UUID_V2_BUFFER_SIZE 96
 //   (NVML reference, "Constants").
@@ -170,6 +178,13 @@ struct nvmlFieldValue_t {
 
 static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t is 40 bytes in nvml.h");
 
+constexpr unsigned NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_TX = 138;
+constexpr unsigned NVML_FI_DEV_NVLINK_THROUGHPUT_DATA_RX = 139;
+constexpr unsigned NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_TX = 140;
+constexpr unsigned NVML_FI_DEV_NVLINK_THROUGHPUT_RAW_RX = 141;
+// The scopeId that asks a per-link field for its sum over every link (UINT_MAX in nvml.h's
+// comment; nvml.h gives it no name).
+constexpr unsigned PEERGATE_NVML_SCOPE_ALL_LINKS = 0xFFFFFFFFU;
 constexpr unsigned NVML_FI_DEV_NVLINK_COUNT_LINK_RECOVERY_EVENTS = 215;
 constexpr unsigned NVML_FI_DEV_NVLINK_COUNT_EFFECTIVE_ERRORS = 219;
 
@@ -198,6 +213,8 @@ constexpr unsigned NVML_GPU_FABRIC_INFO_V2 = (2U << 24U) | sizeof(nvmlGpuFabricI
 
 constexpr unsigned NVML_DEVICE_MIG_DISABLE = 0;
 constexpr unsigned NVML_DEVICE_MIG_ENABLE = 1;
+
+enum nvmlPcieUtilCounter_t : int { NVML_PCIE_UTIL_TX_BYTES = 0, NVML_PCIE_UTIL_RX_BYTES = 1 };
 
 using nvmlAffinityScope_t = unsigned int;
 constexpr nvmlAffinityScope_t NVML_AFFINITY_SCOPE_NODE = 0;
@@ -249,6 +266,10 @@ using nvmlDeviceGetGpuFabricInfo_fn = nvmlReturn_t(nvmlDevice_t device,
                                                    nvmlGpuFabricInfo_t* gpuFabricInfo);
 using nvmlDeviceGetGpuFabricInfoV_fn = nvmlReturn_t(nvmlDevice_t device,
                                                     nvmlGpuFabricInfo_v2_t* gpuFabricInfo);
+
+using nvmlDeviceGetPcieThroughput_fn = nvmlReturn_t(nvmlDevice_t device,
+                                                    nvmlPcieUtilCounter_t counter,
+                                                    unsigned int* value);
 
 using nvmlDeviceGetMigMode_fn = nvmlReturn_t(nvmlDevice_t device,
                                              unsigned int* currentMode,

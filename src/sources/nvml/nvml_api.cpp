@@ -46,6 +46,7 @@ util::Expected<NvmlApi> load_nvml_api(const util::DynamicLibrary& library) {
     bind.optional(api.nvmlDeviceGetGpuFabricInfoV, "nvmlDeviceGetGpuFabricInfoV");
     bind.optional(api.nvmlDeviceGetGpuFabricInfo, "nvmlDeviceGetGpuFabricInfo");
     bind.optional(api.nvmlDeviceGetMigMode, "nvmlDeviceGetMigMode");
+    bind.optional(api.nvmlDeviceGetPcieThroughput, "nvmlDeviceGetPcieThroughput");
     if (!bind.missing().empty()) {
         return util::unexpected(util::ErrorCode::not_found,
                                 fmt::format("{} lacks required NVML entry points: {}",

@@ -38,6 +38,8 @@ struct NvmlApi {
     nvmlDeviceGetGpuFabricInfoV_fn* nvmlDeviceGetGpuFabricInfoV = nullptr;
     nvmlDeviceGetGpuFabricInfo_fn* nvmlDeviceGetGpuFabricInfo = nullptr;
     nvmlDeviceGetMigMode_fn* nvmlDeviceGetMigMode = nullptr;
+    // watch: PCIe throughput (Maxwell and newer; not in vGPU guests).
+    nvmlDeviceGetPcieThroughput_fn* nvmlDeviceGetPcieThroughput = nullptr;
 };
 
 // NOLINTEND(readability-identifier-naming)
