@@ -131,18 +131,21 @@ Finding standing_finding(const GpuLinks& gpu, const std::vector<LinkCounts>& lin
             gpu.gpu)};
 }
 
-Finding load_finding(const GpuLinks& gpu, const std::vector<LinkCounts>& grown) {
+Finding load_finding(const GpuLinks& gpu,
+                     const std::vector<LinkCounts>& grown,
+                     std::string_view while_what) {
     const bool recovered = retrained(grown);
     return Finding{
         .code = "nvlink_errors_under_load",
         .severity = recovered ? Severity::error : Severity::warning,
         .gpus = {gpu.gpu},
         .message = fmt::format(
-            "While the probe moved data, the NVLink error counters of GPU {} ({}) grew: {}. {}",
+            "While {}, the NVLink error counters of GPU {} ({}) grew: {}. {}",
+            while_what,
             gpu.gpu,
             gpu.name,
             describe(grown, "+"),
-            recovered ? "A link retrained under seconds of load: collectives through it stall."
+            recovered ? "A link retrained under load: collectives through it stall."
                       : "The data arrived intact, resent: the link runs below its bandwidth."),
         .remedy = fmt::format(
             "A link whose errors grow under load is marginal. Leave GPU {} out of "
@@ -170,7 +173,8 @@ std::vector<Finding> nvlink_error_findings(const std::vector<GpuLinks>& links) {
 }
 
 std::vector<Finding> nvlink_errors_under_load_findings(const std::vector<GpuLinks>& before,
-                                                       const std::vector<GpuLinks>& after) {
+                                                       const std::vector<GpuLinks>& after,
+                                                       std::string_view while_what) {
     std::vector<Finding> out;
     for (const auto& now : after) {
         const auto then = std::find_if(
@@ -179,7 +183,7 @@ std::vector<Finding> nvlink_errors_under_load_findings(const std::vector<GpuLink
             continue;
         }
         if (const auto grown = growth(*then, now); !grown.empty()) {
-            out.push_back(load_finding(now, grown));
+            out.push_back(load_finding(now, grown, while_what));
         }
     }
     std::sort(out.begin(), out.end(), by_gpu);

@@ -8,6 +8,7 @@
 #include "model/finding.hpp"
 #include "policy/doctor/doctor.hpp"
 
+#include <string_view>
 #include <vector>
 
 namespace peergate::policy::doctor {
@@ -18,9 +19,12 @@ namespace peergate::policy::doctor {
 std::vector<model::Finding> nvlink_error_findings(const std::vector<GpuLinks>& links);
 
 // One `nvlink_errors_under_load` finding per GPU whose counters grew between the read
-// before --probe and the one after: an error where a link retrained while the probe moved
-// data, a warning where links replayed or failed CRC checks.
-std::vector<model::Finding> nvlink_errors_under_load_findings(const std::vector<GpuLinks>& before,
-                                                              const std::vector<GpuLinks>& after);
+// before a load and the one after (the doctor's --probe, a job watch ran): an error where a
+// link retrained under the load, a warning where links replayed or failed CRC checks.
+// `while_what` names the load in the message ("While the probe moved data, ...").
+std::vector<model::Finding> nvlink_errors_under_load_findings(
+    const std::vector<GpuLinks>& before,
+    const std::vector<GpuLinks>& after,
+    std::string_view while_what = "the probe moved data");
 
 }  // namespace peergate::policy::doctor
