@@ -34,17 +34,6 @@ struct ExecOptions {
     std::vector<std::string> command;
 };
 
-// The child's environment: the parent's, with the plan applied. PEERGATE_SIM_MACHINE is
-// peergate's own plumbing under --simulate, not part of the user's environment.
-util::EnvMap child_environment(const Invocation& inv, const policy::gate::GateDecision& decision) {
-    util::EnvMap env = inv.env;
-    if (!inv.seams.simulated_machine.empty()) {
-        env.unset("PEERGATE_SIM_MACHINE");
-    }
-    decision.apply_to(env);
-    return env;
-}
-
 int replace_process(const Invocation& inv,
                     const std::vector<std::string>& command,
                     const util::EnvMap& env) {
@@ -104,7 +93,7 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         const auto memory = pipeline::bind_memory_near_gpus(gathered, decision.selection);
         log_binding(inv, memory.bound, "memory bound to ", "memory not bound: ", memory.why);
     }
-    return replace_process(inv, options.command, child_environment(inv, decision));
+    return replace_process(inv, options.command, child_environment(inv, &decision));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ std::vector<Command> add_all_commands(CLI::App& app) {
         add_doctor_command(app),
         add_gate_command(app),
         add_exec_command(app),
+        add_watch_command(app),
         add_probe_command(app),
         add_bench_command(app),
         add_place_command(app),

@@ -23,6 +23,7 @@ Command add_topo_command(CLI::App& app);
 Command add_doctor_command(CLI::App& app);
 Command add_gate_command(CLI::App& app);
 Command add_exec_command(CLI::App& app);
+Command add_watch_command(CLI::App& app);
 Command add_probe_command(CLI::App& app);
 Command add_bench_command(CLI::App& app);
 Command add_place_command(CLI::App& app);

@@ -22,6 +22,17 @@ std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std:
     return gpus_option->count() > 0 ? std::optional<std::string>(gpus) : std::nullopt;
 }
 
+util::EnvMap child_environment(const Invocation& inv, const policy::gate::GateDecision* decision) {
+    util::EnvMap env = inv.env;
+    if (!inv.seams.simulated_machine.empty()) {
+        env.unset("PEERGATE_SIM_MACHINE");
+    }
+    if (decision != nullptr) {
+        decision->apply_to(env);
+    }
+    return env;
+}
+
 std::optional<policy::gate::GateDecision> decide_for_command(const Invocation& inv,
                                                              const std::optional<std::string>& gpus,
                                                              const std::string& profile,
