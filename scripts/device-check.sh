@@ -63,6 +63,12 @@ step bench "$pg" bench --latency
 step bench-json "$pg" --json bench
 step doctor-bandwidth "$pg" --json doctor --bandwidth "$work/bench-json.out"
 step bench-256 "$pg" bench --size-mib 256
+# watch around known traffic: bench moves GBs between GPUs (here one GPU: device-local and
+# host copies, so PCIe must move and NVLink stay idle); the JSON keeps the counters' reading.
+step watch-bench "$pg" watch --no-gate --interval 200 --output "$work/watch-bench.json" -- "$pg" bench --size-mib 256
+step watch-bench-json cat "$work/watch-bench.json"
+step watch-attach "$pg" --json watch --attach --seconds 2 --interval 100
+step smi-nvlink-gt sh -c 'nvidia-smi nvlink -gt d 2>&1 | head -40'
 step place "$pg" place --size 1
 step exec "$pg" exec --for nccl -- sh -c 'env | grep -E "^(CUDA|NCCL|GGML)" | sort'
 step exec-bind "$pg" exec --bind-cpus -- grep Cpus_allowed_list /proc/self/status
