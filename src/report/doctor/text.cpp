@@ -116,7 +116,12 @@ std::string doctor_to_text(const policy::doctor::DoctorInput& input,
     out += pairs_to_text(input);
     out += links_to_text(input);
     out += fmt::format("\nVerdict: {}\n", to_string(report.verdict));
-    for (const auto& finding : report.findings) {
+    return out + findings_to_text(report.findings);
+}
+
+std::string findings_to_text(const std::vector<model::Finding>& findings) {
+    std::string out;
+    for (const auto& finding : findings) {
         out += fmt::format(
             "\n[{}] {}: {}\n", model::to_string(finding.severity), finding.code, finding.message);
         if (!finding.remedy.empty()) {

@@ -5,11 +5,16 @@
 #include "policy/doctor/doctor.hpp"
 
 #include <string>
+#include <vector>
 
 namespace peergate::report::doctor {
 
 std::string doctor_to_text(const policy::doctor::DoctorInput& input,
                            const policy::doctor::DoctorReport& report,
                            bool color);
+
+// Each finding as "\n[severity] code: message" and its "  remedy: ..." line (shared with the
+// other reports that carry findings: watch).
+std::string findings_to_text(const std::vector<model::Finding>& findings);
 
 }  // namespace peergate::report::doctor

@@ -2,6 +2,7 @@
 #include "report/watch/text.hpp"
 
 #include "policy/watch/traffic_units.hpp"
+#include "report/doctor/text.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -97,16 +98,8 @@ std::string verdict_section(const WatchReport& report) {
 }  // namespace
 
 std::string watch_to_text(const WatchReport& report) {
-    std::string out =
-        headline(report) + nvlink_section(report) + pcie_section(report) + verdict_section(report);
-    for (const auto& finding : report.findings) {
-        out += fmt::format(
-            "\n[{}] {}: {}\n", model::to_string(finding.severity), finding.code, finding.message);
-        if (!finding.remedy.empty()) {
-            out += "  remedy: " + finding.remedy + "\n";
-        }
-    }
-    return out;
+    return headline(report) + nvlink_section(report) + pcie_section(report) +
+           verdict_section(report) + report::doctor::findings_to_text(report.findings);
 }
 
 }  // namespace peergate::report::watch

@@ -13,13 +13,7 @@ namespace {
 using namespace watch_test;  // NOLINT(google-build-using-namespace)
 
 GpuTotals moved(int index, std::uint64_t nvlink, std::uint64_t pcie, std::optional<int> peer) {
-    GpuTotals gpu{.index = index,
-                  .name = "NVIDIA H100",
-                  .nvlink = NvlinkCounting::per_link,
-                  .has_nvlink = true,
-                  .pcie_known = true};
-    gpu.nvlink_tx.bytes = nvlink;
-    gpu.pcie_tx.bytes = pcie;
+    GpuTotals gpu = gpu_moving(index, nvlink, pcie);
     if (peer) {
         PeerTotals end{.peer = peer, .to_switch = false, .links = 4};
         end.tx.bytes = nvlink;

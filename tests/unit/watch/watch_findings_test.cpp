@@ -13,17 +13,6 @@ namespace {
 
 using namespace watch_test;  // NOLINT(google-build-using-namespace)
 
-GpuTotals gpu_moving(int index, std::uint64_t nvlink, std::uint64_t pcie) {
-    GpuTotals gpu{.index = index,
-                  .name = "NVIDIA H100",
-                  .nvlink = NvlinkCounting::per_link,
-                  .has_nvlink = true,
-                  .pcie_known = true};
-    gpu.nvlink_tx.bytes = nvlink;
-    gpu.pcie_tx.bytes = pcie;
-    return gpu;
-}
-
 std::vector<std::string> codes(const std::vector<model::Finding>& findings) {
     std::vector<std::string> out;
     for (const auto& f : findings) {

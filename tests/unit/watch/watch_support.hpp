@@ -3,6 +3,7 @@
 #pragma once
 
 #include "model/link_traffic.hpp"
+#include "policy/watch/traffic_totals.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -42,6 +43,19 @@ inline model::GpuCounterReading reading(int links,
         r.pcie_missing = "nvmlDeviceGetPcieThroughput failed: 3 (Not Supported)";
     }
     return r;
+}
+
+// A per-link GPU whose counters answered, having sent `nvlink` bytes over NVLink and `pcie`
+// over PCIe.
+inline policy::watch::GpuTotals gpu_moving(int index, std::uint64_t nvlink, std::uint64_t pcie) {
+    policy::watch::GpuTotals gpu{.index = index,
+                                 .name = "NVIDIA H100",
+                                 .nvlink = policy::watch::NvlinkCounting::per_link,
+                                 .has_nvlink = true,
+                                 .pcie_known = true};
+    gpu.nvlink_tx.bytes = nvlink;
+    gpu.pcie_tx.bytes = pcie;
+    return gpu;
 }
 
 }  // namespace peergate::watch_test
