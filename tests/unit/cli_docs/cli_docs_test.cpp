@@ -51,6 +51,7 @@ TEST(CliDocs, EveryVisibleCommandAndNoInternalOne) {
                              "peergate-doctor",
                              "peergate-gate",
                              "peergate-exec",
+                             "peergate-watch",
                              "peergate-export",
                              "peergate-fleet",
                              "peergate-fleet-run",
