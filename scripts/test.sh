@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Installs the dependencies, builds with AddressSanitizer + UndefinedBehaviorSanitizer and
-# runs every test through ctest, then checks the Debian packages. This is the README's test
-# command and what CI runs.
+# runs every test through ctest (the threaded ones also under ThreadSanitizer), then checks the
+# Debian packages. This is the README's test command and what CI runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset asan
 cmake --build --preset asan -j "${JOBS:-2}"
+# The threaded parts under ThreadSanitizer first: the tests labelled threads (tests/unit/threads,
+# about 8 minutes of building on 2 CPUs), so that the whole suite's summary below comes last.
+cmake --preset tsan
+cmake --build --preset tsan -j "${JOBS:-2}" --target peergate_unit_threads_tests
+ctest --preset tsan -j "${JOBS:-2}"
 ctest --preset asan -j "${JOBS:-2}"
 # The Debian packages, built, judged by lintian, installed and run (docs/packaging.md); 77 is
 # skipped, with the reason printed.
