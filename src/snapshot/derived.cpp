@@ -174,4 +174,13 @@ int cuda_can_access_peer(const MachineFile& machine, std::size_t p, std::size_t 
     return p == q ? 0 : 1;
 }
 
+std::optional<std::size_t> gpu_position(const MachineFile& machine, int index) {
+    for (std::size_t p = 0; p < machine.gpus.size(); ++p) {
+        if (machine.gpus[p].index == index) {
+            return p;
+        }
+    }
+    return std::nullopt;
+}
+
 }  // namespace peergate::snapshot

@@ -10,6 +10,7 @@
 #include "snapshot/machine_file.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ bool p2p_caps_from_letter(char letter, P2pCaps& caps);
 // The machine's topology as peergate reads it: gpus (index, name, pci, uuid, NUMA node,
 // CPU affinity) and the matrix, source `simulated`, provenance "machine file <name>".
 model::Topology machine_topology(const MachineFile& machine);
+
+// The position in machine.gpus of the GPU with nvidia-smi index `index`; nullopt for none.
+std::optional<std::size_t> gpu_position(const MachineFile& machine, int index);
 
 // The NVML P2P status token (OK CNS GNS TNS DR NS U; X on the diagonal) for the GPUs at
 // positions p and q. Explicit nvml_p2p rows win. Derived: nvlink and atomics are OK iff

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "snapshot/machine_traffic.hpp"
 
+#include "snapshot/derived.hpp"
 #include "snapshot/machine_json.hpp"
 #include "util/json_read.hpp"
 
@@ -17,16 +18,6 @@ namespace {
 using machine_json::invalid;
 using Json = nlohmann::json;
 
-// The position of the GPU with nvidia-smi index `index`, or -1 (the host, or none).
-int position_of(const MachineFile& machine, int index) {
-    for (std::size_t p = 0; p < machine.gpus.size(); ++p) {
-        if (machine.gpus[p].index == index) {
-            return static_cast<int>(p);
-        }
-    }
-    return -1;
-}
-
 util::Expected<double> seconds_at(const Json& flow, const char* key, const std::string& where) {
     const auto value = util::json_finite(flow[key]);
     if (!value || *value < 0.0) {
@@ -41,7 +32,7 @@ util::Expected<int> gpu_at(const Json& flow,
                            const MachineFile& machine,
                            const std::string& where) {
     const auto index = flow.contains(key) ? util::json_integer<int>(flow[key]) : std::nullopt;
-    if (!index || (*index != -1 && position_of(machine, *index) < 0)) {
+    if (!index || (*index != -1 && !gpu_position(machine, *index))) {
         return invalid(
             fmt::format("{}.{}: a GPU index of this machine, or -1 for the host, is "
                         "required, not {}",
@@ -66,13 +57,10 @@ util::Expected<void> check_route(const MachineTrafficFlow& flow,
         return invalid(where + ".over: \"nvlink\" or \"pcie\" is required, not \"" + flow.over +
                        "\"");
     }
-    const int p = position_of(machine, flow.from);
-    const int q = position_of(machine, flow.to);
-    const auto row = static_cast<std::size_t>(p);
-    const auto column = static_cast<std::size_t>(q);
-    const bool linked = p >= 0 && q >= 0 && row < machine.matrix.size() &&
-                        column < machine.matrix[row].size() &&
-                        machine.matrix[row][column].kind == model::LinkKind::nvlink;
+    const auto p = gpu_position(machine, flow.from);
+    const auto q = gpu_position(machine, flow.to);
+    const bool linked = p && q && *p < machine.matrix.size() && *q < machine.matrix[*p].size() &&
+                        machine.matrix[*p][*q].kind == model::LinkKind::nvlink;
     if (!linked) {
         return invalid(
             fmt::format("{}: GPUs {} and {} share no NVLink (matrix), so nothing "

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <tuple>
 
 namespace peergate::policy::watch {
 
@@ -146,10 +147,6 @@ std::vector<Finding> stopped(const TrafficTotals& totals, const WatchFacts& fact
                   "for Xid 79 ('peergate doctor --kernel-log -') and check 'nvidia-smi'."}};
 }
 
-int severity_rank(Severity severity) {
-    return severity == Severity::error ? 0 : severity == Severity::warning ? 1 : 2;
-}
-
 }  // namespace
 
 std::vector<Finding> watch_findings(const TrafficTotals& totals,
@@ -163,9 +160,9 @@ std::vector<Finding> watch_findings(const TrafficTotals& totals,
                         stopped(totals, facts)}) {
         out.insert(out.end(), part.begin(), part.end());
     }
+    // Severity's order is error, warning, info.
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-        return std::make_pair(severity_rank(a.severity), a.gpus) <
-               std::make_pair(severity_rank(b.severity), b.gpus);
+        return std::tie(a.severity, a.gpus) < std::tie(b.severity, b.gpus);
     });
     return out;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sim/nvml/sim_nvml_traffic.hpp"
 
+#include "snapshot/derived.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,19 +29,10 @@ bool running_at(const MachineTrafficFlow& flow, double elapsed) {
     return elapsed >= flow.start_s && (!flow.stop_s || elapsed < *flow.stop_s);
 }
 
-std::optional<std::size_t> position_of_index(const SimMachine& machine, int index) {
-    for (std::size_t p = 0; p < machine.gpus.size(); ++p) {
-        if (machine.gpus[p].gpu.index == index) {
-            return p;
-        }
-    }
-    return std::nullopt;
-}
-
 // The links of the GPU at `position` a flow to or from `peer` uses: those that end at the
 // peer, else (an NVSwitch machine) those that end at a switch.
 std::vector<unsigned> links_toward(const SimMachine& machine, std::size_t position, int peer) {
-    const auto other = position_of_index(machine, peer);
+    const auto other = snapshot::gpu_position(machine.file, peer);
     std::vector<unsigned> direct;
     std::vector<unsigned> switched;
     const auto& links = machine.gpus[position].links;
