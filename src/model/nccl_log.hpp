@@ -4,6 +4,8 @@
 // the reader lives in sources/nccl, the reasoning in policy/nccl_analysis.
 #pragma once
 
+#include "model/nccl_diag.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -137,8 +139,11 @@ struct NcclDroppedRecords {
     std::uint64_t choices = 0;      // settings, graphs, rings and trees
     std::uint64_t gdr = 0;          // GPU Direct RDMA and DMA-BUF lines
     std::uint64_t topology = 0;     // lines of NCCL's topology dumps
+    std::uint64_t diagnostics = 0;  // NCCL DIAG, Diagnostics P2P and RAS lines
 
-    std::uint64_t total() const { return connections + ranks + choices + gdr + topology; }
+    std::uint64_t total() const {
+        return connections + ranks + choices + gdr + topology + diagnostics;
+    }
 
     friend bool operator==(const NcclDroppedRecords&, const NcclDroppedRecords&) = default;
 };
@@ -166,7 +171,9 @@ struct NcclLog {
     std::vector<NcclGdrLine> gdr;                      // distinct lines, in first-seen order
     // "DMA-BUF is available on GPU device N": the CUDA devices per host ("" when unknown).
     std::map<std::string, std::set<int>> dma_buf_devices;
-    std::string nccl_version;  // "2.18.3+cuda12.2"; empty if not seen
+    std::vector<NcclDiagLine> diagnostics;  // NCCL's P2P diagnostics, distinct, first-seen order
+    std::vector<NcclRasLine> ras;           // RAS lines, distinct, in first-seen order
+    std::string nccl_version;               // "2.18.3+cuda12.2"; empty if not seen
     NcclLineCounts counts;
 
     friend bool operator==(const NcclLog&, const NcclLog&) = default;

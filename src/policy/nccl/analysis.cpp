@@ -207,6 +207,7 @@ NcclAnalysis analyze_nccl_log(const model::NcclLog& log, const model::Topology* 
             analysis.hosts.insert(rank.host);
         }
     }
+    analysis.diagnostics = diagnostic_edges(log);
     analysis.findings = nccl_findings(log, analysis, places, topology);
     return analysis;
 }

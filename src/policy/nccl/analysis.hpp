@@ -7,6 +7,7 @@
 #include "model/finding.hpp"
 #include "model/nccl_log.hpp"
 #include "model/topology.hpp"
+#include "policy/nccl/diagnostics.hpp"
 
 #include <array>
 #include <cstdint>
@@ -48,8 +49,9 @@ struct NcclPair {
 
 struct NcclAnalysis {
     NcclTransportCounts transport_counts{};
-    std::vector<NcclPair> pairs;           // by src, then dst
-    std::vector<model::Finding> findings;  // errors first
+    std::vector<NcclPair> pairs;            // by src, then dst
+    std::vector<NcclDiagEdge> diagnostics;  // NCCL's P2P diagnostics per edge, by src, dst
+    std::vector<model::Finding> findings;   // errors first
     std::set<std::string> hosts;
 
     bool has_error() const;

@@ -40,6 +40,7 @@ void capped_rule(const model::NcclDroppedRecords& dropped, std::vector<Finding>&
         "setting, graph, ring and tree lines");
     add(dropped.gdr, "GPU Direct RDMA line", "GPU Direct RDMA lines");
     add(dropped.topology, "topology dump line", "topology dump lines");
+    add(dropped.diagnostics, "diagnostics or RAS line", "diagnostics and RAS lines");
     out.push_back(Finding{
         .code = kNcclLogCapped,
         .severity = Severity::warning,

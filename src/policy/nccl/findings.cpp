@@ -349,6 +349,7 @@ std::vector<Finding> nccl_findings(const model::NcclLog& log,
     environment_rules(log, out);
     graph_rule(log, analysis, places, topology, out);
     gdr_rule(log, places, out);
+    diagnostic_rules(log, analysis.diagnostics, out);
     coverage_rules(log, out);
     std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
         return static_cast<int>(a.severity) < static_cast<int>(b.severity);

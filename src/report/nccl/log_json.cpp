@@ -4,6 +4,7 @@
 #include "report/nccl/log_json.hpp"
 
 #include "report/doctor/json.hpp"
+#include "report/nccl/diag_json.hpp"
 
 #include <fmt/format.h>
 
@@ -151,7 +152,8 @@ Json dropped_to_json(const model::NcclDroppedRecords& d) {
                 {"ranks", d.ranks},
                 {"choices", d.choices},
                 {"gdr", d.gdr},
-                {"topology", d.topology}};
+                {"topology", d.topology},
+                {"diagnostics", d.diagnostics}};
 }
 
 Json gdr_line_to_json(const model::NcclGdrLine& g) {
@@ -215,6 +217,9 @@ Json nccl_log_document(const NcclLogReport& report, bool markers) {
     doc["gdr"] = each_to_json(log.gdr, gdr_line_to_json);
     doc["dma_buf_devices"] = dma_buf_to_json(log.dma_buf_devices);
     doc["topology"] = topology_to_json(log.topology);
+    doc["diagnostics"] = diagnostics_to_json(analysis);
+    doc["diagnostics_reports"] = diagnostics_reports_to_json(log);
+    doc["ras"] = ras_to_json(log);
     doc["lines"] = Json{{"read", log.counts.lines},
                         {"records", log.counts.records},
                         {"connection_lines", log.counts.connection_lines},

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/nccl/log_text.hpp"
 
+#include "report/nccl/diag_text.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -146,6 +148,7 @@ std::string pair_table(const policy::nccl::NcclAnalysis& analysis, std::size_t m
 std::string nccl_log_to_text(const NcclLogReport& report, bool color, std::size_t max_pairs) {
     std::string out = header(report);
     out += pair_table(*report.analysis, max_pairs);
+    out += diagnostics_to_text(*report.log, *report.analysis, max_pairs);
     out += gdr_lines(*report.log, max_pairs);
     if (!report.log->settings.empty()) {
         std::vector<std::string> settings;

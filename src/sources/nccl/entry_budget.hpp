@@ -12,7 +12,7 @@
 namespace peergate::sources::nccl {
 
 // The budget of each table, in bytes of what it keeps (entries and their texts, an index
-// slot each). Their sum, about 300 MiB, keeps `nccl-log` under 1 GiB with the result and
+// slot each). Their sum, about 320 MiB, keeps `nccl-log` under 1 GiB with the result and
 // the analysis built from it; a 4,096-rank job's log needs about a tenth of it.
 struct NcclParserLimits {
     std::size_t connection_bytes = std::size_t{160} << 20;
@@ -22,6 +22,7 @@ struct NcclParserLimits {
     std::size_t topology_bytes = std::size_t{32} << 20;
     std::size_t text_count = std::size_t{1} << 16;   // distinct hosts, details, heads each
     std::size_t text_bytes = std::size_t{16} << 20;  // and their bytes, each table
+    std::size_t diag_bytes = std::size_t{16} << 20;  // P2P diagnostics and RAS lines
 
     // Each table's share when `pieces` parsers read one file at once, so together they
     // keep no more than one parser would: the text tables too, or two pieces could each hold
@@ -34,7 +35,8 @@ struct NcclParserLimits {
                 gdr_bytes / n,
                 topology_bytes / n,
                 text_count / n,
-                text_bytes / n};
+                text_bytes / n,
+                diag_bytes / n};
     }
 };
 

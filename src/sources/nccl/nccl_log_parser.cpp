@@ -75,7 +75,7 @@ void NcclLogParser::read_record(const NcclRecord& record) {
         return;
     }
     const std::string_view body = trim_view(record.body);
-    if (body.empty()) {
+    if (body.empty() || diag_.read(record.host, body, record.marked)) {
         return;
     }
     switch (body.front()) {
@@ -150,18 +150,20 @@ model::NcclLog NcclLogParser::result() const {
     dumps_.into(log);
     log.nccl_version = version_;
     gdr_.into(log);
+    diag_.into(log);
     log.counts = counts_;
     log.counts.dropped = {.connections = connections_.dropped(),
                           .ranks = ranks_.dropped(),
                           .choices = choices_.dropped(),
                           .gdr = gdr_.dropped(),
-                          .topology = dumps_.dropped()};
+                          .topology = dumps_.dropped(),
+                          .diagnostics = diag_.dropped()};
     return log;
 }
 
 std::uint64_t NcclLogParser::dropped() const {
     return connections_.dropped() + ranks_.dropped() + choices_.dropped() + gdr_.dropped() +
-           dumps_.dropped();
+           dumps_.dropped() + diag_.dropped();
 }
 
 // merge_from: one parser takes in what another read from the input that followed its own,
@@ -173,6 +175,7 @@ void NcclLogParser::merge_from(NcclLogParser&& later) {
     choices_.merge_from(std::move(later.choices_), hosts_);
     dumps_.merge_from(std::move(later.dumps_));  // later's open dumps become this one's
     gdr_.merge_from(std::move(later.gdr_));
+    diag_.merge_from(std::move(later.diag_));
     if (version_.empty()) {
         version_ = std::move(later.version_);
     }

@@ -5,9 +5,9 @@
 // Pure: it never opens a file; the caller reads and feeds. It cuts lines into records and
 // hands each to its reader: connections go to a ConnectionTable, settings, graphs, rings
 // and trees to a ChoiceTable, ranks to a RankTable, topology dumps to TopologyDumps, GDR
-// lines to GdrRecords; it keeps the counts and the version itself. Each table keeps what
-// its budget (NcclParserLimits) allows and counts the rest dropped, so no log, however
-// hostile, grows it past them (docs/RELIABILITY.md).
+// lines to GdrRecords, P2P diagnostics and RAS lines to DiagRecords; it keeps the counts and the
+// version itself. Each table keeps what its budget (NcclParserLimits) allows and counts the rest
+// dropped, so no log, however hostile, grows it past them (docs/RELIABILITY.md).
 #pragma once
 
 #include "model/nccl_log.hpp"
@@ -15,6 +15,7 @@
 #include "sources/nccl/interned_texts.hpp"
 #include "sources/nccl/nccl_choice_table.hpp"
 #include "sources/nccl/nccl_connection_table.hpp"
+#include "sources/nccl/nccl_diag_records.hpp"
 #include "sources/nccl/nccl_gdr.hpp"
 #include "sources/nccl/nccl_rank_table.hpp"
 #include "sources/nccl/nccl_record.hpp"
@@ -41,7 +42,8 @@ public:
           choices_(limits),
           ranks_(limits),
           dumps_(limits),
-          gdr_(limits) {}
+          gdr_(limits),
+          diag_(limits) {}
 
     const NcclParserLimits& limits() const { return limits_; }
 
@@ -91,6 +93,7 @@ private:
     RankTable ranks_;
     TopologyDumps dumps_;
     GdrRecords gdr_;
+    DiagRecords diag_;       // NCCL 2.31's P2P diagnostics and the RAS lines
     RingLine ring_scratch_;  // reused by every ring line
     std::string version_;
     model::NcclLineCounts counts_;

@@ -117,4 +117,46 @@ TEST(NcclLogE2e, HumanSummaryHasThePairTable) {
     EXPECT_NE(result.out.find("P2P 11, SHM 2, NET 4, COLLNET 2, NVLS 1"), std::string::npos);
 }
 
+TEST(NcclLogE2e, AFailedDiagnosticsEdgeIsAnErrorBesideTheTransports) {
+    const auto result =
+        run("--json nccl-log " + fixture("handwritten-diag-p2p-write-mismatch.log"));
+    EXPECT_EQ(result.status, 1);
+    const auto doc = json_of(result);
+    ASSERT_EQ(doc["diagnostics"].size(), 12u);
+    std::size_t failed = 0;
+    for (const auto& edge : doc["diagnostics"]) {
+        for (const char* key : {"src_rank", "dst_rank", "host", "result", "text"}) {
+            EXPECT_TRUE(edge.contains(key)) << key;
+        }
+        if (edge["result"] == "fail") {
+            ++failed;
+            EXPECT_EQ(edge["src_rank"], 2);
+            EXPECT_EQ(edge["dst_rank"], 3);
+            EXPECT_EQ(edge["check"], "write mismatch");
+        }
+    }
+    EXPECT_EQ(failed, 1u);
+    ASSERT_FALSE(doc["findings"].empty());
+    EXPECT_EQ(doc["findings"][0]["code"], "nccl_diag_edge_failed");
+    EXPECT_EQ(doc["findings"][0]["severity"], "error");
+    EXPECT_TRUE(doc["ras"].empty());
+    const auto text =
+        run("--no-color nccl-log " + fixture("handwritten-diag-p2p-write-mismatch.log"));
+    EXPECT_NE(text.out.find("NCCL's P2P diagnostics"), std::string::npos);
+    EXPECT_NE(text.out.find("2 -> 3"), std::string::npos);
+}
+
+TEST(NcclLogE2e, RasLinesAreListedAndWarnedOn) {
+    const auto doc = json_of(run("--json nccl-log " + fixture("handwritten-ras-dead-process.log")));
+    ASSERT_EQ(doc["ras"].size(), 10u);
+    EXPECT_EQ(doc["ras"][4]["kind"], "dead");
+    EXPECT_EQ(doc["ras"][4]["node"], "10.20.0.12<28028>");
+    bool dead_warning = false;
+    for (const auto& finding : doc["findings"]) {
+        dead_warning = dead_warning || (finding["code"] == "nccl_ras_process_dead" &&
+                                        finding["severity"] == "warning");
+    }
+    EXPECT_TRUE(dead_warning);
+}
+
 }  // namespace

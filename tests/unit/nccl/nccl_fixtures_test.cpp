@@ -33,6 +33,8 @@ struct NcclTruth {
     std::size_t gdr = 0;
     std::size_t hosts = 0;  // named by a connection, rank or tree line
     std::uint64_t skipped = 0;
+    std::size_t diagnostics = 0;  // distinct P2P diagnostics lines (NCCL 2.31)
+    std::size_t ras = 0;          // distinct RAS lines
 };
 
 void PrintTo(const NcclTruth& truth, std::ostream* os) {
@@ -61,6 +63,33 @@ std::vector<NcclTruth> nccl_truths() {
                    "SHM/direct shared memory",
                    "SHM/direct/direct"},
          .hosts = 2},
+        {.file = "handwritten-diag-p2p-pass.log",
+         .version = "2.31.2+cuda13.0",
+         .connections = 3,
+         .lines = {3, 0, 0, 0, 0},
+         .kinds = {"P2P/CUMEM"},
+         .ranks = 3,
+         .init_complete = 3,
+         .settings = {"NCCL_RUN_DIAGNOSTICS"},
+         .hosts = 1,
+         .diagnostics = 13},
+        {.file = "handwritten-diag-p2p-write-mismatch.log",
+         .version = "2.31.2+cuda12.9",
+         .connections = 4,
+         .lines = {4, 0, 0, 0, 0},
+         .kinds = {"P2P/IPC"},
+         .ranks = 4,
+         .init_complete = 4,
+         .settings = {"NCCL_RUN_DIAGNOSTICS"},
+         .hosts = 1,
+         .diagnostics = 38},
+        {.file = "handwritten-ras-dead-process.log",
+         .version = "2.31.2+cuda13.0",
+         .ranks = 2,
+         .init_complete = 1,
+         .settings = {"NCCL_DEBUG_SUBSYS"},
+         .hosts = 2,
+         .ras = 10},
         {.file = "handwritten-malformed.log",
          .connections = 4,
          .lines = {3, 1, 0, 0, 0},
@@ -234,6 +263,8 @@ void expect_log(const model::NcclLog& log, const NcclTruth& truth) {
     EXPECT_EQ(log.gdr.size(), truth.gdr);
     EXPECT_EQ(hosts_of(log).size(), truth.hosts);
     EXPECT_EQ(log.counts.skipped, truth.skipped);
+    EXPECT_EQ(log.diagnostics.size(), truth.diagnostics);
+    EXPECT_EQ(log.ras.size(), truth.ras);
 }
 
 class NcclFixtures : public testing::TestWithParam<NcclTruth> {};

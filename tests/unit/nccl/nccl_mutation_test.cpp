@@ -67,6 +67,8 @@ TEST_P(NcclMutation, AnOpenMpiPrefixReadsTheSameConnectionsAndRanks) {
     EXPECT_EQ(tagged.ranks, plain.ranks);
     EXPECT_EQ(tagged.settings, plain.settings);
     EXPECT_EQ(tagged.nccl_version, plain.nccl_version);
+    EXPECT_EQ(tagged.diagnostics, plain.diagnostics);
+    EXPECT_EQ(tagged.ras, plain.ras);
 }
 
 template <typename Entry>
@@ -91,6 +93,8 @@ TEST_P(NcclMutation, ALogCutAfterAnyLineReadsAsAPartOfTheWhole) {
         expect_part_of(part.connections, whole.connections, "connection");
         expect_part_of(part.graphs, whole.graphs, "graph line");
         expect_part_of(part.gdr, whole.gdr, "GPU Direct RDMA line");
+        expect_part_of(part.diagnostics, whole.diagnostics, "diagnostics line");
+        expect_part_of(part.ras, whole.ras, "RAS line");
         EXPECT_LE(part.ranks.size(), whole.ranks.size());
         for (const auto& rank : part.ranks) {
             const bool known = std::any_of(whole.ranks.begin(), whole.ranks.end(), [&](auto& w) {

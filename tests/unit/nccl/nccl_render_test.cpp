@@ -63,13 +63,15 @@ TEST(NcclLogRender, ALogWithoutConnectionsOrPairsIsTheDocumentToo) {
 TEST(NcclLogRender, DroppedRecordsAreInTheLinesObject) {
     auto log =
         test::parse_nccl_log("h:1:2 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via P2P/IPC\n");
-    log.counts.dropped = {.connections = 3, .ranks = 0, .choices = 2, .gdr = 1, .topology = 4};
+    log.counts.dropped = {
+        .connections = 3, .ranks = 0, .choices = 2, .gdr = 1, .topology = 4, .diagnostics = 5};
     const auto analysis = policy::nccl::analyze_nccl_log(log, nullptr);
     const NcclLogReport report{{"-"}, "", &log, &analysis};
     const auto parsed = nlohmann::json::parse(nccl_log_to_json_text(report));
     EXPECT_EQ(parsed["lines"]["dropped"],
               nlohmann::json::parse(
-                  R"({"connections": 3, "ranks": 0, "choices": 2, "gdr": 1, "topology": 4})"));
+                  R"({"connections": 3, "ranks": 0, "choices": 2, "gdr": 1, "topology": 4,
+                      "diagnostics": 5})"));
     EXPECT_EQ(parsed["lines"]["skipped"], 0);
     EXPECT_NE(nccl_log_to_text(report, false, 10).find("nccl_log_capped"), std::string::npos);
 }
