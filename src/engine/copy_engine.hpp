@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace peergate::engine {
@@ -32,6 +33,44 @@ struct CopyJob {
     BufferId dst = -1;
     BufferId src = -1;
     StreamId stream = -1;
+};
+
+// A transfer by kernels on the SMs (model::ProbePath other than ce): what NCCL's P2P
+// transport and vLLM's custom all-reduce do instead of copies (docs/probe.md, "Paths").
+struct TransferJob {
+    model::ProbePath path = model::ProbePath::sm_store;
+    BufferId dst = -1;
+    BufferId src = -1;
+    // sm_store and the handshake's writer: a stream of the source device; sm_load: of the
+    // destination device. The transfer is timed with events on it (a handshake: on
+    // wait_stream, around the waiter).
+    StreamId stream = -1;
+    // Handshake only: the destination's stream for the resident waiter, the buffer of
+    // kHandshakeFlagBytes on the destination (the flag word, then what the waiter found),
+    // the payload's pattern seed (the flag's value derives from it), and how long the waiter
+    // spins before it calls the flag lost.
+    StreamId wait_stream = -1;
+    BufferId flag = -1;
+    std::uint32_t seed = 0;
+    std::chrono::nanoseconds budget{0};
+};
+
+inline constexpr std::size_t kHandshakeFlagBytes = 32;
+
+// The flag value the writer stores for a payload of `seed`: never the sentinel the flag
+// buffer is reset to, never zero.
+constexpr std::uint32_t handshake_flag_value(std::uint32_t seed) {
+    const std::uint32_t v = seed | 1U;
+    return v == kSentinelBits ? kSentinelStandIn : v;
+}
+
+// What the handshake's waiter wrote: whether the flag arrived within its budget, and the
+// payload as it found it right after the flag (nothing counted when the flag never came).
+struct HandshakeCounts {
+    bool flag_seen = false;
+    VerifyCounts payload;
+
+    friend bool operator==(const HandshakeCounts&, const HandshakeCounts&) = default;
 };
 
 // Host bytes moved by the engine itself (verification and fills), for the cost benchmark.
@@ -85,6 +124,19 @@ public:
     virtual util::Expected<std::vector<double>> measure(const std::vector<CopyJob>& jobs,
                                                         int iterations,
                                                         std::chrono::milliseconds timeout) = 0;
+
+    // Why `path` cannot run from device `src` to `dst` here (the kernels did not load, the
+    // driver refused the peer mapping); nullopt when it can. ce always can.
+    virtual std::optional<std::string> unsupported(model::ProbePath path,
+                                                   int src,
+                                                   int dst) const = 0;
+    // Enqueues an SM-path transfer (job.path is not ce).
+    virtual util::Expected<void> enqueue_transfer(const TransferJob& job) = 0;
+    // What the handshake's waiter left in `flag`, read on `stream` (a stream of the flag's
+    // device) once the waiter's stream was synchronised.
+    virtual util::Expected<HandshakeCounts> handshake_result(BufferId flag,
+                                                             StreamId stream,
+                                                             std::chrono::milliseconds timeout) = 0;
 
     virtual EngineCounters counters() const = 0;
 };

@@ -22,14 +22,21 @@ std::uint64_t mix(std::uint64_t x) {
 
 }  // namespace
 
-std::uint32_t pattern_seed(
-    int src, int dst, std::uint64_t size_bytes, int repeat, model::ProbeMode mode) {
+std::uint32_t pattern_seed(int src,
+                           int dst,
+                           std::uint64_t size_bytes,
+                           int repeat,
+                           model::ProbeMode mode,
+                           model::ProbePath path) {
     std::uint64_t h = mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(src)) + 1);
     h = mix(h ^ (static_cast<std::uint64_t>(static_cast<std::uint32_t>(dst)) << 20U));
     h = mix(h ^ size_bytes);
     // Rotated, not shifted: a soak's repeat numbers pass 2^24, and every bit must count.
     h = mix(h ^ std::rotl(static_cast<std::uint64_t>(static_cast<std::uint32_t>(repeat)), 40));
     h = mix(h ^ (static_cast<std::uint64_t>(mode) << 56U));
+    if (path != model::ProbePath::ce) {
+        h = mix(h ^ (static_cast<std::uint64_t>(path) << 60U));
+    }
     return static_cast<std::uint32_t>(h ^ (h >> 32U));
 }
 

@@ -37,9 +37,14 @@ constexpr std::uint32_t shifted_pattern_seed(std::uint32_t seed, std::uint64_t f
     return static_cast<std::uint32_t>(first) * kPatternStep + seed;
 }
 
-// The seed of one repeat of one cell.
-std::uint32_t pattern_seed(
-    int src, int dst, std::uint64_t size_bytes, int repeat, model::ProbeMode mode);
+// The seed of one repeat of one cell. The path is mixed in too (a ce cell's seed is what it
+// was before paths existed), so a path that moved nothing cannot pass on another path's bytes.
+std::uint32_t pattern_seed(int src,
+                           int dst,
+                           std::uint64_t size_bytes,
+                           int repeat,
+                           model::ProbeMode mode,
+                           model::ProbePath path = model::ProbePath::ce);
 
 // Writes the pattern for `seed` into `out` (elements 0..out.size()-1).
 void fill_pattern(std::span<std::uint32_t> out, std::uint32_t seed);

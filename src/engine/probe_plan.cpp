@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace peergate::engine {
@@ -25,13 +27,16 @@ std::vector<PositionPair> ordered_pairs(int count) {
     return pairs;
 }
 
-void add_mode_groups(const ProbePlan& plan, model::ProbeMode mode, std::vector<CopyGroup>& out) {
+void add_mode_groups(const ProbePlan& plan,
+                     model::ProbeMode mode,
+                     model::ProbePath path,
+                     std::vector<CopyGroup>& out) {
     const int count = static_cast<int>(plan.gpus.size());
     switch (mode) {
         case model::ProbeMode::serial:
             for (const auto& pair : ordered_pairs(count)) {
                 for (const auto size : plan.sizes_bytes) {
-                    out.push_back({mode, size, {pair}});
+                    out.push_back({mode, path, size, {pair}});
                 }
             }
             break;
@@ -39,17 +44,21 @@ void add_mode_groups(const ProbePlan& plan, model::ProbeMode mode, std::vector<C
             for (int a = 0; a < count; ++a) {
                 for (int b = a + 1; b < count; ++b) {
                     for (const auto size : plan.sizes_bytes) {
-                        out.push_back({mode, size, {{a, b}, {b, a}}});
+                        out.push_back({mode, path, size, {{a, b}, {b, a}}});
                     }
                 }
             }
             break;
         case model::ProbeMode::concurrent:
             for (const auto size : plan.sizes_bytes) {
-                out.push_back({mode, size, ordered_pairs(count)});
+                out.push_back({mode, path, size, ordered_pairs(count)});
             }
             break;
     }
+}
+
+bool listed_twice(const std::vector<model::ProbePath>& paths) {
+    return std::set<model::ProbePath>(paths.begin(), paths.end()).size() != paths.size();
 }
 
 }  // namespace
@@ -81,22 +90,47 @@ util::Expected<ProbePlan> make_probe_plan(const ProbeRequest& request) {
     if (std::set<int>(request.gpus.begin(), request.gpus.end()).size() != request.gpus.size()) {
         return usage("--gpus: a GPU is listed twice");
     }
+    if (request.paths.empty() || listed_twice(request.paths)) {
+        return usage("--path: give each path once, at least one");
+    }
     ProbePlan plan{.gpus = request.gpus,
                    .sizes_bytes = {},
                    .repeats = static_cast<int>(request.repeats),
                    .modes = request.modes,
                    .timeout = request.timeout,
-                   .soak = request.soak};
+                   .soak = request.soak,
+                   .paths = request.paths,
+                   .quick = request.quick};
     for (const auto size : request.sizes_mib) {
         plan.sizes_bytes.push_back(static_cast<std::uint64_t>(size) << 20U);
     }
     return plan;
 }
 
+ProbeRequest quick_request(std::chrono::milliseconds timeout) {
+    return ProbeRequest{
+        .gpus = {},
+        .sizes_mib = {1},
+        .repeats = 1,
+        .modes = {model::ProbeMode::concurrent},
+        .timeout = timeout,
+        .soak = std::chrono::milliseconds{0},
+        .paths = {std::begin(model::kAllProbePaths), std::end(model::kAllProbePaths)},
+        .quick = true};
+}
+
+std::chrono::nanoseconds handshake_budget(std::chrono::milliseconds timeout) {
+    const auto quarter = std::chrono::duration_cast<std::chrono::nanoseconds>(timeout) / 4;
+    return std::clamp<std::chrono::nanoseconds>(
+        quarter, std::chrono::microseconds(100), std::chrono::seconds(2));
+}
+
 std::vector<CopyGroup> plan_groups(const ProbePlan& plan) {
     std::vector<CopyGroup> groups;
     for (const auto mode : plan.modes) {
-        add_mode_groups(plan, mode, groups);
+        for (const auto path : plan.paths) {
+            add_mode_groups(plan, mode, path, groups);
+        }
     }
     return groups;
 }
@@ -110,6 +144,7 @@ std::vector<model::ProbeCell> planned_cells(const ProbePlan& plan) {
             cell.dst = plan.gpus[static_cast<std::size_t>(pair.dst)];
             cell.size_bytes = group.size_bytes;
             cell.mode = group.mode;
+            cell.path_kind = group.path;
             cells.push_back(cell);
         }
     }

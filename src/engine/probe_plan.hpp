@@ -24,7 +24,19 @@ struct ProbeRequest {
     std::chrono::milliseconds timeout{30'000};
     // 0: one sweep. Else sweep again, with fresh patterns, until this long has passed.
     std::chrono::milliseconds soak{0};
+    std::vector<model::ProbePath> paths{model::ProbePath::ce};
+    bool quick = false;  // the pre-launch check (quick_request); said in the result's reason
 };
+
+// probe --quick: every ordered pair on every path at once, one 1 MiB transfer each, for a
+// check in front of a launch that costs less than NCCL's own diagnostics (docs/probe.md).
+ProbeRequest quick_request(std::chrono::milliseconds timeout);
+
+// How long the handshake's waiter spins before it calls the flag lost: a quarter of the
+// watchdog, at most 2 s (a flag crosses in microseconds; the payload before it, even
+// 64 MiB from every GPU at once over PCIe, in tens of milliseconds), so that a lost flag
+// is a verdict and never the watchdog.
+std::chrono::nanoseconds handshake_budget(std::chrono::milliseconds timeout);
 
 struct ProbePlan {
     std::vector<int> gpus;
@@ -33,6 +45,8 @@ struct ProbePlan {
     std::vector<model::ProbeMode> modes;
     std::chrono::milliseconds timeout{30'000};
     std::chrono::milliseconds soak{0};
+    std::vector<model::ProbePath> paths{model::ProbePath::ce};
+    bool quick = false;
 
     friend bool operator==(const ProbePlan&, const ProbePlan&) = default;
 };
@@ -50,14 +64,15 @@ struct PositionPair {
     friend bool operator==(const PositionPair&, const PositionPair&) = default;
 };
 
-// The pairs copied at the same time, at one size, in one mode.
+// The pairs copied at the same time, at one size, in one mode, on one path.
 struct CopyGroup {
     model::ProbeMode mode = model::ProbeMode::serial;
+    model::ProbePath path = model::ProbePath::ce;
     std::uint64_t size_bytes = 0;
     std::vector<PositionPair> pairs;
 };
 
-// Run order: per mode, serial groups hold one pair (pair-major, then size), bidirectional
+// Run order: per mode, per path, serial groups hold one pair (pair-major, then size), bidirectional
 // groups hold A->B and B->A, a concurrent group holds every ordered pair (one per size).
 std::vector<CopyGroup> plan_groups(const ProbePlan& plan);
 

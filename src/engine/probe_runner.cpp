@@ -2,6 +2,7 @@
 #include "engine/probe_runner.hpp"
 
 #include "engine/probe_streams.hpp"
+#include "engine/probe_transfer.hpp"
 
 #include <fmt/format.h>
 
@@ -21,6 +22,7 @@ struct Lane {
     model::ProbeCell cell;
     BufferId src = -1;
     BufferId dst = -1;
+    BufferId flag = -1;  // handshake: the flag and what the waiter found
     bool active = true;  // false once it failed: the others of the group go on
     bool errored = false;
     bool skipped = false;
@@ -57,7 +59,7 @@ public:
             run_round();
             ++round_;
         } while (another_round(start));
-        return {std::move(cells_), round_};
+        return {std::move(cells_), round_, device_seconds_};
     }
 
 private:
@@ -124,6 +126,7 @@ private:
             lane.cell.dst = plan_.gpus[static_cast<std::size_t>(pair.dst)];
             lane.cell.size_bytes = group.size_bytes;
             lane.cell.mode = group.mode;
+            lane.cell.path_kind = group.path;
             lane.cell.path = engine_.path(pair.src, pair.dst);
             lane.cell.verify = engine_.verify_site();
             lanes.push_back(std::move(lane));
@@ -140,13 +143,21 @@ private:
         return false;
     }
 
+    // A path the engine cannot run here is skipped with its reason: never a pass.
     void allocate(Lane& lane) {
+        if (auto why = engine_.unsupported(lane.cell.path_kind, lane.pair.src, lane.pair.dst)) {
+            lane.active = false;
+            lane.skipped = true;
+            note(lane.cell, "not run: " + *why);
+            return;
+        }
         const auto bytes = static_cast<std::size_t>(lane.cell.size_bytes);
         auto src = engine_.allocate(lane.pair.src, bytes);
         auto dst = src ? engine_.allocate(lane.pair.dst, bytes) : src;
         if (src && dst) {
             lane.src = *src;
             lane.dst = *dst;
+            allocate_flag(lane);
             return;
         }
         if (src) {
@@ -162,16 +173,32 @@ private:
                          (src ? dst : src).error().message));
     }
 
+    void allocate_flag(Lane& lane) {
+        if (lane.cell.path_kind != model::ProbePath::handshake) {
+            return;
+        }
+        auto flag = engine_.allocate(lane.pair.dst, kHandshakeFlagBytes);
+        if (flag) {
+            lane.flag = *flag;
+            return;
+        }
+        lane.active = false;
+        lane.skipped = true;
+        note(lane.cell,
+             fmt::format("could not allocate the handshake's flag on GPU {}: {}",
+                         lane.cell.dst,
+                         flag.error().message));
+    }
+
     void release(std::vector<Lane>& lanes) {
         if (aborted_) {
             return;  // the engine must not be used after a watchdog timeout
         }
         for (auto& lane : lanes) {
-            if (lane.src >= 0) {
-                engine_.release(lane.src);
-            }
-            if (lane.dst >= 0) {
-                engine_.release(lane.dst);
+            for (const BufferId buffer : {lane.src, lane.dst, lane.flag}) {
+                if (buffer >= 0) {
+                    engine_.release(buffer);
+                }
             }
         }
     }
@@ -179,7 +206,7 @@ private:
     void run_repeat(std::vector<Lane>& lanes, int repeat) {
         fill(lanes, repeat);
         wait_for_devices(lanes);
-        copy(lanes);
+        copy(lanes, repeat);
         wait_for_copies(lanes);
         compare(lanes, repeat);
         lanes_repeats(lanes);
@@ -199,7 +226,16 @@ private:
                             lane.cell.dst,
                             lane.cell.size_bytes,
                             round_ * plan_.repeats + repeat,
-                            lane.cell.mode);
+                            lane.cell.mode,
+                            lane.cell.path_kind);
+    }
+
+    static TransferEnds ends(const Lane& lane) {
+        return {.pair = lane.pair,
+                .path = lane.cell.path_kind,
+                .src = lane.src,
+                .dst = lane.dst,
+                .flag = lane.flag};
     }
 
     void fill(std::vector<Lane>& lanes, int repeat) {
@@ -215,6 +251,9 @@ private:
             }
             if (auto s = engine_.fill_sentinel(lane.dst, *dst_stream); !s) {
                 fail(lane, s.error(), "sentinel fill");
+            } else if (auto f = lane.flag < 0 ? s : engine_.fill_sentinel(lane.flag, *dst_stream);
+                       !f) {
+                fail(lane, f.error(), "flag reset");
             } else if (auto p = engine_.fill_pattern(lane.src, seed(lane, repeat), *src_stream);
                        !p) {
                 fail(lane, p.error(), "pattern fill");
@@ -244,37 +283,47 @@ private:
         }
     }
 
-    void copy(std::vector<Lane>& lanes) {
+    // What a step of this lane's transfer is called in its cell's detail.
+    static std::string step_name(const Lane& lane, const char* what) {
+        const auto path = lane.cell.path_kind;
+        const char* name = path == model::ProbePath::ce         ? "peer copy"
+                           : path == model::ProbePath::sm_store ? "SM store"
+                           : path == model::ProbePath::sm_load  ? "SM load"
+                                                                : "handshake";
+        return fmt::format("{}{}", name, what);
+    }
+
+    void copy(std::vector<Lane>& lanes, int repeat) {
+        const auto budget = handshake_budget(plan_.timeout);
         for (auto& lane : lanes) {
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto stream = streams_.for_pair(lane.pair);
-            if (!stream) {
-                fail(lane, stream.error(), "stream creation");
-                continue;
-            }
-            const CopyJob job{
-                .kind = CopyKind::peer, .dst = lane.dst, .src = lane.src, .stream = *stream};
-            if (auto copied = engine_.enqueue_copy(job); !copied) {
-                fail(lane, copied.error(), "peer copy");
+            auto started =
+                start_transfer(engine_, streams_, ends(lane), seed(lane, repeat), budget);
+            if (!started) {
+                fail(lane, started.error(), step_name(lane, ""));
             }
         }
     }
 
+    // A group's lanes run at once: its device time for this repeat is its slowest lane's.
     void wait_for_copies(std::vector<Lane>& lanes) {
+        double slowest = 0.0;
         for (auto& lane : lanes) {
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto synced = engine_.synchronize(streams_.pair(lane.pair), plan_.timeout);
+            auto synced = finish_transfer(engine_, streams_, ends(lane), plan_.timeout);
             if (!synced) {
-                fail(lane, synced.error(), "peer copy synchronisation");
+                fail(lane, synced.error(), step_name(lane, " synchronisation"));
             } else if (*synced && **synced > 0.0) {
                 lane.seconds += **synced;
                 ++lane.timed;
+                slowest = std::max(slowest, **synced);
             }
         }
+        device_seconds_ += slowest;
     }
 
     void compare(std::vector<Lane>& lanes, int repeat) {
@@ -282,21 +331,26 @@ private:
             if (!lane.active || aborted_) {
                 continue;
             }
-            auto counts = engine_.verify(
-                lane.dst, seed(lane, repeat), streams_.device(lane.pair.dst), plan_.timeout);
-            if (!counts) {
-                fail(lane, counts.error(), "verification");
+            auto found =
+                check_transfer(engine_, streams_, ends(lane), seed(lane, repeat), plan_.timeout);
+            if (!found) {
+                fail(lane, found.error(), "verification");
                 continue;
             }
-            lane.cell.dropped += counts->dropped;
-            lane.cell.wrong += counts->wrong;
-            if (!lane.cell.first_bad_offset && counts->first_bad_element) {
-                lane.cell.first_bad_offset = *counts->first_bad_element * 4U;
+            if (!found->flag_seen) {
+                ++lane.cell.flags_lost;  // the payload was never vouched for: nothing to count
+                continue;
+            }
+            const auto& counts = found->payload;
+            lane.cell.dropped += counts.dropped;
+            lane.cell.wrong += counts.wrong;
+            if (!lane.cell.first_bad_offset && counts.first_bad_element) {
+                lane.cell.first_bad_offset = *counts.first_bad_element * 4U;
             }
         }
     }
 
-    void fail(Lane& lane, const util::Error& error, const char* step) {
+    void fail(Lane& lane, const util::Error& error, const std::string& step) {
         lane.active = false;
         lane.errored = true;
         if (error.code == util::ErrorCode::timeout) {
@@ -328,11 +382,12 @@ private:
         if (lane.timed > 0) {
             cell.gbps = static_cast<double>(cell.size_bytes) * lane.timed / lane.seconds / 1e9;
         }
-        cell.status = cell.wrong > 0     ? model::CellStatus::corrupted
-                      : cell.dropped > 0 ? model::CellStatus::dropped
-                      : lane.errored     ? model::CellStatus::error
-                      : lane.skipped     ? model::CellStatus::skipped
-                                         : model::CellStatus::ok;
+        cell.status = cell.wrong > 0        ? model::CellStatus::corrupted
+                      : cell.dropped > 0    ? model::CellStatus::dropped
+                      : cell.flags_lost > 0 ? model::CellStatus::flag_lost
+                      : lane.errored        ? model::CellStatus::error
+                      : lane.skipped        ? model::CellStatus::skipped
+                                            : model::CellStatus::ok;
         const std::size_t index = next_cell_++;
         timings_[index] = {lane.seconds, lane.timed};
         if (round_ == 0) {
@@ -357,6 +412,7 @@ private:
     ProbeStreams streams_{engine_};
     std::vector<model::ProbeCell> cells_;
     bool aborted_ = false;
+    double device_seconds_ = 0.0;  // the slowest lane of each repeat of each group, summed
 };
 
 }  // namespace

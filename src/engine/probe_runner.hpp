@@ -27,6 +27,7 @@ using SoakClock = std::function<std::chrono::steady_clock::time_point()>;
 struct ProbeRun {
     std::vector<model::ProbeCell> cells;  // planned_cells() order, summed over the rounds
     int rounds = 0;                       // sweeps run (the last may have been cut short)
+    double device_seconds = 0.0;          // per repeat of a group, its slowest lane's, summed
 };
 
 // Sweeps the plan once, or with plan.soak again and again (fresh patterns each round) until

@@ -15,13 +15,22 @@ util::Expected<StreamId> ProbeStreams::for_device(int device) {
 }
 
 util::Expected<StreamId> ProbeStreams::for_pair(PositionPair pair) {
+    return find_or_make(pairs_, pair, pair.src);
+}
+
+util::Expected<StreamId> ProbeStreams::for_pair_at_destination(PositionPair pair) {
+    return find_or_make(destination_pairs_, pair, pair.dst);
+}
+
+util::Expected<StreamId> ProbeStreams::find_or_make(
+    std::map<std::pair<int, int>, StreamId>& streams, PositionPair pair, int device) {
     const auto key = std::make_pair(pair.src, pair.dst);
-    if (auto it = pairs_.find(key); it != pairs_.end()) {
+    if (auto it = streams.find(key); it != streams.end()) {
         return it->second;
     }
-    auto stream = engine_.create_stream(pair.src);
+    auto stream = engine_.create_stream(device);
     if (stream) {
-        pairs_[key] = *stream;
+        streams[key] = *stream;
     }
     return stream;
 }

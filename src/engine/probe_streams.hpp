@@ -23,15 +23,27 @@ public:
     // The pair's copy stream, a stream of its source device, made now if it is the first use.
     util::Expected<StreamId> for_pair(PositionPair pair);
 
+    // The pair's stream on its destination device (an SM load, the handshake's waiter).
+    util::Expected<StreamId> for_pair_at_destination(PositionPair pair);
+
     // Streams made before (the caller made them in this repeat).
     StreamId device(int device) const { return devices_.at(device); }
 
     StreamId pair(PositionPair pair) const { return pairs_.at({pair.src, pair.dst}); }
 
+    StreamId pair_at_destination(PositionPair pair) const {
+        return destination_pairs_.at({pair.src, pair.dst});
+    }
+
 private:
+    util::Expected<StreamId> find_or_make(std::map<std::pair<int, int>, StreamId>& streams,
+                                          PositionPair pair,
+                                          int device);
+
     CopyEngine& engine_;
     std::map<int, StreamId> devices_;
     std::map<std::pair<int, int>, StreamId> pairs_;
+    std::map<std::pair<int, int>, StreamId> destination_pairs_;
 };
 
 }  // namespace peergate::engine

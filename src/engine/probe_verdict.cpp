@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace peergate::engine {
 
@@ -17,11 +18,30 @@ double seconds(std::chrono::milliseconds duration) {
 }
 
 bool lost(const model::ProbeCell& cell) {
-    return cell.status == CellStatus::dropped || cell.status == CellStatus::corrupted;
+    return cell.status == CellStatus::dropped || cell.status == CellStatus::corrupted ||
+           cell.status == CellStatus::flag_lost;
+}
+
+// "serial mode, 4 MiB" for a copy cell; the path is named where it is not the copy engine.
+std::string where(const model::ProbeCell& cell) {
+    return fmt::format("{}{} mode, {} MiB",
+                       cell.path_kind == model::ProbePath::ce
+                           ? ""
+                           : fmt::format("{}, ", model::to_string(cell.path_kind)),
+                       model::to_string(cell.mode),
+                       cell.size_bytes >> 20U);
 }
 
 std::string describe_loss(const model::ProbeCell& cell) {
     const std::uint64_t elements = cell.size_bytes / 4U * static_cast<std::uint64_t>(cell.repeats);
+    if (cell.status == CellStatus::flag_lost) {
+        return fmt::format(
+            "{}: the flag never arrived in {} of {} repeats (the waiting kernel "
+            "spun out its budget: the deadlock NCCL shows)",
+            where(cell),
+            cell.flags_lost,
+            cell.repeats);
+    }
     std::string what;
     if (cell.dropped > 0) {
         what = fmt::format("{} of {} elements dropped", cell.dropped, elements);
@@ -30,9 +50,8 @@ std::string describe_loss(const model::ProbeCell& cell) {
         what += fmt::format(
             "{}{} of {} elements corrupted", what.empty() ? "" : ", ", cell.wrong, elements);
     }
-    return fmt::format("{} mode, {} MiB: {} (first bad offset {}, {} path)",
-                       model::to_string(cell.mode),
-                       cell.size_bytes >> 20U,
+    return fmt::format("{}: {} (first bad offset {}, {} path)",
+                       where(cell),
                        what,
                        cell.first_bad_offset.value_or(0),
                        model::to_string(cell.path));
@@ -44,16 +63,10 @@ std::string pair_detail(PairVerdict verdict, const std::vector<const model::Prob
             return "data lost in " + describe_loss(*cell);
         }
         if (verdict == PairVerdict::error && cell->status == CellStatus::error) {
-            return fmt::format("{} mode, {} MiB: {}",
-                               model::to_string(cell->mode),
-                               cell->size_bytes >> 20U,
-                               cell->detail);
+            return fmt::format("{}: {}", where(*cell), cell->detail);
         }
         if (verdict == PairVerdict::skipped && cell->status == CellStatus::skipped) {
-            return fmt::format("{} mode, {} MiB: {}",
-                               model::to_string(cell->mode),
-                               cell->size_bytes >> 20U,
-                               cell->detail);
+            return fmt::format("{}: {}", where(*cell), cell->detail);
         }
     }
     if (cells.empty()) {
@@ -62,18 +75,34 @@ std::string pair_detail(PairVerdict verdict, const std::vector<const model::Prob
     const bool staged = std::any_of(cells.begin(), cells.end(), [](const auto* c) {
         return c->path == model::CopyPath::staged;
     });
+    const auto applicable = std::count_if(
+        cells.begin(), cells.end(), [](const auto* c) { return !not_applicable(*c); });
     return fmt::format("intact: {} cells, {} repeats each{}",
-                       cells.size(),
+                       applicable,
                        cells.front()->repeats,
                        staged ? "; the driver refused peer access, so only the staged path "
                                 "(through host memory) was tested"
                               : ", direct path");
 }
 
+std::vector<model::ProbePathVerdict> path_verdicts(
+    const std::vector<const model::ProbeCell*>& cells, const std::vector<model::ProbePath>& paths) {
+    std::vector<model::ProbePathVerdict> verdicts;
+    for (const auto path : paths) {
+        std::vector<const model::ProbeCell*> of_path;
+        std::copy_if(cells.begin(), cells.end(), std::back_inserter(of_path), [&](const auto* c) {
+            return c->path_kind == path;
+        });
+        verdicts.push_back({path, pair_verdict(of_path)});
+    }
+    return verdicts;
+}
+
 model::ProbePair make_pair(int src,
                            int dst,
                            const std::vector<model::ProbeCell>& cells,
-                           const std::vector<model::ProbeMode>& modes) {
+                           const ProbePlan& plan) {
+    const auto& modes = plan.modes;
     model::ProbePair pair{.src = src, .dst = dst};
     std::vector<const model::ProbeCell*> all;
     for (const auto mode : modes) {
@@ -86,6 +115,7 @@ model::ProbePair make_pair(int src,
         pair.modes.push_back({mode, pair_verdict(of_mode)});
         all.insert(all.end(), of_mode.begin(), of_mode.end());
     }
+    pair.paths = path_verdicts(all, plan.paths);
     pair.verdict = pair_verdict(all);
     pair.detail = pair_detail(pair.verdict, all);
     return pair;
@@ -103,18 +133,36 @@ std::string failing_pairs(const model::ProbeResult& result, PairVerdict verdict)
                 modes.emplace_back(model::to_string(m.mode));
             }
         }
+        for (const auto& p : pair.paths) {
+            if (p.verdict == verdict && pair.paths.size() > 1) {
+                modes.push_back(fmt::format("{} path", model::to_string(p.path)));
+            }
+        }
         names.push_back(
             fmt::format("GPU {} -> GPU {} ({})", pair.src, pair.dst, fmt::join(modes, ", ")));
     }
     return fmt::format("{}", fmt::join(names, "; "));
 }
 
+// " on the ce, sm-store and handshake paths"; "" for copies alone, as before paths existed.
+std::string paths_said(const ProbePlan& plan) {
+    if (plan.paths.size() == 1 && plan.paths.front() == model::ProbePath::ce) {
+        return "";
+    }
+    std::vector<std::string_view> names;
+    for (const auto path : plan.paths) {
+        names.push_back(model::to_string(path));
+    }
+    return fmt::format(" on the {} path{}", fmt::join(names, ", "), names.size() > 1 ? "s" : "");
+}
+
 // A pass without the concurrent mode copied one pair at a time, and the loss it looks for is
 // load-dependent: the reason says so, since a bare "intact" would read as a clean bill.
 std::string pass_reason(const ProbePlan& plan, std::size_t cells, int rounds) {
     std::string reason =
-        fmt::format("every ordered pair of GPUs {} moved its data intact ({} cells{})",
+        fmt::format("every ordered pair of GPUs {} moved its data intact{} ({} cells{})",
                     fmt::join(plan.gpus, ","),
+                    paths_said(plan),
                     cells,
                     plan.soak.count() > 0
                         ? fmt::format(", {} rounds of a {} s soak", rounds, seconds(plan.soak))
@@ -122,6 +170,11 @@ std::string pass_reason(const ProbePlan& plan, std::size_t cells, int rounds) {
     const bool loaded =
         std::find(plan.modes.begin(), plan.modes.end(), model::ProbeMode::concurrent) !=
         plan.modes.end();
+    if (plan.quick) {
+        reason +=
+            "; a quick check: one 1 MiB transfer per pair and path, all at once (a soak of "
+            "`probe --mode concurrent --path all` loads the bus for longer)";
+    }
     if (!loaded) {
         reason +=
             ", but not under load: the loss is load-dependent, so run --mode all (or "
@@ -144,13 +197,36 @@ std::string loss_reason(const ProbePlan& plan, const model::ProbeResult& result,
 
 }  // namespace
 
+const char* const kSmPathRemedy =
+    "Kernels storing or loading through the peer mapping, or the flag handshake between "
+    "resident kernels, lost data: do not let NCCL, vLLM or SGLang use P2P between these GPUs "
+    "(NCCL_P2P_DISABLE=1, or NCCL_P2P_LEVEL=LOC; vLLM --disable-custom-all-reduce; SGLang "
+    "--disable-custom-all-reduce). Look for IOMMU faults with `dmesg | grep -i -E "
+    "'DMAR|AMD-Vi'`; in a VM, the peer aperture may be mirrored. Remedy: boot with iommu=pt "
+    "(or intel_iommu=off / amd_iommu=off), or disable ACS redirection on the switches between "
+    "the GPUs, then run `peergate probe --mode all --path all` again.";
+
 const char* const kDataLossRemedy =
     "Do not set GGML_CUDA_P2P for these GPUs, and unset it if it is set: llama.cpp tests it "
     "for presence, so GGML_CUDA_P2P=0 turns peer access ON. Look for IOMMU faults with "
     "`dmesg | grep -i -E 'DMAR|AMD-Vi'`. Remedy: boot with iommu=pt (or intel_iommu=off / "
     "amd_iommu=off), then run `peergate probe --mode all` again.";
 
-PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cells) {
+bool not_applicable(const model::ProbeCell& cell) {
+    return cell.status == CellStatus::skipped && cell.path_kind != model::ProbePath::ce &&
+           cell.path == model::CopyPath::staged;
+}
+
+PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& all) {
+    // An SM path where the driver refused the peer mapping moves nothing for any engine: its
+    // skipped cells leave the pair's verdict to the copies (staged), and the verdict cache
+    // vouches for no path on such a pair (docs/probe.md, "Paths").
+    std::vector<const model::ProbeCell*> cells;
+    std::copy_if(all.begin(), all.end(), std::back_inserter(cells), [&](const auto* c) {
+        return !not_applicable(*c) || std::all_of(all.begin(), all.end(), [](const auto* o) {
+            return not_applicable(*o);
+        });
+    });
     auto any = [&](auto predicate) { return std::any_of(cells.begin(), cells.end(), predicate); };
     if (cells.empty()) {
         return PairVerdict::skipped;
@@ -167,10 +243,26 @@ PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cells) {
     return PairVerdict::ok;
 }
 
+std::string remedy_for(const model::ProbeResult& result) {
+    bool copies_lost = false;
+    for (const auto& pair : result.pairs) {
+        for (const auto& p : pair.paths) {
+            copies_lost = copies_lost ||
+                          (p.path == model::ProbePath::ce && p.verdict == PairVerdict::data_lost);
+        }
+    }
+    if (copies_lost || result.paths == std::vector<model::ProbePath>{model::ProbePath::ce}) {
+        return kDataLossRemedy;
+    }
+    return kSmPathRemedy;
+}
+
 model::ProbeResult judge_probe(const ProbePlan& plan,
                                std::vector<model::ProbeCell> cells,
                                int rounds) {
-    model::ProbeResult result{.gpus = plan.gpus, .modes = plan.modes, .cells = std::move(cells)};
+    model::ProbeResult result{
+        .gpus = plan.gpus, .modes = plan.modes, .paths = plan.paths, .cells = std::move(cells)};
+    result.quick = plan.quick;
     result.rounds = rounds;
     if (plan.soak.count() > 0) {
         result.soak_s = seconds(plan.soak);
@@ -178,7 +270,7 @@ model::ProbeResult judge_probe(const ProbePlan& plan,
     for (const int src : plan.gpus) {
         for (const int dst : plan.gpus) {
             if (src != dst) {
-                result.pairs.push_back(make_pair(src, dst, result.cells, plan.modes));
+                result.pairs.push_back(make_pair(src, dst, result.cells, plan));
                 result.pairs.back().rounds = rounds;
                 result.pairs.back().soak_s = result.soak_s;
             }
@@ -192,7 +284,7 @@ model::ProbeResult judge_probe(const ProbePlan& plan,
     if (any_pair(PairVerdict::data_lost)) {
         result.outcome = model::ProbeOutcome::fail;
         result.reason = loss_reason(plan, result, rounds);
-        result.remedy = kDataLossRemedy;
+        result.remedy = remedy_for(result);
     } else if (any_pair(PairVerdict::error) || any_pair(PairVerdict::skipped) ||
                result.pairs.empty()) {
         result.outcome = model::ProbeOutcome::inconclusive;

@@ -13,9 +13,21 @@ namespace peergate::engine {
 
 // What to do when a pair lost data: GGML_CUDA_P2P, the kernel log, the IOMMU remedy.
 extern const char* const kDataLossRemedy;
+// What to do when copies were intact but an SM path or the handshake lost data: keep NCCL,
+// vLLM and SGLang off P2P for the pair; the IOMMU and ACS remedies.
+extern const char* const kSmPathRemedy;
 
-// data_lost if any cell dropped or corrupted data, else error, else skipped, else ok.
+// The remedy for a failed result: kDataLossRemedy when copies lost data (or only copies were
+// probed), else kSmPathRemedy.
+std::string remedy_for(const model::ProbeResult& result);
+
+// data_lost if any cell dropped or corrupted data or lost its flag, else error, else skipped, else
+// ok. Skipped SM-path cells of a pair the driver refused the peer mapping for (path staged) are not
+// applicable and do not count, unless nothing else is there.
 model::PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cells);
+
+// An SM-path cell skipped because there is no peer mapping to store or load through.
+bool not_applicable(const model::ProbeCell& cell);
 
 // The whole result: pairs in ordered-pair order, the outcome and its reason. `rounds`: how
 // many sweeps the cells sum (a soak's).

@@ -29,6 +29,8 @@ std::string_view to_string(CellStatus status) {
             return "error";
         case CellStatus::skipped:
             return "skipped";
+        case CellStatus::flag_lost:
+            return "flag_lost";
     }
     return "skipped";
 }
@@ -67,10 +69,49 @@ std::string_view to_string(VerifySite site) {
     return site == VerifySite::device ? "device" : "host";
 }
 
+std::string_view to_string(ProbePath path) {
+    switch (path) {
+        case ProbePath::ce:
+            return "ce";
+        case ProbePath::sm_store:
+            return "sm-store";
+        case ProbePath::sm_load:
+            return "sm-load";
+        case ProbePath::handshake:
+            return "handshake";
+    }
+    return "ce";
+}
+
+std::string_view handshake_outcome(CellStatus status) {
+    switch (status) {
+        case CellStatus::ok:
+            return "intact";
+        case CellStatus::dropped:
+        case CellStatus::corrupted:
+            return "data_lost";
+        case CellStatus::flag_lost:
+            return "flag_lost";
+        case CellStatus::error:
+        case CellStatus::skipped:
+            return "";
+    }
+    return "";
+}
+
 bool any_data_lost(const std::vector<ProbeCell>& cells) {
     return std::any_of(cells.begin(), cells.end(), [](const ProbeCell& c) {
-        return c.wrong > 0 || c.dropped > 0;
+        return c.wrong > 0 || c.dropped > 0 || c.flags_lost > 0;
     });
+}
+
+std::optional<ProbePath> parse_probe_path(std::string_view text) {
+    for (const auto path : kAllProbePaths) {
+        if (to_string(path) == text) {
+            return path;
+        }
+    }
+    return std::nullopt;
 }
 
 std::optional<ProbeMode> parse_probe_mode(std::string_view text) {

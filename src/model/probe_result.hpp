@@ -15,7 +15,9 @@ namespace peergate::model {
 // selected ordered pair at once, each on its own stream, to load the bus as a long prompt does.
 enum class ProbeMode { serial, bidirectional, concurrent };
 
-enum class CellStatus { ok, dropped, corrupted, error, skipped };
+// flag_lost: a handshake cell whose flag never reached the waiting GPU within its budget
+// (the deadlock NCCL's resident kernels show); the payload could not be judged.
+enum class CellStatus { ok, dropped, corrupted, error, skipped, flag_lost };
 
 enum class PairVerdict { ok, data_lost, error, skipped };
 
@@ -28,15 +30,33 @@ enum class CopyPath { direct, staged };
 
 enum class VerifySite { device, host };
 
+// How the data crosses (docs/probe.md, "Paths"): ce, a copy-engine transfer
+// (cuMemcpyPeerAsync, llama.cpp's GGML_CUDA_P2P); sm_store, a kernel on the source GPU
+// storing through the peer mapping (NCCL's P2P transport, vLLM's custom all-reduce);
+// sm_load, a kernel on the destination loading through it (NCCL's P2P read mode);
+// handshake, a payload then a flag stored by the source while a resident kernel on the
+// destination spins on the flag (how those kernels synchronise).
+enum class ProbePath { ce, sm_store, sm_load, handshake };
+
+inline constexpr ProbePath kAllProbePaths[] = {
+    ProbePath::ce, ProbePath::sm_store, ProbePath::sm_load, ProbePath::handshake};
+
 std::string_view to_string(ProbeMode mode);
 std::string_view to_string(CellStatus status);
 std::string_view to_string(PairVerdict verdict);
 std::string_view to_string(ProbeOutcome outcome);
 std::string_view to_string(CopyPath path);
 std::string_view to_string(VerifySite site);
+// "ce", "sm-store", "sm-load", "handshake".
+std::string_view to_string(ProbePath path);
+
+// The handshake's outcome of a cell: "intact", "data_lost", "flag_lost"; "" for a cell that
+// is not a handshake or did not finish.
+std::string_view handshake_outcome(CellStatus status);
 
 // "serial", "bidirectional", "concurrent"; nullopt for anything else.
 std::optional<ProbeMode> parse_probe_mode(std::string_view text);
+std::optional<ProbePath> parse_probe_path(std::string_view text);
 
 struct ProbeCell {
     int src = 0;  // nvidia-smi indices
@@ -52,11 +72,14 @@ struct ProbeCell {
     CopyPath path = CopyPath::direct;
     VerifySite verify = VerifySite::host;
     std::string detail;  // why error or skipped
+    ProbePath path_kind = ProbePath::ce;
+    std::uint64_t flags_lost = 0;  // handshake: repeats whose flag never arrived
 
     friend bool operator==(const ProbeCell&, const ProbeCell&) = default;
 };
 
-// Whether any of the cells counted a dropped or corrupted element (whatever their status).
+// Whether any of the cells counted a dropped or corrupted element or a lost flag (whatever
+// their status).
 bool any_data_lost(const std::vector<ProbeCell>& cells);
 
 struct ProbeModeVerdict {
@@ -66,11 +89,19 @@ struct ProbeModeVerdict {
     friend bool operator==(const ProbeModeVerdict&, const ProbeModeVerdict&) = default;
 };
 
+struct ProbePathVerdict {
+    ProbePath path = ProbePath::ce;
+    PairVerdict verdict = PairVerdict::skipped;
+
+    friend bool operator==(const ProbePathVerdict&, const ProbePathVerdict&) = default;
+};
+
 struct ProbePair {
     int src = 0;
     int dst = 0;
     PairVerdict verdict = PairVerdict::skipped;
     std::vector<ProbeModeVerdict> modes;  // one per mode run, in run order
+    std::vector<ProbePathVerdict> paths;  // one per path probed, in run order
     std::string detail;
     // The run that gave this verdict: how many sweeps its cells sum, the soak asked for. A
     // verdict cache merges runs, and each pair keeps its own.
@@ -85,6 +116,7 @@ struct ProbeResult {
     std::string reason;  // one sentence: why this outcome
     std::vector<int> gpus;
     std::vector<ProbeMode> modes;
+    std::vector<ProbePath> paths{ProbePath::ce};  // the paths probed, in run order
     std::vector<ProbeCell> cells;
     std::vector<ProbePair> pairs;
     std::optional<VerifySite> verify;  // where comparison ran; nullopt when nothing ran
@@ -92,6 +124,10 @@ struct ProbeResult {
     std::string remedy;                // on fail: what to do
     int rounds = 1;                    // sweeps of the plan (more than one in a soak)
     std::optional<double> soak_s;      // the soak asked for, seconds; nullopt: one sweep
+    // Seconds the devices spent on the transfers: per group, its slowest lane's CUDA-event
+    // time, summed (a simulated driver's modelled clock); nullopt when nothing was timed.
+    std::optional<double> device_s;
+    bool quick = false;  // probe --quick: the pre-launch check
 
     friend bool operator==(const ProbeResult&, const ProbeResult&) = default;
 };

@@ -171,6 +171,22 @@ util::Expected<void> check_status_matrix(const std::vector<std::vector<std::stri
     return {};
 }
 
+// The SM paths' faults name what goes wrong in the simulated kernels (docs/machine-file.md).
+util::Expected<void> check_peer_path_effect(const MachineFault& fault, std::size_t k) {
+    const bool known = fault.layer == "sm" ? fault.effect == "drop" || fault.effect == "corrupt" ||
+                                                 fault.effect == "mirror"
+                       : fault.layer == "flag" ? fault.effect == "lost" || fault.effect == "early"
+                                               : true;
+    if (!known) {
+        return invalid(fmt::format("faults[{}].effect: '{}' is not one of {} for layer {}",
+                                   k,
+                                   fault.effect,
+                                   fault.layer == "sm" ? "drop, corrupt, mirror" : "lost, early",
+                                   fault.layer));
+    }
+    return {};
+}
+
 util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
     // No static with a destructor here: a hung simulated call may still be parsing on an
     // abandoned worker thread while the process runs its exit-time destructors.
@@ -181,11 +197,13 @@ util::Expected<MachineFault> parse_fault(const Json& j, std::size_t k) {
     fault.call = get_or<std::string>(j, "call", "");
     fault.effect = get_or<std::string>(j, "effect", "");
     if (fault.layer != "nvml" && fault.layer != "smi" && fault.layer != "cuda" &&
-        fault.layer != "copy") {
-        return invalid(
-            fmt::format("faults[{}].layer: '{}' is not nvml, smi, cuda or copy", k, fault.layer));
+        fault.layer != "copy" && fault.layer != "sm" && fault.layer != "flag") {
+        return invalid(fmt::format(
+            "faults[{}].layer: '{}' is not nvml, smi, cuda, copy, sm or flag", k, fault.layer));
     }
-    if (std::find(kEffects.begin(), kEffects.end(), fault.effect) == kEffects.end()) {
+    PEERGATE_TRY(check_peer_path_effect(fault, k));
+    const bool peer_path = fault.layer == "sm" || fault.layer == "flag";
+    if (!peer_path && std::find(kEffects.begin(), kEffects.end(), fault.effect) == kEffects.end()) {
         return invalid(
             fmt::format("faults[{}].effect: '{}' is not a known effect", k, fault.effect));
     }

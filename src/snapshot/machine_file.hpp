@@ -126,17 +126,20 @@ struct MachineNic {
 
 // A fault to inject. `layer` says which simulated part honours it.
 struct MachineFault {
-    std::string layer;            // "nvml", "smi", "cuda", "copy"
+    std::string layer;            // "nvml", "smi", "cuda", "copy", "sm", "flag"
     std::string call;             // nvml/cuda: the entry point ("nvmlDeviceGetP2PStatus"); "" = any
     std::string effect;           // nvml: fail|unknown|hang; smi: missing|hang|exit|truncated;
-                                  // cuda: fail|hang; copy: drop|corrupt
+                                  // cuda: fail|hang; copy: drop|corrupt; sm (kernels storing
+                                  // or loading through a peer mapping): drop|corrupt (stores),
+                                  // mirror (loads answer the local value); flag (the
+                                  // handshake's flag store): lost|early (before the payload)
     int code = 0;                 // the error code a failing call returns, the exit status for smi
-    int src = -1;                 // copy: source GPU index, -1 any
-    int dst = -1;                 // copy: destination GPU index, -1 any
-    std::uint64_t min_bytes = 0;  // copy: only copies of at least this size
+    int src = -1;                 // copy/sm/flag: source GPU index, -1 any
+    int dst = -1;                 // copy/sm/flag: destination GPU index, -1 any
+    std::uint64_t min_bytes = 0;  // copy/sm/flag: only transfers of at least this size
     int min_inflight = 0;         // copy: only while at least this many copies are in flight
     std::int64_t after_copies = 0;  // copy: only once this many direct peer copies have run
-    double fraction = 1.0;          // copy: share of elements affected
+    double fraction = 1.0;          // copy, sm drop|corrupt: share of elements affected
 
     friend bool operator==(const MachineFault&, const MachineFault&) = default;
 };

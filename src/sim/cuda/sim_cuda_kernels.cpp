@@ -2,6 +2,7 @@
 // Simulated CUDA driver: asynchronous host copies and memset, modules and kernel launches.
 // The probe's PTX kernels are recognised by their .entry names and run as C++ equivalents.
 #include "engine/pattern.hpp"
+#include "sim/cuda/sim_cuda_peer_kernels.hpp"
 #include "sim/cuda/sim_cuda_state.hpp"
 
 #include <algorithm>
@@ -24,15 +25,6 @@ CUresult faulted(const char* call, int device, std::uint64_t bytes = 0) {
         return fail_or_hang(*fault);
     }
     return CUDA_SUCCESS;
-}
-
-void enqueue(CUstream stream, double duration_us, std::function<void()> work) {
-    if (stream == nullptr) {
-        work();
-        return;
-    }
-    stream->clock_us += duration_us;
-    stream->work.push_back(std::move(work));
 }
 
 int device_of(CUstream stream) {
@@ -155,7 +147,7 @@ PEERGATE_SIM_EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* imag
         return CUDA_ERROR_INVALID_PTX;
     }
     auto* loaded = new CUmod_st{};
-    for (const auto name : {kFill, kVerify}) {
+    for (const auto name : {kFill, kVerify, kCopyWords, kHandshakePost, kHandshakeWait}) {
         if (text.find(".entry " + std::string(name) + "(") != std::string_view::npos) {
             auto fn = std::make_unique<CUfunc_st>();
             fn->name = std::string(name);
@@ -217,6 +209,9 @@ PEERGATE_SIM_EXPORT CUresult cuLaunchKernel(CUfunction fn,
     }
     if (device_of(stream) != function->device) {
         return CUDA_ERROR_INVALID_HANDLE;  // a module belongs to the context it was loaded in
+    }
+    if (is_peer_kernel(function->name)) {
+        return launch_peer_kernel(s, *function, stream, gx * gy * gz, params);
     }
     CUdeviceptr data = 0;
     std::uint64_t count = 0;

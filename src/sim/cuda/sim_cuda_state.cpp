@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 namespace peergate::sim::cuda {
@@ -90,6 +91,71 @@ double copy_time_us(const State& s, int src, int dst, std::size_t bytes, bool di
         return over(bw.nvlink_gbps_per_link * s.machine.matrix[p][q].nvlinks, 2.0);
     }
     return over(bw.pcie_gbps, 8.0);
+}
+
+bool run_next(CUstream stream) {
+    if (stream == nullptr || stream->running || stream->work.empty()) {
+        return false;
+    }
+    auto work = std::move(stream->work.front());
+    stream->work.pop_front();
+    stream->running = true;
+    work();
+    stream->running = false;
+    return true;
+}
+
+void drain(CUstream stream) {
+    while (run_next(stream)) {
+    }
+}
+
+void enqueue(CUstream stream, double duration_us, std::function<void()> work) {
+    if (stream == nullptr) {
+        work();
+        return;
+    }
+    stream->clock_us += duration_us;
+    stream->work.push_back(std::move(work));
+}
+
+bool run_elsewhere(State& s) {
+    for (CUstream_st* stream : s.streams) {
+        if (run_next(stream)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+namespace {
+
+std::uint32_t spread(std::uint64_t i) {
+    i ^= i >> 33U;
+    i *= 0xFF51AFD7ED558CCDULL;
+    i ^= i >> 33U;
+    return static_cast<std::uint32_t>(i % 1'000'000U);
+}
+
+}  // namespace
+
+void faulty_copy(std::uint8_t* to,
+                 const std::uint8_t* from,
+                 std::size_t bytes,
+                 const snapshot::MachineFault& fault) {
+    const auto threshold = static_cast<std::uint32_t>(fault.fraction * 1'000'000.0);
+    for (std::size_t i = 0; i < bytes / 4U; ++i) {
+        std::uint32_t value = 0;
+        std::memcpy(&value, from + i * 4U, 4U);
+        if (fault.fraction >= 1.0 || spread(i) < threshold) {
+            if (fault.effect == "drop") {
+                continue;
+            }
+            value ^= 0x00400000U;
+            value = value == engine::kSentinelBits ? value ^ 1U : value;
+        }
+        std::memcpy(to + i * 4U, &value, 4U);
+    }
 }
 
 }  // namespace peergate::sim::cuda

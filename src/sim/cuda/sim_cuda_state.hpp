@@ -31,12 +31,17 @@ struct CUstream_st {
     int device = 0;
     std::deque<std::function<void()>> work;  // runs when the stream is synchronised
     double clock_us = 0.0;                   // modelled time of the last enqueued work
+    // Modelled time that work found it took only when it ran (a waiter that spun out its
+    // budget): events recorded before it and completed after it take it in.
+    double late_us = 0.0;
+    bool running = false;  // a piece of its work is running: nothing else of it may start
 };
 
 struct CUevent_st {
     bool recorded = false;
     bool complete = false;
     double time_us = 0.0;
+    double late_base_us = 0.0;  // the stream's late_us when the event was recorded
     CUstream_st* stream = nullptr;
 };
 
@@ -68,6 +73,10 @@ struct State {
     // applies to every copy that shared the bus with enough others, whatever the order
     // in which their streams are synchronised.
     std::vector<std::shared_ptr<int>> pending_peaks;
+    std::set<CUstream_st*> streams;  // live streams, for work that lets the others run
+    // Per handshake flag address: the device whose writer stored it and the payload's size,
+    // so that the waiter can model how long the payload took to cross.
+    std::map<CUdeviceptr, std::pair<int, std::size_t>> flag_writers;
 };
 
 // The process-wide state (the real driver is process-wide too).
@@ -93,6 +102,28 @@ double copy_time_us(const State& s, int src, int dst, std::size_t bytes, bool di
 
 // nvidia-smi index of the device at position p.
 int gpu_index(const State& s, int device);
+
+// Runs the next piece of work queued on `stream` unless a piece of it is running already;
+// false when nothing ran (caller holds the lock).
+bool run_next(CUstream stream);
+
+// Runs everything queued on `stream`, in order (caller holds the lock).
+void drain(CUstream stream);
+
+// Queues `work` on `stream` taking `duration_us` of modelled time; the NULL stream runs it now.
+void enqueue(CUstream stream, double duration_us, std::function<void()> work);
+
+// Runs one piece of work queued on any stream that is not running: how a kernel spinning on
+// a flag lets the other GPUs progress. false when no stream had any to run.
+bool run_elsewhere(State& s);
+
+// Copies word by word from `from` to `to`, dropping or corrupting `fault.fraction` of the
+// words ("drop" leaves the destination's word, "corrupt" flips a bit; never into the
+// sentinel).
+void faulty_copy(std::uint8_t* to,
+                 const std::uint8_t* from,
+                 std::size_t bytes,
+                 const snapshot::MachineFault& fault);
 
 }  // namespace peergate::sim::cuda
 

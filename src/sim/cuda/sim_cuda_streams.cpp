@@ -30,32 +30,6 @@ int stream_device(CUstream stream) {
     return stream != nullptr ? stream->device : context != nullptr ? context->device : -1;
 }
 
-// Runs everything queued on `stream`, in order (caller holds the lock).
-void drain(CUstream stream) {
-    while (stream != nullptr && !stream->work.empty()) {
-        auto work = std::move(stream->work.front());
-        stream->work.pop_front();
-        work();
-    }
-}
-
-// Queues `work` on `stream` taking `duration_us` of modelled time; the NULL stream runs it now.
-void enqueue(CUstream stream, double duration_us, std::function<void()> work) {
-    if (stream == nullptr) {
-        work();
-        return;
-    }
-    stream->clock_us += duration_us;
-    stream->work.push_back(std::move(work));
-}
-
-std::uint32_t spread(std::uint64_t i) {
-    i ^= i >> 33U;
-    i *= 0xFF51AFD7ED558CCDULL;
-    i ^= i >> 33U;
-    return static_cast<std::uint32_t>(i % 1'000'000U);
-}
-
 // The first "copy" fault that applies to this peer copy.
 std::optional<peergate::snapshot::MachineFault> copy_fault(
     const State& s, int src, int dst, std::size_t bytes, int in_flight) {
@@ -67,26 +41,6 @@ std::optional<peergate::snapshot::MachineFault> copy_fault(
         }
     }
     return std::nullopt;
-}
-
-// Copies element by element, dropping or corrupting the fault's share of elements.
-void faulty_copy(std::uint8_t* to,
-                 const std::uint8_t* from,
-                 std::size_t bytes,
-                 const peergate::snapshot::MachineFault& fault) {
-    const auto threshold = static_cast<std::uint32_t>(fault.fraction * 1'000'000.0);
-    for (std::size_t i = 0; i < bytes / 4U; ++i) {
-        std::uint32_t value = 0;
-        std::memcpy(&value, from + i * 4U, 4U);
-        if (fault.fraction >= 1.0 || spread(i) < threshold) {
-            if (fault.effect == "drop") {
-                continue;
-            }
-            value ^= 0x00400000U;
-            value = value == peergate::engine::kSentinelBits ? value ^ 1U : value;
-        }
-        std::memcpy(to + i * 4U, &value, 4U);
-    }
 }
 
 }  // namespace
@@ -103,7 +57,10 @@ PEERGATE_SIM_EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags
     if (stream == nullptr || flags > 1U) {
         return CUDA_ERROR_INVALID_VALUE;
     }
+    State& s = state();
+    std::lock_guard lock(s.mutex);
     *stream = new CUstream_st{.device = context->device};
+    s.streams.insert(*stream);
     return CUDA_SUCCESS;
 }
 
@@ -114,6 +71,7 @@ PEERGATE_SIM_EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
         return CUDA_ERROR_INVALID_HANDLE;
     }
     drain(stream);
+    s.streams.erase(stream);
     delete stream;  // NOLINT: the driver owns stream objects
     return CUDA_SUCCESS;
 }
@@ -172,7 +130,11 @@ PEERGATE_SIM_EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
     event->complete = false;
     event->stream = stream;
     event->time_us = stream != nullptr ? stream->clock_us : 0.0;
-    enqueue(stream, 0.0, [event] { event->complete = true; });
+    event->late_base_us = stream != nullptr ? stream->late_us : 0.0;
+    enqueue(stream, 0.0, [event, stream] {
+        event->time_us += stream != nullptr ? stream->late_us - event->late_base_us : 0.0;
+        event->complete = true;
+    });
     return CUDA_SUCCESS;
 }
 

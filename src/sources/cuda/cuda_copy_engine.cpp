@@ -28,6 +28,7 @@ util::Expected<std::unique_ptr<CudaCopyEngine>> CudaCopyEngine::open(
     if (engine->verify_ == model::VerifySite::device) {
         engine->load_kernels();
     }
+    engine->load_peer_kernels();
     return engine;
 }
 

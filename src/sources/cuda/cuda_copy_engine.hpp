@@ -58,6 +58,11 @@ public:
                                                 int iterations,
                                                 std::chrono::milliseconds timeout) override;
 
+    std::optional<std::string> unsupported(model::ProbePath path, int src, int dst) const override;
+    util::Expected<void> enqueue_transfer(const engine::TransferJob& job) override;
+    util::Expected<engine::HandshakeCounts> handshake_result(
+        engine::BufferId flag, engine::StreamId stream, std::chrono::milliseconds timeout) override;
+
     engine::EngineCounters counters() const override { return counters_; }
 
 private:
@@ -68,6 +73,10 @@ private:
         CUfunction fill = nullptr;
         CUfunction check = nullptr;
         std::optional<DeviceBuffer> result;  // 3 x u32 the verify kernel writes
+        std::optional<Module> peer_module;   // kPeerPtx: the SM paths' kernels
+        CUfunction copy_words = nullptr;
+        CUfunction post = nullptr;
+        CUfunction wait = nullptr;
     };
 
     struct Buffer {
@@ -92,6 +101,13 @@ private:
     void enable_peers();
     void load_kernels();
     util::Expected<void> load_kernels_on(Device& device);
+    void load_peer_kernels();
+    util::Expected<void> load_peer_kernels_on(Device& device);
+    util::Expected<void> launch_blocks(
+        CUfunction fn, unsigned int blocks, unsigned int threads, CUstream stream, void** params);
+    util::Expected<void> enqueue_handshake(const engine::TransferJob& job,
+                                           const Buffer& payload,
+                                           const Buffer& source);
     util::Expected<const Buffer*> buffer(engine::BufferId id) const;
     util::Expected<StreamState*> stream_state(engine::StreamId id);
     util::Expected<void> current(int device);
@@ -119,6 +135,7 @@ private:
     std::shared_ptr<CudaDriver> driver_;
     model::VerifySite verify_;
     std::string verify_note_;
+    std::string peer_kernels_note_;  // why the SM paths' kernels did not load ("" if they did)
     std::vector<Device> devices_;
     std::vector<std::vector<model::CopyPath>> paths_;
     std::map<engine::BufferId, Buffer> buffers_;

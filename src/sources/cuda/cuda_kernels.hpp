@@ -18,4 +18,16 @@ inline constexpr unsigned int kMaxBlocks = 1024;
 // series on, the 535 series included, JIT-compiles it for its GPU.
 extern const char* const kProbePtx;
 
+// The peer paths' kernels (cuda_peer_ptx.cpp), a module of their own.
+// copy_words(u64 dst, u64 src, u64 count): dst[i] = src[i].
+inline constexpr const char* kCopyWordsKernel = "peergate_copy_words";
+// post(u64 payload, u64 src, u64 count, u64 flag, u32 value): one block; payload, fence, flag.
+inline constexpr const char* kHandshakePostKernel = "peergate_handshake_post";
+// wait(u64 flag, u64 payload, u64 count, u32 seed, u32 value, u64 budget_ns): one block;
+// writes {dropped, wrong, first bad, seen} at flag + 16.
+inline constexpr const char* kHandshakeWaitKernel = "peergate_handshake_wait";
+inline constexpr unsigned int kHandshakeThreads = 1024;
+inline constexpr unsigned int kHandshakeResultOffset = 16;
+extern const char* const kPeerPtx;
+
 }  // namespace peergate::sources::cuda

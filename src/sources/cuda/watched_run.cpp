@@ -89,6 +89,20 @@ public:
         return call("measure", [&] { return inner_.measure(jobs, n, t); });
     }
 
+    std::optional<std::string> unsupported(model::ProbePath p, int s, int d) const override {
+        return inner_.unsupported(p, s, d);
+    }
+
+    util::Expected<void> enqueue_transfer(const engine::TransferJob& job) override {
+        return call("enqueue_transfer", [&] { return inner_.enqueue_transfer(job); });
+    }
+
+    util::Expected<engine::HandshakeCounts> handshake_result(engine::BufferId flag,
+                                                             engine::StreamId s,
+                                                             std::chrono::milliseconds t) override {
+        return call("handshake_result", [&] { return inner_.handshake_result(flag, s, t); });
+    }
+
 private:
     template <typename F>
     std::invoke_result_t<F> call(const char* name, F&& f) {

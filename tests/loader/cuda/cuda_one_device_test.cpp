@@ -166,6 +166,88 @@ TEST_P(CudaOneDevice, TimedCopiesReportPositiveSeconds) {
                 gbps);
 }
 
+// The peer paths' kernels (cuda_peer_ptx.cpp) on one device: the "peer" is the device itself,
+// so what is checked here is the kernels, not a fabric; the probe tests the fabric.
+TEST_P(CudaOneDevice, TheSmStoreAndLoadKernelsCopyThePatternIntact) {
+    auto d = open_one_device(GetParam());
+    ASSERT_TRUE(d.engine);
+    EXPECT_EQ(d.engine->unsupported(model::ProbePath::sm_store, 0, 0), std::nullopt);
+    for (const auto path : {model::ProbePath::sm_store, model::ProbePath::sm_load}) {
+        const std::uint32_t seed = path == model::ProbePath::sm_store ? 301U : 302U;
+        ASSERT_TRUE(d.engine->fill_pattern(d.source, seed, d.stream));
+        ASSERT_TRUE(d.engine->fill_sentinel(d.target, d.stream));
+        ASSERT_TRUE(d.engine->enqueue_transfer(
+            {.path = path, .dst = d.target, .src = d.source, .stream = d.stream}));
+        auto seconds = d.engine->synchronize(d.stream, kTimeout);
+        ASSERT_TRUE(seconds.has_value()) << seconds.error().message;
+        EXPECT_TRUE(seconds->has_value());
+        EXPECT_EQ(verify(d, d.target, seed), engine::VerifyCounts{}) << model::to_string(path);
+    }
+}
+
+struct Handshake {
+    engine::BufferId flag = -1;
+    engine::StreamId waiter = -1;
+};
+
+Handshake start_handshake(OneDevice& d, std::uint32_t seed, std::chrono::nanoseconds budget) {
+    Handshake h;
+    auto flag = d.engine->allocate(0, engine::kHandshakeFlagBytes);
+    auto waiter = d.engine->create_stream(0);
+    EXPECT_TRUE(flag && waiter);
+    if (!flag || !waiter) {
+        return h;
+    }
+    h = {*flag, *waiter};
+    EXPECT_TRUE(d.engine->fill_pattern(d.source, seed, d.stream));
+    EXPECT_TRUE(d.engine->fill_sentinel(d.target, d.stream));
+    EXPECT_TRUE(d.engine->fill_sentinel(h.flag, d.stream));
+    EXPECT_TRUE(d.engine->synchronize(d.stream, kTimeout).has_value());
+    EXPECT_TRUE(d.engine->enqueue_transfer({.path = model::ProbePath::handshake,
+                                            .dst = d.target,
+                                            .src = d.source,
+                                            .stream = d.stream,
+                                            .wait_stream = h.waiter,
+                                            .flag = h.flag,
+                                            .seed = seed,
+                                            .budget = budget}));
+    return h;
+}
+
+// The waiter and the writer on two streams of one GPU: the waiter sees the flag, then the
+// whole payload, within its budget.
+TEST_P(CudaOneDevice, TheHandshakeSeesItsFlagAndAnIntactPayload) {
+    auto d = open_one_device(GetParam());
+    ASSERT_TRUE(d.engine);
+    const auto h = start_handshake(d, 401U, std::chrono::seconds(2));
+    auto seconds = d.engine->synchronize(h.waiter, kTimeout);
+    ASSERT_TRUE(seconds.has_value()) << seconds.error().message;
+    ASSERT_TRUE(d.engine->synchronize(d.stream, kTimeout).has_value());
+    const auto found = d.engine->handshake_result(h.flag, d.stream, kTimeout);
+    ASSERT_TRUE(found.has_value()) << found.error().message;
+    EXPECT_TRUE(found->flag_seen);
+    EXPECT_EQ(found->payload, engine::VerifyCounts{});
+    ASSERT_TRUE(seconds->has_value());
+    std::printf("handshake with a %llu-byte payload on one device: %.1f us\n",
+                static_cast<unsigned long long>(d.elements * 4U),
+                **seconds * 1e6);
+}
+
+// With no budget the waiter looks once and gives up before the writer, launched after it
+// with a whole payload to store first, can have stored the flag: flag not seen, nothing
+// counted, and the kernel ended (the budget bounds it).
+TEST_P(CudaOneDevice, AWaiterWithoutBudgetGivesUpAndSaysTheFlagWasNotSeen) {
+    auto d = open_one_device(GetParam());
+    ASSERT_TRUE(d.engine);
+    const auto h = start_handshake(d, 402U, std::chrono::nanoseconds(0));
+    ASSERT_TRUE(d.engine->synchronize(h.waiter, kTimeout).has_value());
+    ASSERT_TRUE(d.engine->synchronize(d.stream, kTimeout).has_value());
+    const auto found = d.engine->handshake_result(h.flag, d.stream, kTimeout);
+    ASSERT_TRUE(found.has_value()) << found.error().message;
+    EXPECT_FALSE(found->flag_seen);
+    EXPECT_EQ(found->payload, engine::VerifyCounts{});
+}
+
 INSTANTIATE_TEST_SUITE_P(Sites,
                          CudaOneDevice,
                          ::testing::Values(model::VerifySite::device, model::VerifySite::host),

@@ -24,6 +24,9 @@ struct FakeCopyFault {
     std::size_t min_bytes = 0;
     int min_inflight = 0;
     int after_copies = 0;  // only once this many copies have run (an intermittent fault)
+    // The path it hits; nullopt: every path.
+    std::optional<model::ProbePath> path = model::ProbePath::ce;
+    bool lose_flag = false;  // handshake: the flag never arrives (the payload does)
 };
 
 class FakeCopyEngine final : public engine::CopyEngine {
@@ -38,6 +41,14 @@ public:
     int max_inflight_seen = 0;
     int copies_run = 0;
     std::vector<std::uint32_t> pattern_seeds;  // every fill_pattern's seed, in order
+    std::map<model::ProbePath, std::string> unsupported_paths;  // path -> why
+    std::vector<engine::TransferJob> transfers;                 // every SM-path job, in order
+
+    struct TransferDevices {
+        int src = -1, dst = -1, flag = -1, stream = -1, wait_stream = -1;
+    };
+
+    std::vector<TransferDevices> transfer_devices;  // where each job's parts were
 
     int live_buffers() const { return static_cast<int>(buffers_.size()); }
 
@@ -78,7 +89,66 @@ public:
         return {};
     }
 
+    std::optional<std::string> unsupported(model::ProbePath path, int, int) const override {
+        const auto it = unsupported_paths.find(path);
+        return it == unsupported_paths.end() ? std::nullopt : std::optional(it->second);
+    }
+
+    // An SM path runs as a copy would, with the faults of its path; a handshake does all its
+    // work on the waiter's stream and leaves {dropped, wrong, first bad, seen} in the flag
+    // buffer's words 4..7, as the waiter kernel does.
+    util::Expected<void> enqueue_transfer(const engine::TransferJob& job) override {
+        transfers.push_back(job);
+        transfer_devices.push_back(
+            {.src = device_of(job.src),
+             .dst = device_of(job.dst),
+             .flag = job.flag >= 0 ? device_of(job.flag) : -1,
+             .stream = stream_device(job.stream),
+             .wait_stream = job.wait_stream >= 0 ? stream_device(job.wait_stream) : -1});
+        const engine::CopyJob copy{
+            .kind = engine::CopyKind::peer, .dst = job.dst, .src = job.src, .stream = job.stream};
+        if (job.path != model::ProbePath::handshake) {
+            return enqueue_on(copy, job.path, job.stream);
+        }
+        auto& waiter = streams_.at(static_cast<std::size_t>(job.wait_stream));
+        waiter.work.push_back([this, job, copy] {
+            const auto fault = fault_for(copy, 1, job.path);
+            auto& flag = buffers_.at(job.flag).data;
+            std::fill(flag.begin() + 4, flag.end(), 0U);
+            if (fault && fault->lose_flag) {
+                return;  // words 4..7 stay zero: not seen
+            }
+            move_words(copy, fault);
+            const auto found = engine::verify_pattern(buffers_.at(job.dst).data, job.seed);
+            flag[4] = static_cast<std::uint32_t>(found.dropped);
+            flag[5] = static_cast<std::uint32_t>(found.wrong);
+            flag[6] = static_cast<std::uint32_t>(found.first_bad_element.value_or(0xFFFFFFFFU));
+            flag[7] = 1U;
+        });
+        waiter.timed = true;
+        return {};
+    }
+
+    util::Expected<engine::HandshakeCounts> handshake_result(engine::BufferId flag,
+                                                             engine::StreamId,
+                                                             std::chrono::milliseconds) override {
+        const auto& words = buffers_.at(flag).data;
+        engine::HandshakeCounts counts{.flag_seen = words.at(7) == 1U,
+                                       .payload = {.dropped = words[4], .wrong = words[5]}};
+        if (words[6] != 0xFFFFFFFFU) {
+            counts.payload.first_bad_element = words[6];
+        }
+        return counts;
+    }
+
     util::Expected<void> enqueue_copy(const engine::CopyJob& job) override {
+        return enqueue_on(job, model::ProbePath::ce, job.stream);
+    }
+
+private:
+    util::Expected<void> enqueue_on(const engine::CopyJob& job,
+                                    model::ProbePath path,
+                                    engine::StreamId stream) {
         // A copy is in flight from its enqueue until its stream runs it; a load fault looks
         // at the most copies in flight during that time, whatever order streams drain in.
         const int in_flight = ++in_flight_;
@@ -88,25 +158,30 @@ public:
             *other = std::max(*other, in_flight);
         }
         pending_.push_back(peak);
-        streams_.at(static_cast<std::size_t>(job.stream)).work.push_back([this, job, peak] {
+        streams_.at(static_cast<std::size_t>(stream)).work.push_back([this, job, peak, path] {
             --in_flight_;
             pending_.erase(std::find(pending_.begin(), pending_.end(), peak));
-            const auto fault = fault_for(job, *peak);
+            const auto fault = fault_for(job, *peak, path);
             ++copies_run;
-            auto& to = buffers_.at(job.dst).data;
-            const auto& from = buffers_.at(job.src).data;
-            for (std::size_t i = 0; i < to.size(); ++i) {
-                if (!fault) {
-                    to[i] = from[i];
-                } else if (fault->corrupt) {
-                    to[i] = i % 2 == 0 ? from[i] ^ 1U : from[i];
-                }
-            }
+            move_words(job, fault);
         });
-        streams_.at(static_cast<std::size_t>(job.stream)).timed = true;
+        streams_.at(static_cast<std::size_t>(stream)).timed = true;
         return {};
     }
 
+    void move_words(const engine::CopyJob& job, const std::optional<FakeCopyFault>& fault) {
+        auto& to = buffers_.at(job.dst).data;
+        const auto& from = buffers_.at(job.src).data;
+        for (std::size_t i = 0; i < to.size(); ++i) {
+            if (!fault || fault->lose_flag) {
+                to[i] = from[i];
+            } else if (fault->corrupt) {
+                to[i] = i % 2 == 0 ? from[i] ^ 1U : from[i];
+            }
+        }
+    }
+
+public:
     util::Expected<std::optional<double>> synchronize(engine::StreamId id,
                                                       std::chrono::milliseconds) override {
         if (syncs_++ == timeout_on_sync) {
@@ -147,6 +222,10 @@ public:
 
     int device_of(engine::BufferId id) const { return buffers_.at(id).device; }
 
+    int stream_device(engine::StreamId id) const {
+        return streams_.at(static_cast<std::size_t>(id)).device;
+    }
+
 private:
     struct Buffer {
         int device = 0;
@@ -159,11 +238,14 @@ private:
         bool timed = false;
     };
 
-    std::optional<FakeCopyFault> fault_for(const engine::CopyJob& job, int in_flight) const {
+    std::optional<FakeCopyFault> fault_for(const engine::CopyJob& job,
+                                           int in_flight,
+                                           model::ProbePath path) const {
         const int src = buffers_.at(job.src).device;
         const int dst = buffers_.at(job.dst).device;
         for (const auto& f : faults) {
             if ((f.src < 0 || f.src == src) && (f.dst < 0 || f.dst == dst) &&
+                (!f.path || *f.path == path) &&
                 buffers_.at(job.src).data.size() * 4 >= f.min_bytes &&
                 in_flight >= f.min_inflight && copies_run >= f.after_copies) {
                 return f;
