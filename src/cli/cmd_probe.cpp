@@ -28,6 +28,8 @@ struct ProbeOptions {
     double soak_s = 0.0;
     std::string cache_dir;
     bool no_cache = false;
+    std::string path;  // "" = the default: all for --mode all, else ce
+    bool quick = false;
 };
 
 std::vector<model::ProbeMode> modes_of(const std::string& mode) {
@@ -37,6 +39,35 @@ std::vector<model::ProbeMode> modes_of(const std::string& mode) {
                 model::ProbeMode::concurrent};
     }
     return {model::parse_probe_mode(mode).value_or(model::ProbeMode::serial)};
+}
+
+// --path: ce, sm (SM stores, loads and the handshake), all; by default every path with
+// --mode all (the thorough run), else copies as before paths existed.
+std::vector<model::ProbePath> paths_of(const std::string& path, const std::string& mode) {
+    const std::string chosen = path.empty() ? (mode == "all" ? "all" : "ce") : path;
+    if (chosen == "ce") {
+        return {model::ProbePath::ce};
+    }
+    if (chosen == "sm") {
+        return {model::ProbePath::sm_store, model::ProbePath::sm_load, model::ProbePath::handshake};
+    }
+    return {std::begin(model::kAllProbePaths), std::end(model::kAllProbePaths)};
+}
+
+std::chrono::milliseconds milliseconds_of(double seconds) {
+    return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000.0));
+}
+
+engine::ProbeRequest request_of(const ProbeOptions& o) {
+    if (o.quick) {
+        return engine::quick_request(milliseconds_of(o.timeout_s));
+    }
+    return {.sizes_mib = o.sizes_mib,
+            .repeats = o.repeats,
+            .modes = modes_of(o.mode),
+            .timeout = milliseconds_of(o.timeout_s),
+            .soak = milliseconds_of(o.soak_s),
+            .paths = paths_of(o.path, o.mode)};
 }
 
 int render(const Invocation& inv, const model::ProbeResult& result) {
@@ -78,13 +109,7 @@ void print_before_sweep(const Invocation& inv, const model::Discovery& discovery
 int run_probe(const Invocation& inv, const ProbeOptions& o) {
     auto selection = model::parse_gpu_indices(o.gpus);
     pipeline::ProbeSettings settings{
-        .request = {.sizes_mib = o.sizes_mib,
-                    .repeats = o.repeats,
-                    .modes = modes_of(o.mode),
-                    .timeout =
-                        std::chrono::milliseconds(static_cast<std::int64_t>(o.timeout_s * 1000.0)),
-                    .soak =
-                        std::chrono::milliseconds(static_cast<std::int64_t>(o.soak_s * 1000.0))},
+        .request = request_of(o),
         .verify = o.verify == "host" ? model::VerifySite::host : model::VerifySite::device,
         .cache_dir = o.cache_dir,
         .store = !o.no_cache};
@@ -106,14 +131,24 @@ Command add_probe_command(CLI::App& app) {
                                        "move data over every ordered GPU pair and compare it "
                                        "(sentinel, pattern, verdict per pair)");
     sub->add_option("--gpus", o->gpus, "nvidia-smi indices to probe: 'all' or a list like 0,1,3");
-    sub->add_option("--sizes-mib", o->sizes_mib, "copy sizes in MiB")->delimiter(',');
-    sub->add_option("--repeats", o->repeats, "repeats per size and pair");
-    sub->add_option(
-           "--mode",
-           o->mode,
-           "serial (one pair at a time), bidirectional (A->B and B->A at once), concurrent "
-           "(every pair at once, each on its own stream: loads the bus like a long prompt), all")
-        ->check(CLI::IsMember({"serial", "bidirectional", "concurrent", "all"}));
+    auto* sizes = sub->add_option("--sizes-mib", o->sizes_mib, "copy sizes in MiB")->delimiter(',');
+    auto* repeats = sub->add_option("--repeats", o->repeats, "repeats per size and pair");
+    auto* path =
+        sub->add_option("--path",
+                        o->path,
+                        "ce: copy-engine transfers (llama.cpp's GGML_CUDA_P2P); sm: kernels "
+                        "storing and loading through the peer mapping and the flag handshake "
+                        "(NCCL, vLLM and SGLang's custom all-reduce); all (the default with "
+                        "--mode all, else ce)")
+            ->check(CLI::IsMember({"ce", "sm", "all"}));
+    auto* mode =
+        sub->add_option(
+               "--mode",
+               o->mode,
+               "serial (one pair at a time), bidirectional (A->B and B->A at once), concurrent "
+               "(every pair at once, each on its own stream: loads the bus like a long prompt), "
+               "all")
+            ->check(CLI::IsMember({"serial", "bidirectional", "concurrent", "all"}));
     sub->add_option(
            "--verify",
            o->verify,
@@ -125,18 +160,28 @@ Command add_probe_command(CLI::App& app) {
            o->timeout_s,
            "watchdog, seconds: a copy or synchronisation that takes longer is an error verdict")
         ->check(seconds_from(0.001, 86400.0));
-    sub->add_option("--soak",
-                    o->soak_s,
-                    "burn-in: sweep again, with fresh patterns, until SECONDS have passed (the "
-                    "loss is load-dependent and can take minutes to show); a round that loses "
-                    "data ends it")
-        ->check(seconds_from(0.0, 604800.0));
+    auto* soak =
+        sub->add_option("--soak",
+                        o->soak_s,
+                        "burn-in: sweep again, with fresh patterns, until SECONDS have passed (the "
+                        "loss is load-dependent and can take minutes to show); a round that loses "
+                        "data ends it")
+            ->check(seconds_from(0.0, 604800.0));
     sub->add_option(
         "--cache-dir",
         o->cache_dir,
         "verdict cache directory (default $PEERGATE_CACHE_DIR, else /var/cache/peergate for "
         "root, else $XDG_CACHE_HOME/peergate or ~/.cache/peergate)");
     sub->add_flag("--no-cache", o->no_cache, "do not write the result to the verdict cache");
+    sub->add_flag("--quick",
+                  o->quick,
+                  "pre-launch check: every ordered pair on every path at once, one 1 MiB "
+                  "transfer each (--mode concurrent --path all --sizes-mib 1 --repeats 1)")
+        ->excludes(sizes)
+        ->excludes(repeats)
+        ->excludes(path)
+        ->excludes(mode)
+        ->excludes(soak);
     sub->footer(
         "Exit status: 0 every pair intact, 1 a pair lost data (the pair and the mode are named, "
         "with the remedy), 2 inconclusive or cannot run (no driver, fewer than two GPUs, "

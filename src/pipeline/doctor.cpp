@@ -73,18 +73,21 @@ const model::ProbeCell* largest_serial_copy(const model::ProbeResult& result, in
     return best;
 }
 
-// --probe: what `peergate probe --mode all [--soak S]` does, the verdict cache included; each
-// pair's verdict, copy path and rate join its layers.
+// --probe: what `peergate probe --mode all --path all [--soak S]` does, the verdict cache
+// included; each pair's verdict, its verdict per path, copy path and rate join its layers.
 void probe_pairs(const Context& ctx, double soak_s, policy::doctor::DoctorInput& input) {
     ProbeSettings settings;
     settings.request.modes = {
         model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
     settings.request.soak = std::chrono::milliseconds(static_cast<std::int64_t>(soak_s * 1000.0));
+    settings.request.paths.assign(std::begin(model::kAllProbePaths),
+                                  std::end(model::kAllProbePaths));
     input.probe = probe_selection(ctx, input.discovery, input.selection, settings);
     for (auto& layers : input.pairs) {
         for (const auto& pair : input.probe->pairs) {
             if (pair.src == layers.src && pair.dst == layers.dst) {
                 layers.probe = model::to_string(pair.verdict);
+                layers.probe_paths = pair.paths;
             }
         }
         if (const auto* cell = largest_serial_copy(*input.probe, layers.src, layers.dst)) {

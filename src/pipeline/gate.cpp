@@ -86,6 +86,15 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
 
 namespace {
 
+// "sm-store, handshake".
+std::string path_names(const std::vector<model::ProbePath>& paths) {
+    std::vector<std::string_view> names;
+    for (const auto path : paths) {
+        names.push_back(model::to_string(path));
+    }
+    return fmt::format("{}", fmt::join(names, ", "));
+}
+
 std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
     std::vector<std::string> names;
     for (const auto& [a, b] : pairs) {
@@ -96,7 +105,8 @@ std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
 
 // The verdict cache (docs/probe.md): always reported. Its passes count only with
 // PEERGATE_TRUST_PROBE=1, and then only for the pairs that passed the concurrent mode on this
-// boot and identity; its losses always count, since data lost on this boot is no doubt.
+// boot and identity on every path the profile's engine uses (docs/probe.md, "Paths"); its
+// losses on a path the profile may use always count, since data lost on this boot is no doubt.
 void consider_cached_probe(const util::Seams& seams,
                            const util::EnvMap& env,
                            const model::Discovery& discovery,
@@ -118,21 +128,29 @@ void consider_cached_probe(const util::Seams& seams,
                               (verdict.doubt.empty() ? verdict.reason : verdict.doubt));
         return;
     }
+    const auto passed = policy::gate::passed_pairs_for(verdict, input.profile);
+    const auto lost = policy::gate::lost_pairs_for(verdict, input.profile);
+    const std::string paths = path_names(policy::gate::paths_needed(input.profile));
     input.notes.push_back(fmt::format(
-        "cached probe result for this boot: {} ordered pairs passed the concurrent mode{}{}",
-        verdict.concurrent_pass_pairs.size(),
+        "cached probe result for this boot: {} ordered pairs passed the concurrent mode on the "
+        "{} path{} {} uses{}{}",
+        passed.size(),
+        paths,
+        paths.find(',') == std::string::npos ? "" : "s",
+        policy::gate::to_string(input.profile),
         trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)"
                 : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P",
-        verdict.lost_pairs.empty() ? "" : "; data lost on " + pair_list(verdict.lost_pairs)));
-    if (trusted || !verdict.lost_pairs.empty()) {
+        lost.empty() ? "" : "; data lost on " + pair_list(lost)));
+    if (trusted || !lost.empty()) {
         input.probe = policy::gate::ProbeVerdict{
             .passed = false,
-            .detail = fmt::format("{} ordered pairs passed the concurrent mode in the cached run",
-                                  verdict.concurrent_pass_pairs.size()),
+            .detail = fmt::format(
+                "{} ordered pairs passed the concurrent mode on the {} path(s) in the cached run",
+                passed.size(),
+                paths),
             .pair_level = true,
-            .passed_pairs =
-                trusted ? verdict.concurrent_pass_pairs : std::vector<std::pair<int, int>>{},
-            .lost_pairs = verdict.lost_pairs};
+            .passed_pairs = trusted ? passed : std::vector<std::pair<int, int>>{},
+            .lost_pairs = lost};
     }
 }
 

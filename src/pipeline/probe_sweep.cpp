@@ -27,6 +27,7 @@ struct Progress {
     int round = 0;
     std::optional<model::VerifySite> site;
     std::string verify_note;
+    std::optional<double> device_s;  // once the run finished and timed something
 };
 
 // A soak can run for hours with its stderr in a log, where no bar is drawn: a line per round
@@ -96,7 +97,13 @@ model::ProbeResult sweep(const Context& ctx,
         return std::unique_ptr<engine::CopyEngine>(std::move(*engine));
     };
     auto progress = progress_sink(ctx, plan, shared);
-    auto work = [plan, progress](engine::CopyEngine& e) { engine::run_probe(e, plan, progress); };
+    auto work = [plan, progress, shared](engine::CopyEngine& e) {
+        const auto run = engine::run_probe(e, plan, progress);
+        std::lock_guard lock(shared->mutex);
+        if (run.device_seconds > 0.0) {
+            shared->device_s = run.device_seconds;
+        }
+    };
     const auto outcome = sources::cuda::run_watched(open, work, plan.timeout);
     if (outcome.finished && !outcome.opened) {
         return engine::cannot_run(plan.gpus,
@@ -112,6 +119,7 @@ model::ProbeResult sweep(const Context& ctx,
     auto result = engine::judge_probe(plan, std::move(cells), shared->round + 1);
     result.verify = shared->site;
     result.verify_note = shared->verify_note;
+    result.device_s = shared->device_s;
     if (!outcome.finished) {
         result.reason = outcome.abandoned + "; " + result.reason;
     }

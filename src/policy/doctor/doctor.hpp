@@ -49,6 +49,8 @@ struct PairLayers {
     std::string probe;       // --probe: the pair's verdict (ok, data_lost, error, skipped); "" none
     std::string probe_path;  // --probe: "direct" (peer access) or "staged" (via host)
     std::optional<double> probe_gbps;  // --probe: the largest serial copy's rate, 1e9 B/s
+    // --probe: the pair's verdict on each path probed (docs/probe.md, "Paths").
+    std::vector<model::ProbePathVerdict> probe_paths;
     std::string acs;  // where ACS sends the pair's traffic (policy/doctor/acs.hpp); "" not read
     // --bandwidth: what a `peergate bench` result measured for the pair, 1e9 B/s.
     std::optional<double> p2p_gbps;

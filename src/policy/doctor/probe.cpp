@@ -61,9 +61,63 @@ bool intact(const model::ProbeResult& result, int src, int dst) {
 
 }  // namespace
 
+// The lost pairs whose copies came through intact: the case where llama.cpp's path is sound
+// and NCCL's, vLLM's and SGLang's are not.
+std::vector<const model::ProbePair*> lost_beyond_copies(const model::ProbeResult& result) {
+    std::vector<const model::ProbePair*> pairs;
+    for (const auto& pair : result.pairs) {
+        const auto ce = std::find_if(pair.paths.begin(), pair.paths.end(), [](const auto& v) {
+            return v.path == model::ProbePath::ce;
+        });
+        if (pair.verdict == PairVerdict::data_lost && ce != pair.paths.end() &&
+            ce->verdict == PairVerdict::ok) {
+            pairs.push_back(&pair);
+        }
+    }
+    return pairs;
+}
+
+std::string failed_paths(const model::ProbePair& pair) {
+    std::vector<std::string_view> names;
+    for (const auto& v : pair.paths) {
+        if (v.verdict == PairVerdict::data_lost) {
+            names.push_back(model::to_string(v.path));
+        }
+    }
+    return fmt::format("GPU {} -> GPU {} ({})", pair.src, pair.dst, fmt::join(names, ", "));
+}
+
+std::optional<Finding> sm_path_finding(const model::ProbeResult& result) {
+    const auto pairs = lost_beyond_copies(result);
+    const auto copies_lost =
+        std::any_of(result.pairs.begin(), result.pairs.end(), [&](const auto& p) {
+            return p.verdict == PairVerdict::data_lost &&
+                   std::find(pairs.begin(), pairs.end(), &p) == pairs.end();
+        });
+    if (pairs.empty() || copies_lost) {
+        return std::nullopt;
+    }
+    std::vector<std::string> names;
+    for (const auto* pair : pairs) {
+        names.push_back(failed_paths(*pair));
+    }
+    return Finding{
+        .code = "probe_sm_path_lost",
+        .severity = Severity::error,
+        .gpus = gpus_where(examined_pairs(result, {}), PairVerdict::data_lost),
+        .message = fmt::format("Copies pass, SM stores or the handshake fail: {} (the copy path "
+                               "llama.cpp uses is intact; NCCL's P2P transport and the custom "
+                               "all-reduce of vLLM and SGLang are not)",
+                               fmt::join(names, "; ")),
+        .remedy = result.remedy};
+}
+
 Finding probe_finding(const model::ProbeResult& result) {
     switch (result.outcome) {
         case model::ProbeOutcome::fail:
+            if (auto sm = sm_path_finding(result)) {
+                return *sm;
+            }
             return Finding{
                 .code = "probe_data_lost",
                 .severity = Severity::error,

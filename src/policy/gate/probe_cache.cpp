@@ -14,11 +14,13 @@ namespace peergate::policy::gate {
 
 namespace {
 
-// A pair passed concurrent mode when every concurrent cell of it is ok on the direct path.
-bool passed_concurrent(const model::ProbeResult& r, int src, int dst) {
+// A pair passed concurrent mode on `path` when every concurrent cell of it on that path is
+// ok on the direct path.
+bool passed_concurrent(const model::ProbeResult& r, int src, int dst, model::ProbePath path) {
     bool any = false;
     for (const auto& c : r.cells) {
-        if (c.src != src || c.dst != dst || c.mode != model::ProbeMode::concurrent) {
+        if (c.src != src || c.dst != dst || c.mode != model::ProbeMode::concurrent ||
+            c.path_kind != path) {
             continue;
         }
         if (c.status != model::CellStatus::ok || c.path != model::CopyPath::direct) {
@@ -38,6 +40,52 @@ const model::ProbePair* find_pair(const model::ProbeResult& r, int src, int dst)
 
 bool lost(const model::ProbePair* pair) {
     return pair != nullptr && pair->verdict == model::PairVerdict::data_lost;
+}
+
+bool lost_on(const model::ProbeResult& r, int src, int dst, model::ProbePath path) {
+    return std::any_of(r.cells.begin(), r.cells.end(), [&](const model::ProbeCell& c) {
+        return c.src == src && c.dst == dst && c.path_kind == path &&
+               (c.dropped > 0 || c.wrong > 0 || c.flags_lost > 0 ||
+                c.status == model::CellStatus::dropped ||
+                c.status == model::CellStatus::corrupted ||
+                c.status == model::CellStatus::flag_lost);
+    });
+}
+
+// The paths the cached cells cover, in the order of kAllProbePaths.
+std::vector<model::ProbePath> covered_paths(const model::ProbeResult& r) {
+    std::vector<model::ProbePath> paths;
+    for (const auto path : model::kAllProbePaths) {
+        if (std::any_of(r.cells.begin(), r.cells.end(), [&](const auto& c) {
+                return c.path_kind == path;
+            })) {
+            paths.push_back(path);
+        }
+    }
+    return paths;
+}
+
+PathPairs judge_path(const model::ProbeResult& r, model::ProbePath path) {
+    PathPairs pairs{.path = path};
+    for (const auto& pair : r.pairs) {
+        if (lost_on(r, pair.src, pair.dst, path)) {
+            pairs.lost.emplace_back(pair.src, pair.dst);
+        } else if (passed_concurrent(r, pair.src, pair.dst, path)) {
+            pairs.passed.emplace_back(pair.src, pair.dst);
+        }
+    }
+    return pairs;
+}
+
+const PathPairs* on_path(const CacheVerdict& verdict, model::ProbePath path) {
+    const auto it = std::find_if(verdict.by_path.begin(),
+                                 verdict.by_path.end(),
+                                 [&](const PathPairs& p) { return p.path == path; });
+    return it == verdict.by_path.end() ? nullptr : &*it;
+}
+
+bool listed(const std::vector<std::pair<int, int>>& pairs, std::pair<int, int> pair) {
+    return std::find(pairs.begin(), pairs.end(), pair) != pairs.end();
 }
 
 void erase_pair(model::ProbeResult& r, int src, int dst) {
@@ -124,12 +172,73 @@ CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
             verdict.lost_pairs.emplace_back(pair.src, pair.dst);
         }
         if (pair.verdict == model::PairVerdict::ok &&
-            passed_concurrent(entry->result, pair.src, pair.dst)) {
+            passed_concurrent(entry->result, pair.src, pair.dst, model::ProbePath::ce)) {
             verdict.concurrent_pass_pairs.emplace_back(pair.src, pair.dst);
         }
     }
+    for (const auto path : covered_paths(entry->result)) {
+        verdict.by_path.push_back(judge_path(entry->result, path));
+    }
     verdict.reason = "written on this boot and machine identity";
     return verdict;
+}
+
+std::vector<model::ProbePath> paths_needed(Profile profile) {
+    using model::ProbePath;
+    switch (profile) {
+        case Profile::llama_cpp:
+            return {ProbePath::ce};
+        case Profile::nccl:
+        case Profile::vllm:
+        case Profile::sglang:
+            return {ProbePath::sm_store, ProbePath::handshake};
+        case Profile::all:
+            return {ProbePath::ce, ProbePath::sm_store, ProbePath::handshake};
+    }
+    return {ProbePath::ce, ProbePath::sm_store, ProbePath::handshake};
+}
+
+std::vector<model::ProbePath> paths_that_veto(Profile profile) {
+    if (profile == Profile::llama_cpp) {
+        return {model::ProbePath::ce};
+    }
+    return {std::begin(model::kAllProbePaths), std::end(model::kAllProbePaths)};
+}
+
+std::vector<std::pair<int, int>> passed_pairs_for(const CacheVerdict& verdict, Profile profile) {
+    const auto needed = paths_needed(profile);
+    const PathPairs* first = on_path(verdict, needed.front());
+    std::vector<std::pair<int, int>> pairs;
+    if (first == nullptr) {
+        return pairs;  // the cached runs never probed the path this profile needs first
+    }
+    for (const auto& pair : first->passed) {
+        const bool everywhere = std::all_of(needed.begin(), needed.end(), [&](auto path) {
+            const PathPairs* on = on_path(verdict, path);
+            return on != nullptr && listed(on->passed, pair);
+        });
+        if (everywhere) {
+            pairs.push_back(pair);
+        }
+    }
+    return pairs;
+}
+
+std::vector<std::pair<int, int>> lost_pairs_for(const CacheVerdict& verdict, Profile profile) {
+    std::vector<std::pair<int, int>> pairs;
+    for (const auto path : paths_that_veto(profile)) {
+        const PathPairs* on = on_path(verdict, path);
+        if (on == nullptr) {
+            continue;
+        }
+        for (const auto& pair : on->lost) {
+            if (!listed(pairs, pair)) {
+                pairs.push_back(pair);
+            }
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
 }
 
 std::string unmatched_loss_doubt(const model::ProbeCacheEntry& entry,

@@ -97,6 +97,18 @@ Json kernel_events_to_json(const std::vector<model::KernelEvent>& events) {
     return out;
 }
 
+// {"ce": "ok", "sm-store": "data_lost", ...}; null where the probe did not run.
+Json probe_paths_json(const policy::doctor::PairLayers& pair) {
+    if (pair.probe_paths.empty()) {
+        return nullptr;
+    }
+    Json paths = Json::object();
+    for (const auto& v : pair.probe_paths) {
+        paths[std::string(model::to_string(v.path))] = model::to_string(v.verdict);
+    }
+    return paths;
+}
+
 Json pair_to_json(const policy::doctor::PairLayers& pair) {
     Json nvml = Json::object();
     for (std::size_t caps = 0; caps < policy::doctor::kP2pCaps.size(); ++caps) {
@@ -113,6 +125,7 @@ Json pair_to_json(const policy::doctor::PairLayers& pair) {
                 {"probe", pair.probe.empty() ? Json(nullptr) : Json(pair.probe)},
                 {"probe_path", pair.probe_path.empty() ? Json(nullptr) : Json(pair.probe_path)},
                 {"probe_gbps", pair.probe_gbps ? Json(*pair.probe_gbps) : Json(nullptr)},
+                {"probe_paths", probe_paths_json(pair)},
                 {"acs", pair.acs.empty() ? Json(nullptr) : Json(pair.acs)},
                 {"p2p_gbps", pair.p2p_gbps ? Json(*pair.p2p_gbps) : Json(nullptr)},
                 {"staged_gbps", pair.staged_gbps ? Json(*pair.staged_gbps) : Json(nullptr)}};

@@ -26,6 +26,12 @@ std::string pair_answers(const policy::doctor::PairLayers& pair) {
     if (!pair.probe.empty()) {
         out += fmt::format(" probe {:<9} {:<6}", pair.probe, pair.probe_path);
     }
+    // Each path's verdict where more than copies were probed: "copies pass, SM stores fail"
+    // must be visible on the pair's own row.
+    for (const auto& v :
+         pair.probe_paths.size() > 1 ? pair.probe_paths : std::vector<model::ProbePathVerdict>{}) {
+        out += fmt::format(" {}:{}", model::to_string(v.path), model::to_string(v.verdict));
+    }
     // ACS matters only between GPUs below a shared port.
     if (!pair.acs.empty() && pair.acs != "not_shared") {
         out += fmt::format(" acs {:<8}", pair.acs);

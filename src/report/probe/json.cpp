@@ -14,6 +14,16 @@ OJson or_null(const std::optional<T>& value) {
     return value ? OJson(*value) : OJson(nullptr);
 }
 
+// A handshake cell's outcome: intact, data_lost or flag_lost; null for the other paths and
+// for a handshake that did not finish.
+OJson handshake_json(const model::ProbeCell& c) {
+    const auto outcome = model::handshake_outcome(c.status);
+    if (c.path_kind != model::ProbePath::handshake || outcome.empty()) {
+        return nullptr;
+    }
+    return outcome;
+}
+
 OJson cell_json(const model::ProbeCell& c) {
     return OJson{{"src", c.src},
                  {"dst", c.dst},
@@ -27,7 +37,10 @@ OJson cell_json(const model::ProbeCell& c) {
                  {"gbps", or_null(c.gbps)},
                  {"path", model::to_string(c.path)},
                  {"verify", model::to_string(c.verify)},
-                 {"detail", c.detail.empty() ? OJson(nullptr) : OJson(c.detail)}};
+                 {"detail", c.detail.empty() ? OJson(nullptr) : OJson(c.detail)},
+                 {"path_kind", model::to_string(c.path_kind)},
+                 {"flags_lost", c.flags_lost},
+                 {"handshake", handshake_json(c)}};
 }
 
 OJson pair_json(const model::ProbePair& p) {
@@ -35,13 +48,18 @@ OJson pair_json(const model::ProbePair& p) {
     for (const auto& m : p.modes) {
         modes[std::string(model::to_string(m.mode))] = model::to_string(m.verdict);
     }
+    OJson paths = OJson::object();
+    for (const auto& v : p.paths) {
+        paths[std::string(model::to_string(v.path))] = model::to_string(v.verdict);
+    }
     return OJson{{"src", p.src},
                  {"dst", p.dst},
                  {"verdict", model::to_string(p.verdict)},
                  {"detail", p.detail},
                  {"modes", modes},
                  {"rounds", p.rounds},
-                 {"soak_s", or_null(p.soak_s)}};
+                 {"soak_s", or_null(p.soak_s)},
+                 {"paths", paths}};
 }
 
 template <typename Enum, std::size_t N>
@@ -58,7 +76,8 @@ constexpr model::CellStatus kStatuses[] = {model::CellStatus::ok,
                                            model::CellStatus::dropped,
                                            model::CellStatus::corrupted,
                                            model::CellStatus::error,
-                                           model::CellStatus::skipped};
+                                           model::CellStatus::skipped,
+                                           model::CellStatus::flag_lost};
 constexpr model::PairVerdict kVerdicts[] = {model::PairVerdict::ok,
                                             model::PairVerdict::data_lost,
                                             model::PairVerdict::error,
@@ -69,6 +88,23 @@ constexpr model::ProbeMode kModes[] = {
     model::ProbeMode::serial, model::ProbeMode::bidirectional, model::ProbeMode::concurrent};
 constexpr model::CopyPath kPaths[] = {model::CopyPath::direct, model::CopyPath::staged};
 constexpr model::VerifySite kSites[] = {model::VerifySite::device, model::VerifySite::host};
+
+// A cell written before paths existed was a copy. A path this version does not know vouches
+// for nothing: the cell is read as skipped, so no cached pass can rest on it.
+void read_path_kind(const nlohmann::json& j, model::ProbeCell& c) {
+    c.flags_lost =
+        j.contains("flags_lost") ? util::json_integer_at<std::uint64_t>(j, "flags_lost") : 0;
+    if (!j.contains("path_kind")) {
+        return;
+    }
+    const auto path = model::parse_probe_path(j.at("path_kind").get<std::string>());
+    if (path) {
+        c.path_kind = *path;
+        return;
+    }
+    c.status = model::CellStatus::skipped;
+    c.detail = "path_kind '" + j.at("path_kind").get<std::string>() + "' is not known here";
+}
 
 model::ProbeCell cell_from(const nlohmann::json& j) {
     model::ProbeCell c;
@@ -90,6 +126,7 @@ model::ProbeCell cell_from(const nlohmann::json& j) {
     c.path = parse_enum(j.value("path", "direct"), kPaths).value_or(model::CopyPath::direct);
     c.verify = parse_enum(j.value("verify", "host"), kSites).value_or(model::VerifySite::host);
     c.detail = j.at("detail").is_null() ? "" : j.at("detail").get<std::string>();
+    read_path_kind(j, c);
     return c;
 }
 
@@ -115,7 +152,31 @@ model::ProbePair pair_from(const nlohmann::json& j, const model::ProbeResult& ru
                                    .value_or(model::PairVerdict::skipped)});
         }
     }
+    for (const auto path : model::kAllProbePaths) {
+        const std::string name(model::to_string(path));
+        if (j.contains("paths") && j["paths"].contains(name)) {
+            p.paths.push_back({path,
+                               parse_enum(j["paths"][name].get<std::string>(), kVerdicts)
+                                   .value_or(model::PairVerdict::skipped)});
+        }
+    }
     return p;
+}
+
+// Paths came later: a result without them probed copies alone.
+void read_paths(const nlohmann::json& j, model::ProbeResult& r) {
+    if (j.contains("paths")) {
+        r.paths.clear();
+        for (const auto& p : j.at("paths")) {
+            if (auto path = model::parse_probe_path(p.get<std::string>())) {
+                r.paths.push_back(*path);
+            }
+        }
+    }
+    if (j.contains("device_s") && !j.at("device_s").is_null()) {
+        r.device_s = util::json_finite_at(j, "device_s");
+    }
+    r.quick = j.value("quick", false);
 }
 
 }  // namespace
@@ -133,6 +194,10 @@ nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
     for (const auto& p : r.pairs) {
         pairs.push_back(pair_json(p));
     }
+    OJson paths = OJson::array();
+    for (const auto p : r.paths) {
+        paths.push_back(model::to_string(p));
+    }
     return OJson{{"schema", "peergate.probe/v1"},
                  {"result", model::to_string(r.outcome)},
                  {"reason", r.reason},
@@ -144,7 +209,10 @@ nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
                  {"pairs", pairs},
                  {"remedy", r.remedy.empty() ? OJson(nullptr) : OJson(r.remedy)},
                  {"rounds", r.rounds},
-                 {"soak_s", or_null(r.soak_s)}};
+                 {"soak_s", or_null(r.soak_s)},
+                 {"paths", paths},
+                 {"device_s", or_null(r.device_s)},
+                 {"quick", r.quick}};
 }
 
 std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
@@ -181,6 +249,7 @@ std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
         if (j.contains("soak_s") && !j.at("soak_s").is_null()) {
             r.soak_s = util::json_finite_at(j, "soak_s");
         }
+        read_paths(j, r);
         for (const auto& p : j.at("pairs")) {
             r.pairs.push_back(pair_from(p, r));
         }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 namespace peergate::report::probe {
 
 namespace {
@@ -34,24 +36,45 @@ std::string plain_word(model::PairVerdict verdict) {
                                                     : std::string(model::to_string(verdict));
 }
 
+// Copies alone read as before paths existed; otherwise each path has a column of its own.
+bool shows_paths(const model::ProbeResult& r) {
+    return r.paths != std::vector<model::ProbePath>{model::ProbePath::ce};
+}
+
+std::string pair_rows(const model::ProbeResult& r, bool color) {
+    std::string out = pad("pair", 4, 14);
+    for (const auto mode : r.modes) {
+        out += pad(std::string(model::to_string(mode)), model::to_string(mode).size(), 15);
+    }
+    const bool paths = shows_paths(r);
+    for (const auto path : paths ? r.paths : std::vector<model::ProbePath>{}) {
+        out += pad(std::string(model::to_string(path)), model::to_string(path).size(), 12);
+    }
+    out += "detail\n";
+    for (const auto& p : r.pairs) {
+        const std::string name = fmt::format("GPU {} -> {}", p.src, p.dst);
+        out += pad(name, name.size(), 14);
+        for (const auto& m : p.modes) {
+            out += pad(verdict_word(m.verdict, color), plain_word(m.verdict).size(), 15);
+        }
+        for (const auto& v : paths ? p.paths : std::vector<model::ProbePathVerdict>{}) {
+            out += pad(verdict_word(v.verdict, color), plain_word(v.verdict).size(), 12);
+        }
+        out += p.detail + "\n";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string probe_to_text(const model::ProbeResult& r, bool color) {
     std::string out;
     if (!r.pairs.empty()) {
-        out += pad("pair", 4, 14);
-        for (const auto mode : r.modes) {
-            out += pad(std::string(model::to_string(mode)), model::to_string(mode).size(), 15);
-        }
-        out += "detail\n";
-        for (const auto& p : r.pairs) {
-            const std::string name = fmt::format("GPU {} -> {}", p.src, p.dst);
-            out += pad(name, name.size(), 14);
-            for (const auto& m : p.modes) {
-                out += pad(verdict_word(m.verdict, color), plain_word(m.verdict).size(), 15);
-            }
-            out += p.detail + "\n";
-        }
+        out += pair_rows(r, color);
+    }
+    if (r.device_s) {
+        out += fmt::format("device time: {:.4f} s (each group's slowest transfer, CUDA events)\n",
+                           *r.device_s);
     }
     if (!r.verify_note.empty()) {
         out += "note: " + r.verify_note + "\n";
@@ -75,7 +98,7 @@ std::string probe_progress_line(const model::ProbeCell& cell,
                                 int round) {
     constexpr std::size_t kWidth = 30;
     const std::size_t filled = total == 0 ? kWidth : done * kWidth / total;
-    return fmt::format("{}[{}{}] {}/{} cells  GPU {} -> {} {} MiB {}",
+    return fmt::format("{}[{}{}] {}/{} cells  GPU {} -> {} {} MiB {} {}",
                        round > 0 ? fmt::format("round {} ", round + 1) : "",
                        std::string(filled, '#'),
                        std::string(kWidth - filled, '.'),
@@ -84,7 +107,8 @@ std::string probe_progress_line(const model::ProbeCell& cell,
                        cell.src,
                        cell.dst,
                        cell.size_bytes >> 20U,
-                       model::to_string(cell.mode));
+                       model::to_string(cell.mode),
+                       model::to_string(cell.path_kind));
 }
 
 }  // namespace peergate::report::probe

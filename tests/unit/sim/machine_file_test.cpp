@@ -105,6 +105,24 @@ TEST(MachineFileParser, AnIntermittentCopyFaultKeepsItsCountThroughTheWriter) {
     EXPECT_EQ(*back, *m);
 }
 
+// The SM paths' faults (docs/machine-file.md): each fixture's fault reads back through the
+// writer as it was.
+TEST(MachineFileParser, ThePeerPathFaultsRoundTrip) {
+    for (const char* name : {"probe-sm-store-drop-2x",
+                             "probe-sm-load-mirror-2x",
+                             "probe-flag-lost-2x",
+                             "probe-flag-early-2x"}) {
+        auto m = snapshot::load_machine(std::string(PEERGATE_TEST_FIXTURES) + "/machines/" + name +
+                                        ".json");
+        ASSERT_TRUE(m.has_value()) << name << ": " << m.error().message;
+        ASSERT_EQ(m->faults.size(), 1U);
+        EXPECT_TRUE(m->faults[0].layer == "sm" || m->faults[0].layer == "flag");
+        auto back = snapshot::parse_machine(snapshot::to_json_text(*m));
+        ASSERT_TRUE(back.has_value()) << back.error().message;
+        EXPECT_EQ(*back, *m);
+    }
+}
+
 struct BadCase {
     std::string name;
     std::string json;
@@ -151,6 +169,14 @@ TEST(MachineFileParser, RefusesBadFilesNamingTheField) {
          R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
              R"(, "nvml_p2p": {"read": [["X", "YES"], ["OK", "X"]]}})",
          "nvml_p2p.read[0]"},
+        {"an sm fault's effect is a flag's",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "faults": [{"layer": "sm", "effect": "lost"}]})",
+         "faults[0].effect"},
+        {"a flag fault's effect is a copy's",
+         R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
+             R"(, "faults": [{"layer": "flag", "effect": "drop"}]})",
+         "faults[0].effect"},
         {"bad fault layer",
          R"({"schema": "peergate.machine/v1", "gpus": )" + two + R"(, "matrix": )" + ok_matrix +
              R"(, "faults": [{"layer": "disk", "effect": "fail"}]})",
