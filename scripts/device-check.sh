@@ -59,6 +59,9 @@ step gate "$pg" gate --for all
 step gate-json "$pg" --json gate --for all
 step gate-shell "$pg" gate --format shell
 step probe "$pg" probe
+# The pre-launch check on every path (docs/probe.md "Quick mode"): with one GPU it cannot run
+# (exit 2, saying why); with two or more, its device_s is the real events' figure.
+step probe-quick "$pg" --json probe --quick --no-cache
 step bench "$pg" bench --latency
 step bench-json "$pg" --json bench
 step doctor-bandwidth "$pg" --json doctor --bandwidth "$work/bench-json.out"
@@ -91,12 +94,18 @@ step capi python3 "$here/../tests/scripts/gate_ctypes_example.py" "$prefix/lib/l
 # The decision's cost in front of a launch: ten gates in a row, wall time each.
 for i in 1 2 3 4 5 6 7 8 9 10; do step "gate-time-$i" "$pg" -q gate; done
 
-# The PTX kernels and the copy engine on the real driver (256 MiB + 12 bytes per buffer).
+# The PTX kernels and the copy engine on the real driver (256 MiB + 12 bytes per buffer):
+# fill and verify, and the peer paths' kernels on one device (SM store and load through the
+# device's own mapping, the flag handshake between two streams, a waiter without budget).
 step selftest env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=256 \
   "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*'
+step selftest-small env PEERGATE_SELFTEST_CUDA_LIB=libcuda.so.1 PEERGATE_SELFTEST_MIB=1 \
+  "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='Sites/*Handshake*:Sites/*Waiter*:Sites/*SmStore*'
+# NVIDIA's ptxas on the same PTX, where that machine has the toolkit (the test skips without).
+step ptxas "$prefix/bin/peergate_loader_cuda_tests" --gtest_filter='*PtxAssembles*'
 
 # Summary: the lines a reader wants first.
-for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe bench place exec exec-bind doctor-nvlinks capi cuda-visible export-prom promtool export-nfd export-gres minors fleet-health selftest; do
+for name in doctor doctor-probe lspci-acs doctor-bandwidth topo gather replay-doctor gate probe probe-quick bench place exec exec-bind doctor-nvlinks capi cuda-visible export-prom promtool export-nfd export-gres minors fleet-health selftest selftest-small ptxas; do
   echo "---- $name (rc $(cat "$work/$name.rc"))"
   head -c 1500 "$work/$name.out"
   head -c 500 "$work/$name.err"
