@@ -43,6 +43,14 @@ std::string cell_lines(const PairLayers& pair) {
                            html_escape(pair.probe_path),
                            pair.probe_gbps ? fmt::format(", {:.1f} GB/s", *pair.probe_gbps) : "");
     }
+    // Each path that did not pass, by name: "copies pass, SM stores fail" is the case to see.
+    for (const auto& v : pair.probe_paths) {
+        if (v.verdict != model::PairVerdict::ok) {
+            out += fmt::format("<br>{} {}",
+                               html_escape(std::string(model::to_string(v.path))),
+                               html_escape(std::string(model::to_string(v.verdict))));
+        }
+    }
     if (pair.p2p_gbps || pair.staged_gbps) {
         out += fmt::format("<br>bench {} / {} GB/s", rate(pair.p2p_gbps), rate(pair.staged_gbps));
         if (pair.p2p_gbps && pair.staged_gbps && *pair.staged_gbps > 0) {

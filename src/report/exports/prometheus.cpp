@@ -177,9 +177,12 @@ std::string link_families(const ExportFacts& facts) {
     return nvlinks.text() + status.text() + cuda.text();
 }
 
-// Whether a probe cell's payload did not verify, and whether its copy ran and was compared.
+// Whether a probe cell's payload did not verify (or, on the handshake path, its flag never
+// came), and whether its transfer ran and was compared.
 bool lost(const model::ProbeCell& cell) {
-    return cell.status == model::CellStatus::dropped || cell.status == model::CellStatus::corrupted;
+    return cell.status == model::CellStatus::dropped ||
+           cell.status == model::CellStatus::corrupted ||
+           cell.status == model::CellStatus::flag_lost;
 }
 
 bool checked(const model::ProbeCell& cell) {
@@ -195,11 +198,13 @@ std::string integrity_families(const ExportFacts& facts) {
     }
     Family failed("peergate_p2p_integrity_failed_checks",
                   "gauge",
-                  "Checks of this run's probe on the pair (one per copy size and mode) whose "
-                  "payload did not verify: data dropped or corrupted.");
+                  "Checks of this run's probe on the pair (one per transfer size, mode and path) "
+                  "whose payload did not verify: data dropped or corrupted, or a handshake's "
+                  "flag lost.");
     Family checks("peergate_p2p_integrity_checks",
                   "gauge",
-                  "Checks this run's probe made on the pair: copies that ran and were compared.");
+                  "Checks this run's probe made on the pair: transfers that ran and were "
+                  "compared.");
     // Issue 35: rewritten each run, so not a counter; kept for one release.
     Family errors("peergate_p2p_integrity_errors_total",
                   "counter",

@@ -137,12 +137,14 @@ void run_wait(State& s, CUstream stream, const Wait& w) {
             stream->late_us += copy_time_us(
                 s, writer->second.first, payload.allocation->device, writer->second.second, true);
         }
+
     } else if (!seen && stream != nullptr) {
         stream->late_us += static_cast<double>(w.budget_ns) / 1e3;
     }
     for (std::uint32_t i = 0; i < 4; ++i) {
         store_word(s, w.flag + 16U + 4U * i, result[i]);
     }
+    s.flag_writers.erase(w.flag);  // a week's soak allocates a flag per lane and group
 }
 
 CUresult launch_copy_words(State& s, int device, CUstream stream, void** params) {

@@ -64,7 +64,12 @@ std::optional<std::string> CudaCopyEngine::unsupported(model::ProbePath path,
     if (!peer_kernels_note_.empty()) {
         return peer_kernels_note_;
     }
-    if (src != dst && this->path(src, dst) != model::CopyPath::direct) {
+    // The kernel that crosses runs on the source (stores, the handshake's writer) or on the
+    // destination (loads): that GPU needs the mapping of the other's memory.
+    const bool by_destination = path == model::ProbePath::sm_load;
+    const int from = by_destination ? dst : src;
+    const int to = by_destination ? src : dst;
+    if (src != dst && this->path(from, to) != model::CopyPath::direct) {
         return "the driver refused peer access between these GPUs, so there is no peer "
                "mapping for a kernel to store or load through";
     }

@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 namespace peergate::test {
 namespace {
@@ -226,6 +228,17 @@ TEST_F(ProbePathsE2e, DoctorShowsEachPathAndNamesCopiesPassSmFails) {
     EXPECT_NE(text.process.out.find("ce:ok sm-store:data_lost sm-load:ok handshake:data_lost"),
               std::string::npos)
         << text.process.out;
+    const auto page = root_ / "doctor.html";
+    run_peergate({"--simulate",
+                  fixture_machine("probe-sm-store-drop-2x"),
+                  "doctor",
+                  "--probe",
+                  "--html",
+                  page.string()},
+                 env());
+    std::ifstream in(page);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(html.find("<br>sm-store data_lost<br>handshake data_lost"), std::string::npos);
 }
 
 }  // namespace
