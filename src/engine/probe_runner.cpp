@@ -127,7 +127,10 @@ private:
             lane.cell.size_bytes = group.size_bytes;
             lane.cell.mode = group.mode;
             lane.cell.path_kind = group.path;
-            lane.cell.path = engine_.path(pair.src, pair.dst);
+            // An SM load crosses from the destination, through its mapping of the source.
+            lane.cell.path = group.path == model::ProbePath::sm_load
+                                 ? engine_.path(pair.dst, pair.src)
+                                 : engine_.path(pair.src, pair.dst);
             lane.cell.verify = engine_.verify_site();
             lanes.push_back(std::move(lane));
         }

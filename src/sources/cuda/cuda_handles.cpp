@@ -55,6 +55,21 @@ util::Expected<Module> load_module(const CudaApi& api, const void* image) {
     return Module(api, module);
 }
 
+util::Expected<Module> load_module_functions(const CudaApi& api,
+                                             const void* image,
+                                             std::span<const ModuleEntry> entries) {
+    auto module = load_module(api, image);
+    if (!module) {
+        return util::unexpected(module.error());
+    }
+    for (const auto& entry : entries) {
+        PEERGATE_TRY(check(api,
+                           api.cuModuleGetFunction(entry.function, module->get(), entry.name),
+                           "cuModuleGetFunction"));
+    }
+    return module;
+}
+
 util::Expected<void> enable_peer_access(const CudaApi& api,
                                         const PrimaryContext& from,
                                         const PrimaryContext& to) {

@@ -7,6 +7,7 @@
 #include "sources/cuda/cuda_api.hpp"
 
 #include <cstddef>
+#include <span>
 #include <utility>
 
 namespace peergate::sources::cuda {
@@ -139,6 +140,17 @@ util::Expected<Stream> create_stream(const CudaApi& api, unsigned int flags);
 util::Expected<Event> create_event(const CudaApi& api, unsigned int flags);
 // A module of the current context from PTX or cubin bytes.
 util::Expected<Module> load_module(const CudaApi& api, const void* image);
+
+// One kernel of a module: where its handle goes, and its .entry name.
+struct ModuleEntry {
+    CUfunction* function = nullptr;
+    const char* name = nullptr;
+};
+
+// load_module, then every entry's function looked up; the first missing one is the error.
+util::Expected<Module> load_module_functions(const CudaApi& api,
+                                             const void* image,
+                                             std::span<const ModuleEntry> entries);
 
 // Lets `from` reach `to`'s memory directly (current context: from). Peer access lasts as
 // long as the contexts, so there is nothing to undo; ALREADY_ENABLED (704) is success.

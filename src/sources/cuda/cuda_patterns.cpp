@@ -24,16 +24,12 @@ void CudaCopyEngine::load_kernels() {
 
 util::Expected<void> CudaCopyEngine::load_kernels_on(Device& device) {
     PEERGATE_TRY(device.context.make_current(api()));
-    auto module = load_module(api(), kProbePtx);
+    const std::array<ModuleEntry, 2> entries{
+        {{&device.fill, kFillKernel}, {&device.check, kVerifyKernel}}};
+    auto module = load_module_functions(api(), kProbePtx, entries);
     if (!module) {
         return util::unexpected(module.error());
     }
-    PEERGATE_TRY(check(api(),
-                       api().cuModuleGetFunction(&device.fill, module->get(), kFillKernel),
-                       "cuModuleGetFunction"));
-    PEERGATE_TRY(check(api(),
-                       api().cuModuleGetFunction(&device.check, module->get(), kVerifyKernel),
-                       "cuModuleGetFunction"));
     auto result = DeviceBuffer::allocate(api(), 16);
     if (!result) {
         return util::unexpected(result.error());

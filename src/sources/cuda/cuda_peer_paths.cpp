@@ -37,19 +37,14 @@ void CudaCopyEngine::load_peer_kernels() {
 
 util::Expected<void> CudaCopyEngine::load_peer_kernels_on(Device& device) {
     PEERGATE_TRY(device.context.make_current(api()));
-    auto module = load_module(api(), kPeerPtx);
-    if (!module) {
-        return util::unexpected(module.error());
-    }
-    const std::array<std::pair<CUfunction*, const char*>, 3> entries{{
+    const std::array<ModuleEntry, 3> entries{{
         {&device.copy_words, kCopyWordsKernel},
         {&device.post, kHandshakePostKernel},
         {&device.wait, kHandshakeWaitKernel},
     }};
-    for (const auto& [function, name] : entries) {
-        PEERGATE_TRY(check(api(),
-                           api().cuModuleGetFunction(function, module->get(), name),
-                           "cuModuleGetFunction"));
+    auto module = load_module_functions(api(), kPeerPtx, entries);
+    if (!module) {
+        return util::unexpected(module.error());
     }
     device.peer_module = std::move(*module);
     return {};
