@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# ccache keys on paths: relative to the checkout, and without the build directory's own path
+# in debug builds, a fresh clone elsewhere on the same machine reuses what an earlier checkout
+# compiled (CI clones into a new folder each run). Objects whose flags name the checkout
+# (the tests' -D paths) still compile anew.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake --preset asan
 cmake --build --preset asan -j "${JOBS:-2}"
 # The threaded parts under ThreadSanitizer first: the tests labelled threads (tests/unit/threads,
