@@ -7,24 +7,20 @@ namespace {
 
 using model::ProbePath;
 
-// The stream the transfer is timed on: the copy's or the storing kernel's on the source,
+// The transfer is timed on the copy's or the storing kernel's stream on the source, or on
 // the loading kernel's or the waiter's on the destination.
+bool timed_at_destination(ProbePath path) {
+    return path == ProbePath::sm_load || path == ProbePath::handshake;
+}
+
 util::Expected<StreamId> timed_stream(ProbeStreams& streams, const TransferEnds& ends) {
-    switch (ends.path) {
-        case ProbePath::ce:
-        case ProbePath::sm_store:
-            return streams.for_pair(ends.pair);
-        case ProbePath::sm_load:
-        case ProbePath::handshake:
-            return streams.for_pair_at_destination(ends.pair);
-    }
-    return streams.for_pair(ends.pair);
+    return timed_at_destination(ends.path) ? streams.for_pair_at_destination(ends.pair)
+                                           : streams.for_pair(ends.pair);
 }
 
 StreamId made_timed_stream(const ProbeStreams& streams, const TransferEnds& ends) {
-    return ends.path == ProbePath::ce || ends.path == ProbePath::sm_store
-               ? streams.pair(ends.pair)
-               : streams.pair_at_destination(ends.pair);
+    return timed_at_destination(ends.path) ? streams.pair_at_destination(ends.pair)
+                                           : streams.pair(ends.pair);
 }
 
 }  // namespace

@@ -18,8 +18,7 @@ double seconds(std::chrono::milliseconds duration) {
 }
 
 bool lost(const model::ProbeCell& cell) {
-    return cell.status == CellStatus::dropped || cell.status == CellStatus::corrupted ||
-           cell.status == CellStatus::flag_lost;
+    return model::lost_data(cell);
 }
 
 // "serial mode, 4 MiB" for a copy cell; the path is named where it is not the copy engine.
@@ -149,11 +148,8 @@ std::string paths_said(const ProbePlan& plan) {
     if (plan.paths.size() == 1 && plan.paths.front() == model::ProbePath::ce) {
         return "";
     }
-    std::vector<std::string_view> names;
-    for (const auto path : plan.paths) {
-        names.push_back(model::to_string(path));
-    }
-    return fmt::format(" on the {} path{}", fmt::join(names, ", "), names.size() > 1 ? "s" : "");
+    return fmt::format(
+        " on the {} path{}", model::path_names(plan.paths), plan.paths.size() > 1 ? "s" : "");
 }
 
 // A pass without the concurrent mode copied one pair at a time, and the loss it looks for is

@@ -99,6 +99,19 @@ std::string_view handshake_outcome(CellStatus status) {
     return "";
 }
 
+bool lost_data(const ProbeCell& cell) {
+    return cell.status == CellStatus::dropped || cell.status == CellStatus::corrupted ||
+           cell.status == CellStatus::flag_lost;
+}
+
+std::string path_names(const std::vector<ProbePath>& paths) {
+    std::string names;
+    for (const auto path : paths) {
+        names += (names.empty() ? "" : ", ") + std::string(to_string(path));
+    }
+    return names;
+}
+
 bool any_data_lost(const std::vector<ProbeCell>& cells) {
     return std::any_of(cells.begin(), cells.end(), [](const ProbeCell& c) {
         return c.wrong > 0 || c.dropped > 0 || c.flags_lost > 0;

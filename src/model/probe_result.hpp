@@ -78,6 +78,12 @@ struct ProbeCell {
     friend bool operator==(const ProbeCell&, const ProbeCell&) = default;
 };
 
+// Whether the cell's status says data was lost: dropped, corrupted or a handshake's flag lost.
+bool lost_data(const ProbeCell& cell);
+
+// "ce, sm-store, handshake".
+std::string path_names(const std::vector<ProbePath>& paths);
+
 // Whether any of the cells counted a dropped or corrupted element or a lost flag (whatever
 // their status).
 bool any_data_lost(const std::vector<ProbeCell>& cells);

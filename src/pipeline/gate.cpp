@@ -86,15 +86,6 @@ util::Expected<GateRequest> parse_gate_request(const std::optional<std::string>&
 
 namespace {
 
-// "sm-store, handshake".
-std::string path_names(const std::vector<model::ProbePath>& paths) {
-    std::vector<std::string_view> names;
-    for (const auto path : paths) {
-        names.push_back(model::to_string(path));
-    }
-    return fmt::format("{}", fmt::join(names, ", "));
-}
-
 std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
     std::vector<std::string> names;
     for (const auto& [a, b] : pairs) {
@@ -130,7 +121,7 @@ void consider_cached_probe(const util::Seams& seams,
     }
     const auto passed = policy::gate::passed_pairs_for(verdict, input.profile);
     const auto lost = policy::gate::lost_pairs_for(verdict, input.profile);
-    const std::string paths = path_names(policy::gate::paths_needed(input.profile));
+    const std::string paths = model::path_names(policy::gate::paths_needed(input.profile));
     input.notes.push_back(fmt::format(
         "cached probe result for this boot: {} ordered pairs passed the concurrent mode on the "
         "{} path{} {} uses{}{}",

@@ -3,6 +3,7 @@
 
 #include "snapshot/machine_aer.hpp"
 #include "snapshot/machine_fabric.hpp"
+#include "snapshot/machine_faults.hpp"
 #include "snapshot/machine_nics.hpp"
 #include "snapshot/machine_nvlink_errors.hpp"
 #include "snapshot/machine_pcie_link.hpp"
@@ -76,19 +77,6 @@ OJson gpu_to_json(const MachineGpu& gpu) {
         j["mig"] = OJson{{"enabled", gpu.mig->enabled}, {"pending", gpu.mig->pending}};
     }
     return j;
-}
-
-OJson fault_to_json(const MachineFault& f) {
-    return OJson{{"layer", f.layer},
-                 {"call", f.call},
-                 {"effect", f.effect},
-                 {"code", f.code},
-                 {"src", f.src},
-                 {"dst", f.dst},
-                 {"min_bytes", f.min_bytes},
-                 {"min_inflight", f.min_inflight},
-                 {"after_copies", f.after_copies},
-                 {"fraction", f.fraction}};
 }
 
 OJson matrix_to_json(const std::vector<std::vector<model::LinkLabel>>& matrix) {

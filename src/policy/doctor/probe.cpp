@@ -78,13 +78,13 @@ std::vector<const model::ProbePair*> lost_beyond_copies(const model::ProbeResult
 }
 
 std::string failed_paths(const model::ProbePair& pair) {
-    std::vector<std::string_view> names;
+    std::vector<model::ProbePath> lost;
     for (const auto& v : pair.paths) {
         if (v.verdict == PairVerdict::data_lost) {
-            names.push_back(model::to_string(v.path));
+            lost.push_back(v.path);
         }
     }
-    return fmt::format("GPU {} -> GPU {} ({})", pair.src, pair.dst, fmt::join(names, ", "));
+    return fmt::format("GPU {} -> GPU {} ({})", pair.src, pair.dst, model::path_names(lost));
 }
 
 std::optional<Finding> sm_path_finding(const model::ProbeResult& result) {

@@ -45,10 +45,7 @@ bool lost(const model::ProbePair* pair) {
 bool lost_on(const model::ProbeResult& r, int src, int dst, model::ProbePath path) {
     return std::any_of(r.cells.begin(), r.cells.end(), [&](const model::ProbeCell& c) {
         return c.src == src && c.dst == dst && c.path_kind == path &&
-               (c.dropped > 0 || c.wrong > 0 || c.flags_lost > 0 ||
-                c.status == model::CellStatus::dropped ||
-                c.status == model::CellStatus::corrupted ||
-                c.status == model::CellStatus::flag_lost);
+               (c.dropped > 0 || c.wrong > 0 || c.flags_lost > 0 || model::lost_data(c));
     });
 }
 

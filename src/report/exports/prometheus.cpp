@@ -180,9 +180,7 @@ std::string link_families(const ExportFacts& facts) {
 // Whether a probe cell's payload did not verify (or, on the handshake path, its flag never
 // came), and whether its transfer ran and was compared.
 bool lost(const model::ProbeCell& cell) {
-    return cell.status == model::CellStatus::dropped ||
-           cell.status == model::CellStatus::corrupted ||
-           cell.status == model::CellStatus::flag_lost;
+    return model::lost_data(cell);
 }
 
 bool checked(const model::ProbeCell& cell) {
