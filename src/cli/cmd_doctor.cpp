@@ -2,7 +2,9 @@
 // peergate doctor: every layer's answer, the disagreements, the root cause, the remedy.
 #include "cli/commands.hpp"
 #include "cli/option_checks.hpp"
+#include "pipeline/assess_machine.hpp"
 #include "pipeline/doctor.hpp"
+#include "pipeline/identity_join.hpp"
 #include "policy/doctor/doctor.hpp"
 #include "report/doctor/html.hpp"
 #include "report/doctor/json.hpp"
@@ -17,24 +19,25 @@ namespace peergate::cli {
 namespace {
 
 int run_doctor(const Invocation& inv, const pipeline::DoctorOptions& options) {
-    const auto gathered = pipeline::gather_doctor_input(inv, options);
-    if (!gathered) {
-        print_error(inv.output, gathered.error().message);
+    const auto assessed = pipeline::assess_machine(inv, options, pipeline::self_executable());
+    if (!assessed) {
+        print_error(inv.output, assessed.error().message);
         return kExitError;
     }
-    const auto& input = *gathered;
-    const auto report = policy::doctor::diagnose(input);
+    const auto& [input, report, gate, assessment] = *assessed;
     if (inv.output.json) {
-        fmt::print(
-            inv.output.out, "{}\n", util::json_text(report::doctor::doctor_to_json(input, report)));
+        fmt::print(inv.output.out,
+                   "{}\n",
+                   util::json_text(report::doctor::doctor_to_json(input, report, assessment)));
     } else {
-        fmt::print(
-            inv.output.out, "{}", report::doctor::doctor_to_text(input, report, inv.output.color));
+        fmt::print(inv.output.out,
+                   "{}",
+                   report::doctor::doctor_to_text(input, report, assessment, inv.output.color));
     }
     if (!options.html.empty()) {
         // Whole or not at all: a reader never sees half a page.
         const auto written = util::write_file_atomically(
-            options.html, report::doctor::doctor_to_html(input, report));
+            options.html, report::doctor::doctor_to_html(input, report, assessment));
         if (!written) {
             print_error(inv.output, "--html: " + written.error().message);
             return kExitError;

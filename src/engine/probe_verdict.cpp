@@ -198,15 +198,15 @@ const char* const kSmPathRemedy =
     "resident kernels, lost data: do not let NCCL, vLLM or SGLang use P2P between these GPUs "
     "(NCCL_P2P_DISABLE=1, or NCCL_P2P_LEVEL=LOC; vLLM --disable-custom-all-reduce; SGLang "
     "--disable-custom-all-reduce). Look for IOMMU faults with `dmesg | grep -i -E "
-    "'DMAR|AMD-Vi'`; in a VM, the peer aperture may be mirrored. Remedy: boot with iommu=pt "
+    "'DMAR|AMD-Vi'`; in a VM, the peer aperture may be mirrored. Then boot with iommu=pt "
     "(or intel_iommu=off / amd_iommu=off), or disable ACS redirection on the switches between "
     "the GPUs, then run `peergate probe --mode all --path all` again.";
 
 const char* const kDataLossRemedy =
     "Do not set GGML_CUDA_P2P for these GPUs, and unset it if it is set: llama.cpp tests it "
     "for presence, so GGML_CUDA_P2P=0 turns peer access ON. Look for IOMMU faults with "
-    "`dmesg | grep -i -E 'DMAR|AMD-Vi'`. Remedy: boot with iommu=pt (or intel_iommu=off / "
-    "amd_iommu=off), then run `peergate probe --mode all` again.";
+    "`dmesg | grep -i -E 'DMAR|AMD-Vi'`. Then boot with iommu=pt (or intel_iommu=off / "
+    "amd_iommu=off) and run `peergate probe --mode all` again.";
 
 bool not_applicable(const model::ProbeCell& cell) {
     return cell.status == CellStatus::skipped && cell.path_kind != model::ProbePath::ce &&

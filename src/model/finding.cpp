@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "model/finding.hpp"
 
+#include <string>
+
 namespace peergate::model {
 
-std::string_view to_string(Severity severity) {
-    switch (severity) {
-        case Severity::error:
-            return "error";
-        case Severity::warning:
-            return "warning";
-        case Severity::info:
-            return "info";
+std::string Finding::id() const {
+    const std::string prefix(model::id(code));
+    if (code == FindingCode::xid && xid) {
+        return prefix + "_" + std::to_string(*xid);
     }
-    return "info";
+    if (code == FindingCode::sxid && sxid) {
+        return prefix + "_" + std::to_string(*sxid);
+    }
+    return prefix;
 }
 
 }  // namespace peergate::model

@@ -37,4 +37,23 @@ std::string_view to_string(KernelModuleFlavour flavour) {
     return flavour == KernelModuleFlavour::open ? "open" : "proprietary";
 }
 
+SilentDropAssessment silent_drop_risk(const HostFacts& host) {
+    using enum SilentDropBasis;
+    switch (host.iommu) {
+        case IommuMode::off:
+            return {SilentDropRisk::absent, iommu_off};
+        case IommuMode::identity:
+            return {SilentDropRisk::absent, iommu_identity};
+        case IommuMode::unknown:
+            return {SilentDropRisk::unknown, iommu_unknown};
+        case IommuMode::translating:
+            break;
+    }
+    if (!host.hypervisor) {
+        return {SilentDropRisk::unknown, hypervisor_unknown};
+    }
+    return *host.hypervisor ? SilentDropAssessment{SilentDropRisk::absent, guest}
+                            : SilentDropAssessment{SilentDropRisk::present, translating_bare_metal};
+}
+
 }  // namespace peergate::model

@@ -50,4 +50,30 @@ struct HostFacts {
     std::string kernel_release;  // /proc/sys/kernel/osrelease, e.g. "6.8.0-49-generic"; "" unread
 };
 
+// Whether PCIe peer copies between GPUs can be silently dropped on this host (docs/gate-rules.md
+// §5): the one answer the doctor, the gate's words and every drawing give.
+enum class SilentDropRisk { present, absent, unknown };
+
+// What the answer rests on.
+enum class SilentDropBasis {
+    translating_bare_metal,  // present: a translating IOMMU, cpuinfo read, no hypervisor flag
+    iommu_off,               // absent: no IOMMU groups
+    iommu_identity,          // absent: every group passes DMA through (iommu=pt)
+    guest,                   // absent: the hypervisor flag is set (the known drop is bare metal)
+    iommu_unknown,           // unknown: the IOMMU's mode could not be read
+    hypervisor_unknown,      // unknown: the IOMMU translates and cpuinfo could not be read
+};
+
+struct SilentDropAssessment {
+    SilentDropRisk risk = SilentDropRisk::unknown;
+    SilentDropBasis basis = SilentDropBasis::iommu_unknown;
+
+    // Present or unknown: a reader must not count on PCIe peer copies here.
+    bool not_ruled_out() const { return risk != SilentDropRisk::absent; }
+
+    friend bool operator==(const SilentDropAssessment&, const SilentDropAssessment&) = default;
+};
+
+SilentDropAssessment silent_drop_risk(const HostFacts& host);
+
 }  // namespace peergate::model

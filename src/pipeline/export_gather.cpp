@@ -2,7 +2,7 @@
 #include "pipeline/export_gather.hpp"
 
 #include "peergate/version.hpp"
-#include "pipeline/gate.hpp"
+#include "pipeline/assess_machine.hpp"
 #include "report/exports/prometheus.hpp"
 #include "sources/host/cpu_cores.hpp"
 #include "sources/host/cpu_identity.hpp"
@@ -24,22 +24,6 @@ std::string node_name(const Context& ctx, const ExportRequest& options) {
         return options.node_name;
     }
     return ctx.env.get("SLURMD_NODENAME").value_or(sources::host::short_host_name());
-}
-
-// The gate's decision for the GPUs examined, on the topology the doctor read.
-report::exports::ExportGate gate_verdict(const Context& ctx,
-                                         const ExportRequest& options,
-                                         const model::Discovery& discovery) {
-    auto request = parse_gate_request(options.doctor.gpus, "all");
-    if (!request) {
-        return {.p2p = false, .rule = "usage_error", .reason = request.error().message};
-    }
-    request->identity_helper = options.identity_helper;
-    const auto decision =
-        decide_safely([&] { return gate_input_from(discovery, ctx.seams, ctx.env, *request); },
-                      ctx.env,
-                      *request);
-    return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
 }
 
 // What nccl-topo writes beyond the doctor's facts: the host's network functions, sysfs's
@@ -84,13 +68,14 @@ util::Expected<report::exports::ExportFacts> gather_export_facts(const Context& 
                                                                  const ExportRequest& options) {
     const auto started = std::chrono::steady_clock::now();
     report::exports::ExportFacts facts;
-    auto doctor = gather_doctor_input(ctx, options.doctor);
-    if (!doctor) {
-        return util::unexpected(doctor.error());
+    auto assessed = assess_machine(ctx, options.doctor, options.identity_helper);
+    if (!assessed) {
+        return util::unexpected(assessed.error());
     }
-    facts.doctor = std::move(*doctor);
-    facts.report = policy::doctor::diagnose(facts.doctor);
-    facts.gate = gate_verdict(ctx, options, facts.doctor.discovery);
+    facts.doctor = std::move(assessed->input);
+    facts.report = std::move(assessed->report);
+    facts.gate = assessed->gate;
+    facts.assessment = std::move(assessed->assessment);
     if (const auto* topology = facts.doctor.discovery.described()) {
         const sources::host::HostRoot root(ctx.seams.host_root);
         facts.device_minors = sources::host::read_device_minors(root, topology->gpus);

@@ -129,9 +129,11 @@ void consider_cached_probe(const util::Seams& seams,
         paths,
         paths.find(',') == std::string::npos ? "" : "s",
         policy::gate::to_string(input.profile),
-        trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)"
-                : "; set PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P",
+        trusted ? " (trusted: PEERGATE_TRUST_PROBE=1)" : "",
         lost.empty() ? "" : "; data lost on " + pair_list(lost)));
+    if (!trusted) {
+        input.untrusted_probe_passes = passed;  // the gate hints only where it would help
+    }
     if (trusted || !lost.empty()) {
         input.probe = policy::gate::ProbeVerdict{
             .passed = false,

@@ -40,7 +40,7 @@ void consider(const std::vector<model::PciPort>& chain, std::size_t count, AcsPa
 model::Finding redirect_finding(int a, int b, const AcsPath& path) {
     const std::string port = path.port->address.to_sysfs();
     return model::Finding{
-        .code = "acs_redirect",
+        .code = model::FindingCode::acs_redirect,
         .severity = model::Severity::warning,
         .gpus = {a, b},
         .message = fmt::format(

@@ -48,7 +48,7 @@ Finding no_driver_finding(const DoctorInput& input) {
             input.simulate_hint);
     }
     return Finding{
-        .code = "no_nvidia_driver",
+        .code = model::FindingCode::no_nvidia_driver,
         .severity = Severity::info,
         .message =
             "No NVIDIA driver found on this host, so there is nothing to test, and GPU "
@@ -58,9 +58,13 @@ Finding no_driver_finding(const DoctorInput& input) {
         .remedy = remedy};
 }
 
-// Bare metal with a translating IOMMU: where PCIe peer copies can be dropped silently.
+// Bare metal with a translating IOMMU, or a translating IOMMU where cpuinfo could not say
+// whether this is bare metal: where PCIe peer copies can be (or may be) dropped silently. An
+// IOMMU whose mode is unread says nothing either way (model::silent_drop_risk).
 bool pcie_copies_at_risk(const model::HostFacts& host) {
-    return host.iommu == model::IommuMode::translating && !host.hypervisor.value_or(false);
+    const auto risk = model::silent_drop_risk(host);
+    return risk.risk == model::SilentDropRisk::present ||
+           risk.basis == model::SilentDropBasis::hypervisor_unknown;
 }
 
 // The PCIe pairs examined that the silent drop can hit (bare metal, translating IOMMU, not
@@ -84,6 +88,16 @@ std::vector<std::pair<int, int>> pairs_at_risk(const DoctorInput& input, const m
     return risky;
 }
 
+// Whether this run's probe, or the verdict cache's for this boot, saw data lost.
+bool loss_proven(const DoctorInput& input) {
+    const auto lost = [](const std::optional<model::ProbeResult>& result) {
+        return result && std::any_of(result->pairs.begin(), result->pairs.end(), [](const auto& p) {
+                   return p.verdict == model::PairVerdict::data_lost;
+               });
+    };
+    return lost(input.probe) || lost(input.cached_probe);
+}
+
 std::vector<int> gpus_of(const std::vector<std::pair<int, int>>& pairs) {
     std::vector<int> gpus;
     for (const auto& [a, b] : pairs) {
@@ -104,24 +118,32 @@ std::optional<Finding> pcie_under_iommu(const DoctorInput& input, const model::T
     const auto [a, b] = risky.front();
     const auto label = t.label(a, b);  // a and b are GPUs of t: there is one
     const bool probed = input.probe && probe_vouches_for(*input.probe, risky);
+    // Once data was seen lost, the probe's finding leads with its remedy; this one explains it.
+    const bool lost = loss_proven(input);
+    const bool known = model::silent_drop_risk(input.host).risk == model::SilentDropRisk::present;
     return Finding{
-        .code = "pcie_p2p_under_translating_iommu",
+        .code = model::FindingCode::pcie_p2p_under_translating_iommu,
         .severity = probed ? Severity::warning : Severity::error,
         .gpus = gpus_of(risky),
         .message = fmt::format(
-            "GPU {} to GPU {} is {}, not NVLink; bare-metal Linux with a translating IOMMU ({}), "
-            "where PCIe peer copies can be silently dropped{}{}",
+            "GPU {} to GPU {} is {}, not NVLink; {} ({}), where PCIe peer copies can be silently "
+            "dropped{}{}",
             a,
             b,
             label ? label->to_token() : "?",
+            known ? "bare-metal Linux with a translating IOMMU"
+                  : "a translating IOMMU, and whether this is bare metal is unknown (cpuinfo "
+                    "unreadable)",
             input.host.iommu_detail,
             capability_claims(input.pairs, risky),
             probed ? "; the probe just found every one of these pairs intact, but the drop "
                      "depends on load: probe again after a driver, kernel or BIOS change"
                    : ""),
-        .remedy =
-            "Keep GGML_CUDA_P2P unset (GGML_CUDA_P2P=0 turns it ON), run 'peergate probe' to "
-            "test the pairs, or boot with iommu=pt (or intel_iommu=off / amd_iommu=off)."};
+        .remedy = lost ? "Boot with iommu=pt (or intel_iommu=off / amd_iommu=off): the probe "
+                         "already saw these copies lose data."
+                       : "Keep GGML_CUDA_P2P unset (GGML_CUDA_P2P=0 turns it ON), run 'peergate "
+                         "probe' to test the pairs under load, or boot with iommu=pt (or "
+                         "intel_iommu=off / amd_iommu=off)."};
 }
 
 // The verdict the runtime, topology and host allow, before the kernel log is considered.
@@ -139,7 +161,7 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
     }
     if (topology == nullptr) {
         report.findings.push_back(Finding{
-            .code = "topology_unreadable",
+            .code = model::FindingCode::topology_unreadable,
             .severity = Severity::error,
             .message = "The NVIDIA driver is present but no interconnect matrix could be read: " +
                        input.discovery.reason + ". P2P stays off.",
@@ -150,7 +172,7 @@ DoctorReport diagnose_fabric(const DoctorInput& input) {
     }
     if (topology->size() < 2 || input.selection.size() == 1) {
         report.findings.push_back(Finding{
-            .code = "single_gpu",
+            .code = model::FindingCode::single_gpu,
             .severity = Severity::info,
             .message = topology->size() < 2
                            ? "One GPU: there is no peer-to-peer traffic to gate."
@@ -238,6 +260,17 @@ std::vector<int> examined_ids(const DoctorInput& input, const model::Topology& t
     }
     std::sort(ids.begin(), ids.end());
     return ids;
+}
+
+// Worst severity first and, within one severity, the strongest evidence first (the
+// catalogue's Evidence: what peergate measured, then what a log recorded, what a layer
+// reported, what is inferred), so the headline is a proven loss rather than the hypothesis
+// that predicted it. Otherwise the order found is kept.
+void order_by_strength(std::vector<Finding>& findings) {
+    std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        return std::pair(a.severity, model::meta(a.code).evidence) <
+               std::pair(b.severity, model::meta(b.code).evidence);
+    });
 }
 
 // Appends `findings`; an error among them makes the verdict `problems`.
@@ -358,6 +391,7 @@ DoctorReport diagnose(const DoctorInput& input) {
     if (has_error(kernel)) {
         report.verdict = Verdict::problems;
     }
+    order_by_strength(report.findings);
     return report;
 }
 

@@ -43,7 +43,7 @@ std::optional<model::Finding> driver_mismatch_finding(const DoctorInput& input) 
     const std::string library = mismatched_library_version(input.discovery);
     const auto& module = input.host.nvidia_module;
     return model::Finding{
-        .code = "driver_version_mismatch",
+        .code = model::FindingCode::driver_version_mismatch,
         .severity = model::Severity::error,
         .message = fmt::format(
             "The NVIDIA user-space driver{} and the kernel module running{} are different "

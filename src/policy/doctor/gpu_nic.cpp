@@ -15,7 +15,7 @@ namespace {
 model::Finding redirect_finding(const GpuNicPath& first) {
     const std::string port = first.path.port->address.to_sysfs();
     return model::Finding{
-        .code = "acs_redirect_nic",
+        .code = model::FindingCode::acs_redirect_nic,
         .severity = model::Severity::warning,
         .gpus = {first.gpu},
         .message = fmt::format(
@@ -137,7 +137,7 @@ std::optional<model::Finding> peer_memory_finding(const std::vector<GpuNicPath>&
     }
     const auto& gpus = route.gpus;
     return model::Finding{
-        .code = "gdr_no_peer_memory",
+        .code = model::FindingCode::gdr_no_peer_memory,
         .severity = model::Severity::info,
         .gpus = gpus,
         .message = fmt::format(

@@ -67,7 +67,7 @@ Finding xid_finding(const KernelEvent& event, std::optional<int> gpu) {
     const Severity severity = action ? (*action == "None" ? Severity::info : Severity::error)
                               : m    ? m->severity
                                      : Severity::warning;
-    Finding f{.code = fmt::format("xid_{}", *event.xid),
+    Finding f{.code = model::FindingCode::xid,
               .severity = severity,
               .message = fmt::format("Xid {} on {} ({}): {}{}",
                                      *event.xid,
@@ -86,7 +86,8 @@ Finding iommu_finding(const KernelEvent& event, std::optional<int> gpu) {
     const bool dmar = event.kind == KernelEventKind::dmar_fault;
     const std::string unit = dmar ? "Intel VT-d (DMAR)" : "AMD-Vi";
     if (!gpu) {
-        return Finding{.code = dmar ? "dmar_fault_other_device" : "amd_vi_fault_other_device",
+        return Finding{.code = dmar ? model::FindingCode::dmar_fault_other_device
+                                    : model::FindingCode::amd_vi_fault_other_device,
                        .severity = Severity::info,
                        .message = fmt::format("{} IOMMU faults from {} ({}), not one of the GPUs",
                                               unit,
@@ -96,7 +97,7 @@ Finding iommu_finding(const KernelEvent& event, std::optional<int> gpu) {
                        .line = event.line};
     }
     return Finding{
-        .code = dmar ? "dmar_fault_gpu" : "amd_vi_fault_gpu",
+        .code = dmar ? model::FindingCode::dmar_fault_gpu : model::FindingCode::amd_vi_fault_gpu,
         .severity = Severity::error,
         .gpus = {*gpu},
         .message =
@@ -148,10 +149,10 @@ Finding aer_finding(const KernelEvent& event,
         place = fmt::format("{}, on the path of GPU {}", place, fmt::join(gpus, ", "));
     }
     const bool corrected = aer.severity == model::AerSeverity::corrected;
-    const char* code = corrected ? "pcie_aer_logged_corrected"
-                       : aer.severity == model::AerSeverity::uncorrected_nonfatal
-                           ? "pcie_aer_logged_nonfatal"
-                           : "pcie_aer_logged_fatal";
+    const auto code = corrected ? model::FindingCode::pcie_aer_logged_corrected
+                      : aer.severity == model::AerSeverity::uncorrected_nonfatal
+                          ? model::FindingCode::pcie_aer_logged_nonfatal
+                          : model::FindingCode::pcie_aer_logged_fatal;
     const bool on_gpu_path = !gpus.empty();
     const Severity severity = !corrected ? (on_gpu_path ? Severity::error : Severity::warning)
                                          : (on_gpu_path ? Severity::warning : Severity::info);
@@ -199,7 +200,7 @@ Finding sxid_finding(const KernelEvent& event) {
     const auto& sxid = *event.sxid;
     const bool fatal = sxid.fatal.value_or(false);
     return Finding{
-        .code = fmt::format("sxid_{}", sxid.number),
+        .code = model::FindingCode::sxid,
         .severity = fatal ? Severity::error : Severity::warning,
         .message = fmt::format("NVSwitch error SXid {} on the switch at {} ({}; {})",
                                sxid.number,
@@ -213,7 +214,8 @@ Finding sxid_finding(const KernelEvent& event) {
                         : "The switch recovered; watch whether it repeats on the same link "
                           "('nvidia-smi nvlink -e', the fabric manager log).",
         .pci_bus_id = event.device ? event.device->to_nvml() : "",
-        .line = event.line};
+        .line = event.line,
+        .sxid = sxid.number};
 }
 
 // An Xid 79 line and the "has fallen off the bus" line after it are one event.
@@ -271,7 +273,7 @@ std::optional<model::Finding> kernel_log_truncated(std::uint64_t dropped_bytes) 
         return std::nullopt;
     }
     return model::Finding{
-        .code = "kernel_log_truncated",
+        .code = model::FindingCode::kernel_log_truncated,
         .severity = model::Severity::info,
         .message = fmt::format("the kernel log read from stdin was longer than peergate keeps: "
                                "its first {} bytes were read and dropped, so events in them are "

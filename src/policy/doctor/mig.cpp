@@ -15,7 +15,7 @@ using model::Severity;
 
 Finding enabled_finding(const std::vector<int>& gpus) {
     return Finding{
-        .code = "mig_enabled",
+        .code = model::FindingCode::mig_enabled,
         .severity = Severity::warning,
         .gpus = gpus,
         .message = fmt::format(
@@ -33,7 +33,7 @@ Finding enabled_finding(const std::vector<int>& gpus) {
 }
 
 Finding pending_finding(const std::vector<int>& gpus) {
-    return Finding{.code = "mig_mode_pending",
+    return Finding{.code = model::FindingCode::mig_mode_pending,
                    .severity = Severity::info,
                    .gpus = gpus,
                    .message = fmt::format("{}: the MIG mode set differs from the one in force; "

@@ -13,7 +13,7 @@ namespace {
 
 model::Finding malformed_finding(const model::NcclTopoFile& file) {
     return model::Finding{
-        .code = "nccl_topo_file_malformed",
+        .code = model::FindingCode::nccl_topo_file_malformed,
         .severity = model::Severity::warning,
         .message = fmt::format("NCCL's topology file {} (named by {}) cannot be read as NCCL "
                                "reads it: {}. NCCL stops at init on such a file",
@@ -27,7 +27,7 @@ model::Finding malformed_finding(const model::NcclTopoFile& file) {
 
 model::Finding unchecked_finding(const model::NcclTopoFile& file) {
     return model::Finding{
-        .code = "nccl_topo_file_unchecked",
+        .code = model::FindingCode::nccl_topo_file_unchecked,
         .severity = model::Severity::info,
         .message = fmt::format("NCCL's topology file {} (named by {}) was not checked for "
                                "NVLinks this host lacks: {}",
@@ -48,7 +48,7 @@ model::Finding false_claim_finding(const model::NcclTopoFile& file,
         gpus.insert({a, b});
     }
     return model::Finding{
-        .code = "nccl_topo_file_false_nvlink",
+        .code = model::FindingCode::nccl_topo_file_false_nvlink,
         .severity = pcie_unsafe ? model::Severity::error : model::Severity::warning,
         .gpus = std::vector<int>(gpus.begin(), gpus.end()),
         .message = fmt::format(

@@ -2,26 +2,22 @@
 #include "policy/doctor/node_state.hpp"
 
 #include <algorithm>
-#include <array>
 
 namespace peergate::policy::doctor {
 
 namespace {
 
-// The findings after which no CUDA program starts (docs/doctor.md): no driver at all, a
-// user-space driver that refuses the running kernel module, GPUs the NVSwitch fabric manager
-// has not registered (cuInit then fails with CUDA_ERROR_SYSTEM_NOT_READY).
-constexpr std::array<std::string_view, 3> kUnusableFindings{
-    "no_nvidia_driver", "driver_version_mismatch", "nvswitch_fabric_not_ready"};
-
 // The gate's rule for a CUDA driver that loads and does not initialise (docs/gate-rules.md §2).
 constexpr std::string_view kCudaUnavailableRule = "cuda_unavailable";
 
+// The first finding after which no CUDA program starts (docs/doctor.md): the catalogue's
+// kNodeUnusable (no driver, a user-space driver that refuses the running kernel module, GPUs
+// the NVSwitch fabric manager has not registered: cuInit then fails with
+// CUDA_ERROR_SYSTEM_NOT_READY).
 const model::Finding* unusable_finding(const DoctorReport& report) {
     const auto found = std::find_if(
         report.findings.begin(), report.findings.end(), [](const model::Finding& finding) {
-            return std::find(kUnusableFindings.begin(), kUnusableFindings.end(), finding.code) !=
-                   kUnusableFindings.end();
+            return finding.has(model::kNodeUnusable);
         });
     return found == report.findings.end() ? nullptr : &*found;
 }
@@ -34,7 +30,7 @@ NodeVerdict node_verdict(const DoctorReport& report, const GateOutcome& gate) {
         return {NodeState::unusable, gate.rule, gate.reason};
     }
     if (const auto* finding = unusable_finding(report)) {
-        return {NodeState::unusable, finding->code, finding->message};
+        return {NodeState::unusable, finding->id(), finding->message};
     }
     return {gate.p2p ? NodeState::p2p_allowed : NodeState::p2p_vetoed, gate.rule, gate.reason};
 }

@@ -81,7 +81,7 @@ Finding down_finding(const GpuLinks& gpu, int usual, const Model& model, bool sw
                             gpu.up(),
                             usual);
     return Finding{
-        .code = "nvlink_down",
+        .code = model::FindingCode::nvlink_down,
         .severity = switched ? Severity::error : Severity::warning,
         .gpus = {gpu.gpu},
         .message = fmt::format("GPU {} ({}) has {}, where {} other {} GPU{} {} {} up{}: {}",

@@ -113,7 +113,7 @@ std::vector<LinkCounts> growth(const GpuLinks& before, const GpuLinks& after) {
 Finding standing_finding(const GpuLinks& gpu, const std::vector<LinkCounts>& links) {
     const bool recovered = retrained(links);
     return Finding{
-        .code = "nvlink_errors",
+        .code = model::FindingCode::nvlink_errors,
         .severity = recovered ? Severity::warning : Severity::info,
         .gpus = {gpu.gpu},
         .message = fmt::format(
@@ -136,7 +136,7 @@ Finding load_finding(const GpuLinks& gpu,
                      std::string_view while_what) {
     const bool recovered = retrained(grown);
     return Finding{
-        .code = "nvlink_errors_under_load",
+        .code = model::FindingCode::nvlink_errors_under_load,
         .severity = recovered ? Severity::error : Severity::warning,
         .gpus = {gpu.gpu},
         .message = fmt::format(

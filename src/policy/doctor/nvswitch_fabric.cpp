@@ -99,7 +99,7 @@ std::optional<Finding> degraded_finding(const std::map<int, GpuFabric>& fabric) 
         return std::nullopt;
     }
     return Finding{
-        .code = "nvswitch_fabric_degraded",
+        .code = model::FindingCode::nvswitch_fabric_degraded,
         .severity = Severity::warning,
         .gpus = gpus,
         .message = fmt::format("{}: the NVSwitch fabric reports degraded bandwidth or unhealthy "
@@ -117,7 +117,7 @@ constexpr int kCudaSystemNotReady = 802;
 
 Finding cuda_not_ready_finding(const std::string& driver_version) {
     return Finding{
-        .code = "nvswitch_fabric_not_ready",
+        .code = model::FindingCode::nvswitch_fabric_not_ready,
         .severity = Severity::error,
         .gpus = {},
         .message =
@@ -143,7 +143,7 @@ std::vector<Finding> nvswitch_fabric_findings(const std::map<int, GpuFabric>& fa
     std::vector<Finding> out;
     for (const auto& [trouble, gpus] : troubled) {
         out.push_back(Finding{
-            .code = "nvswitch_fabric_not_ready",
+            .code = model::FindingCode::nvswitch_fabric_not_ready,
             .severity = Severity::error,
             .gpus = gpus,
             .message = fmt::format("{} {} {}; until registered the driver refuses CUDA work on "

@@ -82,7 +82,7 @@ std::optional<Finding> layers_disagree(const std::vector<PairLayers>& pairs) {
         return std::nullopt;
     }
     return Finding{
-        .code = "p2p_layers_disagree",
+        .code = model::FindingCode::p2p_layers_disagree,
         .severity = Severity::warning,
         .gpus = found.sorted_gpus(),
         .message = found.message("NVML and the CUDA driver disagree on peer access"),
@@ -107,7 +107,7 @@ std::optional<Finding> nvlink_disagrees(const std::vector<PairLayers>& pairs) {
         return std::nullopt;
     }
     return Finding{
-        .code = "nvlink_status_disagrees",
+        .code = model::FindingCode::nvlink_status_disagrees,
         .severity = Severity::warning,
         .gpus = found.sorted_gpus(),
         .message = found.message("The topology and NVML disagree on NVLink"),
@@ -130,7 +130,7 @@ std::optional<Finding> not_supported(const std::vector<PairLayers>& pairs) {
     if (found.count == 0) {
         return std::nullopt;
     }
-    return Finding{.code = "p2p_not_supported",
+    return Finding{.code = model::FindingCode::p2p_not_supported,
                    .severity = Severity::info,
                    .gpus = found.sorted_gpus(),
                    .message = found.message(
@@ -153,7 +153,7 @@ std::optional<Finding> slower_than_staged(const std::vector<PairLayers>& pairs) 
         return std::nullopt;
     }
     return Finding{
-        .code = "p2p_slower_than_staged",
+        .code = model::FindingCode::p2p_slower_than_staged,
         .severity = Severity::warning,
         .gpus = found.sorted_gpus(),
         .message =
@@ -212,7 +212,7 @@ std::optional<Finding> slower_than_peers(const std::vector<PairLayers>& pairs) {
         return std::nullopt;
     }
     return Finding{
-        .code = "p2p_slower_than_peers",
+        .code = model::FindingCode::p2p_slower_than_peers,
         .severity = Severity::warning,
         .gpus = found.sorted_gpus(),
         .message = found.message(

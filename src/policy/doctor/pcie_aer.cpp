@@ -108,7 +108,7 @@ std::string where(const PciAddress& device,
 Finding standing_finding(const std::string& at, const std::vector<int>& gpus, const PciAer& aer) {
     const bool lossy = counts_any(aer, true);
     return Finding{
-        .code = "pcie_aer_errors",
+        .code = model::FindingCode::pcie_aer_errors,
         .severity = lossy ? Severity::warning : Severity::info,
         .gpus = gpus,
         .message = fmt::format(
@@ -128,7 +128,7 @@ Finding standing_finding(const std::string& at, const std::vector<int>& gpus, co
 Finding load_finding(const std::string& at, const std::vector<int>& gpus, const PciAer& grown) {
     const bool lossy = counts_any(grown, true);
     return Finding{
-        .code = "pcie_aer_errors_under_load",
+        .code = model::FindingCode::pcie_aer_errors_under_load,
         .severity = lossy ? Severity::error : Severity::warning,
         .gpus = gpus,
         .message = fmt::format("While the probe moved data, the PCIe error counters of {} grew "
@@ -149,7 +149,7 @@ Finding load_finding(const std::string& at, const std::vector<int>& gpus, const 
 Finding nic_finding(const model::Nic& nic, const PciAer& aer) {
     const bool lossy = counts_any(aer, true);
     return Finding{
-        .code = "nic_aer_errors",
+        .code = model::FindingCode::nic_aer_errors,
         .severity = lossy ? Severity::warning : Severity::info,
         .gpus = {},
         .message = fmt::format(

@@ -87,7 +87,7 @@ std::string narrow_remedy(std::string_view part, const PciAddress& lower) {
 
 Finding narrow_finding(const PcieLinkState& link) {
     return Finding{
-        .code = "pcie_link_narrow",
+        .code = model::FindingCode::pcie_link_narrow,
         .severity = Severity::warning,
         .gpus = link.gpus,
         .message = what_is_narrow(link) + ".",
@@ -146,7 +146,7 @@ std::vector<Finding> nic_link_findings(const std::vector<PcieLinkState>& links,
         });
         const bool named = nic != nics.end() && !nic->rdma_devices.empty();
         out.push_back(Finding{
-            .code = "nic_link_narrow",
+            .code = model::FindingCode::nic_link_narrow,
             .severity = Severity::warning,
             .gpus = {},
             .message = fmt::format(

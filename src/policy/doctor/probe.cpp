@@ -102,7 +102,7 @@ std::optional<Finding> sm_path_finding(const model::ProbeResult& result) {
         names.push_back(failed_paths(*pair));
     }
     return Finding{
-        .code = "probe_sm_path_lost",
+        .code = model::FindingCode::probe_sm_path_lost,
         .severity = Severity::error,
         .gpus = gpus_where(examined_pairs(result, {}), PairVerdict::data_lost),
         .message = fmt::format("Copies pass, SM stores or the handshake fail: {} (the copy path "
@@ -119,14 +119,14 @@ Finding probe_finding(const model::ProbeResult& result) {
                 return *sm;
             }
             return Finding{
-                .code = "probe_data_lost",
+                .code = model::FindingCode::probe_data_lost,
                 .severity = Severity::error,
                 .gpus = gpus_where(examined_pairs(result, {}), PairVerdict::data_lost),
                 .message = "Peer copies lost data under the probe (" + result.reason + ")",
                 .remedy = result.remedy};
         case model::ProbeOutcome::pass:
             return Finding{
-                .code = "probe_intact",
+                .code = model::FindingCode::probe_intact,
                 .severity = Severity::info,
                 .gpus = result.gpus,
                 .message = fmt::format(
@@ -136,7 +136,7 @@ Finding probe_finding(const model::ProbeResult& result) {
         case model::ProbeOutcome::inconclusive:
             break;
     }
-    return Finding{.code = "probe_inconclusive",
+    return Finding{.code = model::FindingCode::probe_inconclusive,
                    .severity = Severity::warning,
                    .gpus = result.gpus,
                    .message = "The probe could not decide: " + result.reason,
@@ -159,7 +159,7 @@ std::optional<Finding> cached_probe_finding(const model::ProbeResult& result,
         fmt::format("The probe run earlier on this boot (the verdict cache, written {})",
                     written_at.empty() ? "at an unknown time" : written_at);
     if (!lost.empty()) {
-        return Finding{.code = "cached_probe_data_lost",
+        return Finding{.code = model::FindingCode::cached_probe_data_lost,
                        .severity = Severity::error,
                        .gpus = gpus_where(pairs, PairVerdict::data_lost),
                        .message = fmt::format("{} lost data on {}", when, fmt::join(lost, ", ")),
@@ -170,7 +170,7 @@ std::optional<Finding> cached_probe_finding(const model::ProbeResult& result,
     if (pairs.empty() || !all_ok) {
         return std::nullopt;
     }
-    return Finding{.code = "cached_probe_intact",
+    return Finding{.code = model::FindingCode::cached_probe_intact,
                    .severity = Severity::info,
                    .message = fmt::format("{} moved data intact on {} ordered pairs of these "
                                           "GPUs (modes {}); doctor --probe tests them again now",

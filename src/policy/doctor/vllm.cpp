@@ -6,19 +6,16 @@
 
 #include <algorithm>
 #include <string>
-#include <string_view>
 
 namespace peergate::policy::doctor {
 
 namespace {
 
-// The findings that make PCIe peer copies unsafe on this host, whatever a small copy showed.
+// The first finding that makes PCIe peer copies unsafe on this host, whatever a small copy
+// showed (the catalogue's kPeerCopiesUnsafe, at error severity).
 const model::Finding* unsafe_peer_copies(const std::vector<model::Finding>& findings) {
-    constexpr std::string_view kUnsafe[] = {
-        "pcie_p2p_under_translating_iommu", "probe_data_lost", "cached_probe_data_lost"};
     const auto it = std::find_if(findings.begin(), findings.end(), [&](const model::Finding& f) {
-        return f.severity == model::Severity::error &&
-               std::find(std::begin(kUnsafe), std::end(kUnsafe), f.code) != std::end(kUnsafe);
+        return f.severity == model::Severity::error && f.has(model::kPeerCopiesUnsafe);
     });
     return it == findings.end() ? nullptr : &*it;
 }
@@ -43,14 +40,14 @@ std::optional<model::Finding> p2p_cache_finding(const P2pCacheEngine& engine,
         return std::nullopt;
     }
     return model::Finding{
-        .code = std::string(engine.code),
+        .code = engine.code,
         .severity = model::Severity::warning,
         .message = fmt::format(
             "{0}'s own P2P cache says peer access works here, where {1} says PCIe peer copies "
             "are not safe: {2}. {0} wrote it after one small copy per pair and reads it instead "
             "of testing again, on every boot, so its custom all-reduce runs over peer access",
             engine.name,
-            unsafe->code,
+            unsafe->id(),
             fmt::join(claims, "; ")),
         .remedy = fmt::format(
             "Delete the file(s) and launch {0} with --disable-custom-all-reduce (peergate exec "

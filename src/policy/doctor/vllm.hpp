@@ -15,16 +15,16 @@ namespace peergate::policy::doctor {
 // An engine that keeps the answers of its own P2P check in files and trusts them: vLLM, and
 // SGLang, whose check is adapted from vLLM's.
 struct P2pCacheEngine {
-    std::string_view code;          // the finding's code
+    model::FindingCode code;        // the finding's code
     std::string_view name;          // "vLLM"
     std::string_view test_setting;  // the setting that would make it test: "VLLM_SKIP_P2P_CHECK=0"
     std::string_view profile;       // peergate exec --for ...
 };
 
 inline constexpr P2pCacheEngine kVllmCache{
-    "vllm_p2p_cache_trusted", "vLLM", "VLLM_SKIP_P2P_CHECK=0", "vllm"};
+    model::FindingCode::vllm_p2p_cache_trusted, "vLLM", "VLLM_SKIP_P2P_CHECK=0", "vllm"};
 inline constexpr P2pCacheEngine kSglangCache{
-    "sglang_p2p_cache_trusted", "SGLang", "SGLANG_SKIP_P2P_CHECK=0", "sglang"};
+    model::FindingCode::sglang_p2p_cache_trusted, "SGLang", "SGLANG_SKIP_P2P_CHECK=0", "sglang"};
 
 // <engine>_p2p_cache_trusted (warning): a cache says peer access works while the findings so
 // far say this host's PCIe peer copies are not safe (a translating IOMMU, data lost in the

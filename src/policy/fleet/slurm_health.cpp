@@ -27,7 +27,7 @@ std::string failure_summary(const doctor::DoctorReport& report) {
         gpus += (gpus.empty() ? " GPU" : ",GPU") + std::to_string(gpu);
     }
     return fmt::format("{}{}{}",
-                       error->code,
+                       error->id(),
                        gpus,
                        errors > 1 ? fmt::format(" and {} more errors", errors - 1) : std::string());
 }

@@ -43,12 +43,30 @@ void warn_forced(const GateFacts& facts, const P2pVerdict& verdict, EnvPlan& pla
     plan.warn(std::move(text));
 }
 
+// Whether the same input, with the cache's untrusted passes trusted, would allow P2P: the trust
+// hint is worth giving only then (not where every pair is allowed already, nor where a loss or
+// another rule vetoes whatever the cache vouches for).
+bool trust_would_allow(const GateInput& input, const P2pVerdict& verdict) {
+    if (verdict.p2p || input.untrusted_probe_passes.empty()) {
+        return false;
+    }
+    GateInput trusted = input;
+    if (!trusted.probe) {
+        trusted.probe = ProbeVerdict{.pair_level = true};
+    }
+    trusted.probe->pair_level = true;
+    trusted.probe->passed_pairs = input.untrusted_probe_passes;
+    trusted.untrusted_probe_passes.clear();
+    return decide_p2p(GateFacts(trusted)).p2p;
+}
+
 }  // namespace
 
 GateDecision decide(const GateInput& input) {
     const GateFacts facts(input);
     const P2pVerdict verdict = decide_p2p(facts);
     GateDecision decision = verdict_to_decision(facts, verdict);
+    decision.trust_would_allow = trust_would_allow(input, verdict);
     EnvPlan plan(input.env, decision);
     plan_strip(facts, plan);
     plan_pinning(facts, plan);
@@ -65,6 +83,11 @@ GateDecision decide(const GateInput& input) {
         plan_sglang(facts, verdict, plan);
     }
     warn_forced(facts, verdict, plan);
+    if (decision.trust_would_allow) {
+        plan.warn(
+            "the cached probe passed every pair of this selection on this boot: set "
+            "PEERGATE_TRUST_PROBE=1 to let it allow PCIe P2P (docs/probe.md, the verdict cache)");
+    }
     return decision;
 }
 

@@ -87,6 +87,10 @@ struct GateInput {
     // an explicit selection (gate, exec). false: the caller keeps the inherited order.
     bool pin_selection = true;
     std::optional<ProbeVerdict> probe;
+    // The ordered pairs a valid cache passed for the profile that PEERGATE_TRUST_PROBE=1 would
+    // let vouch, where it is not set: the gate says so only where trusting them would change
+    // its decision (GateDecision::trust_would_allow).
+    std::vector<std::pair<int, int>> untrusted_probe_passes;
     // A verdict cache that is doubt (CacheVerdict::doubt): PEERGATE_FORCE_P2P is refused
     // while it stands (docs/gate-rules.md §2, rule cache_untrusted).
     std::optional<std::string> cache_doubt;
@@ -142,6 +146,9 @@ struct GateDecision {
     std::vector<std::string> warnings;
     model::TopologySource topology_source = model::TopologySource::none;
     model::IommuMode iommu = model::IommuMode::unknown;
+    // P2P is vetoed, and trusting the cached probe's passes (PEERGATE_TRUST_PROBE=1) would allow
+    // it for this selection: the one place the trust hint may be given.
+    bool trust_would_allow = false;
 
     // The value set for `name`, if any.
     std::optional<std::string> set_value(std::string_view name) const;

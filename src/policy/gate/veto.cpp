@@ -6,13 +6,16 @@
 namespace peergate::policy::gate {
 
 bool bare_metal_translating(const model::HostFacts& host) {
-    // An unreadable cpuinfo is not proof of bare metal: the suffix claims it, so say nothing.
-    return host.iommu == model::IommuMode::translating && host.hypervisor.has_value() &&
-           !*host.hypervisor;
+    return model::silent_drop_risk(host).risk == model::SilentDropRisk::present;
 }
 
 std::string iommu_suffix(const model::HostFacts& host) {
-    return bare_metal_translating(host) ? kIommuSuffix : "";
+    const auto risk = model::silent_drop_risk(host);
+    if (risk.risk == model::SilentDropRisk::present) {
+        return kIommuSuffix;
+    }
+    // An unreadable cpuinfo is not proof of bare metal, nor of a guest: say so, not either.
+    return risk.basis == model::SilentDropBasis::hypervisor_unknown ? kIommuUnknownHostSuffix : "";
 }
 
 std::string pair_veto(int a, int b, const model::LinkLabel& label) {

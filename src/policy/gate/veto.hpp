@@ -15,10 +15,18 @@ inline constexpr const char* kIommuSuffix =
     "; bare-metal Linux with a translating IOMMU, where CUDA does not support PCIe peer "
     "copies at all";
 
-// True on bare metal (cpuinfo read, no hypervisor flag) with a translating IOMMU.
+// Where the IOMMU translates and cpuinfo could not say whether this is bare metal.
+inline constexpr const char* kIommuUnknownHostSuffix =
+    "; a translating IOMMU on a host that may be bare metal (cpuinfo unreadable), where PCIe "
+    "peer copies can be silently dropped";
+
+// True on bare metal (cpuinfo read, no hypervisor flag) with a translating IOMMU: the host's
+// silent-drop risk (model::silent_drop_risk) is present.
 bool bare_metal_translating(const model::HostFacts& host);
 
-// The suffix for a veto that implies a PCIe path, or "" (hypervisor, IOMMU not translating).
+// The suffix for a veto that implies a PCIe path, from the host's silent-drop risk: present,
+// kIommuSuffix; unknown because the hypervisor flag could not be read, kIommuUnknownHostSuffix;
+// "" otherwise (a guest, an IOMMU off or passing DMA through, or its mode unread).
 std::string iommu_suffix(const model::HostFacts& host);
 
 // "GPU 0 to GPU 1 is NODE, not NVLink".

@@ -182,7 +182,7 @@ std::string named_in(const std::vector<const model::NcclRasLine*>& lines) {
 
 struct RasRule {
     model::NcclRasKind kind;
-    const char* code;
+    model::FindingCode code;
     const char* what;
     const char* remedy;
 };

@@ -15,11 +15,13 @@
 
 namespace peergate::policy::nccl {
 
-inline constexpr const char* kNcclDiagEdgeFailed = "nccl_diag_edge_failed";
-inline constexpr const char* kNcclRasProcessDead = "nccl_ras_process_dead";
-inline constexpr const char* kNcclRasProcessUnresponsive = "nccl_ras_process_unresponsive";
-inline constexpr const char* kNcclRasRanksMissing = "nccl_ras_ranks_missing";
-inline constexpr const char* kNcclRasCheckIssue = "nccl_ras_check_issue";
+inline constexpr model::FindingCode kNcclDiagEdgeFailed = model::FindingCode::nccl_diag_edge_failed;
+inline constexpr model::FindingCode kNcclRasProcessDead = model::FindingCode::nccl_ras_process_dead;
+inline constexpr model::FindingCode kNcclRasProcessUnresponsive =
+    model::FindingCode::nccl_ras_process_unresponsive;
+inline constexpr model::FindingCode kNcclRasRanksMissing =
+    model::FindingCode::nccl_ras_ranks_missing;
+inline constexpr model::FindingCode kNcclRasCheckIssue = model::FindingCode::nccl_ras_check_issue;
 
 // pass: the edge was tested and the report accounts for every failure it counts, none on
 // this edge; fail: NCCL named the edge failed; skipped: NCCL routes the pair through

@@ -13,17 +13,23 @@
 namespace peergate::policy::nccl {
 
 // Stable codes of the findings below.
-inline constexpr const char* kNcclNvlinkUnused = "nccl_nvlink_unused";
-inline constexpr const char* kNcclTransportUnverified = "nccl_transport_unverified";
-inline constexpr const char* kNcclP2pDisabled = "nccl_p2p_disabled_by_environment";
-inline constexpr const char* kNcclP2pLevel = "nccl_p2p_level_set_by_environment";
-inline constexpr const char* kNcclSettingDiffers = "nccl_setting_differs_between_ranks";
-inline constexpr const char* kNcclGraphWorse = "nccl_graph_worse_than_topology";
-inline constexpr const char* kNcclNetWithoutGdr = "nccl_net_without_gdr";
-inline constexpr const char* kNcclInitIncomplete = "nccl_init_incomplete";
-inline constexpr const char* kNcclNoConnections = "nccl_no_connection_lines";
-inline constexpr const char* kNcclLinesSkipped = "nccl_lines_skipped";
-inline constexpr const char* kNcclLogCapped = "nccl_log_capped";
+inline constexpr model::FindingCode kNcclNvlinkUnused = model::FindingCode::nccl_nvlink_unused;
+inline constexpr model::FindingCode kNcclTransportUnverified =
+    model::FindingCode::nccl_transport_unverified;
+inline constexpr model::FindingCode kNcclP2pDisabled =
+    model::FindingCode::nccl_p2p_disabled_by_environment;
+inline constexpr model::FindingCode kNcclP2pLevel =
+    model::FindingCode::nccl_p2p_level_set_by_environment;
+inline constexpr model::FindingCode kNcclSettingDiffers =
+    model::FindingCode::nccl_setting_differs_between_ranks;
+inline constexpr model::FindingCode kNcclGraphWorse =
+    model::FindingCode::nccl_graph_worse_than_topology;
+inline constexpr model::FindingCode kNcclNetWithoutGdr = model::FindingCode::nccl_net_without_gdr;
+inline constexpr model::FindingCode kNcclInitIncomplete = model::FindingCode::nccl_init_incomplete;
+inline constexpr model::FindingCode kNcclNoConnections =
+    model::FindingCode::nccl_no_connection_lines;
+inline constexpr model::FindingCode kNcclLinesSkipped = model::FindingCode::nccl_lines_skipped;
+inline constexpr model::FindingCode kNcclLogCapped = model::FindingCode::nccl_log_capped;
 
 // The findings on what the input let the reader see: no connection lines, lines skipped,
 // records dropped at the parser's caps (coverage.cpp).

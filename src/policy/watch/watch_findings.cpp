@@ -30,7 +30,7 @@ std::vector<Finding> unused_p2p(const std::vector<PairVerdict>& verdicts, const 
             continue;
         }
         out.push_back(Finding{
-            .code = "watch_p2p_unused",
+            .code = model::FindingCode::watch_p2p_unused,
             .severity = Severity::warning,
             .gpus = {pair.a, pair.b},
             .message = fmt::format(
@@ -75,7 +75,7 @@ std::vector<Finding> idle_gpus(const TrafficTotals& totals) {
             continue;
         }
         out.push_back(Finding{
-            .code = "watch_gpu_idle",
+            .code = model::FindingCode::watch_gpu_idle,
             .severity = Severity::warning,
             .gpus = {gpu.index},
             .message = fmt::format(
@@ -109,7 +109,7 @@ std::vector<Finding> missing_counters(const TrafficTotals& totals) {
             continue;
         }
         out.push_back(Finding{
-            .code = "watch_counters_unavailable",
+            .code = model::FindingCode::watch_counters_unavailable,
             .severity = Severity::info,
             .gpus = {gpu.index},
             .message = fmt::format("NVML does not answer GPU {}'s traffic counters: {}. Its "
@@ -125,7 +125,7 @@ std::vector<Finding> missing_counters(const TrafficTotals& totals) {
 
 std::vector<Finding> stopped(const TrafficTotals& totals, const WatchFacts& facts) {
     if (!facts.sampling_error.empty()) {
-        return {Finding{.code = "watch_unavailable",
+        return {Finding{.code = model::FindingCode::watch_unavailable,
                         .severity = Severity::warning,
                         .gpus = {},
                         .message = "No traffic counter was read: " + facts.sampling_error +
@@ -136,7 +136,7 @@ std::vector<Finding> stopped(const TrafficTotals& totals, const WatchFacts& fact
         return {};
     }
     return {Finding{
-        .code = "watch_sampling_stopped",
+        .code = model::FindingCode::watch_sampling_stopped,
         .severity = Severity::warning,
         .gpus = {},
         .message = fmt::format("NVML stopped answering after {} rounds ({}): the verdicts cover "

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report/doctor/html.hpp"
 
+#include "model/link_label.hpp"
 #include "report/doctor/machine_svg.hpp"
 #include "report/doctor/pair_grid.hpp"
 
@@ -39,12 +40,14 @@ constexpr std::string_view kStyle =
     "svg path.problem.warn{stroke:var(--warnfg);stroke-dasharray:6 3}"
     "td.pair{font-size:.8em;vertical-align:top;white-space:nowrap}"
     "@media(max-width:700px){svg.machine{max-width:none;width:860px}}td.lost{background:var(--bad)}"
-    "td.slow{background:var(--warn)}td.intact{background:var(--ok)}td.unverified{background:"
+    "td.slow{background:var(--warn)}td.unfinished{background:var(--warn);border:2px dashed "
+    "var(--warnfg)}td.intact{background:var(--ok)}td.unverified{background:"
     "var(--unv)}td.off{background:var(--off)}td.self{background:var(--off)}"
     "td.contradiction{outline:3px solid var(--badfg);outline-offset:-3px}"
     "td.fewer{outline:2px dashed var(--warnfg);outline-offset:-3px}"
     ".legend span.pair{display:inline-block;padding:0 .4em;border:1px solid var(--line)}"
     ".legend span.lost{background:var(--bad)}.legend span.slow{background:var(--warn)}"
+    ".legend span.unfinished{background:var(--warn);border:2px dashed var(--warnfg)}"
     ".legend span.intact{background:var(--ok)}.legend span.nvlink{background:var(--nv)}"
     ".legend span.unverified{background:var(--unv)}.legend span.off{background:var(--off)}"
     "code{white-space:pre-wrap}td.differs{background:var(--bad)}td.same{background:var(--ok)}"
@@ -68,7 +71,7 @@ std::string findings_html(const policy::doctor::DoctorReport& report) {
                 continue;
             }
             items += fmt::format("<li class=\"{1}\"><b>{0}</b>{2}: {3}",
-                                 html_escape(f.code),
+                                 html_escape(f.id()),
                                  model::to_string(severity),
                                  f.gpus.empty() ? "" : " (" + model::gpu_words(f.gpus) + ")",
                                  html_escape(f.message));
@@ -101,6 +104,25 @@ std::string reason_html(const policy::doctor::DoctorReport& report) {
         }
     }
     return "";
+}
+
+// What may be scheduled here, as every export says it (the assessment's node state).
+std::string node_html(const policy::assess::Assessment& assessment) {
+    const auto& node = assessment.node;
+    std::string_view words = "P2P vetoed: GPU jobs start with P2P off";
+    std::string_view css = "warning";
+    if (node.state == policy::doctor::NodeState::p2p_allowed) {
+        words = "P2P allowed";
+        css = "healthy";
+    } else if (node.state == policy::doctor::NodeState::unusable) {
+        words = "unusable: no CUDA program can start here";
+        css = "error";
+    }
+    return fmt::format("<p class=\"node {}\" id=\"node-state\" data-state=\"{}\">Node: {}{}</p>\n",
+                       css,
+                       policy::doctor::to_string(node.state),
+                       words,
+                       node.code.empty() ? "" : " (" + html_escape(node.code) + ")");
 }
 
 std::string runtime_html(const policy::doctor::DoctorInput& input) {
@@ -154,9 +176,14 @@ std::string rate(const std::optional<double>& gbps) {
     return gbps ? fmt::format("{:.1f}", *gbps) : "";
 }
 
+bool is_nvlink(const std::string& token) {
+    const auto label = model::LinkLabel::parse(token);
+    return label && label->is_nvlink();
+}
+
 std::string pair_row(const policy::doctor::PairLayers& pair) {
     std::string row = "<tr>" + cell(fmt::format("GPU{} -> GPU{}", pair.src, pair.dst)) +
-                      cell(pair.label, pair.label.rfind("NV", 0) == 0 ? "nvlink" : "");
+                      cell(pair.label, is_nvlink(pair.label) ? "nvlink" : "");
     for (const auto& token : pair.nvml) {
         row += cell(token.empty() ? "?" : token);
     }
@@ -222,7 +249,8 @@ std::string html_escape(std::string_view text) {
 }
 
 std::string doctor_to_html(const policy::doctor::DoctorInput& input,
-                           const policy::doctor::DoctorReport& report) {
+                           const policy::doctor::DoctorReport& report,
+                           const policy::assess::Assessment& assessment) {
     const auto verdict = to_string(report.verdict);
     std::string out = fmt::format(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -231,8 +259,9 @@ std::string doctor_to_html(const policy::doctor::DoctorInput& input,
         "<h1>peergate doctor: <span class=\"{0}\">{0}</span></h1>\n",
         verdict,
         kStyle);
-    out += reason_html(report) + "<div class=\"scroll\">" + machine_svg(input, report) +
-           "</div>\n" + pair_grid_html(input) + bandwidth_html(input);
+    out += node_html(assessment) + reason_html(report) + "<div class=\"scroll\">" +
+           machine_svg(input, report, assessment) + "</div>\n" + pair_grid_html(input, assessment) +
+           bandwidth_html(input);
     out += findings_html(report) + runtime_html(input);
     if (const auto* topology = input.discovery.described()) {
         out += matrix_html(*topology);

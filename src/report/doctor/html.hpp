@@ -3,6 +3,7 @@
 // external resources), for attaching to a ticket or serving from a node's status page.
 #pragma once
 
+#include "policy/assess/assessment.hpp"
 #include "policy/doctor/doctor.hpp"
 
 #include <string>
@@ -11,7 +12,8 @@
 namespace peergate::report::doctor {
 
 std::string doctor_to_html(const policy::doctor::DoctorInput& input,
-                           const policy::doctor::DoctorReport& report);
+                           const policy::doctor::DoctorReport& report,
+                           const policy::assess::Assessment& assessment);
 
 // Text made safe inside HTML elements and attribute values (& < > " ').
 std::string html_escape(std::string_view text);

@@ -300,10 +300,40 @@ Json pairs_to_json(const policy::doctor::DoctorInput& input) {
                 {"notes", input.layer_notes}};
 }
 
+// The assessment (policy/assess): the node's state, the host's silent-drop risk, the probe
+// evidence and each ordered pair's state with the paths tested and where the verdict came from.
+Json assessment_to_json(const policy::assess::Assessment& a) {
+    Json pairs = Json::array();
+    for (const auto& pair : a.pairs) {
+        Json tested = Json::array();
+        for (const auto& path : pair.paths) {
+            tested.push_back(Json{{"path", model::to_string(path.path)},
+                                  {"verdict", model::to_string(path.verdict)}});
+        }
+        pairs.push_back(Json{{"src", pair.src},
+                             {"dst", pair.dst},
+                             {"state", policy::assess::id(pair.state)},
+                             {"probe_source", policy::assess::id(pair.probe)},
+                             {"paths_tested", tested}});
+    }
+    return Json{
+        {"node",
+         Json{{"state", policy::doctor::to_string(a.node.state)},
+              {"usable", policy::doctor::usable(a.node.state)},
+              {"code", a.node.code},
+              {"reason", a.node.reason}}},
+        {"silent_drop_risk", policy::assess::id(a.host.silent_drop.risk)},
+        {"probe",
+         Json{{"source", policy::assess::id(a.probe.source)},
+              {"result",
+               a.probe.outcome ? Json(model::to_string(*a.probe.outcome)) : Json(nullptr)}}},
+        {"pairs", pairs}};
+}
+
 }  // namespace
 
 Json finding_to_json(const model::Finding& finding) {
-    Json out{{"code", finding.code},
+    Json out{{"code", finding.id()},
              {"severity", std::string(model::to_string(finding.severity))},
              {"gpus", finding.gpus},
              {"message", finding.message},
@@ -317,7 +347,8 @@ Json finding_to_json(const model::Finding& finding) {
 }
 
 Json doctor_to_json(const policy::doctor::DoctorInput& input,
-                    const policy::doctor::DoctorReport& report) {
+                    const policy::doctor::DoctorReport& report,
+                    const policy::assess::Assessment& assessment) {
     Json doc;
     doc["schema"] = "peergate.doctor/v1";
     doc["verdict"] = std::string(to_string(report.verdict));
@@ -335,6 +366,7 @@ Json doctor_to_json(const policy::doctor::DoctorInput& input,
         findings.push_back(finding_to_json(finding));
     }
     doc["findings"] = findings;
+    doc["assessment"] = assessment_to_json(assessment);
     return doc;
 }
 

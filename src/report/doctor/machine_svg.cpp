@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace peergate::report::doctor {
@@ -62,25 +63,16 @@ struct GpuMark {
 };
 
 std::map<int, GpuMark> gpu_marks(const DoctorReport& report) {
-    static const std::map<std::string, std::string, std::less<>> kShort{
-        {"nvlink_down", "NVLinks down"},
-        {"nvlink_errors", "NVLink errors"},
-        {"nvlink_errors_under_load", "NVLink errors under load"},
-        {"pcie_link_narrow", "PCIe link narrow"},
-        {"pcie_aer_errors", "PCIe AER errors"},
-        {"pcie_aer_errors_under_load", "AER under load"},
-        {"nvswitch_fabric_not_ready", "fabric not ready"},
-        {"nvswitch_fabric_degraded", "fabric degraded"}};
     std::map<int, GpuMark> marks;
     for (const auto& f : report.findings) {
-        const auto found = kShort.find(f.code);
-        if (found == kShort.end() || f.severity == model::Severity::info) {
+        if (!f.has(model::kMarksGpu) || f.severity == model::Severity::info) {
             continue;
         }
+        const std::string label(model::meta(f.code).label);
         for (int gpu : f.gpus) {
             auto& mark = marks[gpu];
-            if (mark.words.find(found->second) == std::string::npos) {
-                mark.words += (mark.words.empty() ? "" : ", ") + found->second;
+            if (mark.words.find(label) == std::string::npos) {
+                mark.words += (mark.words.empty() ? "" : ", ") + label;
             }
             mark.error = mark.error || f.severity == model::Severity::error;
         }
@@ -241,50 +233,69 @@ std::string problem_paths(const std::vector<PairProblem>& problems, const Machin
     return out;
 }
 
-std::string host_line(const DoctorInput& input, const MachineLayout& layout) {
+// The host's IOMMU, what it runs on, and its silent-drop risk as the assessment gives it.
+std::string host_line(const DoctorInput& input,
+                      const policy::assess::Assessment& assessment,
+                      const MachineLayout& layout) {
     const auto& host = input.host;
-    const bool bare_metal = host.hypervisor && !*host.hypervisor;
-    const bool risky = host.iommu == model::IommuMode::translating && bare_metal;
-    const std::string words =
-        fmt::format("Host: IOMMU {} · {}{}",
-                    model::to_string(host.iommu),
-                    !host.hypervisor ? "hypervisor unknown"
-                    : bare_metal     ? "bare metal"
-                                     : "virtual machine",
-                    risky ? " · PCIe peer copies can be dropped silently here" : "");
-    return text(layout.host.x, layout.host.y + 16, risky ? "t bad" : "t", words);
+    const auto risk = assessment.host.silent_drop.risk;
+    const std::string words = fmt::format(
+        "Host: IOMMU {} · {}{}",
+        model::to_string(host.iommu),
+        !host.hypervisor   ? "hypervisor unknown"
+        : *host.hypervisor ? "virtual machine"
+                           : "bare metal",
+        risk == model::SilentDropRisk::present ? " · PCIe peer copies can be dropped silently here"
+        : risk == model::SilentDropRisk::unknown
+            ? " · silent drops of PCIe peer copies cannot be ruled out"
+            : "");
+    const char* css = risk == model::SilentDropRisk::present   ? "t bad"
+                      : risk == model::SilentDropRisk::unknown ? "t warn"
+                                                               : "t";
+    return text(layout.host.x, layout.host.y + 16, css, words);
+}
+
+// The drawing's words for the states it marks; nullopt for the others.
+std::optional<PairProblem> problem_of(policy::assess::PairState state, int a, int b) {
+    using enum policy::assess::PairState;
+    switch (state) {
+        case data_lost:
+            return PairProblem{a, b, "data lost", true};
+        case probe_error:
+            return PairProblem{a, b, "probe error", false};
+        case slower_than_staged:
+            return PairProblem{a, b, "slower than staged", false};
+        default:
+            return std::nullopt;
+    }
 }
 
 }  // namespace
 
-std::vector<PairProblem> pair_problems(const DoctorInput& input) {
-    std::map<std::pair<int, int>, PairProblem> worst;
-    for (const auto& pair : input.pairs) {
-        const auto key = std::minmax(pair.src, pair.dst);
-        PairProblem problem{.a = key.first, .b = key.second};
-        if (pair.probe == "data_lost" || pair.probe == "error") {
-            problem.what = pair.probe == "data_lost" ? "data lost" : "probe error";
-            problem.severe = true;
-        } else if (pair.p2p_gbps && pair.staged_gbps && *pair.p2p_gbps < *pair.staged_gbps) {
-            problem.what = "slower than staged";
-        } else {
-            continue;
-        }
-        auto [it, fresh] = worst.try_emplace(key, problem);
-        if (!fresh && problem.severe && !it->second.severe) {
-            it->second = problem;
-        }
-    }
+std::vector<PairProblem> pair_problems(const policy::assess::Assessment& assessment) {
     std::vector<PairProblem> out;
-    for (auto& [key, problem] : worst) {
-        out.push_back(std::move(problem));
+    for (const auto& pair : assessment.pairs) {
+        if (pair.src > pair.dst && assessment.pair(pair.dst, pair.src) != nullptr) {
+            continue;  // the pair (dst, src) stands for both directions
+        }
+        const auto [a, b] = std::minmax(pair.src, pair.dst);
+        if (const auto worst = assessment.worst_of(a, b)) {
+            if (auto problem = problem_of(*worst, a, b)) {
+                out.push_back(std::move(*problem));
+            }
+        }
     }
+    std::sort(out.begin(), out.end(), [](const PairProblem& x, const PairProblem& y) {
+        return std::pair(x.a, x.b) < std::pair(y.a, y.b);
+    });
     return out;
 }
 
-std::string machine_svg(const DoctorInput& input, const DoctorReport& report) {
+std::string machine_svg(const DoctorInput& input,
+                        const DoctorReport& report,
+                        const policy::assess::Assessment& assessment) {
     const auto* topology = input.discovery.described();
-    const auto problems = pair_problems(input);
+    const auto problems = pair_problems(assessment);
     const auto layout = lay_out_machine(input, static_cast<int>(problems.size()));
     if (topology == nullptr || layout.leaves.empty()) {
         return "";
@@ -295,7 +306,7 @@ std::string machine_svg(const DoctorInput& input, const DoctorReport& report) {
         layout.width,
         layout.height,
         layout.width);
-    out += host_line(input, layout);
+    out += host_line(input, assessment, layout);
     out += layout.fabric ? fabric_edges(input, layout) : nvlink_arcs(*topology, layout);
     for (const auto& group : layout.groups) {
         out += rect(group.box, "group") +

@@ -6,6 +6,7 @@
 // the problem's colour (data lost, slower than staged). docs/doctor.md, "HTML".
 #pragma once
 
+#include "policy/assess/assessment.hpp"
 #include "policy/doctor/doctor.hpp"
 
 #include <string>
@@ -13,19 +14,21 @@
 
 namespace peergate::report::doctor {
 
-// A pair of GPUs the drawing marks: the worse direction's problem.
+// A pair of GPUs the drawing marks: the worse direction's state (policy/assess).
 struct PairProblem {
     int a = 0;
     int b = 0;
     std::string what;     // "data lost", "probe error", "slower than staged"
-    bool severe = false;  // data lost or a probe error: the red colour
+    bool severe = false;  // data lost: the red colour; the others amber
 };
 
-// Every unordered pair of examined GPUs with a problem in input.pairs, by (a, b).
-std::vector<PairProblem> pair_problems(const policy::doctor::DoctorInput& input);
+// Every unordered pair of examined GPUs whose worse direction is data lost, a probe error or
+// slower than staged, by (a, b).
+std::vector<PairProblem> pair_problems(const policy::assess::Assessment& assessment);
 
 // The <svg> element; "" where no topology was read.
 std::string machine_svg(const policy::doctor::DoctorInput& input,
-                        const policy::doctor::DoctorReport& report);
+                        const policy::doctor::DoctorReport& report,
+                        const policy::assess::Assessment& assessment);
 
 }  // namespace peergate::report::doctor

@@ -15,9 +15,8 @@ namespace {
 
 using policy::doctor::PairLayers;
 
-bool capable(const PairLayers& pair) {
-    return pair.nvml[0] == "OK" && pair.nvml[1] == "OK" && pair.cuda_can_access_peer == true;
-}
+using policy::assess::PairAssessment;
+using policy::assess::ProbeSource;
 
 std::string or_dash(std::string_view token) {
     return token.empty() ? "—" : std::string(token);
@@ -27,8 +26,18 @@ std::string rate(const std::optional<double>& gbps) {
     return gbps ? fmt::format("{:.1f}", *gbps) : "—";
 }
 
+// "probe ok (this run)", "probe data_lost (cached)", "probe not run".
+std::string probe_line(const PairAssessment& state) {
+    if (!state.verdict) {
+        return "probe not run";
+    }
+    return fmt::format("probe {} ({})",
+                       model::to_string(*state.verdict),
+                       state.probe == ProbeSource::cached ? "cached, this boot" : "this run");
+}
+
 // The layers in four short lines: topology, NVML read/write, CUDA, probe, bench.
-std::string cell_lines(const PairLayers& pair) {
+std::string cell_lines(const PairLayers& pair, const PairAssessment& state) {
     const auto& cuda = pair.cuda_can_access_peer;
     std::string out = fmt::format("<b>{}</b><br>NVML r/w {}/{}<br>CUDA {}",
                                   html_escape(or_dash(pair.label)),
@@ -37,14 +46,14 @@ std::string cell_lines(const PairLayers& pair) {
                                   !cuda   ? "—"
                                   : *cuda ? "yes"
                                           : "no");
-    out += fmt::format("<br>probe {}", html_escape(pair.probe.empty() ? "not run" : pair.probe));
+    out += "<br>" + html_escape(probe_line(state));
     if (!pair.probe_path.empty()) {
         out += fmt::format(" ({}{})",
                            html_escape(pair.probe_path),
                            pair.probe_gbps ? fmt::format(", {:.1f} GB/s", *pair.probe_gbps) : "");
     }
     // Each path that did not pass, by name: "copies pass, SM stores fail" is the case to see.
-    for (const auto& v : pair.probe_paths) {
+    for (const auto& v : state.paths) {
         if (v.verdict != model::PairVerdict::ok) {
             out += fmt::format("<br>{} {}",
                                html_escape(std::string(model::to_string(v.path))),
@@ -62,20 +71,19 @@ std::string cell_lines(const PairLayers& pair) {
 
 // `most_links`: the most NVLinks any pair has; a pair with fewer has links down or a
 // narrower bridge, and is outlined so an NV16 among NV18s stands out.
-std::string cell(const PairLayers& pair, int most_links) {
-    const PairColour colour = pair_colour(pair);
+std::string cell(const PairLayers& pair, const PairAssessment& state, int most_links) {
     // Capability said yes, the data said no: the case the whole report is about.
-    const bool contradiction = colour == PairColour::data_lost && capable(pair);
+    const bool contradiction = state.contradiction();
     const auto label = model::LinkLabel::parse(pair.label);
     const bool fewer = label && label->is_nvlink() && label->nvlinks < most_links;
     return fmt::format("<td class=\"pair {}{}{}\" title=\"GPU{} to GPU{}\">{}{}{}</td>",
-                       css_class(colour),
+                       css_class(state.state),
                        contradiction ? " contradiction" : "",
                        fewer ? " fewer" : "",
                        pair.src,
                        pair.dst,
                        contradiction ? "<i>capabilities say yes, data lost</i><br>" : "",
-                       cell_lines(pair),
+                       cell_lines(pair, state),
                        fewer ? fmt::format("<br><i>fewer links than NV{}</i>", most_links) : "");
 }
 
@@ -100,17 +108,19 @@ const PairLayers* find_pair(const policy::doctor::DoctorInput& input, int src, i
 
 constexpr std::string_view kLegend =
     "<p class=\"legend\"><span class=\"pair lost\">data lost</span> "
+    "<span class=\"pair unfinished\">probe error: could not finish</span> "
     "<span class=\"pair slow\">P2P slower than staged</span> "
-    "<span class=\"pair intact\">probed intact</span> "
-    "<span class=\"pair nvlink\">NVLink: P2P allowed</span> "
+    "<span class=\"pair intact\">PCIe, probed intact</span> "
+    "<span class=\"pair nvlink\">NVLink</span> "
     "<span class=\"pair unverified\">PCIe, capabilities yes, no data moved</span> "
     "<span class=\"pair off\">peer access off: staged through host memory</span></p>\n"
     "<p class=\"legend\">NVML status (nvmlDeviceGetP2PStatus, read and write): <b>OK</b> "
     "supported; <b>CNS</b> chipset not supported; <b>GNS</b> GPU not supported; <b>NS</b> not "
     "supported; <b>TNS</b> topology not supported; <b>DR</b> disabled by registry key; "
     "<b>U</b> unknown; <b>—</b> not read. CUDA: cuDeviceCanAccessPeer. probe: the data moved "
-    "and compared (<b>ok</b>, <b>data_lost</b>, <b>error</b>, <b>skipped</b>; <b>not run</b> "
-    "without --probe), over the <b>direct</b> peer path or <b>staged</b> through host memory. "
+    "and compared (<b>ok</b>, <b>data_lost</b>, <b>error</b>; <b>not run</b> "
+    "where no probe ran this run or earlier on this boot; <b>cached</b> where the verdict "
+    "cache gave it), over the <b>direct</b> peer path or <b>staged</b> through host memory. "
     "bench: P2P / staged GB/s from --bandwidth and their ratio.</p>\n";
 
 // One bandwidth cell: P2P, staged and their ratio, shaded by the P2P rate against the fastest
@@ -178,48 +188,40 @@ std::string bandwidth_html(const policy::doctor::DoctorInput& input) {
     });
 }
 
-std::string_view css_class(PairColour colour) {
-    switch (colour) {
-        case PairColour::data_lost:
-            return "lost";
-        case PairColour::slower:
-            return "slow";
-        case PairColour::intact:
-            return "intact";
-        case PairColour::nvlink:
+std::string_view css_class(policy::assess::PairState state) {
+    using enum policy::assess::PairState;
+    switch (state) {
+        case nvlink:
             return "nvlink";
-        case PairColour::unverified:
+        case pcie_proven:
+            return "intact";
+        case pcie_unverified:
             return "unverified";
-        case PairColour::off:
+        case staged_only:
             return "off";
+        case slower_than_staged:
+            return "slow";
+        case probe_error:
+            return "unfinished";
+        case data_lost:
+            return "lost";
     }
-    return "off";
+    return "lost";
 }
 
-PairColour pair_colour(const PairLayers& pair) {
-    if (pair.probe == "data_lost" || pair.probe == "error") {
-        return PairColour::data_lost;
-    }
-    if (pair.p2p_gbps && pair.staged_gbps && *pair.p2p_gbps < *pair.staged_gbps) {
-        return PairColour::slower;
-    }
-    if (pair.probe == "ok") {
-        return PairColour::intact;
-    }
-    if (pair.label.rfind("NV", 0) == 0) {
-        return PairColour::nvlink;
-    }
-    return capable(pair) ? PairColour::unverified : PairColour::off;
-}
-
-std::string pair_grid_html(const policy::doctor::DoctorInput& input) {
+std::string pair_grid_html(const policy::doctor::DoctorInput& input,
+                           const policy::assess::Assessment& assessment) {
     if (input.pairs.empty()) {
         return "";
     }
     const int most_links = most_nvlinks(input.pairs);
     return pair_table(input,
                       "Pairs: source (row) to destination (column)",
-                      [&](const auto& pair) { return cell(pair, most_links); }) +
+                      [&](const auto& pair) {
+                          const auto* state = assessment.pair(pair.src, pair.dst);
+                          return state != nullptr ? cell(pair, *state, most_links)
+                                                  : std::string("<td></td>");
+                      }) +
            std::string(kLegend);
 }
 

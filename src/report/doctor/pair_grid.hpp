@@ -5,6 +5,7 @@
 // A cell where the capability layers say yes and the data says no stands out. docs/doctor.md.
 #pragma once
 
+#include "policy/assess/assessment.hpp"
 #include "policy/doctor/doctor.hpp"
 
 #include <string>
@@ -12,23 +13,13 @@
 
 namespace peergate::report::doctor {
 
-// The final reading of one ordered pair, as the grid colours it.
-enum class PairColour {
-    data_lost,   // the probe found data lost or could not finish: P2P must stay off
-    slower,      // a bench measured P2P slower than copying through host memory
-    intact,      // the probe moved data and compared it: intact
-    nvlink,      // an NVLink path: P2P allowed without a probe
-    unverified,  // PCIe with NVML and CUDA saying yes, but no data moved yet
-    off,         // a capability layer says no: copies go through host memory (staged)
-};
-
-// "lost", "slow", "intact", "nvlink", "unverified", "off": the cell's CSS class.
-std::string_view css_class(PairColour colour);
-
-PairColour pair_colour(const policy::doctor::PairLayers& pair);
+// The grid's CSS class for a pair's state (policy/assess): "nvlink", "intact", "unverified",
+// "off", "slow", "unfinished", "lost".
+std::string_view css_class(policy::assess::PairState state);
 
 // The grid and its legend; "" where there are no pairs.
-std::string pair_grid_html(const policy::doctor::DoctorInput& input);
+std::string pair_grid_html(const policy::doctor::DoctorInput& input,
+                           const policy::assess::Assessment& assessment);
 
 // The bandwidth heatmap of a --bandwidth result: per ordered pair P2P and staged GB/s and their
 // ratio, shaded by the P2P rate; "" where nothing was measured.

@@ -58,13 +58,46 @@ std::string pair_list(const std::vector<std::pair<int, int>>& pairs) {
     return names.size() > kShown ? fmt::format("{} and {} more", out, names.size() - kShown) : out;
 }
 
-std::string pairs_to_text(const policy::doctor::DoctorInput& input) {
+// The text's words for a pair's state (policy/assess) and where its probe verdict came from.
+std::string_view state_words(policy::assess::PairState state) {
+    using enum policy::assess::PairState;
+    switch (state) {
+        case nvlink:
+            return "NVLink";
+        case pcie_proven:
+            return "PCIe, probed intact";
+        case pcie_unverified:
+            return "PCIe, no data moved";
+        case staged_only:
+            return "staged through host memory";
+        case slower_than_staged:
+            return "P2P slower than staged";
+        case probe_error:
+            return "probe error";
+        case data_lost:
+            return "DATA LOST";
+    }
+    return "DATA LOST";
+}
+
+std::string pair_state_text(const policy::assess::Assessment& assessment, int src, int dst) {
+    const auto* pair = assessment.pair(src, dst);
+    if (pair == nullptr) {
+        return "";
+    }
+    return fmt::format(" => {}{}",
+                       state_words(pair->state),
+                       pair->probe == policy::assess::ProbeSource::cached ? " (cached probe)" : "");
+}
+
+std::string pairs_to_text(const policy::doctor::DoctorInput& input,
+                          const policy::assess::Assessment& assessment) {
     if (input.pairs.empty()) {
         return "";
     }
     std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> rows;
     for (const auto& pair : input.pairs) {
-        const auto answers = pair_answers(pair);
+        const auto answers = pair_answers(pair) + pair_state_text(assessment, pair.src, pair.dst);
         auto row = std::find_if(
             rows.begin(), rows.end(), [&](const auto& r) { return r.first == answers; });
         if (row == rows.end()) {
@@ -96,10 +129,29 @@ std::string kernel_identity(const model::HostFacts& host) {
     return host.kernel_release.empty() ? out : out + ", Linux " + host.kernel_release;
 }
 
+// The node's state and the host's silent-drop risk (policy/assess), in words.
+std::string node_text(const policy::assess::Assessment& assessment) {
+    const auto& node = assessment.node;
+    std::string_view state = "P2P vetoed (GPU jobs start with P2P off)";
+    if (node.state == policy::doctor::NodeState::p2p_allowed) {
+        state = "P2P allowed";
+    } else if (node.state == policy::doctor::NodeState::unusable) {
+        state = "UNUSABLE: no CUDA program can start";
+    }
+    const auto risk = assessment.host.silent_drop.risk;
+    return fmt::format("Node: {}{}\nSilent drops of PCIe peer copies: {}\n",
+                       state,
+                       node.code.empty() ? "" : fmt::format(" ({})", node.code),
+                       risk == model::SilentDropRisk::present  ? "possible on this host"
+                       : risk == model::SilentDropRisk::absent ? "not expected on this host"
+                                                               : "cannot be ruled out (unknown)");
+}
+
 }  // namespace
 
 std::string doctor_to_text(const policy::doctor::DoctorInput& input,
                            const policy::doctor::DoctorReport& report,
+                           const policy::assess::Assessment& assessment,
                            bool color) {
     std::string out = "peergate doctor\n\nRuntime:\n";
     for (const auto& part : input.parts) {
@@ -119,9 +171,9 @@ std::string doctor_to_text(const policy::doctor::DoctorInput& input,
         out += "\nTopology:\n" + report::topology::topology_to_text(
                                      input.discovery, report::topology::TextStyle{.color = color});
     }
-    out += pairs_to_text(input);
+    out += pairs_to_text(input, assessment);
     out += links_to_text(input);
-    out += fmt::format("\nVerdict: {}\n", to_string(report.verdict));
+    out += fmt::format("\nVerdict: {}\n", to_string(report.verdict)) + node_text(assessment);
     return out + findings_to_text(report.findings);
 }
 
@@ -129,7 +181,7 @@ std::string findings_to_text(const std::vector<model::Finding>& findings) {
     std::string out;
     for (const auto& finding : findings) {
         out += fmt::format(
-            "\n[{}] {}: {}\n", model::to_string(finding.severity), finding.code, finding.message);
+            "\n[{}] {}: {}\n", model::to_string(finding.severity), finding.id(), finding.message);
         if (!finding.remedy.empty()) {
             out += "  remedy: " + finding.remedy + "\n";
         }

@@ -20,7 +20,18 @@ namespace peergate::report::exports {
 namespace {
 
 // The legend's entries, by what the drawing used.
-enum class Mark { nvlink, pcie, implied, nvswitch, links_down, data_lost, slower, acs, nic };
+enum class Mark {
+    nvlink,
+    pcie,
+    implied,
+    nvswitch,
+    links_down,
+    data_lost,
+    probe_error,
+    slower,
+    acs,
+    nic
+};
 
 const std::map<Mark, std::string>& legend_texts() {
     static const std::map<Mark, std::string> texts{
@@ -33,6 +44,8 @@ const std::map<Mark, std::string>& legend_texts() {
         {Mark::links_down,
          "<font color=\"red\">red GPU: NVLinks down (which ones, how many up)</font>"},
         {Mark::data_lost, "<font color=\"red\">red line: copies between the two lost data</font>"},
+        {Mark::probe_error,
+         "<font color=\"orange\">orange line: the probe could not finish between the two</font>"},
         {Mark::slower,
          "<font color=\"darkorange\">orange line: P2P measured slower than staged copies</font>"},
         {Mark::acs,
@@ -141,30 +154,46 @@ struct PairFault {
     std::string color;
 };
 
+// The rates of the direction a bench measured slower with P2P than staged.
+std::string slower_words(const ExportFacts& facts, int a, int b) {
+    for (const auto& [src, dst] : {std::pair{a, b}, std::pair{b, a}}) {
+        const auto* pair = facts.assessment.pair(src, dst);
+        const auto* l = pair_layers(facts, src, dst);
+        if (pair != nullptr && l != nullptr &&
+            pair->state == policy::assess::PairState::slower_than_staged) {
+            return fmt::format("P2P {:.1f} < staged {:.1f} GB/s",
+                               l->p2p_gbps.value_or(0),
+                               l->staged_gbps.value_or(0));
+        }
+    }
+    return "P2P slower than staged";
+}
+
+// The worse state of the two directions (policy/assess), as DOT draws it.
 PairFault pair_fault(const ExportFacts& facts, int a, int b, std::set<Mark>& used) {
+    using policy::assess::PairState;
     PairFault fault;
     const auto note = [&](Mark mark, std::string words, const char* color) {
         used.insert(mark);
         fault.words.push_back(std::move(words));
         fault.color = fault.color.empty() ? color : fault.color;
     };
-    const auto* ab = pair_layers(facts, a, b);
-    const auto* ba = pair_layers(facts, b, a);
-    const auto either = [&](auto test) {
-        return (ab != nullptr && test(*ab)) || (ba != nullptr && test(*ba));
-    };
-    if (either([](const auto& l) { return l.probe == "data_lost"; })) {
-        note(Mark::data_lost, "data lost", "red");
-    }
-    for (const auto* l : {ab, ba}) {
-        if (l != nullptr && l->p2p_gbps && l->staged_gbps && *l->p2p_gbps < *l->staged_gbps) {
-            note(Mark::slower,
-                 fmt::format("P2P {:.1f} < staged {:.1f} GB/s", *l->p2p_gbps, *l->staged_gbps),
-                 "darkorange");
+    switch (facts.assessment.worst_of(a, b).value_or(PairState::pcie_unverified)) {
+        case PairState::data_lost:
+            note(Mark::data_lost, "data lost", "red");
             break;
-        }
+        case PairState::probe_error:
+            note(Mark::probe_error, "probe error", "orange");
+            break;
+        case PairState::slower_than_staged:
+            note(Mark::slower, slower_words(facts, a, b), "darkorange");
+            break;
+        default:
+            break;
     }
-    if (either([](const auto& l) { return l.acs == "redirect"; })) {
+    const auto* ab = facts.assessment.pair(a, b);
+    const auto* ba = facts.assessment.pair(b, a);
+    if ((ab != nullptr && ab->redirected) || (ba != nullptr && ba->redirected)) {
         note(Mark::acs, "ACS redirect", "purple");
     }
     return fault;
@@ -341,9 +370,16 @@ std::string legend(const std::set<Mark>& used) {
         rows);
 }
 
+// The node's state (the assessment's) and why.
 std::string title(const ExportFacts& facts) {
-    const std::string verdict = facts.gate.p2p ? "peergate: P2P allowed" : "peergate: P2P vetoed";
-    return facts.gate.rule.empty() ? verdict : verdict + " (" + facts.gate.rule + ")";
+    const auto& node = facts.assessment.node;
+    std::string_view words = "peergate: P2P vetoed";
+    if (node.state == policy::doctor::NodeState::p2p_allowed) {
+        words = "peergate: P2P allowed";
+    } else if (node.state == policy::doctor::NodeState::unusable) {
+        words = "peergate: node unusable";
+    }
+    return node.code.empty() ? std::string(words) : fmt::format("{} ({})", words, node.code);
 }
 
 }  // namespace

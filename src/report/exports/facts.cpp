@@ -71,8 +71,8 @@ const policy::doctor::GpuLinks* gpu_links(const ExportFacts& facts, int gpu) {
     return found == links.end() ? nullptr : &*found;
 }
 
-policy::doctor::NodeVerdict node_verdict(const ExportFacts& facts) {
-    return policy::doctor::node_verdict(facts.report, facts.gate);
+const policy::doctor::NodeVerdict& node_verdict(const ExportFacts& facts) {
+    return facts.assessment.node;
 }
 
 policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,

@@ -10,6 +10,7 @@
 #include "model/pci_attributes.hpp"
 #include "model/pci_port.hpp"
 #include "model/topology.hpp"
+#include "policy/assess/assessment.hpp"
 #include "policy/doctor/doctor.hpp"
 #include "policy/doctor/node_state.hpp"
 #include "policy/placement/nic_affinity.hpp"
@@ -62,6 +63,8 @@ struct ExportFacts {
     policy::doctor::DoctorInput doctor;
     policy::doctor::DoctorReport report;
     ExportGate gate;
+    // What each pair, the host and the node are (policy/assess): every format reads this.
+    policy::assess::Assessment assessment;
     std::map<int, int> device_minors;  // per GPU index: N of /dev/nvidiaN, where read
     std::map<int, int> logical_cores;  // per OS CPU number: Slurm's core index; empty: unread
     // sysfs's identity and link of each examined GPU and of the ports above it, where read.
@@ -93,8 +96,8 @@ policy::placement::NicAffinity examined_nic_affinity(const ExportFacts& facts,
 // Whether this run found the node healthy (the doctor's verdict).
 bool healthy(const ExportFacts& facts);
 
-// The node's one verdict for schedulers (policy/doctor/node_state.hpp), which every format
-// and the fleet's line give.
-policy::doctor::NodeVerdict node_verdict(const ExportFacts& facts);
+// The node's one verdict for schedulers (the assessment's), which every format and the fleet's
+// line give.
+const policy::doctor::NodeVerdict& node_verdict(const ExportFacts& facts);
 
 }  // namespace peergate::report::exports

@@ -34,9 +34,10 @@ std::string topology_kind(std::size_t gpus, const NfdNvlinks& nvlinks) {
                                       : "pcie";
 }
 
+// The probe evidence the gate acts on: this run's probe, else the verdict cache's for this boot.
 std::string probe_outcome(const ExportFacts& facts) {
-    return facts.doctor.probe ? std::string(model::to_string(facts.doctor.probe->outcome))
-                              : "untested";
+    const auto& outcome = facts.assessment.probe.outcome;
+    return outcome ? std::string(model::to_string(*outcome)) : "untested";
 }
 
 void add_topology_labels(const ExportFacts& facts, Labels& labels) {
@@ -96,6 +97,10 @@ void add_p2p_labels(const ExportFacts& facts, Labels& labels) {
     labels.emplace_back("p2p.status", facts.gate.p2p ? "ok" : "vetoed");
     labels.emplace_back("p2p.rule", label_value(facts.gate.rule));
     labels.emplace_back("p2p.integrity", probe_outcome(facts));
+    labels.emplace_back("p2p.integrity-source",
+                        label_value(policy::assess::id(facts.assessment.probe.source)));
+    labels.emplace_back("p2p.silent-drop-risk",
+                        std::string(policy::assess::id(facts.assessment.host.silent_drop.risk)));
     std::optional<double> slowest;
     for (const auto& layers : facts.doctor.pairs) {
         if (layers.p2p_gbps) {

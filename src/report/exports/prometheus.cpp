@@ -77,7 +77,7 @@ std::string identity_families(const ExportFacts& facts) {
 std::string finding_codes(const policy::doctor::DoctorReport& report) {
     std::map<std::pair<std::string, model::Severity>, int> counts;
     for (const auto& finding : report.findings) {
-        ++counts[{finding.code, finding.severity}];
+        ++counts[{finding.id(), finding.severity}];
     }
     Family active("peergate_doctor_finding_active",
                   "gauge",
@@ -199,6 +199,10 @@ std::string integrity_families(const ExportFacts& facts) {
                   "Checks of this run's probe on the pair (one per transfer size, mode and path) "
                   "whose payload did not verify: data dropped or corrupted, or a handshake's "
                   "flag lost.");
+    Family errored("peergate_p2p_integrity_errored_checks",
+                   "gauge",
+                   "Checks of this run's probe on the pair that could not finish (a transfer or "
+                   "kernel error, a timeout): doubt, never a pass.");
     Family checks("peergate_p2p_integrity_checks",
                   "gauge",
                   "Checks this run's probe made on the pair: transfers that ran and were "
@@ -212,18 +216,50 @@ std::string integrity_families(const ExportFacts& facts) {
     for (const auto& layers : facts.doctor.pairs) {
         int failures = 0;
         int count = 0;
+        int unfinished = 0;
         for (const auto& cell : facts.doctor.probe->cells) {
             if (cell.src == layers.src && cell.dst == layers.dst) {
                 failures += lost(cell) ? 1 : 0;
                 count += checked(cell) ? 1 : 0;
+                unfinished += cell.status == model::CellStatus::error ? 1 : 0;
             }
         }
         const Labels pair = pair_labels(layers.src, layers.dst);
         failed.sample(pair, failures);
+        errored.sample(pair, unfinished);
         checks.sample(pair, count);
         errors.sample(pair, failures);
     }
-    return failed.text() + checks.text() + errors.text();
+    return failed.text() + errored.text() + checks.text() + errors.text();
+}
+
+// What each ordered pair is (the assessment's state: this run's probe, else the verdict cache's
+// for this boot, the bench result, the capability layers), 1 for the state given; and the
+// probe's checks that could not finish on the pair. docs/export.md, prometheus.
+std::string pair_state_families(const ExportFacts& facts) {
+    Family state("peergate_p2p_pair_state",
+                 "gauge",
+                 "What the ordered pair is, as every peergate output says: nvlink, pcie_proven, "
+                 "pcie_unverified, staged_only, slower_than_staged, probe_error or data_lost; 1 "
+                 "for the state given.");
+    for (const auto& pair : facts.assessment.pairs) {
+        for (auto each : policy::assess::kAllPairStates) {
+            auto labels = pair_labels(pair.src, pair.dst);
+            labels.emplace_back("state", std::string(policy::assess::id(each)));
+            state.sample(labels, pair.state == each ? 1 : 0);
+        }
+    }
+    Family risk("peergate_host_silent_drop_risk",
+                "gauge",
+                "Whether PCIe peer copies can be silently dropped on this host (bare metal with "
+                "a translating IOMMU): present, absent or unknown; 1 for the answer given.");
+    for (auto each : {model::SilentDropRisk::present,
+                      model::SilentDropRisk::absent,
+                      model::SilentDropRisk::unknown}) {
+        risk.sample({{"risk", std::string(policy::assess::id(each))}},
+                    facts.assessment.host.silent_drop.risk == each ? 1 : 0);
+    }
+    return state.text() + risk.text();
 }
 
 // A bench result's rates (--bandwidth), in bytes per second.
@@ -255,7 +291,8 @@ std::string bandwidth_families(const ExportFacts& facts) {
 }
 
 std::string pair_families(const ExportFacts& facts) {
-    return link_families(facts) + integrity_families(facts) + bandwidth_families(facts);
+    return link_families(facts) + integrity_families(facts) + pair_state_families(facts) +
+           bandwidth_families(facts);
 }
 
 // Batch-job metrics: when the run finished, when the node was last healthy, how long it took.

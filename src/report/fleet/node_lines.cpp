@@ -95,7 +95,7 @@ nlohmann::ordered_json bandwidth_json(const exports::ExportFacts& facts) {
 nlohmann::ordered_json findings_json(const exports::ExportFacts& facts) {
     auto out = nlohmann::ordered_json::array();
     for (const auto& finding : facts.report.findings) {
-        out.push_back({{"code", finding.code},
+        out.push_back({{"code", finding.id()},
                        {"severity", std::string(model::to_string(finding.severity))},
                        {"message", finding.message}});
     }

@@ -162,7 +162,7 @@ std::string nccl_log_to_text(const NcclLogReport& report, bool color, std::size_
     for (const auto& finding : findings) {
         out += fmt::format("  {} {}: {}\n",
                            severity_label(finding.severity, color),
-                           finding.code,
+                           finding.id(),
                            finding.message);
         if (!finding.remedy.empty()) {
             out += fmt::format("      remedy: {}\n", finding.remedy);

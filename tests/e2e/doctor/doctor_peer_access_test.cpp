@@ -49,7 +49,9 @@ TEST(DoctorPeerAccess, NvmlSayingOkWhereCudaRefusesIsAWarning) {
 TEST(DoctorPeerAccess, SilentDropHostSaysTheCapabilityQueriesClaimPeerAccess) {
     const auto run = run_peergate({"--simulate", "pcie-rtx6000ada-2x-iommu", "doctor"});
     EXPECT_EQ(run.process.exit_code, 1);
-    EXPECT_NE(run.process.out.find("NODE  OK  OK  NS  NS  OK  yes   GPUs 0-1"), std::string::npos)
+    EXPECT_NE(
+        run.process.out.find("NODE  OK  OK  NS  NS  OK  yes  => PCIe, no data moved  GPUs 0-1"),
+        std::string::npos)
         << run.process.out;
     EXPECT_NE(run.process.out.find("claim peer access for 2 of the 2 ordered pairs"),
               std::string::npos)

@@ -77,7 +77,7 @@ TEST(AcsFinding, NamesTheFirstPairThePortAndTheBitsAndCountsTheRest) {
     }
     const auto f = acs_redirect_finding(input);
     ASSERT_TRUE(f.has_value());
-    EXPECT_EQ(f->code, "acs_redirect");
+    EXPECT_EQ(f->id(), "acs_redirect");
     EXPECT_EQ(f->severity, model::Severity::warning);
     EXPECT_EQ(f->gpus, (std::vector<int>{0, 1, 2}));
     EXPECT_EQ(f->message,

@@ -35,7 +35,7 @@ PairLayers& pair(std::vector<PairLayers>& pairs, int src, int dst) {
 
 const Finding* slow(const std::vector<Finding>& findings) {
     const auto it = std::find_if(findings.begin(), findings.end(), [](const Finding& f) {
-        return f.code == "p2p_slower_than_peers";
+        return f.id() == "p2p_slower_than_peers";
     });
     return it == findings.end() ? nullptr : &*it;
 }

@@ -2,6 +2,7 @@
 // doctor --html's drawing of the machine and its pair grid (report/doctor/machine_layout.cpp,
 // machine_svg.cpp, pair_grid.cpp).
 #include "../policy/gate_test_support.hpp"
+#include "policy/assess/assessment.hpp"
 #include "report/doctor/machine_layout.hpp"
 #include "report/doctor/machine_svg.hpp"
 #include "report/doctor/pair_grid.hpp"
@@ -17,6 +18,14 @@ using policy::doctor::PairLayers;
 
 bool has_text(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
+}
+
+policy::assess::Assessment assessed(const DoctorInput& input) {
+    return policy::assess::assess(input, DoctorReport{}, {});
+}
+
+model::ProbePair probed(int src, int dst, model::PairVerdict verdict) {
+    return model::ProbePair{.src = src, .dst = dst, .verdict = verdict};
 }
 
 model::PciPort port(const char* address, bool redirect = false) {
@@ -49,6 +58,9 @@ DoctorInput two_pcie_gpus() {
                                          .cuda_can_access_peer = true,
                                          .probe = src == 0 ? "data_lost" : "ok"});
     }
+    input.probe = model::ProbeResult{.outcome = model::ProbeOutcome::fail,
+                                     .pairs = {probed(0, 1, model::PairVerdict::data_lost),
+                                               probed(1, 0, model::PairVerdict::ok)}};
     return input;
 }
 
@@ -82,15 +94,15 @@ TEST(MachineLayout, GroupsGpusByNumaNodeAndCentresSharedPortsOverTheirGpus) {
 TEST(MachineLayout, NoTopologyGivesNoDrawing) {
     const DoctorInput input;
     EXPECT_EQ(lay_out_machine(input, 0).width, 0);
-    EXPECT_EQ(machine_svg(input, DoctorReport{}), "");
+    EXPECT_EQ(machine_svg(input, DoctorReport{}, assessed(input)), "");
 }
 
 TEST(MachineSvg, DrawsTheLossyPairRedAndTheTranslatingIommuAndTheAcsRedirect) {
     const auto input = two_pcie_gpus();
-    const auto problems = pair_problems(input);
+    const auto problems = pair_problems(assessed(input));
     ASSERT_EQ(problems.size(), 1U);
     EXPECT_EQ(problems[0].what, "data lost");
-    const auto svg = machine_svg(input, DoctorReport{});
+    const auto svg = machine_svg(input, DoctorReport{}, assessed(input));
     EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
     EXPECT_TRUE(has_text(svg, "class=\"problem bad\""));
     EXPECT_TRUE(has_text(svg, "GPU0 ↔ GPU1: data lost"));
@@ -113,9 +125,10 @@ TEST(MachineSvg, AnNvswitchBoxIsOneFabricAndAGpuWithLinksDownIsMarked) {
         input.links.push_back(links);
     }
     DoctorReport report;
-    report.findings.push_back(
-        model::Finding{.code = "nvlink_down", .severity = model::Severity::error, .gpus = {2}});
-    const auto svg = machine_svg(input, report);
+    report.findings.push_back(model::Finding{.code = peergate::model::FindingCode::nvlink_down,
+                                             .severity = model::Severity::error,
+                                             .gpus = {2}});
+    const auto svg = machine_svg(input, report, assessed(input));
     EXPECT_TRUE(has_text(svg, "NVSwitch fabric"));
     EXPECT_TRUE(has_text(svg, "NV16 (2 down)"));
     EXPECT_TRUE(has_text(svg, "class=\"nv down\""));
@@ -128,7 +141,7 @@ TEST(MachineSvg, AnNvswitchBoxIsOneFabricAndAGpuWithLinksDownIsMarked) {
 TEST(MachineSvg, BridgedPairsAreArcsWithTheirLinkCount) {
     DoctorInput input;
     input.discovery.topology = test::bridged_a100_4x();
-    const auto svg = machine_svg(input, DoctorReport{});
+    const auto svg = machine_svg(input, DoctorReport{}, assessed(input));
     EXPECT_EQ(std::count_if(svg.begin(), svg.end(), [](char c) { return c == 'Q'; }), 2);
     EXPECT_TRUE(has_text(svg, ">NV12<"));
     EXPECT_TRUE(has_text(svg, "NUMA node unknown"));
@@ -138,31 +151,54 @@ TEST(MachineSvg, NamesAreEscaped) {
     DoctorInput input;
     auto t = test::pcie_box(2, "<GPU & \"x\">");
     input.discovery.topology = t;
-    const auto svg = machine_svg(input, DoctorReport{});
+    const auto svg = machine_svg(input, DoctorReport{}, assessed(input));
     EXPECT_FALSE(has_text(svg, "<GPU"));
     EXPECT_TRUE(has_text(svg, "&lt;GPU &amp; &quot;x&quot;&gt;"));
 }
 
-TEST(PairGrid, ColoursEachOrderedPairByItsFinalReading) {
+TEST(PairGrid, ColoursEachOrderedPairByItsState) {
+    using policy::assess::PairState;
+    const auto input = two_pcie_gpus();
+    const auto assessment = assessed(input);
+    EXPECT_EQ(css_class(assessment.pair(0, 1)->state), "lost");
+    EXPECT_EQ(css_class(assessment.pair(1, 0)->state), "intact");
+    EXPECT_EQ(css_class(PairState::nvlink), "nvlink");
+    EXPECT_EQ(css_class(PairState::pcie_unverified), "unverified");
+    EXPECT_EQ(css_class(PairState::staged_only), "off");
+    EXPECT_EQ(css_class(PairState::slower_than_staged), "slow");
+    EXPECT_EQ(css_class(PairState::probe_error), "unfinished") << "never painted as data lost";
+}
+
+TEST(MachineSvg, AProbeErrorIsAmberAndNamedSoNotDataLost) {
     auto input = two_pcie_gpus();
-    EXPECT_EQ(pair_colour(input.pairs[0]), PairColour::data_lost);
-    EXPECT_EQ(pair_colour(input.pairs[1]), PairColour::intact);
-    PairLayers nv{.label = "NV4"};
-    EXPECT_EQ(pair_colour(nv), PairColour::nvlink);
-    PairLayers unverified{
-        .label = "PHB", .nvml = {"OK", "OK", "NS", "NS", "OK"}, .cuda_can_access_peer = true};
-    EXPECT_EQ(pair_colour(unverified), PairColour::unverified);
-    PairLayers off{
-        .label = "SYS", .nvml = {"CNS", "CNS", "NS", "NS", "NS"}, .cuda_can_access_peer = false};
-    EXPECT_EQ(pair_colour(off), PairColour::off);
-    PairLayers slow = nv;
-    slow.p2p_gbps = 5;
-    slow.staged_gbps = 11;
-    EXPECT_EQ(pair_colour(slow), PairColour::slower);
+    input.probe->pairs = {probed(0, 1, model::PairVerdict::error),
+                          probed(1, 0, model::PairVerdict::ok)};
+    const auto problems = pair_problems(assessed(input));
+    ASSERT_EQ(problems.size(), 1U);
+    EXPECT_EQ(problems[0].what, "probe error");
+    EXPECT_FALSE(problems[0].severe);
+    const auto grid = pair_grid_html(input, assessed(input));
+    EXPECT_TRUE(has_text(grid, "<td class=\"pair unfinished\" title=\"GPU0 to GPU1\">"));
+    EXPECT_FALSE(has_text(grid, "<td class=\"pair lost"));
+}
+
+TEST(PairGrid, ACachedVerdictIsShownWhereNoProbeRanNow) {
+    auto input = two_pcie_gpus();
+    input.cached_probe = input.probe;
+    input.probe.reset();
+    for (auto& pair : input.pairs) {
+        pair.probe.clear();
+    }
+    const auto grid = pair_grid_html(input, assessed(input));
+    EXPECT_TRUE(has_text(grid, "<td class=\"pair lost contradiction\" title=\"GPU0 to GPU1\">"));
+    EXPECT_TRUE(has_text(grid, "probe data_lost (cached, this boot)"));
+    EXPECT_TRUE(has_text(grid, "probe ok (cached, this boot)"));
+    EXPECT_FALSE(has_text(grid, "probe not run"));
 }
 
 TEST(PairGrid, TheContradictionStandsOutAndEveryCodeIsExplained) {
-    const auto grid = pair_grid_html(two_pcie_gpus());
+    const auto input = two_pcie_gpus();
+    const auto grid = pair_grid_html(input, assessed(input));
     EXPECT_TRUE(has_text(grid, "<td class=\"pair lost contradiction\" title=\"GPU0 to GPU1\">"));
     EXPECT_TRUE(has_text(grid, "capabilities say yes, data lost"));
     EXPECT_TRUE(has_text(grid, "<td class=\"pair intact\" title=\"GPU1 to GPU0\">"));
@@ -178,7 +214,7 @@ TEST(PairGrid, TheContradictionStandsOutAndEveryCodeIsExplained) {
                              "<b>staged</b>"}) {
         EXPECT_TRUE(has_text(grid, code)) << code;
     }
-    EXPECT_EQ(pair_grid_html(DoctorInput{}), "");
+    EXPECT_EQ(pair_grid_html(DoctorInput{}, assessed(DoctorInput{})), "");
 }
 
 TEST(PairGrid, TheBandwidthHeatmapShowsBothRatesAndTheirRatio) {
@@ -196,7 +232,7 @@ TEST(PairGrid, AnNvlinkPairWithFewerLinksThanItsPeersIsOutlined) {
     DoctorInput input;
     input.pairs = {PairLayers{.src = 0, .dst = 1, .label = "NV18"},
                    PairLayers{.src = 0, .dst = 3, .label = "NV16"}};
-    const auto grid = pair_grid_html(input);
+    const auto grid = pair_grid_html(input, assessed(input));
     EXPECT_TRUE(has_text(grid, "<td class=\"pair nvlink fewer\" title=\"GPU0 to GPU3\">"));
     EXPECT_TRUE(has_text(grid, "fewer links than NV18"));
     EXPECT_TRUE(has_text(grid, "<td class=\"pair nvlink\" title=\"GPU0 to GPU1\">"));

@@ -33,7 +33,7 @@ TEST(DriverMismatch, NvidiaSmisLinesGiveTheLibraryVersion) {
         << "the version ends where its digits and dots do";
     const auto finding = driver_mismatch_finding(input);
     ASSERT_TRUE(finding.has_value());
-    EXPECT_EQ(finding->code, "driver_version_mismatch");
+    EXPECT_EQ(finding->id(), "driver_version_mismatch");
     EXPECT_EQ(finding->severity, model::Severity::error);
     EXPECT_NE(finding->message.find("(NVML library 535.161) and the kernel module running "
                                     "(535.129.03, /proc/driver/nvidia/version)"),

@@ -66,7 +66,7 @@ TEST(GpuNicPaths, AVirtualFunctionAddsNoPath) {
 TEST(GpuNicPaths, RedirectBetweenAGpuAndItsNicIsAWarning) {
     const auto finding = acs_redirect_nic_finding(gpu_nic_paths(two_switches(0x001d)));
     ASSERT_TRUE(finding.has_value());
-    EXPECT_EQ(finding->code, "acs_redirect_nic");
+    EXPECT_EQ(finding->id(), "acs_redirect_nic");
     EXPECT_EQ(finding->severity, model::Severity::warning);
     EXPECT_EQ(finding->gpus, (std::vector<int>{0, 1}));
     EXPECT_NE(finding->message.find("GPU 0 and network device 0000:07:00.0 sit below the same "
@@ -84,7 +84,7 @@ TEST(GpuNicPaths, NoPeerMemoryModuleIsANoteWhereAGpuHasANicBesideIt) {
     model::HostFacts host{.peer_memory_module = ""};
     const auto finding = peer_memory_finding(paths, host, {});
     ASSERT_TRUE(finding.has_value());
-    EXPECT_EQ(finding->code, "gdr_no_peer_memory");
+    EXPECT_EQ(finding->id(), "gdr_no_peer_memory");
     EXPECT_EQ(finding->severity, model::Severity::info);
     EXPECT_EQ(finding->gpus, (std::vector<int>{0, 1, 2}));
     EXPECT_NE(finding->message.find("GPUs 0,1,2 share a PCIe switch with a network device"),

@@ -30,11 +30,11 @@ TEST(DoctorHtml, PageHoldsTheVerdictFindingsMatrixAndPairs) {
                                                      .probe = "ok"});
     input.layer_notes.push_back("NVML answers not recorded: <hung>");
     policy::doctor::DoctorReport report{.verdict = policy::doctor::Verdict::problems};
-    report.findings.push_back(model::Finding{.code = "probe_data_lost",
+    report.findings.push_back(model::Finding{.code = peergate::model::FindingCode::probe_data_lost,
                                              .severity = model::Severity::error,
                                              .message = "lost <data> & more",
                                              .remedy = "boot with iommu=pt"});
-    const auto page = doctor_to_html(input, report);
+    const auto page = doctor_to_html(input, report, policy::assess::assess(input, report, {}));
     EXPECT_EQ(page.rfind("<!DOCTYPE html>\n", 0), 0U);
     EXPECT_TRUE(contains(page, "<title>peergate doctor: problems</title>"));
     EXPECT_TRUE(contains(page,

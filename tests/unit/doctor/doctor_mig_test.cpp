@@ -19,7 +19,7 @@ TEST(DoctorMig, MigOnTwoOfFourGpusIsAWarningNamingThem) {
                                      {3, {.enabled = true, .pending = true}}};
     const auto findings = mig_findings(mig, 4);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "mig_enabled");
+    EXPECT_EQ(findings[0].id(), "mig_enabled");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_EQ(findings[0].gpus, (std::vector<int>{1, 3}));
     EXPECT_NE(findings[0].message.find("GPUs 1,3 have MIG enabled"), std::string::npos)
@@ -37,9 +37,9 @@ TEST(DoctorMig, AModeChangeWaitingForAResetIsANote) {
     const auto findings = mig_findings(
         {{0, {.enabled = false, .pending = true}}, {1, {.enabled = true, .pending = false}}}, 2);
     ASSERT_EQ(findings.size(), 2U);
-    EXPECT_EQ(findings[0].code, "mig_enabled");
+    EXPECT_EQ(findings[0].id(), "mig_enabled");
     EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
-    EXPECT_EQ(findings[1].code, "mig_mode_pending");
+    EXPECT_EQ(findings[1].id(), "mig_mode_pending");
     EXPECT_EQ(findings[1].severity, Severity::info);
     EXPECT_EQ(findings[1].gpus, (std::vector<int>{0, 1}));
 }
@@ -55,13 +55,13 @@ TEST(DoctorMig, OnlyTheExaminedGpusCountAndMigLeavesTheVerdictAlone) {
     input.selection = {0, 1};
     auto report = diagnose(input);
     for (const auto& finding : report.findings) {
-        EXPECT_NE(finding.code, "mig_enabled") << "GPU 2 is not examined";
+        EXPECT_NE(finding.id(), "mig_enabled") << "GPU 2 is not examined";
     }
     input.selection = {1, 2};
     report = diagnose(input);
     const auto mig = std::find_if(report.findings.begin(),
                                   report.findings.end(),
-                                  [](const model::Finding& f) { return f.code == "mig_enabled"; });
+                                  [](const model::Finding& f) { return f.id() == "mig_enabled"; });
     ASSERT_NE(mig, report.findings.end());
     EXPECT_EQ(mig->gpus, std::vector<int>{2});
 }

@@ -48,7 +48,7 @@ TEST(DoctorNcclTopo, AFileThatMatchesTheHostSaysNothing) {
 TEST(DoctorNcclTopo, ALostBridgeTheFileStillShowsIsAnErrorWherePcieCopiesCanBeDropped) {
     auto findings = nccl_topo_findings(ncv4_file(), ncv4_host(false), {0, 1, 2, 3}, true);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nccl_topo_file_false_nvlink");
+    EXPECT_EQ(findings[0].id(), "nccl_topo_file_false_nvlink");
     EXPECT_EQ(findings[0].severity, model::Severity::error);
     EXPECT_EQ(findings[0].gpus, (std::vector<int>{0, 1}));
     EXPECT_THAT(findings[0].message,
@@ -65,12 +65,12 @@ TEST(DoctorNcclTopo, AFileNcclWouldRefuseIsAWarningAndAMissingOneNothing) {
     file.malformed = "NCCL topology file: <cpu> is not closed";
     auto findings = nccl_topo_findings(file, ncv4_host(true), {0, 1}, true);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nccl_topo_file_malformed");
+    EXPECT_EQ(findings[0].id(), "nccl_topo_file_malformed");
     file.malformed.clear();
     file.unreadable = "cannot read /opt/t.xml: not a regular file";
     findings = nccl_topo_findings(file, ncv4_host(false), {0, 1}, true);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nccl_topo_file_unchecked");
+    EXPECT_EQ(findings[0].id(), "nccl_topo_file_unchecked");
     EXPECT_EQ(findings[0].severity, model::Severity::info);
     file.exists = false;
     EXPECT_TRUE(nccl_topo_findings(file, ncv4_host(false), {0, 1}, true).empty());

@@ -53,7 +53,7 @@ TEST(NvlinkErrors, ReplaysAndCrcErrorsAloneAreANote) {
     const auto findings =
         nvlink_error_findings({gpu(0, {clean(0)}), gpu(2, {clean(4), link(5, 1200, 0, 310, 0)})});
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nvlink_errors");
+    EXPECT_EQ(findings[0].id(), "nvlink_errors");
     EXPECT_EQ(findings[0].severity, Severity::info);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{2});
     EXPECT_TRUE(says(findings[0], "link 5: 1200 replays, 310 CRC flit errors"))
@@ -118,7 +118,7 @@ TEST(NvlinkErrorsUnderLoad, CountsThatGrewAreAWarningWithWhatTheyGained) {
                                       gpu(6, {clean(2), link(3, 45, 0, 167, 0)})};
     const auto findings = nvlink_errors_under_load_findings(before, after);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nvlink_errors_under_load");
+    EXPECT_EQ(findings[0].id(), "nvlink_errors_under_load");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{6});
     EXPECT_TRUE(says(findings[0], "link 3: +40 replays, +160 CRC flit errors"))

@@ -33,7 +33,7 @@ std::vector<GpuLinks> hgx(std::vector<int> gpu3_down) {
 TEST(NvlinkDown, TwoLinksDownOnAnNvswitchBaseboardIsAnError) {
     const auto findings = nvlink_down_findings(hgx({4, 11}));
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nvlink_down");
+    EXPECT_EQ(findings[0].id(), "nvlink_down");
     EXPECT_EQ(findings[0].severity, Severity::error);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{3});
     EXPECT_NE(findings[0].message.find("16 of its 18 NVLinks up (down: links 4, 11)"),

@@ -40,7 +40,7 @@ TEST(DoctorNvswitchFabric, NoFabricManagerIsOneErrorNamingEveryGpuAndThePackage)
         nvswitch_fabric_findings(board(in(FabricState::in_progress)), "580.95.05", 0);
     ASSERT_EQ(findings.size(), 1U);
     const auto& f = findings[0];
-    EXPECT_EQ(f.code, "nvswitch_fabric_not_ready");
+    EXPECT_EQ(f.id(), "nvswitch_fabric_not_ready");
     EXPECT_EQ(f.severity, Severity::error);
     EXPECT_EQ(f.gpus, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
     EXPECT_NE(f.message.find("GPUs 0,1,2,3,4,5,6,7 are still registering"), std::string::npos)
@@ -91,7 +91,7 @@ TEST(DoctorNvswitchFabric, ADegradedButRegisteredFabricIsAWarning) {
     fabric[6].health_mask = 0x2;   // DEGRADED_BW FALSE
     const auto findings = nvswitch_fabric_findings(fabric, "580.95.05", 0);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nvswitch_fabric_degraded");
+    EXPECT_EQ(findings[0].id(), "nvswitch_fabric_degraded");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_EQ(findings[0].gpus, (std::vector<int>{1, 4}));
 }
@@ -100,7 +100,7 @@ TEST(DoctorNvswitchFabric, ADegradedButRegisteredFabricIsAWarning) {
 TEST(DoctorNvswitchFabric, CudaNotReadyWithoutNvmlStatesIsOneFindingAboutTheHost) {
     const auto findings = nvswitch_fabric_findings({}, "535.183.01", 802);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nvswitch_fabric_not_ready");
+    EXPECT_EQ(findings[0].id(), "nvswitch_fabric_not_ready");
     EXPECT_EQ(findings[0].severity, Severity::error);
     EXPECT_TRUE(findings[0].gpus.empty());
     EXPECT_NE(findings[0].message.find("CUDA_ERROR_SYSTEM_NOT_READY"), std::string::npos);

@@ -43,7 +43,7 @@ std::vector<PairLayers> joined(std::initializer_list<std::vector<PairLayers>> pa
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
     const auto it = std::find_if(
-        findings.begin(), findings.end(), [&](const Finding& f) { return f.code == code; });
+        findings.begin(), findings.end(), [&](const Finding& f) { return f.id() == code; });
     return it == findings.end() ? nullptr : &*it;
 }
 
@@ -98,7 +98,7 @@ TEST(DoctorPairs, PairsWithoutPeerAccessAreInformationCountedOncePerPair) {
                                both_ways(1, 2, "SYS", "GNS", "NS", false)});
     const auto findings = pair_findings(pairs);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "p2p_not_supported");
+    EXPECT_EQ(findings[0].id(), "p2p_not_supported");
     EXPECT_EQ(findings[0].severity, model::Severity::info);
     EXPECT_NE(findings[0].message.find("(GPU 0 and GPU 1: cuDeviceCanAccessPeer 0 both ways, "
                                        "NVML P2P read GNS; 2 more pairs)"),

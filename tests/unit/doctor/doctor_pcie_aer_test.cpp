@@ -68,7 +68,7 @@ TEST(PcieAer, CorrectableCountsAreANoteNamingTheGpu) {
         counts({{"RxErr", 0}, {"BadTLP", 37}, {"BadDLLP", 5}});
     const auto findings = pcie_aer_findings(host.input, host.topology);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "pcie_aer_errors");
+    EXPECT_EQ(findings[0].id(), "pcie_aer_errors");
     EXPECT_EQ(findings[0].severity, Severity::info);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
     EXPECT_NE(findings[0].message.find("GPU 1 (0000:06:00.0) counts PCIe errors since boot (AER): "
@@ -114,7 +114,7 @@ TEST(NicAer, ANicsCountsAreNamedByItsBusIdAndRdmaDevices) {
     host.input.aer[pci("0000:07:00.2")].fatal = counts({{"DLP", 1}});  // not the card's own
     auto findings = nic_aer_findings(host.input);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "nic_aer_errors");
+    EXPECT_EQ(findings[0].id(), "nic_aer_errors");
     EXPECT_EQ(findings[0].severity, Severity::info);
     EXPECT_TRUE(findings[0].gpus.empty());
     EXPECT_NE(findings[0].message.find(
@@ -138,7 +138,7 @@ TEST(PcieAerUnderLoad, CorrectableGrowthIsAWarningWithWhatItGained) {
         counts({{"BadTLP", 52}, {"Timeout", 3}});
     const auto findings = pcie_aer_under_load_findings(host.input, host.topology);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "pcie_aer_errors_under_load");
+    EXPECT_EQ(findings[0].id(), "pcie_aer_errors_under_load");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_NE(findings[0].message.find("correctable: +15 BadTLP, +3 Timeout"), std::string::npos)
         << findings[0].message;

@@ -81,7 +81,7 @@ TEST(PcieLinks, AGpuTrainedNarrowIsAWarningNamingItsLink) {
     host.input.pci[pci("0000:06:00.0")].current_link_width = 8;
     const auto findings = host.findings();
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "pcie_link_narrow");
+    EXPECT_EQ(findings[0].id(), "pcie_link_narrow");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
     EXPECT_NE(findings[0].message.find("GPU 1's PCIe link (0000:06:00.0 to port 0000:04:10.0) "
@@ -164,7 +164,7 @@ TEST(NicLinks, ANicTrainedNarrowIsAWarningNamingItsRdmaDevices) {
     ASSERT_EQ(links.size(), 2U);  // the virtual function has no link of its own
     const auto findings = nic_link_findings(links, input.nics);
     ASSERT_EQ(findings.size(), 1U);  // the x8 card is x8 by design
-    EXPECT_EQ(findings[0].code, "nic_link_narrow");
+    EXPECT_EQ(findings[0].id(), "nic_link_narrow");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_TRUE(findings[0].gpus.empty());
     EXPECT_EQ(findings[0].message,

@@ -19,7 +19,8 @@ model::VllmP2pCache cache(const std::string& devices, std::vector<std::string> w
 }
 
 const std::vector<Finding> kUnderIommu{
-    {.code = "pcie_p2p_under_translating_iommu", .severity = Severity::error}};
+    {.code = peergate::model::FindingCode::pcie_p2p_under_translating_iommu,
+     .severity = Severity::error}};
 
 TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
     const auto finding =
@@ -27,7 +28,7 @@ TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
                           {cache("0,1", {"0->0", "0->1", "1->0", "1->1"}), cache("2,3", {"2->2"})},
                           kUnderIommu);
     ASSERT_TRUE(finding.has_value());
-    EXPECT_EQ(finding->code, "vllm_p2p_cache_trusted");
+    EXPECT_EQ(finding->id(), "vllm_p2p_cache_trusted");
     EXPECT_EQ(finding->severity, Severity::warning);
     EXPECT_NE(finding->message.find("where pcie_p2p_under_translating_iommu says"),
               std::string::npos);
@@ -39,10 +40,11 @@ TEST(DoctorVllm, ACacheThatClaimsPeerAccessOnAnUnsafeHostIsNamed) {
 }
 
 TEST(DoctorVllm, DataLostInTheProbeCountsAsUnsafe) {
-    const std::vector<Finding> lost{{.code = "probe_data_lost", .severity = Severity::error}};
+    const std::vector<Finding> lost{
+        {.code = peergate::model::FindingCode::probe_data_lost, .severity = Severity::error}};
     EXPECT_TRUE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, lost).has_value());
-    const std::vector<Finding> cached{
-        {.code = "cached_probe_data_lost", .severity = Severity::error}};
+    const std::vector<Finding> cached{{.code = peergate::model::FindingCode::cached_probe_data_lost,
+                                       .severity = Severity::error}};
     EXPECT_TRUE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, cached).has_value())
         << "a loss the verdict cache recorded on this boot counts as one seen now";
 }
@@ -58,13 +60,15 @@ TEST(DoctorVllm, SelfPairsOfTwoDigitDevicesClaimNothing) {
 }
 
 TEST(DoctorVllm, NothingToSayOnASafeHostOrWithoutAClaim) {
-    const std::vector<Finding> safe{{.code = "probe_intact", .severity = Severity::info}};
+    const std::vector<Finding> safe{
+        {.code = peergate::model::FindingCode::probe_intact, .severity = Severity::info}};
     EXPECT_FALSE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, safe).has_value());
     EXPECT_FALSE(
         p2p_cache_finding(kVllmCache, {cache("0,1", {"0->0", "1->1"})}, kUnderIommu).has_value());
     EXPECT_FALSE(p2p_cache_finding(kVllmCache, {}, kUnderIommu).has_value());
     const std::vector<Finding> warned{
-        {.code = "pcie_p2p_under_translating_iommu", .severity = Severity::warning}};
+        {.code = peergate::model::FindingCode::pcie_p2p_under_translating_iommu,
+         .severity = Severity::warning}};
     EXPECT_FALSE(p2p_cache_finding(kVllmCache, {cache("0,1", {"0->1"})}, warned).has_value());
 }
 
@@ -76,7 +80,7 @@ TEST(DoctorVllm, SglangsCacheIsItsOwnFindingWithItsOwnRemedy) {
                             .says_works = {"0->1"}}},
                           kUnderIommu);
     ASSERT_TRUE(finding.has_value());
-    EXPECT_EQ(finding->code, "sglang_p2p_cache_trusted");
+    EXPECT_EQ(finding->id(), "sglang_p2p_cache_trusted");
     EXPECT_EQ(finding->message.rfind("SGLang's own P2P cache says peer access works", 0), 0U);
     EXPECT_NE(finding->remedy.find("launch SGLang with --disable-custom-all-reduce (peergate "
                                    "exec --for sglang names both at launch); "

@@ -11,7 +11,8 @@ namespace {
 DoctorReport report_with(const std::string& code, model::Severity severity) {
     DoctorReport report;
     report.verdict = Verdict::problems;
-    report.findings.push_back(model::Finding{.code = code, .severity = severity, .message = code});
+    report.findings.push_back(model::Finding{
+        .code = *model::parse_finding_code(code), .severity = severity, .message = code});
     return report;
 }
 

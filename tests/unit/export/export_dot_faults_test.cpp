@@ -5,6 +5,7 @@
 // stand out, with a legend that names what is drawn.
 #include "export_facts_fixture.hpp"
 #include "report/exports/dot.hpp"
+#include "support/assessed_facts.hpp"
 #include "util/strings.hpp"
 
 #include <gmock/gmock.h>
@@ -38,7 +39,7 @@ ExportFacts nvswitch_board() {
 }
 
 TEST(ExportDotFabric, AnNvswitchBoardIsOneFabricNode) {
-    const auto text = export_dot(nvswitch_board());
+    const auto text = export_dot(test::assessed(nvswitch_board()));
     EXPECT_THAT(text,
                 testing::HasSubstr("  nvswitch [label=\"NVSwitch fabric\", shape=hexagon];\n"));
     EXPECT_EQ(lines_with(text, " -- nvswitch "), 8U);
@@ -54,12 +55,14 @@ TEST(ExportDotFabric, AnNvswitchBoardIsOneFabricNode) {
 
 TEST(ExportDotFabric, ACubeMeshShowsOnlyItsNvlinks) {
     auto facts = facts_from_topo_m("rapidsai-ucx-py_8xV100_DGX1_mlx5_nic_rows.txt");
-    const auto text = export_dot(facts);
+    const auto text = export_dot(test::assessed(facts));
     EXPECT_EQ(lines_with(text, "[label=\"NV"), 16U) << text;
     EXPECT_EQ(lines_with(text, "style=dashed"), 0U) << text;  // NVLink joins every GPU
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("grey dashes")));
     facts.run.dot_all_paths = true;  // on request, the 12 PCIe pairs too
-    EXPECT_EQ(lines_with(export_dot(facts), "[label=\"SYS\", style=dashed, color=gray]"), 12U);
+    EXPECT_EQ(
+        lines_with(export_dot(test::assessed(facts)), "[label=\"SYS\", style=dashed, color=gray]"),
+        12U);
 }
 
 TEST(ExportDotFabric, EachFaultHasItsColourAndItsLegend) {
@@ -67,7 +70,7 @@ TEST(ExportDotFabric, EachFaultHasItsColourAndItsLegend) {
     facts.doctor.pairs[0].p2p_gbps = 9.5;  // 0 -> 1
     facts.doctor.pairs[0].staged_gbps = 20.25;
     facts.doctor.pairs[1].acs = "redirect";
-    const auto text = export_dot(facts);
+    const auto text = export_dot(test::assessed(facts));
     EXPECT_THAT(text,
                 testing::HasSubstr("  gpu0 -- gpu1 [label=\"NODE P2P 9.5 < staged 20.2 GB/s, "
                                    "ACS redirect\", style=dashed, color=darkorange, "
@@ -79,12 +82,10 @@ TEST(ExportDotFabric, EachFaultHasItsColourAndItsLegend) {
 
 TEST(ExportDotFabric, LostDataOnTheFabricIsDrawnWithoutMovingTheLayout) {
     auto facts = nvswitch_board();
-    for (auto& layers : facts.doctor.pairs) {
-        if (layers.src == 1 && layers.dst == 5) {
-            layers.probe = "data_lost";
-        }
-    }
-    EXPECT_THAT(export_dot(facts),
+    facts.doctor.probe = model::ProbeResult{
+        .outcome = model::ProbeOutcome::fail,
+        .pairs = {model::ProbePair{.src = 1, .dst = 5, .verdict = model::PairVerdict::data_lost}}};
+    EXPECT_THAT(export_dot(test::assessed(facts)),
                 testing::HasSubstr("  gpu1 -- gpu5 [label=\"NV18 data lost\", penwidth=5.0, "
                                    "color=red, fontcolor=red, constraint=false];\n"));
 }

@@ -3,6 +3,7 @@
 #include "export_facts_fixture.hpp"
 #include "report/exports/dot.hpp"
 #include "report/exports/gres.hpp"
+#include "support/assessed_facts.hpp"
 #include "util/strings.hpp"
 
 #include <gmock/gmock.h>
@@ -125,7 +126,7 @@ TEST(ExportGres, MixedModelsGetATypeEach) {
 
 TEST(ExportDot, ClustersPerNumaNodeAndALineWhereTheBoxesDoNotSayThePath) {
     auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
-    const auto text = export_dot(facts);
+    const auto text = export_dot(test::assessed(facts));
     EXPECT_THAT(text,
                 testing::StartsWith(
                     "graph peergate {\n  label=\"peergate: P2P allowed (every_pair_nvlink)\";"));
@@ -139,7 +140,7 @@ TEST(ExportDot, ClustersPerNumaNodeAndALineWhereTheBoxesDoNotSayThePath) {
     EXPECT_THAT(text, testing::HasSubstr("  gpu0 -- gpu1 [label=\"NV12\", penwidth=5.0];\n"));
     EXPECT_THAT(text, testing::HasSubstr("two boxes: SYS"));
     facts.run.dot_all_paths = true;
-    const auto every = export_dot(facts);
+    const auto every = export_dot(test::assessed(facts));
     EXPECT_EQ(lines_starting(every, "  gpu").size(), 6U);
     EXPECT_THAT(every,
                 testing::HasSubstr("  gpu0 -- gpu2 [label=\"SYS\", style=dashed, color=gray];\n"));
@@ -149,12 +150,29 @@ TEST(ExportDot, ClustersPerNumaNodeAndALineWhereTheBoxesDoNotSayThePath) {
 TEST(ExportDot, PairsThatLostDataAreRed) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.gate = {.p2p = false, .rule = "probe_failed", .reason = "data lost"};
-    facts.doctor.pairs[1].probe = "data_lost";  // 1 -> 0
-    const auto text = export_dot(facts);
+    facts.doctor.probe = model::ProbeResult{
+        .outcome = model::ProbeOutcome::fail,
+        .pairs = {model::ProbePair{.src = 1, .dst = 0, .verdict = model::PairVerdict::data_lost}}};
+    const auto text = export_dot(test::assessed(facts));
     EXPECT_THAT(text, testing::HasSubstr("P2P vetoed (probe_failed)"));
     EXPECT_THAT(text,
                 testing::HasSubstr("  gpu0 -- gpu1 [label=\"NODE data lost\", style=dashed, "
                                    "color=red, fontcolor=red];\n"));
+}
+
+// Issue 52: a loss the verdict cache recorded on this boot is drawn as a loss found now is,
+// and a probe that could not finish is marked, never drawn as lost data.
+TEST(ExportDot, ACachedLossIsRedAndAProbeErrorIsOrange) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.gate = {.p2p = false, .rule = "probe_failed", .reason = "data lost"};
+    facts.doctor.cached_probe = model::ProbeResult{
+        .outcome = model::ProbeOutcome::fail,
+        .pairs = {model::ProbePair{.src = 0, .dst = 1, .verdict = model::PairVerdict::data_lost}}};
+    EXPECT_THAT(export_dot(test::assessed(facts)), testing::HasSubstr("NODE data lost"));
+    facts.doctor.cached_probe->pairs[0].verdict = model::PairVerdict::error;
+    const auto text = export_dot(test::assessed(facts));
+    EXPECT_THAT(text, testing::HasSubstr("NODE probe error\", style=dashed, color=orange"));
+    EXPECT_THAT(text, testing::Not(testing::HasSubstr("data lost\"")));
 }
 
 TEST(ExportDot, QuotedStringsAreEscaped) {

@@ -3,6 +3,7 @@
 // accepts under our namespace (docs/ecosystem.md §1.2-1.4).
 #include "export_facts_fixture.hpp"
 #include "report/exports/nfd.hpp"
+#include "support/assessed_facts.hpp"
 #include "util/strings.hpp"
 
 #include <gmock/gmock.h>
@@ -47,7 +48,7 @@ TEST(ExportNfd, NvswitchNodeWithEveryPairNvlinked) {
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
     facts.doctor.pairs[0].p2p_gbps = 389.24;
     facts.doctor.pairs[1].p2p_gbps = 401.0;
-    const auto labels = labels_of(export_nfd(facts));
+    const auto labels = labels_of(export_nfd(test::assessed(facts)));
     EXPECT_EQ(labels.at("p2p.status"), "ok");
     EXPECT_EQ(labels.at("p2p.rule"), "every_pair_nvlink");
     EXPECT_EQ(labels.at("p2p.integrity"), "untested");
@@ -68,12 +69,12 @@ TEST(ExportNfd, NvswitchNodeWithEveryPairNvlinked) {
 // every run in every cluster. --nfd-timestamp brings it back for who relies on it.
 TEST(ExportNfd, TimestampLabelOnlyWhenAskedFor) {
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
-    const auto first = export_nfd(facts);
+    const auto first = export_nfd(test::assessed(facts));
     EXPECT_EQ(labels_of(first).count("timestamp"), 0U);
     facts.run.finished_unix += 600;
-    EXPECT_EQ(labels_of(export_nfd(facts)), labels_of(first));
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))), labels_of(first));
     facts.run.nfd_timestamp = true;
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("timestamp"), "1795943400");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("timestamp"), "1795943400");
 }
 
 // Kubernetes compares Gt and Lt as integers (a decimal never matches): the rate is a whole
@@ -82,15 +83,16 @@ TEST(ExportNfd, SlowestPairInWholeMegabytesPerSecond) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.pairs[0].p2p_gbps = 23.9;
     facts.doctor.pairs[1].p2p_gbps = 24.7;
-    const auto labels = labels_of(export_nfd(facts));
+    const auto labels = labels_of(export_nfd(test::assessed(facts)));
     EXPECT_EQ(labels.at("p2p.min-bw-mbytes-per-second"), "23900");
     EXPECT_EQ(labels.at("p2p.min-bw-gbps"), "23.9");
     facts.doctor.pairs[0].p2p_gbps = 0.0004;
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("p2p.min-bw-mbytes-per-second"), "0");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("p2p.min-bw-mbytes-per-second"), "0");
 }
 
 TEST(ExportNfd, BridgedPairsAndPcie) {
-    auto bridged = labels_of(export_nfd(facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt")));
+    auto bridged =
+        labels_of(export_nfd(test::assessed(facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt"))));
     EXPECT_EQ(bridged.at("topology"), "nvlink-partial");
     EXPECT_EQ(bridged.at("nvlink.islands"), "2");
     EXPECT_EQ(bridged.at("nvlink.largest-island-size"), "2");
@@ -99,7 +101,7 @@ TEST(ExportNfd, BridgedPairsAndPcie) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.gate = {.p2p = false, .rule = "pcie_iommu", .reason = "vetoed"};
     facts.doctor.probe = model::ProbeResult{.outcome = model::ProbeOutcome::fail};
-    auto pcie = labels_of(export_nfd(facts));
+    auto pcie = labels_of(export_nfd(test::assessed(facts)));
     EXPECT_EQ(pcie.at("topology"), "pcie");
     EXPECT_EQ(pcie.at("nvlink.present"), "false");
     // A GPU alone is no NVLink island: a PCIe node counts none (it counted one per GPU).
@@ -108,14 +110,31 @@ TEST(ExportNfd, BridgedPairsAndPcie) {
     EXPECT_EQ(pcie.count("nvlink.largest-island-gpus"), 0U);
     EXPECT_EQ(pcie.at("p2p.status"), "vetoed");
     EXPECT_EQ(pcie.at("p2p.integrity"), "fail");
+    EXPECT_EQ(pcie.at("p2p.integrity-source"), "this_run");
     EXPECT_EQ(pcie.count("p2p.min-bw-gbps"), 0U);
     EXPECT_EQ(pcie.count("p2p.min-bw-mbytes-per-second"), 0U);
+}
+
+// Issue 52: the cached verdict the gate acts on is the integrity label's, not "untested".
+TEST(ExportNfd, TheCachedVerdictIsTheIntegrityWhereNoProbeRanNow) {
+    auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
+    facts.gate = {.p2p = false, .rule = "probe_failed", .reason = "data lost"};
+    facts.doctor.host.iommu = model::IommuMode::translating;
+    facts.doctor.host.hypervisor = false;
+    auto labels = labels_of(export_nfd(test::assessed(facts)));
+    EXPECT_EQ(labels.at("p2p.integrity"), "untested");
+    EXPECT_EQ(labels.at("p2p.integrity-source"), "none");
+    facts.doctor.cached_probe = model::ProbeResult{.outcome = model::ProbeOutcome::fail};
+    labels = labels_of(export_nfd(test::assessed(facts)));
+    EXPECT_EQ(labels.at("p2p.integrity"), "fail");
+    EXPECT_EQ(labels.at("p2p.integrity-source"), "cached");
+    EXPECT_EQ(labels.at("p2p.silent-drop-risk"), "present");
 }
 
 TEST(ExportNfd, OnlyTheExaminedGpus) {
     auto facts = facts_from_topo_m("unsloth_TOPO_BRIDGED_4X.txt");
     facts.doctor.selection = {2, 3};
-    const auto labels = labels_of(export_nfd(facts));
+    const auto labels = labels_of(export_nfd(test::assessed(facts)));
     EXPECT_EQ(labels.at("gpu.count"), "2");
     EXPECT_EQ(labels.at("topology"), "nvlink-all");
     EXPECT_EQ(labels.at("nvlink.min-links"), "12");
@@ -134,7 +153,7 @@ TEST(ExportNfd, AnIslandTooLargeToListKeepsItsSize) {
         topology.matrix.back()[static_cast<std::size_t>(i)] = model::LinkLabel::self();
     }
     facts.doctor.discovery.topology = topology;
-    const auto labels = labels_of(export_nfd(facts));
+    const auto labels = labels_of(export_nfd(test::assessed(facts)));
     EXPECT_EQ(labels.at("nvlink.largest-island-size"), "32");
     EXPECT_EQ(labels.count("nvlink.largest-island-gpus"), 0U);
 }
@@ -142,7 +161,7 @@ TEST(ExportNfd, AnIslandTooLargeToListKeepsItsSize) {
 TEST(ExportNfd, NoGpuIsStillAValidFile) {
     ExportFacts facts;
     facts.run.finished_unix = 1795942800;
-    const auto labels = labels_of(export_nfd(facts));
+    const auto labels = labels_of(export_nfd(test::assessed(facts)));
     EXPECT_EQ(labels.at("gpu.count"), "0");
     EXPECT_EQ(labels.at("topology"), "unknown");
     EXPECT_EQ(labels.at("doctor.verdict"), "inconclusive");
@@ -150,9 +169,9 @@ TEST(ExportNfd, NoGpuIsStillAValidFile) {
 
 TEST(ExportNfd, ExpiryDirectiveIsExactAndOptional) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
-    EXPECT_THAT(export_nfd(facts), testing::Not(testing::HasSubstr("# +")));
+    EXPECT_THAT(export_nfd(test::assessed(facts)), testing::Not(testing::HasSubstr("# +")));
     facts.run.expiry_seconds = 24 * 3600;
-    EXPECT_THAT(export_nfd(facts),
+    EXPECT_THAT(export_nfd(test::assessed(facts)),
                 testing::StartsWith("# peergate 0.1.0: generated 2026-11-29T09:00:00Z; rewritten "
                                     "atomically\n# +expiry-time=2026-11-30T09:00:00Z\n"));
 }
@@ -165,29 +184,29 @@ TEST(ExportNfd, GdrPathSaysWhereRdmaBetweenAGpuAndItsNicGoes) {
                               .acs = model::AcsControl{acs}};
     };
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.path"), "none");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("gdr.path"), "none");
     facts.doctor.nics = {
         {.path = {.device = model::PciAddress::parse("0000:07:00.0").value(),
                   .ports = {port("0000:04:18.0", 0x0000), port("0000:03:00.0", 0)}}}};
     for (const auto& [gpu_acs, expected] :
          {std::pair<std::uint16_t, const char*>{0x0000, "switch"}, {0x001d, "redirect"}}) {
         facts.doctor.ports[0] = {port("0000:04:08.0", gpu_acs), port("0000:03:00.0", 0)};
-        EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.path"), expected);
+        EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("gdr.path"), expected);
     }
 }
 
 // How a NIC can reach GPU memory: the doctor's reads of the host and of CUDA's DMA-BUF answer.
 TEST(ExportNfd, GdrMemorySaysWhetherANicCanReachGpuMemory) {
     auto facts = facts_from_topo_m("ml-engineering-network_8xH100_NV18_compacted.txt");
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "unknown");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("gdr.memory"), "unknown");
     facts.doctor.host.peer_memory_module = "";
     facts.doctor.host.kernel_release = "6.8.0-51-generic";
     facts.doctor.dma_buf = {{0, true}, {1, true}};
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "dmabuf");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("gdr.memory"), "dmabuf");
     facts.doctor.dma_buf[1] = false;
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "none");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("gdr.memory"), "none");
     facts.doctor.host.peer_memory_module = "nvidia_peermem";
-    EXPECT_EQ(labels_of(export_nfd(facts)).at("gdr.memory"), "peermem");
+    EXPECT_EQ(labels_of(export_nfd(test::assessed(facts))).at("gdr.memory"), "peermem");
 }
 
 TEST(ExportNfd, LabelValuesAreSanitisedAsGfdDoes) {

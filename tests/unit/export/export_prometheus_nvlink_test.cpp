@@ -5,6 +5,7 @@
 #include "export_facts_fixture.hpp"
 #include "export_prometheus_check.hpp"
 #include "report/exports/prometheus.hpp"
+#include "support/assessed_facts.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -35,7 +36,7 @@ ExportFacts four_link_facts() {
 }
 
 TEST(ExportPrometheusNvlink, EachLinkHasItsStateAndCounters) {
-    const auto text = export_prometheus(four_link_facts());
+    const auto text = export_prometheus(test::assessed(four_link_facts()));
     expect_well_formed(text);
     EXPECT_THAT(text,
                 testing::HasSubstr("peergate_gpu_nvlink_link_up{gpu=\"0\",link=\"0\"} 1\n"
@@ -67,11 +68,11 @@ TEST(ExportPrometheusNvlink, ADownLinkKeepsWhatTheReplacedTextfileHeld) {
         .link = 2, .counts = model::NvlinkErrorCounts::clean(model::NvlinkCounterSet::dl)};
     before.doctor.links[0].errors[2].counts.value[0] = 18;
     before.doctor.links[0].errors[2].counts.value[1] = 2;
-    const auto first = export_prometheus(before);
+    const auto first = export_prometheus(test::assessed(before));
 
     auto after = four_link_facts();
     after.run.previous_link_errors = nvlink_link_errors_in(first);
-    const auto text = export_prometheus(after);
+    const auto text = export_prometheus(test::assessed(after));
     expect_well_formed(text);
     EXPECT_THAT(text,
                 testing::HasSubstr("peergate_gpu_nvlink_link_errors_total{gpu=\"0\",link=\"2\","
@@ -94,7 +95,7 @@ TEST(ExportPrometheusNvlink, ADownLinkKeepsWhatTheReplacedTextfileHeld) {
 TEST(ExportPrometheusNvlink, ThisRunsReadingWinsOverTheCarriedOne) {
     auto facts = four_link_facts();
     facts.run.previous_link_errors[{.uuid = "GPU-0", .link = 0, .counter = "replay"}] = 40;
-    EXPECT_THAT(export_prometheus(facts),
+    EXPECT_THAT(export_prometheus(test::assessed(facts)),
                 testing::HasSubstr("peergate_gpu_nvlink_link_errors_total{gpu=\"0\",link=\"0\","
                                    "counter=\"replay\"} 5\n"));
 }
@@ -111,7 +112,8 @@ TEST(ExportPrometheusNvlink, CountsCarryOverOnlyToTheSameGpu) {
     EXPECT_EQ(carried.begin()->first.uuid, "GPU-old");
     auto facts = four_link_facts();
     facts.run.previous_link_errors = carried;
-    EXPECT_THAT(export_prometheus(facts), testing::Not(testing::HasSubstr("link=\"2\",counter=")));
+    EXPECT_THAT(export_prometheus(test::assessed(facts)),
+                testing::Not(testing::HasSubstr("link=\"2\",counter=")));
 }
 
 TEST(ExportPrometheusNvlink, TheCarriedCountsIgnoreWhatTheyDoNotKnow) {

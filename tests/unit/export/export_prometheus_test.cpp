@@ -5,6 +5,7 @@
 #include "export_prometheus_check.hpp"
 #include "report/exports/prometheus.hpp"
 #include "report/exports/prometheus_family.hpp"
+#include "support/assessed_facts.hpp"
 #include "support/pci_builders.hpp"
 #include "util/strings.hpp"
 
@@ -26,14 +27,14 @@ TEST(ExportPrometheus, WellFormedOnEveryTopology) {
                                 "unsloth_TOPO_BRIDGED_4X.txt",
                                 "unsloth_TOPO_PCIE_2X.txt"}) {
         SCOPED_TRACE(fixture);
-        expect_well_formed(export_prometheus(facts_from_topo_m(fixture)));
+        expect_well_formed(export_prometheus(test::assessed(facts_from_topo_m(fixture))));
     }
 }
 
 TEST(ExportPrometheus, AFamilyWithoutSamplesIsLeftOut) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.pairs.clear();  // as on a machine of one GPU
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_pair_nvlinks")));
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_p2p_status")));
@@ -43,7 +44,7 @@ TEST(ExportPrometheus, AFamilyWithoutSamplesIsLeftOut) {
 TEST(ExportPrometheus, LabelsFollowDcgmAndAreEscaped) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.discovery.topology->gpus[0].name = "Odd \"GPU\" \\ name\nline two";
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(
         text,
@@ -71,7 +72,7 @@ TEST(ExportPrometheus, EachExaminedGpusNvlinksUpAndSlots) {
             .down = gpu == 2 ? std::vector<int>{0, 1} : std::vector<int>{}});
     }
     facts.doctor.selection = {1, 2};
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(text, testing::HasSubstr("peergate_gpu_nvlink_slots{gpu=\"1\"} 12\n"));
     EXPECT_THAT(text, testing::HasSubstr("peergate_gpu_nvlinks_up{gpu=\"2\"} 10\n"));
@@ -82,7 +83,7 @@ TEST(ExportPrometheus, P2pStatusUsesDcgmWordsAndNvmlCodes) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.pairs[0].nvml = {"CNS", "OK", "NS", "U", ""};
     facts.doctor.pairs[0].cuda_can_access_peer = false;
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     EXPECT_THAT(
         text,
         testing::HasSubstr(
@@ -96,7 +97,8 @@ TEST(ExportPrometheus, P2pStatusUsesDcgmWordsAndNvmlCodes) {
 
 TEST(ExportPrometheus, IntegrityCountsFailedCopiesOnlyWhenAProbeRan) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
-    EXPECT_THAT(export_prometheus(facts), testing::Not(testing::HasSubstr("integrity")));
+    EXPECT_THAT(export_prometheus(test::assessed(facts)),
+                testing::Not(testing::HasSubstr("integrity")));
     model::ProbeResult probe;
     for (auto status :
          {model::CellStatus::ok, model::CellStatus::dropped, model::CellStatus::corrupted}) {
@@ -104,7 +106,7 @@ TEST(ExportPrometheus, IntegrityCountsFailedCopiesOnlyWhenAProbeRan) {
     }
     probe.cells.push_back(model::ProbeCell{.src = 1, .dst = 0, .status = model::CellStatus::error});
     facts.doctor.probe = probe;
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     EXPECT_THAT(
         text,
         testing::HasSubstr("peergate_p2p_integrity_errors_total{gpu=\"0\",peer_gpu=\"1\"} 2\n"));
@@ -131,10 +133,12 @@ TEST(ExportPrometheus, IntegrityCountsFailedCopiesOnlyWhenAProbeRan) {
 // The findings by code are not one letter from the findings by severity (issue 35).
 TEST(ExportPrometheus, EachFindingCodeGivenIsActive) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
-    facts.report.findings = {{.code = "nvlink_errors", .severity = model::Severity::warning},
-                             {.code = "nvlink_errors", .severity = model::Severity::warning},
-                             {.code = "p2p_not_supported", .severity = model::Severity::info}};
-    const auto text = export_prometheus(facts);
+    facts.report.findings = {
+        {.code = peergate::model::FindingCode::nvlink_errors, .severity = model::Severity::warning},
+        {.code = peergate::model::FindingCode::nvlink_errors, .severity = model::Severity::warning},
+        {.code = peergate::model::FindingCode::p2p_not_supported,
+         .severity = model::Severity::info}};
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(text,
                 testing::HasSubstr("peergate_doctor_finding_active{code=\"nvlink_errors\","
@@ -154,7 +158,7 @@ TEST(ExportPrometheus, BandwidthInBytesPerSecond) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.pairs[0].p2p_gbps = 389.2;
     facts.doctor.pairs[0].staged_gbps = 12.5;
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(
         text,
@@ -172,7 +176,7 @@ TEST(ExportPrometheus, BidirectionalBandwidthBesideTheOneWayRate) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
     facts.doctor.pairs[0].p2p_gbps = 24.5;
     facts.doctor.pairs[0].bidirectional_gbps = 47.25;
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(text,
                 testing::HasSubstr("# TYPE peergate_p2p_bidirectional_bandwidth_bytes_per_second "
@@ -220,7 +224,7 @@ TEST(ExportPrometheus, EachPhysicalNicAndEachGpusNearestNic) {
     auto facts = facts_with_nics();
     facts.doctor.aer[test::pci("0000:18:00.0")] =
         model::PciAer{.correctable = model::AerCounters{.counts = {{"BadTLP", 3}}}};
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     expect_well_formed(text);
     EXPECT_THAT(text,
                 testing::HasSubstr(
@@ -247,24 +251,24 @@ TEST(ExportPrometheus, NoNearestNicWhereSysfsShowedNoGpuPath) {
     auto facts = facts_with_nics();
     facts.doctor.ports.clear();  // a container without the host's /sys
     facts.doctor.selection = {1};
-    const auto text = export_prometheus(facts);
+    const auto text = export_prometheus(test::assessed(facts));
     EXPECT_THAT(text, testing::HasSubstr("peergate_nic_info{nic=\"0000:18:00.0\""));
     EXPECT_THAT(text, testing::Not(testing::HasSubstr("peergate_gpu_nearest_nic_info")));
 }
 
 TEST(ExportPrometheus, LastSuccessIsThisRunOrCarriedOver) {
     auto facts = facts_from_topo_m("unsloth_TOPO_PCIE_2X.txt");
-    const auto healthy_text = export_prometheus(facts);
+    const auto healthy_text = export_prometheus(test::assessed(facts));
     EXPECT_THAT(healthy_text,
                 testing::HasSubstr("peergate_last_success_timestamp_seconds 1795942800\n"));
     EXPECT_EQ(last_success_in(healthy_text), 1795942800.0);
 
     facts.report.verdict = policy::doctor::Verdict::problems;
     facts.run.finished_unix += 600;
-    EXPECT_THAT(export_prometheus(facts),
+    EXPECT_THAT(export_prometheus(test::assessed(facts)),
                 testing::HasSubstr("peergate_last_success_timestamp_seconds 0\n"));
     facts.run.previous_success_unix = last_success_in(healthy_text);
-    const auto unhealthy_text = export_prometheus(facts);
+    const auto unhealthy_text = export_prometheus(test::assessed(facts));
     EXPECT_THAT(unhealthy_text,
                 testing::HasSubstr("peergate_last_success_timestamp_seconds 1795942800\n"));
     EXPECT_THAT(unhealthy_text,

@@ -4,6 +4,7 @@
 #include "policy/fleet/fleet.hpp"
 
 #include "report/fleet/node_lines.hpp"
+#include "support/assessed_facts.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -286,16 +287,17 @@ report::exports::ExportFacts long_facts(const std::string& node) {
     facts.run.node_name = node;
     facts.report.verdict = policy::doctor::Verdict::problems;
     for (int i = 0; i < 12; ++i) {
-        facts.report.findings.push_back(model::Finding{.code = "code" + std::to_string(i),
+        facts.report.findings.push_back(model::Finding{.code = model::FindingCode::xid,
                                                        .severity = model::Severity::warning,
-                                                       .message = std::string(150, 'm')});
+                                                       .message = std::string(150, 'm'),
+                                                       .xid = i});
     }
     return facts;
 }
 
 TEST(FleetLines, PartsFromInterleavedNodesAreReassembled) {
-    const auto a = report::fleet::fleet_node_lines(long_facts("a"), "ha", "1");
-    const auto b = report::fleet::fleet_node_lines(long_facts("b"), "hb", "2");
+    const auto a = report::fleet::fleet_node_lines(test::assessed(long_facts("a")), "ha", "1");
+    const auto b = report::fleet::fleet_node_lines(test::assessed(long_facts("b")), "hb", "2");
     ASSERT_GT(a.size(), 2U);
     std::string text;
     for (std::size_t i = a.size(); i-- > 0;) {  // a's parts backwards, b's between them
@@ -317,7 +319,7 @@ TEST(FleetLines, PartsFromInterleavedNodesAreReassembled) {
 }
 
 TEST(FleetLines, ARecordMissingAPartIsNamed) {
-    auto parts = report::fleet::fleet_node_lines(long_facts("a"), "h", "7");
+    auto parts = report::fleet::fleet_node_lines(test::assessed(long_facts("a")), "h", "7");
     parts.erase(parts.begin() + 1);
     std::string text;
     for (const auto& line : parts) {
@@ -340,21 +342,22 @@ TEST(FleetLines, TheNodeLineNamesItsPhysicalNics) {
         {.path = {.device = pci("0000:07:01.0"), .ports = {}},
          .rdma_devices = {"mlx5_2"},
          .physical_function = pci("0000:07:00.0")}};
-    EXPECT_FALSE(report::fleet::parse_fleet_lines(report::fleet::fleet_node_line(facts, "h"), "f")
+    EXPECT_FALSE(report::fleet::parse_fleet_lines(
+                     report::fleet::fleet_node_line(test::assessed(facts), "h"), "f")
                      .nodes.at(0)
                      .nics.has_value());
     facts.doctor.ports[0] = {};  // sysfs showed GPU 0's path
-    const auto read =
-        report::fleet::parse_fleet_lines(report::fleet::fleet_node_line(facts, "h"), "f");
+    const auto read = report::fleet::parse_fleet_lines(
+        report::fleet::fleet_node_line(test::assessed(facts), "h"), "f");
     EXPECT_EQ(read.nodes.at(0).nics, std::vector<std::string>{"0000:07:00.0 mlx5_0"});
 }
 
 TEST(FleetLines, AShortRecordIsOneLine) {
     report::exports::ExportFacts facts;
     facts.run.node_name = "n";
-    const auto lines = report::fleet::fleet_node_lines(facts, "h", "1");
+    const auto lines = report::fleet::fleet_node_lines(test::assessed(facts), "h", "1");
     ASSERT_EQ(lines.size(), 1U);
-    EXPECT_EQ(lines[0], report::fleet::fleet_node_line(facts, "h"));
+    EXPECT_EQ(lines[0], report::fleet::fleet_node_line(test::assessed(facts), "h"));
 }
 
 }  // namespace

@@ -44,10 +44,15 @@ TEST(ScontrolNode, IdleErrorAndOddStates) {
 policy::doctor::DoctorReport failing() {
     policy::doctor::DoctorReport report;
     report.verdict = policy::doctor::Verdict::problems;
-    report.findings = {
-        {.code = "kernel_xid", .severity = model::Severity::warning, .gpus = {1}},
-        {.code = "probe_data_lost", .severity = model::Severity::error, .gpus = {0, 1}},
-        {.code = "pcie_p2p_under_translating_iommu", .severity = model::Severity::error}};
+    report.findings = {{.code = model::FindingCode::xid,
+                        .severity = model::Severity::warning,
+                        .gpus = {1},
+                        .xid = 13},
+                       {.code = model::FindingCode::probe_data_lost,
+                        .severity = model::Severity::error,
+                        .gpus = {0, 1}},
+                       {.code = model::FindingCode::pcie_p2p_under_translating_iommu,
+                        .severity = model::Severity::error}};
     return report;
 }
 
@@ -111,7 +116,7 @@ TEST(SlurmHealth, InconclusiveFailsAndWithoutDrainNothingIsDone) {
     EXPECT_EQ(plan.line, "fail: doctor verdict inconclusive");
     EXPECT_EQ(plan.action, SlurmAction::none);
     auto long_code = failing();
-    long_code.findings[1].code = std::string(300, 'x');
+    long_code.findings[1].gpus = std::vector<int>(300, 7);
     EXPECT_LE(policy::fleet::plan_health(long_code, policy::fleet::SlurmNodeDrain{}).reason.size(),
               200U);
 }

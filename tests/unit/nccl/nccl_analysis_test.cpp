@@ -24,8 +24,8 @@ std::string fixture(const std::string& name) {
     return text.str();
 }
 
-std::multiset<std::string> codes(const NcclAnalysis& analysis) {
-    std::multiset<std::string> out;
+std::multiset<model::FindingCode> codes(const NcclAnalysis& analysis) {
+    std::multiset<model::FindingCode> out;
     for (const auto& finding : analysis.findings) {
         out.insert(finding.code);
     }
@@ -48,7 +48,7 @@ struct RuleCase {
     const char* name;
     std::string log;
     const char* topology;  // topo -m fixture or nullptr
-    std::multiset<std::string> expected;
+    std::multiset<model::FindingCode> expected;
 };
 
 TEST(NcclAnalysis, FindingRules) {
@@ -174,13 +174,13 @@ TEST(NcclAnalysis, NvlinkUnusedFromTheLogsOwnTopologyDump) {
     const auto log = test::parse_nccl_log(fixture("handwritten-nvlink-unused.log"));
     const auto analysis = analyze_nccl_log(log, nullptr);
     EXPECT_EQ(codes(analysis),
-              (std::multiset<std::string>{kNcclNvlinkUnused,
-                                          kNcclNvlinkUnused,
-                                          kNcclNvlinkUnused,
-                                          kNcclNvlinkUnused,
-                                          kNcclInitIncomplete,
-                                          kNcclP2pDisabled,
-                                          kNcclGraphWorse}));
+              (std::multiset<model::FindingCode>{kNcclNvlinkUnused,
+                                                 kNcclNvlinkUnused,
+                                                 kNcclNvlinkUnused,
+                                                 kNcclNvlinkUnused,
+                                                 kNcclInitIncomplete,
+                                                 kNcclP2pDisabled,
+                                                 kNcclGraphWorse}));
     EXPECT_TRUE(analysis.has_error());
     ASSERT_FALSE(analysis.findings.empty());
     EXPECT_EQ(analysis.findings.front().severity, model::Severity::error);
@@ -223,9 +223,9 @@ TEST(NcclAnalysis, RealTopoMFixturesFromTheSharedSet) {
         kTwoRanks + "h:1:1 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[1] via SHM/direct/direct\n");
     const auto nvlink = read("unsloth_TOPO_NVLINK_8X.txt");
     EXPECT_EQ(codes(analyze_nccl_log(log, &nvlink)),
-              (std::multiset<std::string>{kNcclNvlinkUnused}));
+              (std::multiset<model::FindingCode>{kNcclNvlinkUnused}));
     const auto pcie = read("unsloth_TOPO_PCIE_2X.txt");
-    EXPECT_EQ(codes(analyze_nccl_log(log, &pcie)), (std::multiset<std::string>{}));
+    EXPECT_EQ(codes(analyze_nccl_log(log, &pcie)), (std::multiset<model::FindingCode>{}));
 }
 
 TEST(NcclAnalysis, BusIdOfPciAddress) {
@@ -248,7 +248,7 @@ TEST(NcclTopologyJson, ReadsTopoJsonAndRejectsOthers) {
         "h:2:2 [1] NCCL INFO comm 0x2 rank 1 nranks 2 cudaDev 1 busId 1c000 - Init COMPLETE\n"
         "h:1:1 [0] NCCL INFO Channel 00 : 0[0] -> 1[1] via SHM/direct/direct\n");
     const auto analysis = analyze_nccl_log(log, &*topology);
-    EXPECT_EQ(codes(analysis), (std::multiset<std::string>{kNcclNvlinkUnused}));
+    EXPECT_EQ(codes(analysis), (std::multiset<model::FindingCode>{kNcclNvlinkUnused}));
 
     EXPECT_FALSE(sources::documents::parse_topology_document("{}"));
     EXPECT_FALSE(sources::documents::parse_topology_document("not json"));

@@ -25,7 +25,7 @@ NcclAnalysis diag_analysis_of(const std::string& fixture) {
 }
 
 std::vector<const model::Finding*> diag_findings_coded(const NcclAnalysis& analysis,
-                                                       std::string_view code) {
+                                                       model::FindingCode code) {
     std::vector<const model::Finding*> out;
     for (const auto& finding : analysis.findings) {
         if (finding.code == code) {
@@ -116,13 +116,13 @@ TEST(NcclDiagFindings, AnIndirectPairIsSkippedNotPassed) {
 
 TEST(NcclDiagFindings, RasDeadMissingAndUnresponsiveAreWarnings) {
     const auto analysis = diag_analysis_of("handwritten-ras-dead-process.log");
-    for (const char* code : {kNcclRasProcessDead,
-                             kNcclRasRanksMissing,
-                             kNcclRasProcessUnresponsive,
-                             kNcclRasCheckIssue}) {
+    for (const model::FindingCode code : {kNcclRasProcessDead,
+                                          kNcclRasRanksMissing,
+                                          kNcclRasProcessUnresponsive,
+                                          kNcclRasCheckIssue}) {
         const auto found = diag_findings_coded(analysis, code);
-        ASSERT_EQ(found.size(), 1U) << code;
-        EXPECT_EQ(found[0]->severity, Severity::warning) << code;
+        ASSERT_EQ(found.size(), 1U) << model::id(code);
+        EXPECT_EQ(found[0]->severity, Severity::warning) << model::id(code);
     }
     const auto dead = diag_findings_coded(analysis, kNcclRasProcessDead);
     EXPECT_NE(dead[0]->message.find("10.20.0.12"), std::string::npos) << dead[0]->message;
@@ -131,8 +131,8 @@ TEST(NcclDiagFindings, RasDeadMissingAndUnresponsiveAreWarnings) {
     // Rank 1 never reached Init COMPLETE (nccl_init_incomplete, an error of its own); no RAS
     // finding is one.
     for (const auto& finding : analysis.findings) {
-        if (finding.code.starts_with("nccl_ras_")) {
-            EXPECT_EQ(finding.severity, Severity::warning) << finding.code;
+        if (finding.id().starts_with("nccl_ras_")) {
+            EXPECT_EQ(finding.severity, Severity::warning) << finding.id();
         }
     }
 }

@@ -25,7 +25,7 @@ model::Topology nv12_four() {
     return *topology;
 }
 
-const model::Finding* finding_coded(const NcclAnalysis& analysis, std::string_view code) {
+const model::Finding* finding_coded(const NcclAnalysis& analysis, model::FindingCode code) {
     const auto found = std::find_if(analysis.findings.begin(),
                                     analysis.findings.end(),
                                     [&](const model::Finding& f) { return f.code == code; });

@@ -29,7 +29,7 @@ TEST(KernelFindings, AmdViFaultsFromAGpuAreAnErrorNamingTheGpu) {
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "amd_vi_fault_gpu");
+    EXPECT_EQ(findings[0].id(), "amd_vi_fault_gpu");
     EXPECT_EQ(findings[0].severity, Severity::error);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
     EXPECT_NE(findings[0].message.find("GPU 1"), std::string::npos) << findings[0].message;
@@ -44,7 +44,7 @@ TEST(KernelFindings, IommuFaultsOfOtherDevicesAreOnlyInformation) {
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "dmar_fault_other_device");
+    EXPECT_EQ(findings[0].id(), "dmar_fault_other_device");
     EXPECT_EQ(findings[0].severity, Severity::info);
     EXPECT_TRUE(findings[0].gpus.empty());
 }
@@ -58,13 +58,13 @@ TEST(KernelFindings, XidsMatchGpusIgnoringThePciFunctionAndCarryTheirMeaning) {
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 4U);
-    EXPECT_EQ(findings[0].code, "xid_79");
+    EXPECT_EQ(findings[0].id(), "xid_79");
     EXPECT_EQ(findings[0].severity, Severity::error);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
     EXPECT_EQ(findings[0].xid, 79);
     EXPECT_EQ(findings[1].severity, Severity::warning);  // row remapping: memory health
     EXPECT_EQ(findings[2].severity, Severity::error);    // NVLink error
-    EXPECT_EQ(findings[3].code, "xid_999");              // unknown Xids are still reported
+    EXPECT_EQ(findings[3].id(), "xid_999");              // unknown Xids are still reported
     EXPECT_EQ(findings[3].severity, Severity::warning);
 }
 
@@ -89,7 +89,7 @@ TEST(KernelFindings, HowOftenCountsRepeatsAndTheKernelsSuppressedCallbacks) {
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 2U);
-    EXPECT_EQ(findings[0].code, "dmar_fault_gpu");
+    EXPECT_EQ(findings[0].id(), "dmar_fault_gpu");
     EXPECT_NE(findings[0].message.find("(2 times, and 2474 more suppressed by the kernel)"),
               std::string::npos)
         << findings[0].message;
@@ -101,7 +101,7 @@ TEST(KernelFindings, FallenOffTheBusWithoutAnXidReadsAsXid79) {
         sources::host::parse_kernel_log("NVRM: GPU at 0000:41:00.0 has fallen off the bus.\n");
     const auto findings = kernel_findings(events, nullptr);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "xid_79");
+    EXPECT_EQ(findings[0].id(), "xid_79");
     EXPECT_TRUE(findings[0].gpus.empty());  // no topology: the bus id alone names it
     EXPECT_NE(findings[0].message.find("0000:41:00.0"), std::string::npos);
 }
@@ -132,7 +132,7 @@ TEST(Doctor, NoDriverIsInconclusiveAndSaysWhatWasLookedFor) {
     const auto report = diagnose(input);
     EXPECT_EQ(report.verdict, Verdict::inconclusive);
     ASSERT_EQ(report.findings.size(), 1U);
-    EXPECT_EQ(report.findings[0].code, "no_nvidia_driver");
+    EXPECT_EQ(report.findings[0].id(), "no_nvidia_driver");
     EXPECT_NE(report.findings[0].message.find("libnvidia-ml.so.1"), std::string::npos);
     EXPECT_NE(report.findings[0].remedy.find("--simulate pcie-rtx6000ada-2x-iommu doctor"),
               std::string::npos);
@@ -147,7 +147,7 @@ TEST(Doctor, PcieOnBareMetalWithTranslatingIommuIsAProblemButNotUnderAHypervisor
     auto report = diagnose(input);
     EXPECT_EQ(report.verdict, Verdict::problems);
     ASSERT_FALSE(report.findings.empty());
-    EXPECT_EQ(report.findings[0].code, "pcie_p2p_under_translating_iommu");
+    EXPECT_EQ(report.findings[0].id(), "pcie_p2p_under_translating_iommu");
     EXPECT_NE(report.findings[0].message.find("GPU 0 to GPU 1 is NODE"), std::string::npos);
     input.host.hypervisor = true;
     EXPECT_EQ(diagnose(input).verdict, Verdict::healthy);
@@ -163,7 +163,7 @@ TEST(KernelFindings, AnUncorrectedAerReportOfAGpuIsAnErrorOnThatGpu) {
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(sources::host::parse_kernel_log(kGpuAer), &topology);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "pcie_aer_logged_nonfatal");
+    EXPECT_EQ(findings[0].id(), "pcie_aer_logged_nonfatal");
     EXPECT_EQ(findings[0].severity, Severity::error);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
     EXPECT_NE(findings[0].message.find("Transaction Layer: CmpltTO"), std::string::npos)
@@ -183,7 +183,7 @@ TEST(KernelFindings, AnAerStormOnTheRootPortAboveAGpuIsAFindingOnThatGpu) {
         {model::PciAddress::parse("0000:80:01.1").value(), {1}}};
     const auto findings = kernel_findings(events, &topology, through);
     ASSERT_EQ(findings.size(), 1U);
-    EXPECT_EQ(findings[0].code, "pcie_aer_logged_corrected");
+    EXPECT_EQ(findings[0].id(), "pcie_aer_logged_corrected");
     EXPECT_EQ(findings[0].severity, Severity::warning);
     EXPECT_EQ(findings[0].gpus, std::vector<int>{1});
     EXPECT_NE(findings[0].message.find("on the path of GPU 1"), std::string::npos)
@@ -202,7 +202,7 @@ TEST(KernelFindings, AFatalSxidIsAnErrorOfTheSwitchNotAGpuXid) {
     const auto topology = two_gpus("00000000:05:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 2U);
-    EXPECT_EQ(findings[0].code, "sxid_20034");
+    EXPECT_EQ(findings[0].id(), "sxid_20034");
     EXPECT_EQ(findings[0].severity, Severity::error);
     EXPECT_FALSE(findings[0].xid.has_value());
     EXPECT_TRUE(findings[0].gpus.empty()) << "a switch's address is never a GPU's";
@@ -212,7 +212,7 @@ TEST(KernelFindings, AFatalSxidIsAnErrorOfTheSwitchNotAGpuXid) {
     EXPECT_EQ(findings[0].line,
               "nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 63 "
               "LTSSM Fault Up");
-    EXPECT_EQ(findings[1].code, "sxid_22013");
+    EXPECT_EQ(findings[1].id(), "sxid_22013");
     EXPECT_EQ(findings[1].severity, Severity::warning);
 }
 
@@ -226,9 +226,9 @@ TEST(KernelFindings, AnXid79AndTheFallenOffLineAfterItAreOneFinding) {
     const auto topology = two_gpus("00000000:41:00.0", "00000000:81:00.0");
     const auto findings = kernel_findings(events, &topology);
     ASSERT_EQ(findings.size(), 2U);
-    EXPECT_EQ(findings[0].code, "xid_79");
+    EXPECT_EQ(findings[0].id(), "xid_79");
     EXPECT_EQ(findings[0].gpus, std::vector<int>{0});
-    EXPECT_EQ(findings[1].code, "xid_79");
+    EXPECT_EQ(findings[1].id(), "xid_79");
     EXPECT_EQ(findings[1].gpus, std::vector<int>{1});
 }
 

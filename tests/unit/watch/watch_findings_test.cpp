@@ -16,7 +16,7 @@ using namespace watch_test;  // NOLINT(google-build-using-namespace)
 std::vector<std::string> codes(const std::vector<model::Finding>& findings) {
     std::vector<std::string> out;
     for (const auto& f : findings) {
-        out.push_back(f.code);
+        out.push_back(f.id());
     }
     return out;
 }
@@ -24,7 +24,7 @@ std::vector<std::string> codes(const std::vector<model::Finding>& findings) {
 const model::Finding* with_code(const std::vector<model::Finding>& findings,
                                 const std::string& code) {
     const auto it = std::find_if(
-        findings.begin(), findings.end(), [&](const auto& f) { return f.code == code; });
+        findings.begin(), findings.end(), [&](const auto& f) { return f.id() == code; });
     return it == findings.end() ? nullptr : &*it;
 }
 
