@@ -213,9 +213,7 @@ Finding standing_finding(const GpuLinks& gpu, const std::vector<LinkCounts>& lin
             "grow mark a marginal link: run 'dcgmi diag -r 3', then reseat or repair it.{}",
             gpu.gpu,
             severity == Severity::error
-                ? fmt::format(" Meanwhile leave GPU {} out of tensor-parallel groups "
-                              "('peergate place --gpus' without it).",
-                              gpu.gpu)
+                ? fmt::format(" Meanwhile leave GPU {} out of tensor-parallel groups.", gpu.gpu)
                 : "")};
 }
 
