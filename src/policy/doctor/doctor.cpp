@@ -311,10 +311,14 @@ void add_gpu_nic_findings(const std::vector<GpuNicPath>& paths,
 void add_link_findings(const DoctorInput& input, DoctorReport& report) {
     add_findings(about_examined(input, nvlink_down_findings(input.links)), report);
     add_findings(about_examined(input, nvlink_error_findings(input.links)), report);
-    add_findings(
-        about_examined(input,
-                       nvlink_errors_under_load_findings(input.links, input.links_after_probe)),
-        report);
+    // The probe's device time is how long it moved data between the two reads.
+    add_findings(about_examined(input,
+                                nvlink_errors_under_load_findings(
+                                    input.links,
+                                    input.links_after_probe,
+                                    "the probe moved data",
+                                    input.probe ? input.probe->device_s : std::nullopt)),
+                 report);
     if (const auto* topology = input.discovery.described()) {
         add_findings(pcie_link_findings(pcie_links(input, *topology)), report);
         add_findings(nic_link_findings(nic_pcie_links(input), input.nics), report);

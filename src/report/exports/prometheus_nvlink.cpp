@@ -5,8 +5,8 @@
 #include "report/exports/prometheus_family.hpp"
 
 #include <algorithm>
-#include <map>
 #include <optional>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -86,28 +86,51 @@ std::string per_link_families(const std::vector<NvlinkLinkReport>& links) {
     return up.text() + errors.text() + read.text();
 }
 
-// The same counters summed over each GPU's links, up and down alike; a counter no link has
-// a count for has no sample. Issue 35: before, the sum covered the active links only, so it
-// fell when a link went down; kept for one release.
+// Each GPU's sum of one counter over its links, up and down alike; nullopt where no link has
+// a count for it (the other generation's counters), or where some link has none while others
+// do (a link down or silent with nothing carried over). Such a sum would leave out counts an
+// earlier run may have added, and fall: a reset to Prometheus (issue 52). No sample is the
+// series ending instead, and it comes back, no lower, once every link's count is known again.
+std::optional<double> gpu_sum(const std::vector<NvlinkLinkReport>& links, int gpu, std::size_t c) {
+    double sum = 0;
+    int known = 0;
+    int unknown = 0;
+    for (const auto& link : links) {
+        if (link.gpu != gpu) {
+            continue;
+        }
+        if (const auto& count = link.counts[c]) {
+            sum += *count;
+            ++known;
+        } else {
+            ++unknown;
+        }
+    }
+    return known > 0 && unknown == 0 ? std::optional<double>(sum) : std::nullopt;
+}
+
+// The same counters summed over each GPU's links (gpu_sum). Issue 35: before, the sum
+// covered the active links only, so it fell when a link went down; kept for one release.
 std::string per_gpu_sum_family(const std::vector<NvlinkLinkReport>& links) {
     Family errors("peergate_gpu_nvlink_errors_total",
                   "counter",
                   "DEPRECATED: use peergate_gpu_nvlink_link_errors_total (one series per link). "
                   "NVLink errors since the driver loaded, summed over the GPU's links, up or "
                   "down, by counter (replay, recovery, crc_flit, crc_data; NVLink5 "
-                  "link_recovery_events, effective_errors).");
-    std::map<std::pair<int, std::size_t>, double> sums;  // (GPU, counter)
+                  "link_recovery_events, effective_errors); no sample while a link's count is "
+                  "unknown.");
+    std::set<int> gpus;
     for (const auto& link : links) {
+        gpus.insert(link.gpu);
+    }
+    for (const int gpu : gpus) {
         for (std::size_t c = 0; c < model::kNvlinkCounters; ++c) {
-            if (const auto& count = link.counts[c]) {
-                sums[{link.gpu, c}] += *count;
+            if (const auto sum = gpu_sum(links, gpu, c)) {
+                errors.sample({{"gpu", std::to_string(gpu)},
+                               {"counter", std::string(model::kNvlinkCounterNames[c])}},
+                              *sum);
             }
         }
-    }
-    for (const auto& [key, sum] : sums) {
-        errors.sample({{"gpu", std::to_string(key.first)},
-                       {"counter", std::string(model::kNvlinkCounterNames[key.second])}},
-                      sum);
     }
     return errors.text();
 }

@@ -2,47 +2,63 @@
 #include "report/topology/text.hpp"
 
 #include "report/topology/json.hpp"
+#include "report/topology/text_columns.hpp"
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
+
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace peergate::report::topology {
 
 namespace {
 
-constexpr const char* kGreen = "\x1b[32m";
-constexpr const char* kYellow = "\x1b[33m";
-constexpr const char* kRed = "\x1b[31m";
-constexpr const char* kReset = "\x1b[0m";
+constexpr std::string_view kGreen = "\x1b[32m";
+constexpr std::string_view kYellow = "\x1b[33m";
+constexpr std::string_view kRed = "\x1b[31m";
 
-std::string paint(const model::LinkLabel& label, bool color) {
-    const std::string token = label.kind == model::LinkKind::self ? " X " : label.to_token();
-    std::string cell = fmt::format("{:<6}", token);
-    if (!color || label.kind == model::LinkKind::self) {
-        return cell;
+// A matrix cell: nvidia-smi's token (" X " on the diagonal), green for NVLink, yellow for a
+// PCIe path within a host bridge, red past it, when colour is on.
+TextCell paint(const model::LinkLabel& label, bool color) {
+    if (label.kind == model::LinkKind::self) {
+        return {.text = " X "};
     }
-    const char* tint = label.is_nvlink()                    ? kGreen
-                       : label.kind <= model::LinkKind::phb ? kYellow
-                                                            : kRed;
-    return std::string(tint) + cell + kReset;
+    if (!color) {
+        return {.text = label.to_token()};
+    }
+    const std::string_view tint = label.is_nvlink()                    ? kGreen
+                                  : label.kind <= model::LinkKind::phb ? kYellow
+                                                                       : kRed;
+    return {.text = label.to_token(), .tint = tint};
+}
+
+// The header row: an empty corner, then "GPU<n>" for each GPU, then `trailing`.
+TextRow header_row(const model::Topology& t, const std::vector<std::string>& trailing) {
+    TextRow row{{.text = ""}};
+    for (const auto& gpu : t.gpus) {
+        row.push_back({.text = fmt::format("GPU{}", gpu.index)});
+    }
+    for (const auto& name : trailing) {
+        row.push_back({.text = name});
+    }
+    return row;
 }
 
 void append_matrix(std::string& out, const model::Topology& t, bool color) {
-    out += fmt::format("{:<6}", "");
-    for (const auto& gpu : t.gpus) {
-        out += fmt::format("{:<6}", fmt::format("GPU{}", gpu.index));
-    }
-    out += fmt::format("{:<14}{}\n", "CPU Affinity", "NUMA");
+    std::vector<TextRow> rows{header_row(t, {"CPU Affinity", "NUMA"})};
     for (std::size_t p = 0; p < t.size(); ++p) {
-        out += fmt::format("{:<6}", fmt::format("GPU{}", t.gpus[p].index));
-        for (std::size_t q = 0; q < t.size(); ++q) {
-            out += paint(t.matrix[p][q], color);
-        }
         const auto& gpu = t.gpus[p];
-        out += fmt::format("{:<14}{}\n",
-                           gpu.cpu_affinity.empty() ? "N/A" : gpu.cpu_affinity,
-                           gpu.numa_node ? std::to_string(*gpu.numa_node) : "N/A");
+        TextRow row{{.text = fmt::format("GPU{}", gpu.index)}};
+        for (std::size_t q = 0; q < t.size(); ++q) {
+            row.push_back(paint(t.matrix[p][q], color));
+        }
+        row.push_back({.text = gpu.cpu_affinity.empty() ? "N/A" : gpu.cpu_affinity});
+        row.push_back({.text = gpu.numa_node ? std::to_string(*gpu.numa_node) : "N/A"});
+        rows.push_back(std::move(row));
     }
+    out += columns_to_text(rows);
 }
 
 void append_gpus(std::string& out, const model::Topology& t) {
@@ -126,11 +142,7 @@ std::string nics_to_text(const policy::placement::NicAffinity& affinity,
     if (affinity.nics.empty()) {
         return "";
     }
-    std::string out = fmt::format("{:<6}", "");
-    for (const auto& gpu : t.gpus) {
-        out += fmt::format("{:<6}", fmt::format("GPU{}", gpu.index));
-    }
-    out += "NUMA  Names\n";
+    std::vector<TextRow> rows{header_row(t, {"NUMA", "Names"})};
     std::size_t virtual_functions = 0;
     for (std::size_t n = 0; n < affinity.nics.size(); ++n) {
         const auto& nic = affinity.nics[n];
@@ -138,14 +150,15 @@ std::string nics_to_text(const policy::placement::NicAffinity& affinity,
             ++virtual_functions;  // where its physical function is: a row would repeat it
             continue;
         }
-        out += fmt::format("{:<6}", fmt::format("NIC{}", n));
+        TextRow row{{.text = fmt::format("NIC{}", n)}};
         for (const auto& label : affinity.labels[n]) {
-            out += paint(label, style.color);
+            row.push_back(paint(label, style.color));
         }
-        out += fmt::format("{:<6}{}\n",
-                           nic.numa_node ? std::to_string(*nic.numa_node) : "N/A",
-                           nic_names(affinity, nic));
+        row.push_back({.text = nic.numa_node ? std::to_string(*nic.numa_node) : "N/A"});
+        row.push_back({.text = nic_names(affinity, nic)});
+        rows.push_back(std::move(row));
     }
+    std::string out = columns_to_text(rows);
     std::vector<std::string> nearest;
     for (std::size_t p = 0; p < t.size(); ++p) {
         nearest.push_back(nearest_nic_text(affinity, p, t.gpus[p].index));

@@ -18,11 +18,13 @@ std::string errors_machine() {
     return std::string(PEERGATE_TEST_FIXTURES) + "/machines/nvlink-errors-8x.json";
 }
 
-TEST(DoctorNvlinkErrors, NamesTheLinksThatCountErrors) {
+// Graded by the counts (issue 52): GPU 2's 1,200 replays and 310 CRC errors on one link are
+// an error, GPU 5's 18 replays and 2 recoveries a warning, and the error fails the node.
+TEST(DoctorNvlinkErrors, NamesTheLinksThatCountErrorsGradedByTheCounts) {
     const auto run = run_peergate({"--simulate", errors_machine(), "doctor", "--json"});
-    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;  // warnings do not fail the node
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
     const auto doc = stdout_json(run);
-    EXPECT_EQ(doc["verdict"], "healthy");
+    EXPECT_EQ(doc["verdict"], "problems");
     int seen = 0;
     for (const auto& finding : doc["findings"]) {
         if (finding["code"] != "nvlink_errors") {
@@ -31,7 +33,7 @@ TEST(DoctorNvlinkErrors, NamesTheLinksThatCountErrors) {
         ++seen;
         const auto message = finding["message"].get<std::string>();
         if (finding["gpus"].dump() == "[2]") {
-            EXPECT_EQ(finding["severity"], "info");
+            EXPECT_EQ(finding["severity"], "error");
             EXPECT_NE(message.find("link 5: 1200 replays, 310 CRC flit errors"), std::string::npos)
                 << message;
         } else {
@@ -51,18 +53,24 @@ TEST(DoctorNvlinkErrors, NamesTheLinksThatCountErrors) {
     EXPECT_FALSE(links[0].contains("errors_after_probe"));  // no probe, no second read
 }
 
+// GPU 6's link gains 40 replays and 160 CRC flit errors under the probe's load: an error,
+// which fails the node; GPU 5's standing counts alone would not (a warning).
 TEST(DoctorNvlinkErrors, TheProbeShowsALinkThatDegradesUnderLoad) {
     const auto run = run_peergate(
         {"--simulate", errors_machine(), "doctor", "--probe", "--gpus", "5,6", "--json"});
-    EXPECT_EQ(run.process.exit_code, 0) << run.process.err;
+    EXPECT_EQ(run.process.exit_code, 1) << run.process.err;
     const auto doc = stdout_json(run);
+    EXPECT_EQ(doc["verdict"], "problems");
     const auto* grown = find_finding(doc, "nvlink_errors_under_load");
     ASSERT_NE(grown, nullptr) << doc["findings"].dump(2);
-    EXPECT_EQ((*grown)["severity"], "warning");
+    EXPECT_EQ((*grown)["severity"], "error");
     EXPECT_EQ((*grown)["gpus"].dump(), "[6]");
-    EXPECT_NE(
-        (*grown)["message"].get<std::string>().find("link 3: +40 replays, +160 CRC flit errors"),
-        std::string::npos);
+    EXPECT_NE((*grown)["message"].get<std::string>().find("+40 replays, +160 CRC flit errors"),
+              std::string::npos)
+        << (*grown)["message"];
+    const auto* standing = find_finding(doc, "nvlink_errors");
+    ASSERT_NE(standing, nullptr);
+    EXPECT_EQ((*standing)["severity"], "warning");
     const auto& gpu6 = doc["layers"]["peer_access"]["nvlinks"][6];
     EXPECT_EQ(gpu6["errors"].dump(), "[]");
     EXPECT_EQ(gpu6["errors_after_probe"][0]["replay"], 40);

@@ -4,13 +4,16 @@
 // nvlink-errors-down-8x.json has no reading; before, its 18 replays left the GPU's sum (18 -> 0),
 // which Prometheus reads as a reset and, once the link came back, as 18 new replays.
 #include "support/peergate_process.hpp"
+#include "support/prometheus_text.hpp"
 #include "support/sim_machines.hpp"
 #include "util/atomic_file.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 namespace peergate::test {
 namespace {
@@ -80,6 +83,54 @@ TEST(ExportNvlinkCounters, NothingIsMadeUpWithoutAnEarlierReading) {
     EXPECT_THAT(text,
                 testing::HasSubstr("peergate_gpu_nvlink_link_errors_total{gpu=\"5\",link=\"8\","
                                    "counter=\"replay\"} 0\n"));
+}
+
+// Issue 52: no counter series falls across runs on one boot, whether each run stands alone
+// (stdout, then moved into place: nothing to carry from) or replaces the same textfile. Without
+// an earlier reading, GPU 5's sum cannot include its down link's 18 replays and 2 recoveries,
+// so it has no sample rather than falling from 20 to 0; its link's own series ends too.
+TEST(ExportNvlinkCounters, NoCounterFallsWhenALinkGoesDownBetweenStandaloneRuns) {
+    std::map<std::string, double> last;
+    for (const char* machine : {"nvlink-errors-8x", "nvlink-errors-down-8x", "nvlink-errors-8x"}) {
+        const auto run =
+            run_peergate({"--simulate", fixture_machine(machine), "export", "prometheus"});
+        ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+        EXPECT_THAT(counters_that_fell(run.process.out, last), testing::IsEmpty()) << machine;
+        if (std::string(machine) == "nvlink-errors-down-8x") {
+            EXPECT_THAT(
+                run.process.out,
+                testing::Not(testing::HasSubstr("peergate_gpu_nvlink_errors_total{gpu=\"5\"")));
+            EXPECT_THAT(run.process.out,
+                        testing::HasSubstr(
+                            "peergate_gpu_nvlink_errors_total{gpu=\"4\",counter=\"replay\"} 0\n"));
+        }
+    }
+    EXPECT_EQ(last["peergate_gpu_nvlink_errors_total{gpu=\"5\",counter=\"replay\"}"], 18);
+}
+
+// The same through one textfile, with a run that examined other GPUs in between: that file has
+// nothing of GPU 5 to carry, so the next run cannot sum its down link either.
+TEST(ExportNvlinkCounters, NoCounterFallsAcrossRunsIntoOneTextfile) {
+    const ScratchDir scratch;
+    const auto file = scratch.file("peergate.prom");
+    std::map<std::string, double> last;
+    const std::vector<std::vector<std::string>> runs{{"nvlink-errors-8x"},
+                                                     {"nvlink-errors-down-8x"},
+                                                     {"nvlink-errors-8x", "--gpus", "0,1"},
+                                                     {"nvlink-errors-down-8x"},
+                                                     {"nvlink-errors-down-8x"},
+                                                     {"nvlink-errors-8x"}};
+    for (const auto& args : runs) {
+        std::vector<std::string> argv{
+            "--simulate", fixture_machine(args[0]), "export", "prometheus", "--output", file};
+        argv.insert(argv.end(), args.begin() + 1, args.end());
+        const auto run = run_peergate(argv);
+        ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+        EXPECT_THAT(counters_that_fell(util::read_file(file).value_or(""), last),
+                    testing::IsEmpty())
+            << testing::PrintToString(args);
+    }
+    EXPECT_EQ(last["peergate_gpu_nvlink_errors_total{gpu=\"5\",counter=\"recovery\"}"], 2);
 }
 
 // The per-run and per-GPU families that the per-link ones replace say so at the start of HELP.

@@ -96,5 +96,28 @@ TEST(TopoText, PipeGetsNoColourAndTheWholeReport) {
     EXPECT_NE(out.find("NVLink islands: {0,1} {2,3}"), std::string::npos) << out;
 }
 
+// Issue 52: on a DGX H100 the second socket's CPU list (52-103,156-207) is wider than the
+// column's old fixed width, and the NUMA node was glued onto it ("52-103,156-2071"). Each
+// column is now as wide as its widest cell, two spaces apart, and the header lines up.
+TEST(TopoText, AWideCpuListKeepsItsOwnColumn) {
+    const auto run = test::run_peergate(
+        {"topo",
+         "--from",
+         test::fixture_path("topo_m", "ml-engineering-perf_8xH100_NV18_ht_cpulists.txt")});
+    ASSERT_EQ(run.process.exit_code, 0) << run.process.err;
+    const std::string& out = run.process.out;
+    EXPECT_NE(
+        out.find("      GPU0  GPU1  GPU2  GPU3  GPU4  GPU5  GPU6  GPU7  CPU Affinity    NUMA\n"),
+        std::string::npos)
+        << out;
+    EXPECT_NE(out.find("GPU0   X    NV18  NV18  NV18  NV18  NV18  NV18  NV18  0-51,104-155    0\n"),
+              std::string::npos)
+        << out;
+    EXPECT_NE(out.find("GPU4  NV18  NV18  NV18  NV18   X    NV18  NV18  NV18  52-103,156-207  1\n"),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("156-2071"), std::string::npos) << out;
+}
+
 }  // namespace
 }  // namespace peergate
