@@ -111,6 +111,17 @@ struct GateInput {
     std::vector<std::string> notes;
 };
 
+// Whether any CUDA program can start on this node (policy/gate/node_usability.hpp): false
+// only on the driver's word that none can (docs/gate-rules.md §2, cuda_unavailable), whatever
+// rule decided P2P; true is not proof that the GPUs work.
+struct NodeUsability {
+    bool usable = true;
+    std::string rule;    // "cuda_unavailable" where not usable; empty where usable
+    std::string reason;  // why not, and what to do; empty where usable
+
+    friend bool operator==(const NodeUsability&, const NodeUsability&) = default;
+};
+
 // One variable peergate sets, with why.
 struct EnvSetting {
     std::string name;
@@ -142,6 +153,7 @@ struct GateDecision {
     std::vector<std::string> warnings;
     model::TopologySource topology_source = model::TopologySource::none;
     model::IommuMode iommu = model::IommuMode::unknown;
+    NodeUsability node;  // `gate` exits 3, and exec and watch start nothing, where not usable
 
     // The value set for `name`, if any.
     std::optional<std::string> set_value(std::string_view name) const;
