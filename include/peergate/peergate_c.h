@@ -22,7 +22,9 @@ extern "C" {
               redirect the host discovery, as for the peergate command.
      gpus:    "0,1,3" (nvidia-smi indices) or "all"; NULL: the inherited environment decides.
      profile: "llama.cpp", "nccl", "vllm", "sglang" or "all"; NULL: "llama.cpp".
-   Returns 0 when P2P is allowed, 1 when it is vetoed, 2 for a bad gpus or profile (out then
+   Returns what `peergate gate` exits with: 0 when P2P is allowed, 1 when it is vetoed, 3 when
+   no CUDA program can start on this node (the document's "node_usable" is false; P2P is vetoed
+   too), 2 for a bad gpus or profile or a GPU in gpus that the host does not have (out then
    holds {"schema": "peergate.gate/v1", "error": "..."}), and -n when out_size is too small:
    n bytes (the NUL included) are needed, and out holds "" if out_size > 0. Never throws,
    never calls exit, thread-compatible (no global state). */

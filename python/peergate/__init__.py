@@ -55,8 +55,9 @@ def gate(gpus: Gpus = None, profile: str = "llama.cpp", env: Optional[Mapping[st
     gpus: nvidia-smi indices ([0, 1] or "0,1"), "all", or None (what an inherited
     CUDA_VISIBLE_DEVICES in env exposes, else every GPU). env: the environment the child
     would inherit (default os.environ; not changed). place: choose the best `place` GPUs
-    among gpus instead, as `peergate gate --place K`. Raises PeergateError for a bad list,
-    profile or placement.
+    among gpus instead, as `peergate gate --place K`. Raises PeergateError for a bad list
+    (a GPU the host does not have included), profile or placement. Where no CUDA program can
+    start on this node, the decision's node_usable is False (`peergate gate` exits 3).
 
     >>> peergate.gate(gpus=[0, 2], env={"PEERGATE_SIMULATE": "bridged-a100-4x"}).veto
     'GPU 0 to GPU 2 is SYS, not NVLink'

@@ -27,6 +27,10 @@ class Decision:
     selection: Tuple[int, ...]  # the nvidia-smi indices gated
     profile: str
     document: Dict[str, Any] = field(repr=False, compare=False)  # the peergate.gate/v1 document
+    # False where no CUDA program can start on this node (`peergate gate` exits 3, `peergate
+    # exec` starts nothing); node_reason then says why and what to do.
+    node_usable: bool = True
+    node_reason: Optional[str] = None
 
     @classmethod
     def from_document(cls, doc: Dict[str, Any]) -> "Decision":
@@ -35,7 +39,8 @@ class Decision:
                    unset=tuple(doc.get("unset", [])), kept=dict(doc.get("kept", {})),
                    warnings=tuple(doc.get("warnings", [])),
                    selection=tuple(doc.get("selection", [])), profile=doc.get("profile", ""),
-                   document=doc)
+                   document=doc, node_usable=bool(doc.get("node_usable", True)),
+                   node_reason=doc.get("node_reason"))
 
     def __str__(self) -> str:
         gpus = ",".join(str(i) for i in self.selection) or "none"

@@ -40,9 +40,26 @@ def test_gpus_all_and_the_inherited_mask(bridged):
     assert inherited.selection == (2, 3) and inherited.allowed
 
 
-def test_a_gpu_the_host_lacks_is_a_veto_not_an_error(bridged):
-    decision = peergate.gate(gpus=[0, 9], env=bridged)
-    assert not decision.allowed and decision.rule == "gpu_absent"
+def test_a_gpu_the_host_lacks_is_an_error_as_for_the_command(bridged):
+    # `peergate gate --gpus 0,9` is a usage error (exit 2): so is the package's (issue 52).
+    with pytest.raises(peergate.PeergateError,
+                       match=r"GPU 9 is not on this host \(its GPUs: 0, 1, 2, 3\)"):
+        peergate.gate(gpus=[0, 9], env=bridged)
+
+
+def test_a_usable_node_says_so(bridged):
+    decision = peergate.gate(gpus=[0, 2], env=bridged)
+    assert decision.node_usable and decision.node_reason is None
+
+
+def test_a_node_where_no_cuda_program_can_start_is_not_usable():
+    # An NVSwitch board whose fabric manager has not registered the GPUs: cuInit answers 802,
+    # and `peergate gate` exits 3 (issue 52).
+    fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests",
+                           "fixtures", "machines", "fabric-in-progress-8x.json")
+    decision = peergate.gate(gpus=[0, 1], env=simulated(fixture))
+    assert not decision.allowed and not decision.node_usable
+    assert "CUDA_ERROR_SYSTEM_NOT_READY" in decision.node_reason
 
 
 def test_profiles_decide_their_own_variables(bridged):

@@ -62,6 +62,30 @@ peergate::util::Expected<std::optional<std::string>> selection_text(
     return std::optional<std::string>(placed->gpus);
 }
 
+// The status `peergate gate` exits with (docs/contracts.md): 0 P2P allowed, 1 vetoed,
+// 3 no CUDA program can start here.
+int gate_status(const peergate::policy::gate::GateDecision& decision) {
+    if (!decision.node.usable) {
+        return 3;
+    }
+    return decision.p2p ? 0 : 1;
+}
+
+// The decision as `peergate gate` makes it; an error (status 2) for a GPU the host lacks.
+peergate::util::Expected<peergate::policy::gate::GateDecision> launch_decision(
+    const peergate::pipeline::Context& ctx,
+    const peergate::util::Expected<void>& resolved,
+    const peergate::pipeline::GateRequest& request) {
+    if (!resolved) {
+        peergate::policy::gate::GateInput input;
+        input.env = ctx.env;
+        input.selection = request.selection;
+        input.profile = request.profile;
+        return peergate::policy::gate::failed_decision(std::move(input), resolved.error().message);
+    }
+    return peergate::pipeline::decide_for_launch(ctx.seams, ctx.env, request);
+}
+
 int gate_json(const char* const* envp,
               const char* gpus,
               int place,
@@ -83,19 +107,14 @@ int gate_json(const char* const* envp,
         return write_out(error_json(request.error().message), out, out_size, 2);
     }
     request->identity_helper = peergate::pipeline::installed_peergate();  // for the identity join
-    peergate::policy::gate::GateDecision decision;
-    if (!resolved) {
-        peergate::policy::gate::GateInput input;
-        input.env = ctx.env;
-        input.selection = request->selection;
-        input.profile = request->profile;
-        decision =
-            peergate::policy::gate::failed_decision(std::move(input), resolved.error().message);
-    } else {
-        decision = peergate::pipeline::decide_for_host(ctx.seams, ctx.env, *request);
+    const auto decision = launch_decision(ctx, resolved, *request);
+    if (!decision) {
+        return write_out(error_json(decision.error().message), out, out_size, 2);
     }
-    return write_out(
-        peergate::report::gate::gate_to_json(decision).dump(), out, out_size, decision.p2p ? 0 : 1);
+    return write_out(peergate::report::gate::gate_to_json(*decision).dump(),
+                     out,
+                     out_size,
+                     gate_status(*decision));
 }
 
 int topology_json(const char* const* envp, char* out, size_t out_size) {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // peergate exec: decide, then replace this process with CMD under the decided environment
-// (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start.
+// (argv untouched, no shell). The exit status is CMD's; 2 when CMD cannot start, which includes
+// a node where no CUDA program can (docs/gate-rules.md §2, cuda_unavailable).
 #include "cli/commands.hpp"
 #include "cli/gate_command.hpp"
 #include "pipeline/gate.hpp"
 #include "pipeline/launch_binding.hpp"
 #include "pipeline/launch_place.hpp"
-#include "report/gate/render.hpp"
 #include "util/subprocess.hpp"
 
 #include <fmt/format.h>
@@ -30,6 +30,7 @@ struct ExecOptions {
     std::string profile = "llama.cpp";
     bool bind_cpus = false;
     bool bind_memory = false;
+    bool even_if_unusable = false;  // start CMD where no CUDA program can start
     int place = 0;  // --place K: the best K GPUs (among --gpus) instead of --gpus itself
     std::vector<std::string> command;
 };
@@ -79,12 +80,10 @@ int run_exec(const Invocation& inv, const ExecOptions& options) {
         return kExitError;
     }
     const auto& decision = *decided;
-    if (!inv.output.quiet) {
-        fmt::print(inv.output.err, "peergate: {}\n", report::gate::gate_to_log_line(decision));
-        for (const auto& warning : decision.warnings) {
-            fmt::print(inv.output.err, "peergate: warning: {}\n", warning);
-        }
+    if (!command_may_start(inv, decision, options.command.front(), options.even_if_unusable)) {
+        return kExitError;
     }
+    log_decision(inv, decision);
     if (options.bind_cpus) {
         const auto cpus = pipeline::bind_cpus_near_gpus(gathered, decision.selection);
         log_binding(inv, cpus.bound, "bound to ", "CPUs not bound: ", cpus.why);
@@ -118,10 +117,13 @@ Command add_exec_command(CLI::App& app) {
                   "CMD allocates host memory only from the gated GPUs' NUMA nodes (as numactl "
                   "--membind; those this process may use); where that cannot be done CMD still "
                   "starts, and the log says why");
+    add_even_if_unusable_flag(sub, options->even_if_unusable);
     sub->add_option(
         "command", options->command, "-- CMD ARGS...: the program to run and its arguments");
     sub->footer(
-        "Exit status: CMD's; 2 when CMD cannot be started or the options are wrong.\n"
+        "Exit status: CMD's; 2 when CMD cannot be started (no CUDA program can start here, "
+        "unless --even-if-unusable), a --gpus GPU is not on this host, or the options are "
+        "wrong.\n"
         "The decision is logged on stderr in one line (not with -q).");
     return Command{sub, [options](const Invocation& inv) { return run_exec(inv, *options); }};
 }

@@ -41,6 +41,9 @@ int run_gate(const Invocation& inv, const GateOptions& options) {
     } else {
         fmt::print(inv.output.out, "{}", report::gate::gate_to_text(decision));
     }
+    if (!decision.node.usable) {
+        return kExitNodeUnusable;  // P2P is vetoed too, but no job can start here at all
+    }
     return decision.p2p ? kExitOk : kExitFindings;
 }
 
@@ -63,7 +66,8 @@ Command add_gate_command(CLI::App& app) {
            "--format", options->format, "text (default), json (as --json), shell (eval-able)")
         ->check(CLI::IsMember({"text", "json", "shell"}));
     sub->footer(
-        "Exit status: 0 P2P allowed, 1 vetoed, 2 usage error.\n"
+        "Exit status: 0 P2P allowed, 1 P2P vetoed, 2 usage error (a --gpus GPU not on this "
+        "host included), 3 node unusable: no CUDA program can start here (P2P vetoed too).\n"
         "Apply to this shell: eval \"$(peergate gate --gpus 0,1 --format shell)\"");
     return Command{sub, [options](const Invocation& inv) { return run_gate(inv, *options); }};
 }

@@ -6,7 +6,6 @@
 #include "cli/option_checks.hpp"
 #include "pipeline/watch.hpp"
 #include "policy/gate/types.hpp"
-#include "report/gate/render.hpp"
 #include "report/watch/json.hpp"
 #include "report/watch/text.hpp"
 #include "util/atomic_file.hpp"
@@ -27,6 +26,7 @@ struct WatchOptions {
     std::string profile = "llama.cpp";
     int interval_ms = 1000;
     bool no_gate = false;
+    bool even_if_unusable = false;  // start CMD where no CUDA program can start
     bool attach = false;
     double seconds = 10.0;
     std::string output;
@@ -47,15 +47,11 @@ std::optional<pipeline::WatchRequest> gated_request(const Invocation& inv,
     request.start_wait = std::max(std::chrono::milliseconds(100),
                                   std::chrono::duration_cast<std::chrono::milliseconds>(
                                       std::chrono::steady_clock::now() - deciding));
-    if (!decision) {
+    if (!decision ||
+        !command_may_start(inv, *decision, options.command.front(), options.even_if_unusable)) {
         return std::nullopt;
     }
-    if (!inv.output.quiet) {  // as exec logs it
-        fmt::print(inv.output.err, "peergate: {}\n", report::gate::gate_to_log_line(*decision));
-        for (const auto& warning : decision->warnings) {
-            fmt::print(inv.output.err, "peergate: warning: {}\n", warning);
-        }
-    }
+    log_decision(inv, *decision);  // as exec logs it
     request.gpus = decision->selection;
     request.child_env = child_environment(inv, &*decision);
     request.gate = policy::watch::GateSummary{.profile = std::string(to_string(decision->profile)),
@@ -157,6 +153,7 @@ Command add_watch_command(CLI::App& app) {
         ->check(whole_number(10, 60'000));
     sub->add_flag(
         "--no-gate", options->no_gate, "run CMD with the environment as it is, undecided");
+    add_even_if_unusable_flag(sub, options->even_if_unusable);
     sub->add_flag("--attach",
                   options->attach,
                   "launch nothing: sample a job already running, for --seconds or until SIGINT");
@@ -169,7 +166,9 @@ Command add_watch_command(CLI::App& app) {
         "command", options->command, "-- CMD ARGS...: the program to run and its arguments");
     sub->footer(
         "The report goes to stderr (stdout with --attach); --json prints peergate.watch/v1 on "
-        "stdout.\nExit status: CMD's; 2 when CMD cannot be started or the options are wrong. "
+        "stdout.\nExit status: CMD's; 2 when CMD cannot be started (no CUDA program can start "
+        "here, unless --even-if-unusable), a --gpus GPU is not on this host, or the options are "
+        "wrong. "
         "With --attach: 0 sampled, 1 a warning or error finding, 2 nothing could be sampled.");
     return Command{sub, [options](const Invocation& inv) { return run_watch(inv, *options); }};
 }

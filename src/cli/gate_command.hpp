@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What `gate` and `exec` share before they part ways: parse --gpus/--for, decide for this
+// What `gate`, `exec` and `watch` share before they part ways: parse --gpus/--for, decide for this
 // host with the identity join on (this binary is the helper), or print why they cannot.
 #pragma once
 
@@ -25,14 +25,29 @@ std::optional<std::string> gpus_given(const CLI::Option* gpus_option, const std:
 util::EnvMap child_environment(const Invocation& inv, const policy::gate::GateDecision* decision);
 
 // The decision for `gpus` (nullopt: the inherited environment's GPUs) and `--for profile`;
-// nullopt after printing the usage error. `gathered`, when given, receives what the decision
-// read (the GPUs and their CPU affinity, for exec --bind-cpus). exec passes the command it
-// will run as `child_argv`.
+// nullopt after printing the usage error (a bad list or profile, a GPU the host lacks). `gathered`,
+// when given, receives what the decision read (the GPUs and their CPU affinity, for exec
+// --bind-cpus). exec passes the command it will run as `child_argv`.
 std::optional<policy::gate::GateDecision> decide_for_command(
     const Invocation& inv,
     const std::optional<std::string>& gpus,
     const std::string& profile,
     policy::gate::GateInput* gathered = nullptr,
     std::vector<std::string> child_argv = {});
+
+// --even-if-unusable for exec and watch.
+void add_even_if_unusable_flag(CLI::App* sub, bool& even_if_unusable);
+
+// exec and watch: whether `program` may start on `decision`. Not where no CUDA program can
+// start (docs/gate-rules.md §2, cuda_unavailable) unless --even-if-unusable asks for it;
+// false after printing why (with the remedy, even under -q).
+bool command_may_start(const Invocation& inv,
+                       const policy::gate::GateDecision& decision,
+                       const std::string& program,
+                       bool even_if_unusable);
+
+// exec and watch log the decision on stderr (not with -q): one line, then one per warning,
+// and a warning where the command starts on a node where no CUDA program can.
+void log_decision(const Invocation& inv, const policy::gate::GateDecision& decision);
 
 }  // namespace peergate::cli

@@ -13,6 +13,9 @@ namespace peergate::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFindings = 1;  // vetoed, data lost, problems found
 inline constexpr int kExitError = 2;     // unreadable, inconclusive, usage error
+// gate only: no CUDA program can start on this node (docs/gate-rules.md §2, cuda_unavailable),
+// told apart from a P2P veto (1) so that a launcher can send its job elsewhere.
+inline constexpr int kExitNodeUnusable = 3;
 
 struct GlobalOptions {
     std::string nvml_lib;

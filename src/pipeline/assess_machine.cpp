@@ -23,7 +23,10 @@ policy::doctor::GateOutcome gate_outcome(const Context& ctx,
         decide_safely([&] { return gate_input_from(discovery, ctx.seams, ctx.env, *request); },
                       ctx.env,
                       *request);
-    return {.p2p = decision.p2p, .rule = decision.rule, .reason = decision.reason};
+    return {.p2p = decision.p2p,
+            .rule = decision.rule,
+            .reason = decision.reason,
+            .node = decision.node};
 }
 
 }  // namespace

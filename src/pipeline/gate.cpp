@@ -4,6 +4,7 @@
 #include "pipeline/identity_join.hpp"
 #include "pipeline/probe_cache_io.hpp"
 #include "policy/gate/control.hpp"
+#include "policy/gate/selection.hpp"
 #include "sources/discovery/topology_tiers.hpp"
 #include "sources/host/host_facts_reader.hpp"
 #include "sources/host/vllm_p2p_cache.hpp"
@@ -264,6 +265,22 @@ policy::gate::GateDecision decide_for_host(const util::Seams& seams,
         },
         env,
         request);
+}
+
+util::Expected<policy::gate::GateDecision> decide_for_launch(const util::Seams& seams,
+                                                             const util::EnvMap& env,
+                                                             const GateRequest& request,
+                                                             policy::gate::GateInput* gathered) {
+    policy::gate::GateInput input;
+    auto decision = decide_for_host(seams, env, request, &input);
+    if (const auto absent = policy::gate::requested_absent(input); !absent.empty()) {
+        return util::unexpected(util::ErrorCode::invalid_input,
+                                policy::gate::absent_text(absent, policy::gate::host_gpus(input)));
+    }
+    if (gathered != nullptr) {
+        *gathered = std::move(input);
+    }
+    return decision;
 }
 
 }  // namespace peergate::pipeline

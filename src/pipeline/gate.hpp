@@ -59,4 +59,14 @@ policy::gate::GateDecision decide_for_host(const util::Seams& seams,
                                            const GateRequest& request,
                                            policy::gate::GateInput* gathered = nullptr);
 
+// decide_for_host for a launch the user named the GPUs of (gate, exec, watch, the C API): an
+// explicit selection that names a GPU the host does not have is an error (invalid_input) that
+// names it and the host's GPUs, not a veto beside a plan for that list (issue 52). Where the
+// host's GPUs cannot be read, nothing can be called absent: it decides, and vetoes, as before.
+util::Expected<policy::gate::GateDecision> decide_for_launch(
+    const util::Seams& seams,
+    const util::EnvMap& env,
+    const GateRequest& request,
+    policy::gate::GateInput* gathered = nullptr);
+
 }  // namespace peergate::pipeline

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "policy/doctor/node_state.hpp"
 
+#include "policy/gate/node_usability.hpp"
+
 #include <algorithm>
 
 namespace peergate::policy::doctor {
 
 namespace {
-
-// The gate's rule for a CUDA driver that loads and does not initialise (docs/gate-rules.md §2).
-constexpr std::string_view kCudaUnavailableRule = "cuda_unavailable";
 
 // The first finding after which no CUDA program starts (docs/doctor.md): the catalogue's
 // kNodeUnusable (no driver, a user-space driver that refuses the running kernel module, GPUs
@@ -26,7 +25,10 @@ const model::Finding* unusable_finding(const DoctorReport& report) {
 
 NodeVerdict node_verdict(const DoctorReport& report, const GateOutcome& gate) {
     // The gate's own word that CUDA cannot start outranks a finding: it names the error.
-    if (gate.rule == kCudaUnavailableRule) {
+    if (!gate.node.usable) {
+        return {NodeState::unusable, gate.node.rule, gate.node.reason};
+    }
+    if (gate.rule == gate::kCudaUnavailableRule) {  // a gate outcome read back without its node word
         return {NodeState::unusable, gate.rule, gate.reason};
     }
     if (const auto* finding = unusable_finding(report)) {

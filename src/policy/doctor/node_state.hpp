@@ -9,6 +9,7 @@
 #pragma once
 
 #include "policy/doctor/doctor.hpp"
+#include "policy/gate/types.hpp"
 
 #include <string>
 #include <string_view>
@@ -28,6 +29,9 @@ struct GateOutcome {
     bool p2p = false;
     std::string rule;
     std::string reason;
+    // The gate's word on whether any CUDA program can start (GateDecision::node): where not,
+    // its rule and reason.
+    gate::NodeUsability node;
 };
 
 // The node's verdict from the doctor's report and the gate's decision on the same read.

@@ -2,6 +2,7 @@
 #include "policy/gate/gate.hpp"
 
 #include "policy/gate/env_plan.hpp"
+#include "policy/gate/node_usability.hpp"
 #include "policy/gate/profiles.hpp"
 #include "policy/gate/rules.hpp"
 #include "policy/gate/veto.hpp"
@@ -26,6 +27,7 @@ GateDecision verdict_to_decision(const GateFacts& facts, const P2pVerdict& verdi
     d.topology_source =
         facts.input.topology ? facts.input.topology->source : model::TopologySource::none;
     d.iommu = facts.input.host.iommu;
+    d.node = node_usability(facts.input);
     d.warnings = facts.input.notes;
     d.warnings.insert(d.warnings.end(), facts.selection.notes.begin(), facts.selection.notes.end());
     return d;

@@ -2,6 +2,7 @@
 #include "policy/gate/rules.hpp"
 
 #include "policy/gate/names.hpp"
+#include "policy/gate/node_usability.hpp"
 #include "policy/gate/veto.hpp"
 #include "util/strings.hpp"
 
@@ -49,46 +50,18 @@ std::optional<Answer> rule_decision_failed(const GateFacts& f) {
                 "could not decide, so P2P stays off: " + util::join(f.input.failures, "; "));
 }
 
-// What to do about a cuInit status, in the words an operator acts on.
-std::string cuda_init_remedy(int status) {
-    switch (status) {
-        case 802:  // CUDA_ERROR_SYSTEM_NOT_READY
-            return "the NVSwitch fabric manager has not registered the GPUs: start "
-                   "nvidia-fabricmanager (systemctl start nvidia-fabricmanager) and wait for "
-                   "nvidia-smi -q to show the fabric state Completed";
-        case 100:  // CUDA_ERROR_NO_DEVICE
-            return "the child would see no CUDA device: check CUDA_VISIBLE_DEVICES and that the "
-                   "nvidia kernel module is loaded";
-        case 803:  // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
-            return "the CUDA driver library and the kernel module are different versions: "
-                   "reload the module or reboot after the driver update";
-        default:
-            return "check nvidia-smi and the kernel log (NVRM Xid) for the GPU's state";
-    }
-}
-
+// The one verdict on whether a CUDA program can start, also the decision's `node`.
 std::optional<Answer> rule_cuda_unavailable(const GateFacts& f) {
-    if (!f.input.cuda_init_failure) {
+    auto node = node_usability(f.input);
+    if (node.usable) {
         return std::nullopt;
     }
-    const auto& failure = *f.input.cuda_init_failure;
-    return veto("cuda_unavailable",
-                fmt::format("the CUDA driver is installed but does not initialise ({}), so no "
-                            "CUDA program can start here; {}",
-                            failure.detail,
-                            cuda_init_remedy(failure.status)));
+    return veto(std::move(node.rule), std::move(node.reason));
 }
 
 std::optional<Answer> rule_selection_resolves(const GateFacts& f) {
     if (!f.selection.absent.empty()) {
-        std::vector<int> on_host;
-        for (const auto& gpu : f.host) {
-            on_host.push_back(gpu.index);
-        }
-        return veto("gpu_absent",
-                    fmt::format("GPU {} is not on this host (its GPUs: {})",
-                                id_list(f.selection.absent),
-                                id_list(on_host)));
+        return veto("gpu_absent", absent_text(f.selection.absent, f.host));
     }
     if (!f.selection.unmapped.empty()) {
         return veto("gpu_absent",

@@ -5,6 +5,7 @@
 #include "util/strings.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -170,6 +171,22 @@ ResolvedSelection resolve_selection(const GateInput& input, const std::vector<mo
             break;
     }
     return resolve_inherited(input, host);
+}
+
+std::vector<int> requested_absent(const GateInput& input) {
+    if (input.selection.kind != Selection::Kind::list) {
+        return {};
+    }
+    return absent_from(input.selection.ids, host_gpus(input));
+}
+
+std::string absent_text(const std::vector<int>& absent, const std::vector<model::Gpu>& host) {
+    return fmt::format("{} {} {} not on this host (its GPUs: {})",
+                       absent.size() == 1 ? "GPU" : "GPUs",
+                       fmt::join(absent, ", "),
+                       absent.size() == 1 ? "is" : "are",
+                       host.empty() ? std::string("none known")
+                                    : fmt::format("{}", fmt::join(indices_of(host), ", ")));
 }
 
 std::optional<std::string> pinning_veto(const GateInput& input, const ResolvedSelection& resolved) {

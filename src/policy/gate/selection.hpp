@@ -32,6 +32,15 @@ bool order_pinned(const util::EnvMap& env);
 // GPU on the host (UUID and MIG masks included). The identity join, when given, wins.
 ResolvedSelection resolve_selection(const GateInput& input, const std::vector<model::Gpu>& host);
 
+// The ids of an explicit list (Selection::Kind::list) that are not on the host. Empty where
+// every id is there, where the selection is not a list, and where the host's GPUs are unknown:
+// that is doubt, which the rules veto, not a mistyped id (docs/gate-rules.md §4).
+std::vector<int> requested_absent(const GateInput& input);
+
+// "GPU 9 is not on this host (its GPUs: 0, 1, 2, 3)": the gpu_absent veto's words, and those
+// of the usage error that `gate`, `exec` and `watch` make of an absent id (issue 52).
+std::string absent_text(const std::vector<int>& absent, const std::vector<model::Gpu>& host);
+
 // The pinning guard: an explicit list needs the child's order pinned (by the launch, or
 // inherited) or a uniformly NV# matrix. Returns the veto text, or nullopt.
 std::optional<std::string> pinning_veto(const GateInput& input, const ResolvedSelection& resolved);

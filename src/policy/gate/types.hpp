@@ -115,6 +115,17 @@ struct GateInput {
     std::vector<std::string> notes;
 };
 
+// Whether any CUDA program can start on this node (policy/gate/node_usability.hpp): false
+// only on the driver's word that none can (docs/gate-rules.md §2, cuda_unavailable), whatever
+// rule decided P2P; true is not proof that the GPUs work.
+struct NodeUsability {
+    bool usable = true;
+    std::string rule;    // "cuda_unavailable" where not usable; empty where usable
+    std::string reason;  // why not, and what to do; empty where usable
+
+    friend bool operator==(const NodeUsability&, const NodeUsability&) = default;
+};
+
 // One variable peergate sets, with why.
 struct EnvSetting {
     std::string name;
@@ -149,6 +160,7 @@ struct GateDecision {
     // P2P is vetoed, and trusting the cached probe's passes (PEERGATE_TRUST_PROBE=1) would allow
     // it for this selection: the one place the trust hint may be given.
     bool trust_would_allow = false;
+    NodeUsability node;  // `gate` exits 3, and exec and watch start nothing, where not usable
 
     // The value set for `name`, if any.
     std::optional<std::string> set_value(std::string_view name) const;

@@ -56,6 +56,20 @@ std::string selection_text(const GateDecision& d) {
         from);
 }
 
+nlohmann::ordered_json text_or_null(const std::string& text) {
+    return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+}
+
+// An unusable node in one line; the reason only where the P2P line above has not said it.
+std::string node_line(const GateDecision& d) {
+    if (d.node.usable) {
+        return "";
+    }
+    return d.node.rule == d.rule
+               ? fmt::format("node unusable: no CUDA program can start [rule {}]", d.node.rule)
+               : fmt::format("node unusable: {} [rule {}]", one_line(d.node.reason), d.node.rule);
+}
+
 }  // namespace
 
 nlohmann::ordered_json gate_to_json(const GateDecision& d) {
@@ -84,12 +98,22 @@ nlohmann::ordered_json gate_to_json(const GateDecision& d) {
     doc["reason"] = d.reason;
     doc["selection_source"] = d.selection_source;
     doc["why"] = why_json(d);
+    // Added after the fixed fields (docs/contracts.md): false only where no CUDA program can
+    // start here, whatever rule decided P2P (`gate` then exits 3).
+    doc["node_usable"] = d.node.usable;
+    doc["node_rule"] = text_or_null(d.node.rule);
+    doc["node_reason"] = text_or_null(d.node.reason);
+    // Whether PEERGATE_TRUST_PROBE=1 would let the cached probe's passes allow P2P here.
+    doc["trust_would_allow"] = d.trust_would_allow;
     return doc;
 }
 
 std::string gate_to_text(const GateDecision& d) {
     std::string out =
         fmt::format("P2P {}: {} [rule {}]\n", d.p2p ? "allowed" : "vetoed", d.reason, d.rule);
+    if (!d.node.usable) {
+        out += node_line(d) + "\n";
+    }
     out += selection_text(d) + "\n";
     out += fmt::format("profile: {}; topology: {}; IOMMU: {}\n",
                        to_string(d.profile),
@@ -125,6 +149,9 @@ std::string shell_quote(std::string_view value) {
 std::string gate_to_shell(const GateDecision& d) {
     std::string out =
         fmt::format("# peergate: P2P {}: {}\n", d.p2p ? "allowed" : "vetoed", one_line(d.reason));
+    if (!d.node.usable) {
+        out += "# peergate: " + node_line(d) + "\n";
+    }
     for (const auto& w : d.warnings) {
         out += fmt::format("# warning: {}\n", one_line(w));
     }

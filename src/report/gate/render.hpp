@@ -14,7 +14,8 @@ namespace peergate::report::gate {
 
 // peergate.gate/v1 (docs/contracts.md): schema, selection, p2p, veto, set, unset, kept, warnings,
 // topology_source, iommu; plus profile, rule, reason, selection_source and the per-variable
-// reasons under "why".
+// reasons under "why"; then node_usable, node_rule and node_reason (whether any CUDA program
+// can start here, policy/gate/node_usability.hpp).
 nlohmann::ordered_json gate_to_json(const policy::gate::GateDecision& decision);
 
 // What was decided and why, one line each.

@@ -82,6 +82,8 @@ TEST(ExecE2e, UsageErrorsAreExitTwo) {
         {"gate", "--format", "yaml"},
         {"exec", "--gpus", "-1", "--", "true"},
         {"exec", "--for", "x", "--", "true"},
+        {"gate", "--gpus", "0,9"},  // a GPU the host lacks (issue 52)
+        {"exec", "--gpus", "0,9", "--", "sh", "-c", "echo ran"},
     };
     for (const auto& args : bad) {
         SCOPED_TRACE(util::join(args, " "));
@@ -90,6 +92,18 @@ TEST(ExecE2e, UsageErrorsAreExitTwo) {
         EXPECT_FALSE(r.err.empty());
         EXPECT_EQ(r.out, "");
     }
+}
+
+// Where the host's GPUs cannot be read at all, no id can be called absent: that is doubt, and
+// the gate fails closed as it always did (a veto; exec starts the command with P2P off).
+TEST(ExecE2e, AnIdOnAHostWhoseGpusCannotBeReadIsDoubtNotAUsageError) {
+    const auto gate = peergate(with_seams("smi_broken.sh", "vm-dma", {"gate", "--gpus", "0,9"}));
+    EXPECT_EQ(gate.exit_code, 1) << gate.err;
+    EXPECT_EQ(gate.out.rfind("P2P vetoed: ", 0), 0U) << gate.out;
+    const auto exec =
+        peergate(with_seams("smi_broken.sh", "vm-dma", {"exec", "--gpus", "0,9", "--", "env"}));
+    EXPECT_EQ(exec.exit_code, 0) << exec.err;
+    EXPECT_EQ(parse_env_output(exec.out).count("GGML_CUDA_P2P"), 0U);
 }
 
 TEST(ExecE2e, IommuSuffixOnBareMetalNotInAGuest) {

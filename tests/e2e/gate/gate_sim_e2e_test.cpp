@@ -93,11 +93,13 @@ TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
         SCOPED_TRACE(util::join(args, " "));
         const auto r = peergate(args);
         EXPECT_EQ(r.exit_code, c.p2p ? 0 : 1) << r.err;
-        const auto doc = nlohmann::ordered_json::parse(r.out, nullptr, false);
+        auto doc = nlohmann::ordered_json::parse(r.out, nullptr, false);
         ASSERT_FALSE(doc.is_discarded()) << r.out;
         EXPECT_EQ(doc["schema"], "peergate.gate/v1");
         EXPECT_EQ(doc["p2p"], c.p2p);
         EXPECT_EQ(doc["iommu"], c.iommu);
+        EXPECT_EQ(doc["node_usable"], true);  // vetoed or not, every built-in machine runs CUDA
+        EXPECT_TRUE(doc["node_rule"].is_null());
         if (c.p2p) {
             EXPECT_TRUE(doc["veto"].is_null());
         } else {
@@ -134,6 +136,30 @@ TEST(GateSimE2e, GateJsonOnEveryBuiltInMachine) {
         const auto clean = parse_env_output(peergate(exec_args).out);
         EXPECT_EQ(clean.count("GGML_CUDA_P2P"), c.p2p ? 1U : 0U);
     }
+}
+
+// A GPU id the host does not have is a usage error (issue 52): exit 2 with the id and the
+// host's GPUs named, nothing on stdout (no plan for a list the host cannot give: the child's
+// driver would show GPU 0 only), and exec never starts the command.
+TEST(GateSimE2e, AGpuNotOnTheHostIsAUsageErrorAndNothingRuns) {
+    const std::string error =
+        "peergate: --gpus: GPU 9 is not on this host (its GPUs: 0, 1, 2, 3)\n";
+    for (const char* format : {"text", "json", "shell"}) {
+        SCOPED_TRACE(format);
+        const auto gate = peergate(
+            {"--simulate", "bridged-a100-4x", "gate", "--gpus", "0,9", "--format", format});
+        EXPECT_EQ(gate.exit_code, 2) << gate.out;
+        EXPECT_EQ(gate.out, "");
+        EXPECT_EQ(gate.err, error);
+    }
+    const auto exec = peergate(
+        {"--simulate", "bridged-a100-4x", "exec", "--gpus", "0,9", "--", "sh", "-c", "echo ran"});
+    EXPECT_EQ(exec.exit_code, 2) << exec.err;
+    EXPECT_EQ(exec.out, "") << "the command ran";
+    EXPECT_EQ(exec.err, error);
+    const auto two = peergate({"--simulate", "bridged-a100-4x", "gate", "--gpus", "7,1,8"});
+    EXPECT_EQ(two.exit_code, 2);
+    EXPECT_EQ(two.err, "peergate: --gpus: GPUs 7, 8 are not on this host (its GPUs: 0, 1, 2, 3)\n");
 }
 
 TEST(GateSimE2e, ShellFormatEvaluatesInARealShell) {

@@ -212,5 +212,32 @@ TEST(WatchE2e, UsageErrorsExitTwoAndSayWhat) {
         watch("watch-idle-2x", {"--no-gate", "--gpus", "0,x", "--", "true"}).process.exit_code, 2);
 }
 
+// A GPU the host lacks is a usage error (issue 52): the command never starts.
+TEST(WatchE2e, AGpuNotOnTheHostIsAUsageErrorAndTheCommandNeverStarts) {
+    const auto run = watch("watch-nvlink-2x", {"--gpus", "0,9", "--", "sh", "-c", "echo ran"});
+    EXPECT_EQ(run.process.exit_code, 2) << run.process.err;
+    EXPECT_EQ(run.process.out, "") << "the command ran";
+    EXPECT_EQ(run.process.err, "peergate: --gpus: GPU 9 is not on this host (its GPUs: 0, 1)\n");
+}
+
+// Where no CUDA program can start (an NVSwitch fabric the manager has not registered: cuInit
+// answers 802), watch does not start the command, unless --even-if-unusable asks for it.
+TEST(WatchE2e, NoCommandStartsWhereNoCudaProgramCanUnlessAskedFor) {
+    const auto refused = watch("fabric-in-progress-8x", {"--", "sh", "-c", "echo ran"});
+    EXPECT_EQ(refused.process.exit_code, 2) << refused.process.err;
+    EXPECT_EQ(refused.process.out, "") << "the command ran";
+    EXPECT_TRUE(refused.process.err.starts_with(
+        "peergate: 'sh' not started: the CUDA driver is installed but does not initialise"))
+        << refused.process.err;
+    EXPECT_NE(refused.process.err.find("--even-if-unusable"), std::string::npos);
+    const auto anyway = watch("fabric-in-progress-8x",
+                              {"--even-if-unusable", "--", "sh", "-c", "echo ran; exit 4"});
+    EXPECT_EQ(anyway.process.exit_code, 4) << anyway.process.err;
+    EXPECT_EQ(anyway.process.out, "ran\n");
+    EXPECT_NE(anyway.process.err.find("peergate: warning: no CUDA program can start here"),
+              std::string::npos)
+        << anyway.process.err;
+}
+
 }  // namespace
 }  // namespace peergate::test

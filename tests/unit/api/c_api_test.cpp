@@ -41,6 +41,27 @@ TEST(CApi, ReturnsTheGateDocumentAndTheVerdict) {
     EXPECT_EQ(nlohmann::json::parse(out.c_str())["set"]["NCCL_P2P_LEVEL"], "NVL");
 }
 
+// The status is what `peergate gate` exits with (issue 52): 2 with the error for a GPU the
+// host does not have, 3 where no CUDA program can start (the fabric manager has not
+// registered the GPUs of this NVSwitch board: cuInit answers 802).
+TEST(CApi, ReturnsWhatTheGateCommandExitsWith) {
+    const auto bridged = bridged_env();
+    std::string out(1 << 16, '\0');
+    EXPECT_EQ(peergate_gate_json(bridged.pointers.data(), "0,9", nullptr, out.data(), out.size()),
+              2);
+    EXPECT_EQ(nlohmann::json::parse(out.c_str())["error"],
+              "GPU 9 is not on this host (its GPUs: 0, 1, 2, 3)");
+    const Envp fabric({"PATH=/usr/bin:/bin",
+                       std::string("PEERGATE_SIMULATE=") + PEERGATE_TEST_FIXTURES +
+                           "/machines/fabric-in-progress-8x.json"});
+    EXPECT_EQ(peergate_gate_json(fabric.pointers.data(), "0,1", nullptr, out.data(), out.size()),
+              3);
+    auto doc = nlohmann::json::parse(out.c_str());
+    EXPECT_EQ(doc["p2p"], false);
+    EXPECT_EQ(doc["node_usable"], false) << doc.dump(2);
+    EXPECT_EQ(doc["node_rule"], "cuda_unavailable");
+}
+
 // identity-mixed-4x: CUDA's FASTEST_FIRST ordinals 0,1 are nvidia-smi GPUs 2,3 (NV12). The
 // C API runs inside other programs, so it asks the peergate installed beside it (here the
 // build tree's bin/peergate) to enumerate what the child will see.

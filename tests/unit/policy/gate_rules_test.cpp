@@ -293,6 +293,29 @@ TEST(GateVerdict, IndexSpacesAndSelection) {
     }
 }
 
+// The node's state is its own answer (issue 52): a stronger P2P rule may decide, and the
+// decision still says that no CUDA program can start, with the driver's words and the remedy.
+TEST(GateVerdict, TheNodeIsUnusableWhateverRuleDecidedP2p) {
+    auto in = input(uniform_nvlink(8), Selection::all(), env({{"PEERGATE_DISABLE_P2P", "1"}}));
+    EXPECT_TRUE(decide(in).node.usable);
+    EXPECT_EQ(decide(in).node, NodeUsability{});
+    in.cuda_init_failure =
+        CudaInitFailure{803, "cuInit failed: 803 CUDA_ERROR_SYSTEM_DRIVER_MISMATCH"};
+    const auto d = decide(in);
+    EXPECT_EQ(d.rule, "disable_p2p");
+    EXPECT_FALSE(d.node.usable);
+    EXPECT_EQ(d.node.rule, "cuda_unavailable");
+    EXPECT_NE(d.node.reason.find("(cuInit failed: 803 CUDA_ERROR_SYSTEM_DRIVER_MISMATCH), so no "
+                                 "CUDA program can start here; the CUDA driver library and the "
+                                 "kernel module are different versions"),
+              std::string::npos)
+        << d.node.reason;
+    in.env = env({});
+    const auto vetoed = decide(in);
+    EXPECT_EQ(vetoed.rule, "cuda_unavailable");
+    EXPECT_EQ(vetoed.reason, d.node.reason);  // one wording for the veto and the node
+}
+
 TEST(GateVerdict, FailuresProbesAndIdentityJoin) {
     const auto pci = [](const char* text) { return model::PciAddress::parse(text).value(); };
     const auto with_pci = [&] {

@@ -4,6 +4,7 @@
 // the verdict tests let live).
 #include "gate_test_support.hpp"
 #include "policy/gate/gate.hpp"
+#include "policy/gate/selection.hpp"
 
 #include <gtest/gtest.h>
 
@@ -62,6 +63,25 @@ TEST(GateSelection, AnUnknownHostCallsNoGpuAbsent) {
     const auto d = decide(in);
     EXPECT_EQ(d.rule, "datacenter_name");
     EXPECT_NE(d.veto.find("name of GPU 0 is unknown"), std::string::npos) << d.veto;
+}
+
+// Only an explicit list can name a GPU the host lacks as a usage error (issue 52); a pinned
+// inherited mask is the environment's, and an unknown host calls nothing absent.
+TEST(GateSelection, RequestedAbsentIsTheListsIdsTheHostLacks) {
+    EXPECT_EQ(requested_absent(input(bridged_a100_4x(), gpus({7, 1, 9}))),
+              (std::vector<int>{7, 9}));
+    EXPECT_TRUE(requested_absent(input(bridged_a100_4x(), gpus({0, 3}))).empty());
+    EXPECT_TRUE(requested_absent(bridged_with_mask("0,7")).empty());
+    EXPECT_TRUE(requested_absent(input(bridged_a100_4x(), Selection::all())).empty());
+    auto unknown = input(bridged_a100_4x(), gpus({0, 9}));
+    unknown.topology.reset();
+    EXPECT_TRUE(requested_absent(unknown).empty());
+    unknown.gpus = {model::Gpu{.index = 0}, model::Gpu{.index = 1}};  // nvidia-smi's list
+    EXPECT_EQ(requested_absent(unknown), (std::vector<int>{9}));
+    EXPECT_EQ(absent_text({9}, bridged_a100_4x().gpus),
+              "GPU 9 is not on this host (its GPUs: 0, 1, 2, 3)");
+    EXPECT_EQ(absent_text({7, 9}, bridged_a100_4x().gpus),
+              "GPUs 7, 9 are not on this host (its GPUs: 0, 1, 2, 3)");
 }
 
 // The identity join needs every host GPU's PCI address: with one missing, a child GPU could

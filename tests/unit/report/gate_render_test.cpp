@@ -104,5 +104,36 @@ TEST(GateRender, TextAndLogLine) {
     EXPECT_NE(line.find("; unset GGML_CUDA_P2P; kept NCCL_P2P_LEVEL=SYS"), std::string::npos);
 }
 
+// Whether any CUDA program can start, after the fixed fields (issue 52): null rule and reason
+// where usable; where not, said in every format, once where the P2P line already gave why.
+TEST(GateRender, AnUnusableNodeIsSaidInEveryFormat) {
+    const auto usable = gate_to_json(vetoed());
+    EXPECT_EQ(usable["node_usable"], true);
+    EXPECT_TRUE(usable["node_rule"].is_null());
+    EXPECT_TRUE(usable["node_reason"].is_null());
+    EXPECT_EQ(gate_to_text(vetoed()).find("node unusable"), std::string::npos);
+
+    auto d = vetoed();
+    d.rule = "disable_p2p";
+    d.node = {.usable = false, .rule = "cuda_unavailable", .reason = "cuInit failed: 802\nX"};
+    const auto doc = gate_to_json(d);
+    EXPECT_EQ(doc["node_usable"], false);
+    EXPECT_EQ(doc["node_rule"], "cuda_unavailable");
+    EXPECT_EQ(doc["node_reason"], "cuInit failed: 802\nX");
+    EXPECT_NE(
+        gate_to_text(d).find("\nnode unusable: cuInit failed: 802 X [rule cuda_unavailable]\n"),
+        std::string::npos)
+        << gate_to_text(d);
+    EXPECT_NE(gate_to_shell(d).find("\n# peergate: node unusable: cuInit failed: 802 X [rule "
+                                    "cuda_unavailable]\n"),
+              std::string::npos)
+        << gate_to_shell(d);
+    d.rule = "cuda_unavailable";
+    EXPECT_NE(gate_to_text(d).find("\nnode unusable: no CUDA program can start [rule "
+                                   "cuda_unavailable]\n"),
+              std::string::npos)
+        << gate_to_text(d);
+}
+
 }  // namespace
 }  // namespace peergate::report::gate
