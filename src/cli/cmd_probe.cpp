@@ -7,6 +7,7 @@
 #include "pipeline/cuda_setup.hpp"
 #include "pipeline/discover.hpp"
 #include "pipeline/probe_sweep.hpp"
+#include "pipeline/probe_trust.hpp"
 #include "report/probe/json.hpp"
 #include "report/probe/text.hpp"
 #include "report/topology/text.hpp"
@@ -22,13 +23,15 @@ struct ProbeOptions {
     std::string gpus = "all";
     std::vector<std::int64_t> sizes_mib{1, 4, 16, 64};
     std::int64_t repeats = 3;
-    std::string mode = "serial";
+    // Every mode on every path by default: the run the gate trusts a pass of (docs/probe.md,
+    // "What a pass means").
+    std::string mode = "all";
     std::string verify = "device";
     double timeout_s = 30.0;
     double soak_s = 0.0;
     std::string cache_dir;
     bool no_cache = false;
-    std::string path;  // "" = the default: all for --mode all, else ce
+    std::string path = "all";
     bool quick = false;
 };
 
@@ -41,14 +44,12 @@ std::vector<model::ProbeMode> modes_of(const std::string& mode) {
     return {model::parse_probe_mode(mode).value_or(model::ProbeMode::serial)};
 }
 
-// --path: ce, sm (SM stores, loads and the handshake), all; by default every path with
-// --mode all (the thorough run), else copies as before paths existed.
-std::vector<model::ProbePath> paths_of(const std::string& path, const std::string& mode) {
-    const std::string chosen = path.empty() ? (mode == "all" ? "all" : "ce") : path;
-    if (chosen == "ce") {
+// --path: ce, sm (SM stores, loads and the handshake), all (the default).
+std::vector<model::ProbePath> paths_of(const std::string& path) {
+    if (path == "ce") {
         return {model::ProbePath::ce};
     }
-    if (chosen == "sm") {
+    if (path == "sm") {
         return {model::ProbePath::sm_store, model::ProbePath::sm_load, model::ProbePath::handshake};
     }
     return {std::begin(model::kAllProbePaths), std::end(model::kAllProbePaths)};
@@ -67,7 +68,7 @@ engine::ProbeRequest request_of(const ProbeOptions& o) {
             .modes = modes_of(o.mode),
             .timeout = milliseconds_of(o.timeout_s),
             .soak = milliseconds_of(o.soak_s),
-            .paths = paths_of(o.path, o.mode)};
+            .paths = paths_of(o.path)};
 }
 
 int render(const Invocation& inv, const model::ProbeResult& result) {
@@ -120,7 +121,11 @@ int run_probe(const Invocation& inv, const ProbeOptions& o) {
     }
     const auto discovery = pipeline::discover(inv, "auto", true);
     print_before_sweep(inv, discovery);
-    return render(inv, pipeline::probe_selection(inv, discovery, *selection, settings));
+    // Exit 0 only for a pass the gate would trust: what a caller of `peergate probe && ...`
+    // reads as "safe" must be what the gate acts on.
+    return render(inv,
+                  pipeline::held_to_gate_trust(
+                      pipeline::probe_selection(inv, discovery, *selection, settings)));
 }
 
 }  // namespace
@@ -131,15 +136,18 @@ Command add_probe_command(CLI::App& app) {
                                        "move data over every ordered GPU pair and compare it "
                                        "(sentinel, pattern, verdict per pair)");
     sub->add_option("--gpus", o->gpus, "nvidia-smi indices to probe: 'all' or a list like 0,1,3");
-    auto* sizes = sub->add_option("--sizes-mib", o->sizes_mib, "copy sizes in MiB")->delimiter(',');
-    auto* repeats = sub->add_option("--repeats", o->repeats, "repeats per size and pair");
+    auto* sizes =
+        sub->add_option("--sizes-mib", o->sizes_mib, "copy sizes in MiB (default 1,4,16,64)")
+            ->delimiter(',');
+    auto* repeats =
+        sub->add_option("--repeats", o->repeats, "repeats per size and pair (default 3)");
     auto* path =
         sub->add_option("--path",
                         o->path,
                         "ce: copy-engine transfers (llama.cpp's GGML_CUDA_P2P); sm: kernels "
                         "storing and loading through the peer mapping and the flag handshake "
-                        "(NCCL, vLLM and SGLang's custom all-reduce); all (the default with "
-                        "--mode all, else ce)")
+                        "(NCCL, vLLM and SGLang's custom all-reduce); all (the default: every "
+                        "path, as the gate needs for a pass)")
             ->check(CLI::IsMember({"ce", "sm", "all"}));
     auto* mode =
         sub->add_option(
@@ -147,7 +155,8 @@ Command add_probe_command(CLI::App& app) {
                o->mode,
                "serial (one pair at a time), bidirectional (A->B and B->A at once), concurrent "
                "(every pair at once, each on its own stream: loads the bus like a long prompt), "
-               "all")
+               "all (the default: the three in turn). The gate trusts only a concurrent-mode "
+               "pass, so a pass without it exits 2 (not tested under load)")
             ->check(CLI::IsMember({"serial", "bidirectional", "concurrent", "all"}));
     sub->add_option(
            "--verify",
@@ -176,15 +185,21 @@ Command add_probe_command(CLI::App& app) {
     sub->add_flag("--quick",
                   o->quick,
                   "pre-launch check: every ordered pair on every path at once, one 1 MiB "
-                  "transfer each (--mode concurrent --path all --sizes-mib 1 --repeats 1)")
+                  "transfer each (--mode concurrent --path all --sizes-mib 1 --repeats 1); the "
+                  "gate trusts its pass as it trusts any concurrent pass")
         ->excludes(sizes)
         ->excludes(repeats)
         ->excludes(path)
         ->excludes(mode)
         ->excludes(soak);
     sub->footer(
-        "Exit status: 0 every pair intact, 1 a pair lost data (the pair and the mode are named, "
-        "with the remedy), 2 inconclusive or cannot run (no driver, fewer than two GPUs, "
+        "Defaults: --mode all --path all --sizes-mib 1,4,16,64 --repeats 3: every mode on every "
+        "path, so a bare 'peergate probe' tests under load what the gate needs.\n"
+        "Exit status: 0 every pair intact and the gate would trust the pass (the concurrent mode "
+        "on the direct path, on the ce, sm-store and handshake paths), 1 a pair lost data (the "
+        "pair and the mode are named, with the remedy), 2 inconclusive: a pass the gate would not "
+        "trust (not tested under load, a path it needs not tested, or no peer path: the driver "
+        "refused peer access), or the probe cannot run (no driver, fewer than two GPUs, "
         "allocation failed, watchdog).");
     return Command{sub, [o](const Invocation& inv) { return run_probe(inv, *o); }};
 }

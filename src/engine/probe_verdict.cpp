@@ -143,38 +143,96 @@ std::string failing_pairs(const model::ProbeResult& result, PairVerdict verdict)
     return fmt::format("{}", fmt::join(names, "; "));
 }
 
-// " on the ce, sm-store and handshake paths"; "" for copies alone, as before paths existed.
-std::string paths_said(const ProbePlan& plan) {
-    if (plan.paths.size() == 1 && plan.paths.front() == model::ProbePath::ce) {
-        return "";
+// Per path, the pairs on which no cell of it applied (each was skipped for want of a peer mapping).
+std::vector<model::ProbePathNotApplicable> find_not_applicable(const model::ProbeResult& r) {
+    std::vector<model::ProbePathNotApplicable> found;
+    for (const auto path : r.paths) {
+        model::ProbePathNotApplicable entry{.path = path};
+        for (const auto& pair : r.pairs) {
+            bool any = false;
+            bool all = true;
+            for (const auto& c : r.cells) {
+                if (c.src == pair.src && c.dst == pair.dst && c.path_kind == path) {
+                    any = true;
+                    all = all && not_applicable(c);
+                }
+            }
+            if (any && all) {
+                entry.pairs.emplace_back(pair.src, pair.dst);
+            }
+        }
+        if (!entry.pairs.empty()) {
+            found.push_back(std::move(entry));
+        }
     }
-    return fmt::format(
-        " on the {} path{}", model::path_names(plan.paths), plan.paths.size() > 1 ? "s" : "");
+    return found;
 }
 
-// A pass without the concurrent mode copied one pair at a time, and the loss it looks for is
-// load-dependent: the reason says so, since a bare "intact" would read as a clean bill.
-std::string pass_reason(const ProbePlan& plan, std::size_t cells, int rounds) {
+// "; sm-store, sm-load, handshake not applicable: the driver refused peer access", naming the
+// pairs where not all were concerned; "" where every path applied to every pair.
+std::string not_applicable_said(const model::ProbeResult& r) {
+    const auto& entries = r.paths_not_applicable;
+    std::string said;
+    for (std::size_t i = 0; i < entries.size();) {
+        const auto& first = entries[i];
+        std::vector<model::ProbePath> paths;
+        for (; i < entries.size() && entries[i].why == first.why && entries[i].pairs == first.pairs;
+             ++i) {
+            paths.push_back(entries[i].path);
+        }
+        said += fmt::format(
+            "; {} not applicable{}: {}",
+            model::path_names(paths),
+            first.pairs.size() == r.pairs.size() ? "" : " to " + pair_names(first.pairs),
+            model::describe(first.why));
+    }
+    return said;
+}
+
+// The paths some cell of the run applied to: a path not applicable to every pair tested nothing.
+std::vector<model::ProbePath> tested_paths(const model::ProbeResult& result) {
+    std::vector<model::ProbePath> paths;
+    for (const auto path : result.paths) {
+        const bool tested =
+            std::any_of(result.cells.begin(), result.cells.end(), [&](const auto& c) {
+                return c.path_kind == path && !not_applicable(c);
+            });
+        if (tested) {
+            paths.push_back(path);
+        }
+    }
+    return paths;
+}
+
+// " on the ce, sm-store and handshake paths": the paths tested; "" for copies alone, as before
+// paths existed.
+std::string paths_said(const model::ProbeResult& result) {
+    if (result.paths == std::vector<model::ProbePath>{model::ProbePath::ce}) {
+        return "";
+    }
+    const auto tested = tested_paths(result);
+    return fmt::format(
+        " on the {} path{}", model::path_names(tested), tested.size() > 1 ? "s" : "");
+}
+
+// What a pass found, in data: whether the gate may trust it is held up to its rules elsewhere
+// (engine/probe_trust.hpp), since the gate and not the probe decides what it needs.
+std::string pass_reason(const ProbePlan& plan, const model::ProbeResult& result, int rounds) {
+    const auto cells = std::count_if(
+        result.cells.begin(), result.cells.end(), [](const auto& c) { return !not_applicable(c); });
     std::string reason =
         fmt::format("every ordered pair of GPUs {} moved its data intact{} ({} cells{})",
                     fmt::join(plan.gpus, ","),
-                    paths_said(plan),
+                    paths_said(result),
                     cells,
                     plan.soak.count() > 0
                         ? fmt::format(", {} rounds of a {} s soak", rounds, seconds(plan.soak))
                         : "");
-    const bool loaded =
-        std::find(plan.modes.begin(), plan.modes.end(), model::ProbeMode::concurrent) !=
-        plan.modes.end();
+    reason += not_applicable_said(result);
     if (plan.quick) {
         reason +=
-            "; a quick check: one 1 MiB transfer per pair and path, all at once (a soak of "
-            "`probe --mode concurrent --path all` loads the bus for longer)";
-    }
-    if (!loaded) {
-        reason +=
-            ", but not under load: the loss is load-dependent, so run --mode all (or "
-            "concurrent) before trusting PCIe P2P; the gate trusts only a concurrent-mode pass";
+            "; a quick check: one 1 MiB transfer per pair and path, all at once (a soak loads "
+            "the bus for longer)";
     }
     return reason;
 }
@@ -191,6 +249,31 @@ std::string loss_reason(const ProbePlan& plan, const model::ProbeResult& result,
     return reason;
 }
 
+// The outcome, its reason (with the paths that did not apply) and, on a loss, the remedy.
+void decide_outcome(const ProbePlan& plan, model::ProbeResult& result, int rounds) {
+    auto any_pair = [&](PairVerdict v) {
+        return std::any_of(result.pairs.begin(), result.pairs.end(), [v](const auto& p) {
+            return p.verdict == v;
+        });
+    };
+    if (any_pair(PairVerdict::data_lost)) {
+        result.outcome = model::ProbeOutcome::fail;
+        result.reason = loss_reason(plan, result, rounds) + not_applicable_said(result);
+        result.remedy = remedy_for(result);
+    } else if (any_pair(PairVerdict::error) || any_pair(PairVerdict::skipped) ||
+               result.pairs.empty()) {
+        result.outcome = model::ProbeOutcome::inconclusive;
+        const auto errors = failing_pairs(result, PairVerdict::error);
+        result.reason =
+            (!errors.empty() ? "errors on " + errors
+                             : "not tested: " + failing_pairs(result, PairVerdict::skipped)) +
+            not_applicable_said(result);
+    } else {
+        result.outcome = model::ProbeOutcome::pass;
+        result.reason = pass_reason(plan, result, rounds);
+    }
+}
+
 }  // namespace
 
 const char* const kSmPathRemedy =
@@ -200,13 +283,21 @@ const char* const kSmPathRemedy =
     "--disable-custom-all-reduce). Look for IOMMU faults with `dmesg | grep -i -E "
     "'DMAR|AMD-Vi'`; in a VM, the peer aperture may be mirrored. Then boot with iommu=pt "
     "(or intel_iommu=off / amd_iommu=off), or disable ACS redirection on the switches between "
-    "the GPUs, then run `peergate probe --mode all --path all` again.";
+    "the GPUs, then run `peergate probe` again (every mode on every path).";
 
 const char* const kDataLossRemedy =
     "Do not set GGML_CUDA_P2P for these GPUs, and unset it if it is set: llama.cpp tests it "
     "for presence, so GGML_CUDA_P2P=0 turns peer access ON. Look for IOMMU faults with "
     "`dmesg | grep -i -E 'DMAR|AMD-Vi'`. Then boot with iommu=pt (or intel_iommu=off / "
-    "amd_iommu=off) and run `peergate probe --mode all` again.";
+    "amd_iommu=off) and run `peergate probe` again (every mode on every path).";
+
+std::string pair_names(const std::vector<std::pair<int, int>>& pairs) {
+    std::vector<std::string> names;
+    for (const auto& [src, dst] : pairs) {
+        names.push_back(fmt::format("GPU {} -> GPU {}", src, dst));
+    }
+    return fmt::format("{}", fmt::join(names, ", "));
+}
 
 bool not_applicable(const model::ProbeCell& cell) {
     return cell.status == CellStatus::skipped && cell.path_kind != model::ProbePath::ce &&
@@ -272,26 +363,8 @@ model::ProbeResult judge_probe(const ProbePlan& plan,
             }
         }
     }
-    auto any_pair = [&](PairVerdict v) {
-        return std::any_of(result.pairs.begin(), result.pairs.end(), [v](const auto& p) {
-            return p.verdict == v;
-        });
-    };
-    if (any_pair(PairVerdict::data_lost)) {
-        result.outcome = model::ProbeOutcome::fail;
-        result.reason = loss_reason(plan, result, rounds);
-        result.remedy = remedy_for(result);
-    } else if (any_pair(PairVerdict::error) || any_pair(PairVerdict::skipped) ||
-               result.pairs.empty()) {
-        result.outcome = model::ProbeOutcome::inconclusive;
-        const auto errors = failing_pairs(result, PairVerdict::error);
-        result.reason = !errors.empty()
-                            ? "errors on " + errors
-                            : "not tested: " + failing_pairs(result, PairVerdict::skipped);
-    } else {
-        result.outcome = model::ProbeOutcome::pass;
-        result.reason = pass_reason(plan, result.cells.size(), rounds);
-    }
+    result.paths_not_applicable = find_not_applicable(result);
+    decide_outcome(plan, result, rounds);
     return result;
 }
 

@@ -7,6 +7,7 @@
 #include "model/probe_result.hpp"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace peergate::engine {
@@ -29,8 +30,12 @@ model::PairVerdict pair_verdict(const std::vector<const model::ProbeCell*>& cell
 // An SM-path cell skipped because there is no peer mapping to store or load through.
 bool not_applicable(const model::ProbeCell& cell);
 
-// The whole result: pairs in ordered-pair order, the outcome and its reason. `rounds`: how
-// many sweeps the cells sum (a soak's).
+// "GPU 0 -> GPU 1, GPU 1 -> GPU 0".
+std::string pair_names(const std::vector<std::pair<int, int>>& pairs);
+
+// The whole result: pairs in ordered-pair order, the outcome and its reason (what the data
+// showed, on the paths tested, and the paths that did not apply and why: paths_not_applicable).
+// `rounds`: how many sweeps the cells sum (a soak's).
 model::ProbeResult judge_probe(const ProbePlan& plan,
                                std::vector<model::ProbeCell> cells,
                                int rounds = 1);

@@ -83,6 +83,29 @@ std::string_view to_string(ProbePath path) {
     return "ce";
 }
 
+std::string_view to_string(NotApplicableWhy why) {
+    switch (why) {
+        case NotApplicableWhy::peer_access_refused:
+            return "peer_access_refused";
+    }
+    return "peer_access_refused";
+}
+
+std::optional<NotApplicableWhy> parse_not_applicable_why(std::string_view text) {
+    if (text == to_string(NotApplicableWhy::peer_access_refused)) {
+        return NotApplicableWhy::peer_access_refused;
+    }
+    return std::nullopt;
+}
+
+std::string_view describe(NotApplicableWhy why) {
+    switch (why) {
+        case NotApplicableWhy::peer_access_refused:
+            return "the driver refused peer access";
+    }
+    return "the driver refused peer access";
+}
+
 std::string_view handshake_outcome(CellStatus status) {
     switch (status) {
         case CellStatus::ok:

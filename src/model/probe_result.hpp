@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace peergate::model {
@@ -49,6 +50,16 @@ std::string_view to_string(CopyPath path);
 std::string_view to_string(VerifySite site);
 // "ce", "sm-store", "sm-load", "handshake".
 std::string_view to_string(ProbePath path);
+
+// Why a path did not apply to a pair (docs/probe.md, "Paths"): the driver refused the peer
+// mapping, so no kernel can store or load through it and no engine's SM traffic can cross.
+enum class NotApplicableWhy { peer_access_refused };
+
+// "peer_access_refused"; parse_not_applicable_why reads it back (nullopt for anything else).
+std::string_view to_string(NotApplicableWhy why);
+std::optional<NotApplicableWhy> parse_not_applicable_why(std::string_view text);
+// "the driver refused peer access": the words a summary gives for it.
+std::string_view describe(NotApplicableWhy why);
 
 // The handshake's outcome of a cell: "intact", "data_lost", "flag_lost"; "" for a cell that
 // is not a handshake or did not finish.
@@ -117,6 +128,15 @@ struct ProbePair {
     friend bool operator==(const ProbePair&, const ProbePair&) = default;
 };
 
+// A path the run could not apply to some ordered pairs, why, and those pairs (src, dst).
+struct ProbePathNotApplicable {
+    ProbePath path = ProbePath::sm_store;
+    NotApplicableWhy why = NotApplicableWhy::peer_access_refused;
+    std::vector<std::pair<int, int>> pairs;
+
+    friend bool operator==(const ProbePathNotApplicable&, const ProbePathNotApplicable&) = default;
+};
+
 struct ProbeResult {
     ProbeOutcome outcome = ProbeOutcome::inconclusive;
     std::string reason;  // one sentence: why this outcome
@@ -134,6 +154,9 @@ struct ProbeResult {
     // time, summed (a simulated driver's modelled clock); nullopt when nothing was timed.
     std::optional<double> device_s;
     bool quick = false;  // probe --quick: the pre-launch check
+    // The paths that did not apply to some pairs, in path order; empty when every path probed
+    // applied to every pair.
+    std::vector<ProbePathNotApplicable> paths_not_applicable;
 
     friend bool operator==(const ProbeResult&, const ProbeResult&) = default;
 };

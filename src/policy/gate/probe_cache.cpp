@@ -161,20 +161,25 @@ CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
         verdict.doubt = unmatched_loss_doubt(*entry, verdict.reason);
         return verdict;
     }
+    return judge_result(entry->result);
+}
+
+CacheVerdict judge_result(const model::ProbeResult& result) {
+    CacheVerdict verdict;
     verdict.valid = true;
     // A pair that lost data in any mode does not vouch, however its concurrent cells went:
     // the loss is load-dependent, and one seen is doubt.
-    for (const auto& pair : entry->result.pairs) {
+    for (const auto& pair : result.pairs) {
         if (pair.verdict == model::PairVerdict::data_lost) {
             verdict.lost_pairs.emplace_back(pair.src, pair.dst);
         }
         if (pair.verdict == model::PairVerdict::ok &&
-            passed_concurrent(entry->result, pair.src, pair.dst, model::ProbePath::ce)) {
+            passed_concurrent(result, pair.src, pair.dst, model::ProbePath::ce)) {
             verdict.concurrent_pass_pairs.emplace_back(pair.src, pair.dst);
         }
     }
-    for (const auto path : covered_paths(entry->result)) {
-        verdict.by_path.push_back(judge_path(entry->result, path));
+    for (const auto path : covered_paths(result)) {
+        verdict.by_path.push_back(judge_path(result, path));
     }
     verdict.reason = "written on this boot and machine identity";
     return verdict;

@@ -62,6 +62,11 @@ std::vector<std::pair<int, int>> lost_pairs_for(const CacheVerdict& verdict, Pro
 CacheVerdict judge_cache(const std::optional<model::ProbeCacheEntry>& entry,
                          const model::MachineIdentity& now);
 
+// What a probe result vouches for on the boot and identity it was measured on: the verdict
+// judge_cache gives an entry that matches this machine now (valid). The probe holds its own
+// pass to it (docs/probe.md, "What a pass means").
+CacheVerdict judge_result(const model::ProbeResult& result);
+
 // The doubt of a cache that recorded lost data but is not valid for this machine now
 // (`why_not_valid`: a changed identity, an unknown boot, a machine that cannot be
 // identified); "" when it recorded no loss.

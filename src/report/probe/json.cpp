@@ -62,6 +62,22 @@ OJson pair_json(const model::ProbePair& p) {
                  {"paths", paths}};
 }
 
+// Each path that did not apply to some pairs: the path, why (a token and its words), the pairs.
+OJson not_applicable_json(const std::vector<model::ProbePathNotApplicable>& entries) {
+    OJson out = OJson::array();
+    for (const auto& entry : entries) {
+        OJson pairs = OJson::array();
+        for (const auto& [src, dst] : entry.pairs) {
+            pairs.push_back(OJson{{"src", src}, {"dst", dst}});
+        }
+        out.push_back(OJson{{"path", model::to_string(entry.path)},
+                            {"why", model::to_string(entry.why)},
+                            {"reason", model::describe(entry.why)},
+                            {"pairs", pairs}});
+    }
+    return out;
+}
+
 template <typename Enum, std::size_t N>
 std::optional<Enum> parse_enum(const std::string& text, const Enum (&values)[N]) {
     for (const auto v : values) {
@@ -179,6 +195,27 @@ void read_paths(const nlohmann::json& j, model::ProbeResult& r) {
     r.quick = j.value("quick", false);
 }
 
+// Came after the paths: a result without it said nothing of what did not apply. An entry whose
+// path or why this version does not know is left out (it applied nowhere it could vouch).
+void read_not_applicable(const nlohmann::json& j, model::ProbeResult& r) {
+    if (!j.contains("paths_not_applicable")) {
+        return;
+    }
+    for (const auto& entry : j.at("paths_not_applicable")) {
+        const auto path = model::parse_probe_path(entry.at("path").get<std::string>());
+        const auto why = model::parse_not_applicable_why(entry.at("why").get<std::string>());
+        if (!path || !why) {
+            continue;
+        }
+        model::ProbePathNotApplicable read{.path = *path, .why = *why};
+        for (const auto& pair : entry.at("pairs")) {
+            read.pairs.emplace_back(util::json_integer_at<int>(pair, "src"),
+                                    util::json_integer_at<int>(pair, "dst"));
+        }
+        r.paths_not_applicable.push_back(std::move(read));
+    }
+}
+
 }  // namespace
 
 nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
@@ -212,7 +249,8 @@ nlohmann::ordered_json probe_to_json(const model::ProbeResult& r) {
                  {"soak_s", or_null(r.soak_s)},
                  {"paths", paths},
                  {"device_s", or_null(r.device_s)},
-                 {"quick", r.quick}};
+                 {"quick", r.quick},
+                 {"paths_not_applicable", not_applicable_json(r.paths_not_applicable)}};
 }
 
 std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
@@ -250,6 +288,7 @@ std::optional<model::ProbeResult> probe_from_json(const nlohmann::json& j) {
             r.soak_s = util::json_finite_at(j, "soak_s");
         }
         read_paths(j, r);
+        read_not_applicable(j, r);
         for (const auto& p : j.at("pairs")) {
             r.pairs.push_back(pair_from(p, r));
         }

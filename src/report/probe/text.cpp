@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace peergate::report::probe {
@@ -41,6 +43,27 @@ bool shows_paths(const model::ProbeResult& r) {
     return r.paths != std::vector<model::ProbePath>{model::ProbePath::ce};
 }
 
+// A path that did not apply to the pair (the driver refused the peer mapping) reads "n/a",
+// not a skip to worry about; the result's reason says why.
+bool not_applicable(const model::ProbeResult& r, const model::ProbePair& p, model::ProbePath path) {
+    return std::any_of(
+        r.paths_not_applicable.begin(), r.paths_not_applicable.end(), [&](const auto& entry) {
+            return entry.path == path &&
+                   std::find(entry.pairs.begin(), entry.pairs.end(), std::pair(p.src, p.dst)) !=
+                       entry.pairs.end();
+        });
+}
+
+std::string path_cell(const model::ProbeResult& r,
+                      const model::ProbePair& p,
+                      const model::ProbePathVerdict& v,
+                      bool color) {
+    if (not_applicable(r, p, v.path)) {
+        return pad("n/a", 3, 12);
+    }
+    return pad(verdict_word(v.verdict, color), plain_word(v.verdict).size(), 12);
+}
+
 std::string pair_rows(const model::ProbeResult& r, bool color) {
     std::string out = pad("pair", 4, 14);
     for (const auto mode : r.modes) {
@@ -58,7 +81,7 @@ std::string pair_rows(const model::ProbeResult& r, bool color) {
             out += pad(verdict_word(m.verdict, color), plain_word(m.verdict).size(), 15);
         }
         for (const auto& v : paths ? p.paths : std::vector<model::ProbePathVerdict>{}) {
-            out += pad(verdict_word(v.verdict, color), plain_word(v.verdict).size(), 12);
+            out += path_cell(r, p, v, color);
         }
         out += p.detail + "\n";
     }

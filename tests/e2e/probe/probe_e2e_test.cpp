@@ -81,6 +81,7 @@ protected:
     fs::path cache_home_;
 };
 
+// By default every mode on every path: the run whose pass the gate trusts (issue 52).
 TEST_F(ProbeE2e, IntactMachinePassesWithDeviceVerification) {
     const auto r = probe("probe-intact-2x", {"--sizes-mib", "1,2", "--repeats", "2"});
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -88,7 +89,10 @@ TEST_F(ProbeE2e, IntactMachinePassesWithDeviceVerification) {
     EXPECT_EQ(r.doc["result"], "pass");
     EXPECT_EQ(r.doc["verify"], "device");
     EXPECT_EQ(r.doc["gpus"], json({0, 1}));
-    ASSERT_EQ(r.doc["cells"].size(), 4U);
+    EXPECT_EQ(r.doc["modes"], json({"serial", "bidirectional", "concurrent"}));
+    EXPECT_EQ(r.doc["paths"], json({"ce", "sm-store", "sm-load", "handshake"}));
+    EXPECT_EQ(r.doc.value("paths_not_applicable", json()), json::array());
+    ASSERT_EQ(r.doc["cells"].size(), 2U * 2U * 3U * 4U);  // sizes x pairs x modes x paths
     for (const auto& cell : r.doc["cells"]) {
         EXPECT_EQ(cell["status"], "ok");
         EXPECT_EQ(cell["repeats"], 2);
@@ -96,6 +100,40 @@ TEST_F(ProbeE2e, IntactMachinePassesWithDeviceVerification) {
         EXPECT_TRUE(cell["gbps"].is_number());
     }
     EXPECT_EQ(pair(r.doc, 1, 0)["verdict"], "ok");
+}
+
+// Issue 52: on the machine that loses every copy under load, the doctor says "run 'peergate
+// probe'", and a bare probe printed PASS (serial copies alone) and exited 0. By default it now
+// tests under load on every path, and finds the loss.
+TEST_F(ProbeE2e, ABareProbeTestsUnderLoadAndFindsTheLossTheDoctorSendsItTo) {
+    const auto doctor = run({"--simulate", "pcie-rtx6000ada-2x-iommu", "doctor"}, false);
+    EXPECT_NE(doctor.out.find("run 'peergate probe'"), std::string::npos) << doctor.out;
+    const auto r = run({"--simulate", "pcie-rtx6000ada-2x-iommu", "probe"}, false);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    EXPECT_EQ(r.out.find("PASS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("result: FAIL: data lost: GPU 0 -> GPU 1 ("), std::string::npos) << r.out;
+    for (const char* column : {"serial", "bidirectional", "concurrent", "sm-store", "handshake"}) {
+        EXPECT_NE(r.out.find(column), std::string::npos) << column;
+    }
+}
+
+// Asked for explicitly, a serial run still runs; its pass is no pass the gate would trust, so it
+// is inconclusive and says what the gate needs.
+TEST_F(ProbeE2e, ASerialPassIsInconclusiveNotTestedUnderLoad) {
+    const auto r = run(
+        {"--simulate", "pcie-rtx6000ada-2x-iommu", "probe", "--mode", "serial", "--sizes-mib", "1"},
+        false);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_EQ(r.out.find("PASS"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("result: INCONCLUSIVE: every ordered pair of GPUs 0,1 moved its data "
+                         "intact on the ce, sm-store, sm-load, handshake paths (8 cells); not "
+                         "trusted by the gate: not tested under load"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("the gate trusts a pass only from the concurrent mode on the direct path, "
+                         "on the ce, sm-store, handshake paths"),
+              std::string::npos)
+        << r.out;
 }
 
 TEST_F(ProbeE2e, AlwaysDroppedPairFailsNamingThePairAndTheRemedy) {
@@ -108,7 +146,9 @@ TEST_F(ProbeE2e, AlwaysDroppedPairFailsNamingThePairAndTheRemedy) {
                         "1"},
                        false);
     EXPECT_EQ(r.exit_code, 1);
-    EXPECT_NE(r.out.find("GPU 0 -> GPU 1 (serial)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("GPU 0 -> GPU 1 (serial, bidirectional, concurrent, ce path)"),
+              std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("GGML_CUDA_P2P=0 turns peer access ON"), std::string::npos);
     EXPECT_NE(r.out.find("dmesg | grep -i -E 'DMAR|AMD-Vi'"), std::string::npos);
     EXPECT_NE(r.out.find("iommu=pt"), std::string::npos);
@@ -121,7 +161,8 @@ TEST_F(ProbeE2e, AlwaysDroppedPairFailsNamingThePairAndTheRemedy) {
 }
 
 TEST_F(ProbeE2e, DropsAboveSixteenMibFailOnlyTheLargerCells) {
-    const auto r = probe("probe-drop-above-16mib-2x", {"--sizes-mib", "16,32", "--repeats", "1"});
+    const auto r = probe("probe-drop-above-16mib-2x",
+                         {"--sizes-mib", "16,32", "--repeats", "1", "--path", "ce"});
     EXPECT_EQ(r.exit_code, 1);
     for (const auto& cell : r.doc["cells"]) {
         EXPECT_EQ(cell["status"], cell["size_bytes"] == (16 << 20) ? "ok" : "dropped")
@@ -150,7 +191,8 @@ TEST_F(ProbeE2e, AnIntermittentLossPassesOneSweepAndFailsASoak) {
               std::string::npos)
         << soaked.doc["reason"];
     // Without a terminal, a line a round on stderr says the soak is alive (not with -q).
-    EXPECT_NE(soaked.err.find("peergate: soak round 1 done: 2 cells"), std::string::npos)
+    // Eight cells a round: every path by default, the two copies and six SM transfers.
+    EXPECT_NE(soaked.err.find("peergate: soak round 1 done: 8 cells"), std::string::npos)
         << soaked.err;
     EXPECT_NE(soaked.err.find("of 600 s; data lost, so the soak ends"), std::string::npos);
     std::vector<std::string> quiet{
@@ -178,14 +220,20 @@ TEST_F(ProbeE2e, LoadDependentDropsPassSeriallyAndFailConcurrently) {
         EXPECT_EQ(p["modes"]["concurrent"], "data_lost");
     }
     EXPECT_NE(r.doc["reason"].get<std::string>().find("concurrent"), std::string::npos);
-    // The serial-only probe would have passed: the load-dependent case.
-    EXPECT_EQ(probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--mode", "serial"}).exit_code,
-              0);
+    // The serial-only probe moves every byte intact: the load-dependent case, which the gate
+    // does not trust, so neither does the exit status (issue 52).
+    const auto serial = probe("probe-drop-under-load-2x", {"--sizes-mib", "1", "--mode", "serial"});
+    EXPECT_EQ(serial.exit_code, 2);
+    EXPECT_EQ(serial.doc["result"], "inconclusive");
+    EXPECT_NE(serial.doc["reason"].get<std::string>().find("not tested under load"),
+              std::string::npos)
+        << serial.doc["reason"];
 }
 
 TEST_F(ProbeE2e, CorruptedElementsAreReportedAsCorrupted) {
     const auto r =
-        probe("probe-corrupt-2x", {"--sizes-mib", "1", "--repeats", "1", "--verify", "host"});
+        probe("probe-corrupt-2x",
+              {"--sizes-mib", "1", "--repeats", "1", "--verify", "host", "--path", "ce"});
     EXPECT_EQ(r.exit_code, 1);
     for (const auto& cell : r.doc["cells"]) {
         EXPECT_EQ(cell["verify"], "host");
@@ -275,17 +323,27 @@ TEST_F(ProbeE2e, ZeroOrNegativeSizesAndRepeatsAreUsageErrors) {
     }
 }
 
+// The SM paths need the peer kernels too, so without them no run tests what the gate needs:
+// inconclusive, with every copy compared on the host.
 TEST_F(ProbeE2e, WithoutKernelsVerificationFallsBackToTheHostAndSaysSo) {
     const auto r = probe("probe-no-kernels-2x", {"--sizes-mib", "1", "--repeats", "1"});
-    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.doc["result"], "inconclusive");
     EXPECT_EQ(r.doc["verify"], "host");
     EXPECT_NE(r.doc["verify_note"].get<std::string>().find("cuModuleLoadData"), std::string::npos);
 }
 
+// No peer mapping: the copies are staged through host memory, the SM paths do not apply, and
+// no peer path was tested, so nothing the gate could trust (issue 52).
 TEST_F(ProbeE2e, RefusedPeerAccessIsRecordedAsTheStagedPath) {
     const auto r = probe("probe-no-peer-2x", {"--sizes-mib", "1", "--repeats", "1"});
-    EXPECT_EQ(r.exit_code, 0);
+    EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.doc["cells"][0]["path"], "staged");
+    EXPECT_NE(r.doc["reason"].get<std::string>().find(
+                  "no peer path tested on GPU 0 -> GPU 1, GPU 1 -> GPU 0"),
+              std::string::npos)
+        << r.doc["reason"];
+    EXPECT_EQ(r.doc.value("paths_not_applicable", json::array()).size(), 3U);
 }
 
 TEST_F(ProbeE2e, TheResultIsCachedAtomicallyWithTheMachineIdentity) {

@@ -126,12 +126,18 @@ TEST_F(ProbePathsE2e, TheGateTrustsACachedPassOnlyOnThePathsTheProfileUses) {
     EXPECT_EQ(llama_doc["set"]["GGML_CUDA_P2P"], "1");
 }
 
-// A copy-path pass alone does not vouch for NCCL: its engine stores through the mapping.
+// A copy-path pass alone does not vouch for NCCL: its engine stores through the mapping. The
+// probe says so: inconclusive, a pass the gate would trust for llama.cpp alone (issue 52).
 TEST_F(ProbePathsE2e, ACopyOnlyPassDoesNotVouchForNccl) {
     const std::string m = "probe-sm-store-drop-2x";
-    ASSERT_EQ(
-        probe(m, {"--mode", "concurrent", "--sizes-mib", "1", "--repeats", "1"}).process.exit_code,
-        0);
+    const auto copies =
+        probe(m, {"--mode", "concurrent", "--path", "ce", "--sizes-mib", "1", "--repeats", "1"});
+    ASSERT_EQ(copies.process.exit_code, 2) << copies.process.out;
+    const auto reason = stdout_json(copies)["reason"].get<std::string>();
+    EXPECT_NE(reason.find("not tested on the sm-store, handshake paths"), std::string::npos)
+        << reason;
+    EXPECT_NE(reason.find("(it would trust this one for llama.cpp alone)"), std::string::npos)
+        << reason;
     const auto nccl = gate(m, "nccl");
     EXPECT_EQ(stdout_json(nccl)["p2p"], false) << nccl.process.out;
     EXPECT_NE(nccl.process.out.find("0 ordered pairs passed the concurrent mode on the "
@@ -194,6 +200,37 @@ TEST_F(ProbePathsE2e, QuickRunsEveryPathAtOnceAndReportsItsDeviceTime) {
         env());
     EXPECT_EQ(refused.process.exit_code, 2);
     EXPECT_NE(refused.process.err.find("excludes"), std::string::npos) << refused.process.err;
+}
+
+// Issue 52: where the driver refuses peer access, the quick check's summary named the three SM
+// paths as intact while every one of their cells was skipped. It names the path tested and the
+// ones that did not apply, and why; with no peer path tested, nothing the gate could trust.
+TEST_F(ProbePathsE2e, QuickNamesOnlyThePathsTestedAndWhyTheOthersDidNotApply) {
+    const std::vector<std::string> args{
+        "--simulate", "rtx4090-8x-pcie", "probe", "--quick", "--gpus", "0,1"};
+    auto json_args = args;
+    json_args.insert(json_args.begin() + 2, "--json");
+    const auto run = run_peergate(json_args, env());
+    EXPECT_EQ(run.process.exit_code, 2) << run.process.out;
+    const auto doc = stdout_json(run);
+    const auto reason = doc["reason"].get<std::string>();
+    EXPECT_EQ(reason.find("ce, sm-store, sm-load, handshake paths"), std::string::npos) << reason;
+    EXPECT_NE(reason.find("moved its data intact on the ce path (2 cells)"), std::string::npos)
+        << reason;
+    EXPECT_NE(reason.find("; sm-store, sm-load, handshake not applicable: the driver refused peer "
+                          "access"),
+              std::string::npos)
+        << reason;
+    ASSERT_EQ(doc.value("paths_not_applicable", Json::array()).size(), 3U) << doc.dump(2);
+    EXPECT_EQ(doc["paths_not_applicable"][0].dump(),
+              R"({"path":"sm-store","why":"peer_access_refused","reason":"the driver refused )"
+              R"(peer access","pairs":[{"src":0,"dst":1},{"src":1,"dst":0}]})");
+    EXPECT_EQ(doc["paths_not_applicable"][2]["path"], "handshake");
+    const auto text = run_peergate(args, env());
+    EXPECT_EQ(text.process.exit_code, 2);
+    EXPECT_EQ(text.process.out.find("PASS"), std::string::npos) << text.process.out;
+    EXPECT_NE(text.process.out.find("n/a"), std::string::npos) << text.process.out;
+    EXPECT_NE(text.process.out.find(reason), std::string::npos) << text.process.out;
 }
 
 // Where the peer kernels cannot load, the SM cells are skipped with the reason: never a pass.

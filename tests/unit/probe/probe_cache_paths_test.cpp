@@ -101,6 +101,40 @@ TEST(ProbeCachePaths, TheJsonKeepsPathsAndAnUnknownPathVouchesForNothing) {
     EXPECT_TRUE(policy::gate::passed_pairs_for(judged(*odd), Profile::nccl).empty());
 }
 
+// The paths that did not apply (no peer mapping) round-trip through the cache's JSON; one whose
+// path or reason this version does not know is left out, and a document written before the
+// field says nothing did not apply.
+TEST(ProbeCachePaths, ThePathsThatDidNotApplyRoundTrip) {
+    engine::ProbeRequest request{.gpus = {0, 1}, .sizes_mib = {1}, .repeats = 1};
+    request.modes = {model::ProbeMode::concurrent};
+    request.paths = kCachedPaths;
+    const auto plan = engine::make_probe_plan(request);
+    ASSERT_TRUE(plan.has_value());
+    test::FakeCopyEngine e(2);
+    e.copy_path = model::CopyPath::staged;
+    e.unsupported_paths[ProbePath::sm_store] = "no peer mapping (test)";
+    e.unsupported_paths[ProbePath::sm_load] = "no peer mapping (test)";
+    e.unsupported_paths[ProbePath::handshake] = "no peer mapping (test)";
+    const auto result = engine::judge_probe(*plan, engine::run_probe(e, *plan).cells);
+    ASSERT_EQ(result.paths_not_applicable.size(), 3U);
+    const auto written = report::probe::probe_to_json(result);
+    EXPECT_EQ(written["paths_not_applicable"][1].dump(),
+              R"({"path":"sm-load","why":"peer_access_refused","reason":"the driver refused )"
+              R"(peer access","pairs":[{"src":0,"dst":1},{"src":1,"dst":0}]})");
+    auto doc = nlohmann::json::parse(written.dump());
+    const auto back = report::probe::probe_from_json(doc);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(*back, result);
+    doc["paths_not_applicable"][0]["why"] = "moon_phase";
+    doc["paths_not_applicable"][2]["path"] = "sm-teleport";
+    const auto odd = report::probe::probe_from_json(doc);
+    ASSERT_TRUE(odd.has_value());
+    ASSERT_EQ(odd->paths_not_applicable.size(), 1U);
+    EXPECT_EQ(odd->paths_not_applicable[0].path, ProbePath::sm_load);
+    doc.erase("paths_not_applicable");
+    EXPECT_TRUE(report::probe::probe_from_json(doc)->paths_not_applicable.empty());
+}
+
 // A document written before paths existed reads as copies alone.
 TEST(ProbeCachePaths, ADocumentWithoutPathsIsCopies) {
     auto doc =

@@ -180,6 +180,69 @@ TEST(ProbePaths, QuickIsEveryPathAtOnceOnceAtOneMiB) {
     EXPECT_NE(r.reason.find("a quick check"), std::string::npos) << r.reason;
 }
 
+// Where the driver refused the peer mapping, the copies go staged and no SM path applies: the
+// summary names the path tested and the ones that did not apply, and why (issue 52).
+FakeCopyEngine& without_peer_mapping(FakeCopyEngine& e) {
+    e.copy_path = model::CopyPath::staged;
+    for (const auto path : {ProbePath::sm_store, ProbePath::sm_load, ProbePath::handshake}) {
+        e.unsupported_paths[path] = "no peer mapping: the driver refused peer access (test)";
+    }
+    return e;
+}
+
+TEST(ProbePaths, TheSummaryNamesOnlyThePathsTestedAndWhyTheOthersDidNotApply) {
+    FakeCopyEngine e(2);
+    const auto r = run_paths(without_peer_mapping(e), plan_on(kEveryPath, {ProbeMode::concurrent}));
+    EXPECT_EQ(r.outcome, model::ProbeOutcome::pass);
+    EXPECT_NE(r.reason.find("moved its data intact on the ce path (2 cells)"), std::string::npos)
+        << r.reason;
+    EXPECT_EQ(r.reason.find("sm-store, sm-load, handshake paths"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("; sm-store, sm-load, handshake not applicable: the driver refused "
+                            "peer access"),
+              std::string::npos)
+        << r.reason;
+    ASSERT_EQ(r.paths_not_applicable.size(), 3U);
+    const std::vector<std::pair<int, int>> both{{0, 1}, {1, 0}};
+    for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(r.paths_not_applicable[i].path, kEveryPath[i + 1]);
+        EXPECT_EQ(r.paths_not_applicable[i].why, model::NotApplicableWhy::peer_access_refused);
+        EXPECT_EQ(r.paths_not_applicable[i].pairs, both);
+    }
+}
+
+// Copies alone, as before paths existed: nothing to call not applicable.
+TEST(ProbePaths, EveryPathApplyingLeavesNothingNotApplicable) {
+    FakeCopyEngine e(2);
+    const auto r = run_paths(e, plan_on(kEveryPath));
+    EXPECT_TRUE(r.paths_not_applicable.empty());
+    EXPECT_EQ(r.reason.find("not applicable"), std::string::npos) << r.reason;
+}
+
+// One pair without a peer mapping among pairs with one: the SM paths were tested on the others,
+// and did not apply to that pair alone, which the summary names.
+TEST(ProbePaths, APathThatDidNotApplyToSomePairsNamesThem) {
+    engine::ProbeRequest request{.gpus = {0, 1, 2}, .sizes_mib = {1}, .repeats = 1};
+    request.modes = {ProbeMode::concurrent};
+    request.paths = {ProbePath::ce, ProbePath::sm_store};
+    const auto plan = engine::make_probe_plan(request);
+    ASSERT_TRUE(plan.has_value());
+    auto cells = engine::planned_cells(*plan);
+    for (auto& c : cells) {
+        const bool refused = (c.src == 0 && c.dst == 2) || (c.src == 2 && c.dst == 0);
+        c.repeats = 1;
+        c.path = refused ? model::CopyPath::staged : model::CopyPath::direct;
+        c.status =
+            refused && c.path_kind == ProbePath::sm_store ? CellStatus::skipped : CellStatus::ok;
+    }
+    const auto r = engine::judge_probe(*plan, cells);
+    EXPECT_EQ(r.outcome, model::ProbeOutcome::pass);
+    EXPECT_NE(r.reason.find("on the ce, sm-store paths (10 cells)"), std::string::npos) << r.reason;
+    EXPECT_NE(r.reason.find("; sm-store not applicable to GPU 0 -> GPU 2, GPU 2 -> GPU 0: the "
+                            "driver refused peer access"),
+              std::string::npos)
+        << r.reason;
+}
+
 TEST(ProbePaths, ThePlanRefusesAPathListedTwiceOrNone) {
     engine::ProbeRequest request{.gpus = {0, 1}};
     request.paths = {};

@@ -124,20 +124,15 @@ TEST(ProbeRunner, LoadDependentDropsPassSeriallyAndFailUnderConcurrency) {
     EXPECT_NE(r.reason.find("(bidirectional, concurrent)"), std::string::npos) << r.reason;
 }
 
-// The same fabric passes one copy at a time, so a serial pass must not read as a clean bill.
-TEST(ProbeRunner, ASerialPassSaysItWasNotUnderLoad) {
+// The same fabric passes one copy at a time: the data-level verdict is a pass, and the probe
+// command holds it to the gate, which does not trust it (probe_trust_test.cpp).
+TEST(ProbeRunner, ASerialPassOnALoadDependentFaultIsIntactDataOnly) {
     FakeCopyEngine e(2);
     e.faults.push_back(FakeCopyFault{.min_inflight = 2});
     const auto serial = run(e, plan_for(2, {1}, 1, {ProbeMode::serial}));
     EXPECT_EQ(serial.outcome, model::ProbeOutcome::pass);
-    EXPECT_NE(serial.reason.find("but not under load"), std::string::npos) << serial.reason;
-    EXPECT_NE(serial.reason.find("--mode all"), std::string::npos) << serial.reason;
-
-    FakeCopyEngine intact(2);
-    const auto loaded =
-        run(intact, plan_for(2, {1}, 1, {ProbeMode::serial, ProbeMode::concurrent}));
-    EXPECT_EQ(loaded.outcome, model::ProbeOutcome::pass);
-    EXPECT_EQ(loaded.reason.find("not under load"), std::string::npos) << loaded.reason;
+    EXPECT_NE(serial.reason.find("moved its data intact"), std::string::npos) << serial.reason;
+    EXPECT_EQ(serial.reason.find("--"), std::string::npos) << "no flag names below cli/";
 }
 
 TEST(ProbeRunner, ConcurrentModeHasEveryOrderedPairInFlightAtOnce) {
