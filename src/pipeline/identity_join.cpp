@@ -135,7 +135,7 @@ util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
 }
 
 CudaVisibleAnswer list_cuda_visible(const util::Seams& seams) {
-    auto driver = sources::cuda::open_cuda_driver(seams.cuda_library);
+    auto driver = sources::cuda::open_cuda_driver(seams.cuda_library, seams.simulated_machine);
     if (!driver) {
         // A status means the library loaded and cuInit (or the version query) answered.
         const auto& error = driver.error();
