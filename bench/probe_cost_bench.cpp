@@ -24,7 +24,7 @@ std::shared_ptr<sources::cuda::CudaDriver> sim_driver() {
                  PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
                  1);  // NOLINT
         auto opened =
-            sources::cuda::open_cuda_driver(pipeline::locate_simulation_parts().cuda_library);
+            sources::cuda::open_cuda_driver(pipeline::locate_simulation_parts().cuda_library, "");
         return opened ? *opened : nullptr;
     }();
     return driver;

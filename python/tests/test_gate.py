@@ -108,8 +108,13 @@ def test_apply_sets_only_what_the_plan_sets(bridged):
 def test_apply_defaults_to_os_environ(monkeypatch):
     monkeypatch.setenv("PEERGATE_SIMULATE", "bridged-a100-4x")
     monkeypatch.setenv("GGML_CUDA_P2P", "off")
+    # apply() sets these in os.environ: monkeypatch restores them after the test, so that
+    # the later tests' CUDA driver, loaded into this process, sees no mask of this one's.
+    for name in ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER"):
+        monkeypatch.delenv(name, raising=False)
     peergate.apply(gpus=[0, 2])
     assert "GGML_CUDA_P2P" not in os.environ
+    assert os.environ["CUDA_VISIBLE_DEVICES"] == "0,2"
 
 
 def test_a_vetoed_apply_on_vllm_says_what_to_disable():

@@ -10,8 +10,6 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
-
 namespace peergate::cli {
 
 namespace {
@@ -58,11 +56,9 @@ int run_parsed(Invocation& inv, const std::vector<Command>& commands) {
         print_error(inv.output, resolved.error().message);
         return kExitError;
     }
-    if (!inv.seams.simulated_machine.empty()) {
-        // The simulated libraries are dlopen'd into this process and read their machine
-        // file from the process environment; main is the one place allowed to set it.
-        ::setenv("PEERGATE_SIM_MACHINE", inv.seams.simulated_machine.c_str(), 1);  // NOLINT
-    }
+    // The simulated NVML and CUDA driver dlopen'd into this process are told their machine
+    // from inv.seams when they are opened, not through this process's environment: the
+    // library and C APIs cannot set their caller's, and run the same code (docs/python.md).
     for (const auto& command : commands) {
         if (command.app->parsed()) {
             return command.run(inv);

@@ -10,13 +10,13 @@
 namespace peergate::pipeline {
 
 // cuInit and the device queries run under the watchdog too: a hung driver blocks in them.
-util::Expected<DriverAndDevices> open_and_list(const std::string& path,
+util::Expected<DriverAndDevices> open_and_list(const util::Seams& seams,
                                                std::chrono::milliseconds timeout) {
     auto shared = std::make_shared<util::Expected<DriverAndDevices>>(
         util::unexpected(util::ErrorCode::internal, "not run"));
     const bool finished = sources::cuda::run_within(
-        [shared, path] {
-            auto driver = sources::cuda::open_cuda_driver(path);
+        [shared, path = seams.cuda_library, machine = seams.simulated_machine] {
+            auto driver = sources::cuda::open_cuda_driver(path, machine);
             if (!driver) {
                 *shared = util::unexpected(driver.error());
                 return;
@@ -43,7 +43,7 @@ util::Expected<CudaSetup> set_up_cuda(const Context& ctx,
                                       const model::Discovery& discovery,
                                       const std::vector<int>& selection,
                                       std::chrono::milliseconds timeout) {
-    auto opened = open_and_list(ctx.seams.cuda_library, timeout);
+    auto opened = open_and_list(ctx.seams, timeout);
     if (!opened) {
         return util::unexpected(opened.error());
     }

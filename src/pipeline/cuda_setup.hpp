@@ -9,6 +9,7 @@
 #include "pipeline/context.hpp"
 #include "sources/cuda/cuda_api.hpp"
 #include "util/expected.hpp"
+#include "util/seams.hpp"
 
 #include <chrono>
 #include <memory>
@@ -27,9 +28,10 @@ struct CudaSetup {
 using DriverAndDevices =
     std::pair<std::shared_ptr<sources::cuda::CudaDriver>, std::vector<engine::DeviceIdentity>>;
 
-// Opens the driver at `path` and lists its devices, cuInit included, on a worker that is
-// abandoned past `timeout` (a hung driver blocks in cuInit).
-util::Expected<DriverAndDevices> open_and_list(const std::string& path,
+// Opens the driver at seams.cuda_library (told seams.simulated_machine under a simulation) and
+// lists its devices, cuInit included, on a worker that is abandoned past `timeout` (a hung
+// driver blocks in cuInit).
+util::Expected<DriverAndDevices> open_and_list(const util::Seams& seams,
                                                std::chrono::milliseconds timeout);
 
 // Opens the driver at ctx.seams.cuda_library, maps its devices with `discovery`'s GPUs

@@ -70,7 +70,7 @@ std::optional<CudaAnswers> answers_within(const DriverAndDevices& opened,
 }  // namespace
 
 void gather_from_cuda(const Context& ctx, GatherState& state) {
-    auto opened = open_and_list(ctx.seams.cuda_library, state.driver_watchdog);
+    auto opened = open_and_list(ctx.seams, state.driver_watchdog);
     if (!opened) {
         state.notes.push_back("CUDA driver answers not recorded: " + opened.error().message);
         state.cuda_open_status = opened.error().vendor_status;

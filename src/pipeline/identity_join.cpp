@@ -53,16 +53,13 @@ namespace {
 
 constexpr std::string_view kCudaInitFailed = "cuda-init-failed ";
 
-// "the CUDA driver did not initialise: cuInit failed: 802 NAME" -> "cuInit failed: 802 NAME":
-// the call and its status, which the gate's veto quotes.
-std::string cuda_words(std::string_view message) {
-    constexpr std::string_view kPrefix = "the CUDA driver did not initialise: ";
-    if (message.starts_with(kPrefix)) {
-        message.remove_prefix(kPrefix.size());
-    }
-    std::string words(message);
+// The helper's report of a driver that loaded and did not initialise: its CUresult and the
+// driver's words for the call that failed ("cuInit failed: 802 NAME"), which the gate's veto
+// quotes, on one line.
+std::string init_failure_line(const util::Error& error) {
+    std::string words = error.message;
     std::replace(words.begin(), words.end(), '\n', ' ');
-    return words;
+    return fmt::format("{}{} {}\n", kCudaInitFailed, error.vendor_status, words);
 }
 
 }  // namespace
@@ -135,16 +132,14 @@ util::Expected<std::vector<model::PciAddress>> enumerate_child_visible(
 }
 
 CudaVisibleAnswer list_cuda_visible(const util::Seams& seams) {
-    auto driver = sources::cuda::open_cuda_driver(seams.cuda_library);
+    auto driver = sources::cuda::load_cuda_driver(seams.cuda_library, seams.simulated_machine);
     if (!driver) {
-        // A status means the library loaded and cuInit (or the version query) answered.
-        const auto& error = driver.error();
-        return {.out = error.vendor_status == 0 ? std::string()
-                                                : fmt::format("{}{} {}\n",
-                                                              kCudaInitFailed,
-                                                              error.vendor_status,
-                                                              cuda_words(error.message)),
-                .error = error};
+        return {.out = {}, .error = driver.error()};
+    }
+    // The library loaded: a failure now is the driver's answer to cuInit (or to the version
+    // query), with its CUresult in vendor_status.
+    if (auto init = sources::cuda::initialise_cuda_driver(**driver); !init) {
+        return {.out = init_failure_line(init.error()), .error = init.error()};
     }
     auto devices = sources::cuda::enumerate_devices((*driver)->api);
     if (!devices) {

@@ -3,6 +3,7 @@
 
 #include "sim/machine/cuda_visible.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -10,9 +11,78 @@
 
 namespace peergate::sim::cuda {
 
+namespace {
+
+// Every state this library made, the one in force and the machine a program named. Never
+// destroyed: a hung worker may still hold a state (a "hang" fault), and a thread may still
+// use one that a cuInit naming another machine replaced.
+struct Registry {
+    std::mutex mutex;
+    std::string chosen;  // use_machine's path, over PEERGATE_SIM_MACHINE
+    std::vector<std::unique_ptr<State>> states;
+    std::atomic<State*> current{nullptr};
+};
+
+Registry& registry() {
+    static Registry* instance = [] {
+        auto* made = new Registry();  // NOLINT(cppcoreguidelines-owning-memory): never freed
+        made->states.push_back(std::make_unique<State>());
+        made->current.store(made->states.back().get());
+        return made;
+    }();
+    return *instance;
+}
+
+void install(State& s, const std::string& path, snapshot::MachineFile machine) {
+    s.machine = std::move(machine);
+    s.machine_path = path;
+    for (std::size_t p = 0; p < s.machine.gpus.size(); ++p) {
+        s.contexts.push_back(std::make_unique<CUctx_st>());
+        s.contexts.back()->device = static_cast<int>(p);
+    }
+    s.allocated_bytes.assign(s.machine.gpus.size(), 0);
+    s.initialised = true;
+}
+
+}  // namespace
+
 State& state() {
-    static State* s = new State();  // never destroyed: a hung worker may still hold it
-    return *s;
+    return *registry().current.load(std::memory_order_acquire);
+}
+
+void use_machine(const char* path) {
+    const std::lock_guard lock(registry().mutex);
+    registry().chosen = path != nullptr ? path : "";
+}
+
+std::string wanted_machine() {
+    {
+        const std::lock_guard lock(registry().mutex);
+        if (!registry().chosen.empty()) {
+            return registry().chosen;
+        }
+    }
+    const char* path = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT: a driver stand-in
+    return path != nullptr ? path : "";
+}
+
+void install_machine(const std::string& path, snapshot::MachineFile machine) {
+    Registry& r = registry();
+    const std::lock_guard registry_lock(r.mutex);
+    State* current = r.current.load(std::memory_order_acquire);
+    {
+        const std::lock_guard lock(current->mutex);
+        if (!current->initialised) {
+            install(*current, path, std::move(machine));
+            return;
+        }
+        if (current->machine_path == path) {
+            return;  // another thread's cuInit installed it meanwhile
+        }
+    }
+    r.states.push_back(std::make_unique<State>());
+    install(*r.states.back(), path, std::move(machine));
+    r.current.store(r.states.back().get(), std::memory_order_release);
 }
 
 CUctx_st*& current_context() {
@@ -169,11 +239,10 @@ std::optional<std::string> environment(const char* name) {
     return value == nullptr ? std::nullopt : std::optional<std::string>(value);
 }
 
-// Reads the machine file and applies a cuInit fault, without holding the lock (a hanging
-// cuInit must not block the other threads' calls).
-CUresult load(std::optional<peergate::snapshot::MachineFile>& out) {
-    const char* path = std::getenv("PEERGATE_SIM_MACHINE");  // NOLINT: a driver stand-in
-    if (path == nullptr) {
+// Reads the machine file at `path` and applies a cuInit fault, without holding the lock (a
+// hanging cuInit must not block the other threads' calls).
+CUresult load(const std::string& path, std::optional<peergate::snapshot::MachineFile>& out) {
+    if (path.empty()) {
         return CUDA_ERROR_NO_DEVICE;
     }
     auto machine = peergate::snapshot::load_machine(path);
@@ -197,16 +266,6 @@ CUresult load(std::optional<peergate::snapshot::MachineFile>& out) {
         machine->gpus, environment("CUDA_VISIBLE_DEVICES"), environment("CUDA_DEVICE_ORDER"));
     out = peergate::sim::restrict_to_positions(*machine, positions);
     return CUDA_SUCCESS;
-}
-
-void install(State& s, peergate::snapshot::MachineFile machine) {
-    s.machine = std::move(machine);
-    for (std::size_t p = 0; p < s.machine.gpus.size(); ++p) {
-        s.contexts.push_back(std::make_unique<CUctx_st>());
-        s.contexts.back()->device = static_cast<int>(p);
-    }
-    s.allocated_bytes.assign(s.machine.gpus.size(), 0);
-    s.initialised = true;
 }
 
 struct ErrorText {
@@ -249,22 +308,26 @@ PEERGATE_SIM_EXPORT CUresult cuInit(unsigned int flags) {
     if (flags != 0) {
         return CUDA_ERROR_INVALID_VALUE;
     }
-    State& s = state();
+    const std::string path = wanted_machine();
     {
+        State& s = state();
         std::lock_guard lock(s.mutex);
-        if (s.initialised) {
+        // Like the real driver, an initialised one stays on its machine; only a cuInit for
+        // another machine file (a library deciding for several simulated machines) moves it.
+        if (s.initialised && (path.empty() || path == s.machine_path)) {
             return CUDA_SUCCESS;
         }
     }
     std::optional<peergate::snapshot::MachineFile> machine;
-    if (const CUresult status = load(machine); status != CUDA_SUCCESS) {
+    if (const CUresult status = load(path, machine); status != CUDA_SUCCESS) {
         return status;
     }
-    std::lock_guard lock(s.mutex);
-    if (!s.initialised) {
-        install(s, std::move(*machine));
-    }
+    install_machine(path, std::move(*machine));
     return CUDA_SUCCESS;
+}
+
+PEERGATE_SIM_EXPORT void peergate_sim_cuda_use_machine(const char* path) {
+    use_machine(path);
 }
 
 PEERGATE_SIM_EXPORT CUresult cuDriverGetVersion(int* version) {

@@ -2,7 +2,8 @@
 // The simulated CUDA driver's state: the machine file, device memory behind opaque
 // device addresses (sim_cuda_memory.hpp), streams whose work runs when they are
 // synchronised, modelled timings, and the faults the machine file asks for.
-// A stand-in for the real driver, so it reads its environment itself (PEERGATE_SIM_MACHINE).
+// A stand-in for the real driver, so it reads its environment itself (PEERGATE_SIM_MACHINE),
+// unless the program that loaded it named the machine (peergate_sim_cuda_use_machine).
 #pragma once
 
 #include "sim/cuda/sim_cuda_memory.hpp"
@@ -62,6 +63,7 @@ struct State {
     std::mutex mutex;
     bool initialised = false;
     snapshot::MachineFile machine;
+    std::string machine_path;                         // the file `machine` was read from
     std::vector<std::unique_ptr<CUctx_st>> contexts;  // one primary context per device
     std::map<CUdeviceptr, Allocation> allocations;    // by start address
     std::vector<std::uint64_t> allocated_bytes;       // per device
@@ -79,8 +81,23 @@ struct State {
     std::map<CUdeviceptr, std::pair<int, std::size_t>> flag_writers;
 };
 
-// The process-wide state (the real driver is process-wide too).
+// The process-wide state (the real driver is process-wide too): the machine of the latest
+// cuInit. A state replaced by a cuInit that names another machine is retired, never freed.
 State& state();
+
+// Names the machine file for the next cuInit, over PEERGATE_SIM_MACHINE ("": the variable
+// again). A driver loaded into a program that did not set the variable (the C API's callers)
+// is told this way, without touching the program's environment (as sim NVML's
+// peergate_sim_nvml_use_machine).
+void use_machine(const char* path);
+
+// The machine file the next cuInit reads: use_machine's, else PEERGATE_SIM_MACHINE's; "" when
+// neither names one.
+std::string wanted_machine();
+
+// Makes `machine`, read from `path`, the process's state: installed into the current state
+// when that holds none yet, else into a fresh one that replaces it (the old one is retired).
+void install_machine(const std::string& path, snapshot::MachineFile machine);
 
 // The calling thread's current context (cuCtxSetCurrent).
 CUctx_st*& current_context();

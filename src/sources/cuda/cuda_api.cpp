@@ -115,7 +115,8 @@ util::Expected<void> check(const CudaApi& api, CUresult status, std::string_view
         .vendor_status = status});
 }
 
-util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& path) {
+util::Expected<std::shared_ptr<CudaDriver>> load_cuda_driver(const std::string& path,
+                                                             const std::string& simulated_machine) {
     auto library = util::DynamicLibrary::open(path);
     if (!library) {
         return util::unexpected(util::ErrorCode::unavailable,
@@ -125,17 +126,33 @@ util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& 
     if (!api) {
         return util::unexpected(api.error());
     }
-    auto driver = std::make_shared<CudaDriver>(
+    // "" too: a simulated driver opened for no named machine reads PEERGATE_SIM_MACHINE again,
+    // whatever an earlier opener in this process named.
+    if (auto* use = library->function<void(const char*)>("peergate_sim_cuda_use_machine")) {
+        use(simulated_machine.c_str());
+    }
+    return std::make_shared<CudaDriver>(
         CudaDriver{.library = std::move(*library), .api = *api, .driver_version = 0});
-    if (auto init = check(driver->api, driver->api.cuInit(0), "cuInit"); !init) {
+}
+
+util::Expected<void> initialise_cuda_driver(CudaDriver& driver) {
+    PEERGATE_TRY(check(driver.api, driver.api.cuInit(0), "cuInit"));
+    return check(
+        driver.api, driver.api.cuDriverGetVersion(&driver.driver_version), "cuDriverGetVersion");
+}
+
+util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& path,
+                                                             const std::string& simulated_machine) {
+    auto driver = load_cuda_driver(path, simulated_machine);
+    if (!driver) {
+        return util::unexpected(driver.error());
+    }
+    if (auto init = initialise_cuda_driver(**driver); !init) {
         auto error = init.error();  // keeps the CUresult: 802 names the fabric manager
         error.code = util::ErrorCode::unavailable;
         error.message = "the CUDA driver did not initialise: " + error.message;
         return util::unexpected(std::move(error));
     }
-    PEERGATE_TRY(check(driver->api,
-                       driver->api.cuDriverGetVersion(&driver->driver_version),
-                       "cuDriverGetVersion"));
     return driver;
 }
 

@@ -111,7 +111,23 @@ struct CudaDriver {
     int driver_version = 0;  // cuDriverGetVersion: 12080 is CUDA 12.8
 };
 
-// dlopens `path`, binds the table and calls cuInit(0). Errors are "unavailable".
-util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& path);
+// dlopens `path` and binds the table, without cuInit. Under a simulation (`simulated_machine`
+// names its machine file; "" for a real host) the simulated driver is told the machine first,
+// so that it answers without PEERGATE_SIM_MACHINE in this process's environment, which the C
+// API's callers do not have and the API may not set; told "", it reads the variable. A driver
+// that does not export peergate_sim_cuda_use_machine (a real one) is left alone. Errors are
+// "unavailable".
+util::Expected<std::shared_ptr<CudaDriver>> load_cuda_driver(const std::string& path,
+                                                             const std::string& simulated_machine);
+
+// cuInit(0), then the driver version. The error is check()'s: the call, its CUresult (also in
+// vendor_status) and the driver's name for it ("cuInit failed: 802 CUDA_ERROR_SYSTEM_NOT_READY").
+util::Expected<void> initialise_cuda_driver(CudaDriver& driver);
+
+// load_cuda_driver, then initialise_cuda_driver. Errors are "unavailable"; one of
+// initialise_cuda_driver reads "the CUDA driver did not initialise: cuInit failed: ..." and
+// keeps its CUresult.
+util::Expected<std::shared_ptr<CudaDriver>> open_cuda_driver(const std::string& path,
+                                                             const std::string& simulated_machine);
 
 }  // namespace peergate::sources::cuda

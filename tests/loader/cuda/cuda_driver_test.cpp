@@ -24,7 +24,7 @@ std::shared_ptr<cuda::CudaDriver> open_sim() {
     ::setenv("PEERGATE_SIM_MACHINE",
              PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
              1);  // NOLINT
-    auto driver = cuda::open_cuda_driver(PEERGATE_SIM_CUDA);
+    auto driver = cuda::open_cuda_driver(PEERGATE_SIM_CUDA, "");
     EXPECT_TRUE(driver.has_value()) << driver.error().message;
     return driver ? *driver : nullptr;
 }
@@ -52,10 +52,32 @@ TEST(CudaApi, ALibraryWithoutTheEntryPointsNamesWhatIsMissing) {
 }
 
 TEST(CudaApi, AMissingLibraryIsUnavailableNotACrash) {
-    auto driver = cuda::open_cuda_driver("/nonexistent/libcuda.so.1");
+    auto driver = cuda::open_cuda_driver("/nonexistent/libcuda.so.1", "");
     ASSERT_FALSE(driver.has_value());
     EXPECT_EQ(driver.error().code, util::ErrorCode::unavailable);
     EXPECT_NE(driver.error().message.find("no CUDA driver"), std::string::npos);
+}
+
+// A program that loaded the simulated driver without PEERGATE_SIM_MACHINE in its environment
+// (libpeergate.so's callers: python3, a launcher) names the machine when it opens it, and may
+// name another later; opened for none, it reads the variable.
+TEST(CudaApi, TheSimulatedDriverAnswersForTheMachineItIsTold) {
+    ::unsetenv("PEERGATE_SIM_MACHINE");  // NOLINT(concurrency-mt-unsafe)
+    const auto count_on = [](const std::string& machine) -> std::size_t {
+        auto driver = cuda::open_cuda_driver(PEERGATE_SIM_CUDA, machine);
+        if (!driver) {
+            ADD_FAILURE() << machine << ": " << driver.error().message;
+            return 0;
+        }
+        auto devices = cuda::enumerate_devices((*driver)->api);
+        return devices ? devices->size() : 0;
+    };
+    EXPECT_EQ(count_on(PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json"), 2U);
+    EXPECT_EQ(count_on(PEERGATE_SOURCE_DIR "/machines/hgx-b200-8x.json"), 8U);
+    EXPECT_EQ(count_on(PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json"), 2U);
+    // Opened for no named machine, it reads the variable again, not the last one named.
+    ::setenv("PEERGATE_SIM_MACHINE", PEERGATE_SOURCE_DIR "/machines/dgx1-v100.json", 1);  // NOLINT
+    EXPECT_EQ(count_on(""), 8U);
 }
 
 TEST(CudaApi, ErrorsCarryTheCallTheCodeAndTheDriversName) {

@@ -55,7 +55,7 @@ struct OneDevice {
 
 OneDevice open_one_device(model::VerifySite site) {
     OneDevice d;
-    auto driver = cuda::open_cuda_driver(driver_path());
+    auto driver = cuda::open_cuda_driver(driver_path(), "");
     EXPECT_TRUE(driver.has_value()) << driver.error().message;
     if (!driver) {
         return d;

@@ -32,7 +32,7 @@ protected:
         ::setenv("PEERGATE_SIM_MACHINE",
                  PEERGATE_TEST_FIXTURES "/machines/probe-intact-2x.json",
                  1);  // NOLINT
-        auto driver = cuda::open_cuda_driver(PEERGATE_SIM_CUDA);
+        auto driver = cuda::open_cuda_driver(PEERGATE_SIM_CUDA, "");
         ASSERT_TRUE(driver.has_value()) << driver.error().message;
         driver_ = *driver;
         auto a = cuda::PrimaryContext::retain(api(), 0);
