@@ -28,7 +28,8 @@ NodeVerdict node_verdict(const DoctorReport& report, const GateOutcome& gate) {
     if (!gate.node.usable) {
         return {NodeState::unusable, gate.node.rule, gate.node.reason};
     }
-    if (gate.rule == gate::kCudaUnavailableRule) {  // a gate outcome read back without its node word
+    if (gate.rule ==
+        gate::kCudaUnavailableRule) {  // a gate outcome read back without its node word
         return {NodeState::unusable, gate.rule, gate.reason};
     }
     if (const auto* finding = unusable_finding(report)) {
