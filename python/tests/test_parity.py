@@ -105,10 +105,14 @@ def test_an_nvlink_box_with_a_cached_pass_decides_as_the_command_does(tmp_path):
 @pytest.mark.parametrize("machine", builtin_machines())
 def test_every_builtin_machine_decides_as_the_command_does(machine, tmp_path):
     env = cache_env(machine, tmp_path)
-    assert_same_decision(env, "0,1", f"{machine}, no cache")
     assert_same_decision(env, None, f"{machine}, no cache, every GPU")
     if len(peergate.topology(env=env).gpus) < 2:
+        # GPU 1 is not there: a usage error for both (test_gate.py), never a decision
+        with pytest.raises(peergate.PeergateError):
+            peergate.gate(gpus="0,1", env=env)
+        assert run(["gate", "--json", "--gpus", "0,1"], env).returncode == 2
         return  # one GPU: nothing to probe
+    assert_same_decision(env, "0,1", f"{machine}, no cache")
     probe(env)
     assert_same_decision(env, "0,1", f"{machine}, cached probe")
     assert_same_decision(dict(env, PEERGATE_TRUST_PROBE="1"), "0,1",
